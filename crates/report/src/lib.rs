@@ -1,0 +1,3 @@
+//! # report: results for people and machines
+//!
+//! STUB: being written.

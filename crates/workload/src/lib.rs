@@ -1,0 +1,76 @@
+//! # workload: what a transaction does
+//!
+//! Owns the [`Workload`] trait and its implementations, one module per workload ([`tpcb`] now;
+//! `script/` for pgbench's language, `oltp/`, `tpcc/`, `ycsb/` later). A workload owns the
+//! transaction: which statements, with which random values, and the checks that must hold after a
+//! run. It never owns time: the engine decides when a transaction starts, measures it, retries it
+//! and stops the run.
+//!
+//! Must not touch: clocks (except through [`TxnContext`]), threads, argv, output.
+//!
+//! Randomness: [`random::Rng`] is pgbench's PRNG (xoshiro256**, `src/common/pg_prng.c`). The engine
+//! hands each transaction the client's stream and restores it before a retry, so a retried
+//! transaction draws the same values (pgbench `--max-tries`), without the workload doing anything.
+
+pub mod random;
+pub mod tpcb;
+
+use std::future::Future;
+
+pub use random::Rng;
+use target::{Error, QueryMode, Session};
+
+/// A transaction type a workload offers (pgbench: a builtin or a script).
+#[derive(Clone, Debug)]
+pub struct TxnType {
+    /// Name as pgbench prints it: `<builtin: TPC-B (sort of)>`.
+    pub name: String,
+    /// Statement texts, in order, as `-r` reports them.
+    pub statements: Vec<String>,
+}
+
+/// A workload, shared by all clients of a run (behind an `Arc`, across engine threads).
+pub trait Workload: Send + Sync + 'static {
+    /// The per-client state. Created on the engine thread that runs the client and never moved.
+    type Client: ClientWorkload;
+
+    fn txn_types(&self) -> &[TxnType];
+
+    fn new_client(&self, client_id: u32) -> Self::Client;
+}
+
+/// Per-statement timing for `-r`, handed in by the engine. When `-r` is off both calls do nothing
+/// (no clock is read).
+pub trait StatementTimer {
+    fn start(&mut self);
+    /// Statement `index` (into [`TxnType::statements`]) ended; `ok` is false when it failed.
+    fn end(&mut self, index: usize, ok: bool);
+}
+
+/// What the engine gives a transaction: its random stream and the statement timer.
+pub struct TxnContext<'a> {
+    pub rng: &'a mut Rng,
+    pub timer: &'a mut dyn StatementTimer,
+    pub mode: QueryMode,
+}
+
+/// One client's side of a workload.
+pub trait ClientWorkload: 'static {
+    /// Called after every (re)connection: register statements (and, in prepared mode, prepare
+    /// them). Not measured.
+    fn on_connect(
+        &mut self,
+        session: &mut Session,
+        mode: QueryMode,
+    ) -> impl Future<Output = Result<(), Error>>;
+
+    /// Run one transaction of type `txn` (index into `txn_types()`). An `Err` means the
+    /// transaction failed; the engine classifies it by [`Error::class`], rolls back if needed,
+    /// and retries or counts it. Must leave no transaction open on success.
+    fn execute(
+        &mut self,
+        txn: usize,
+        session: &mut Session,
+        cx: &mut TxnContext<'_>,
+    ) -> impl Future<Output = Result<(), Error>>;
+}
