@@ -18,6 +18,10 @@ pub struct Histogram {
     sum_us: u128,
     /// Exact sum of squares for an exact standard deviation, as pgbench computes it.
     sum_sq: u128,
+    /// Exact extremes: the HDR buckets round the max up by up to 0.1%; pgbench prints exact
+    /// values. `min_us` is `u64::MAX` while empty.
+    min_us: u64,
+    max_us: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -35,7 +39,7 @@ impl Histogram {
         let mut inner = hdrhistogram::Histogram::new_with_bounds(1, MAX_US, SIGFIG)
             .expect("static histogram bounds are valid");
         inner.auto(false);
-        Histogram { inner, sum_us: 0, sum_sq: 0 }
+        Histogram { inner, sum_us: 0, sum_sq: 0, min_us: u64::MAX, max_us: 0 }
     }
 
     /// Record one latency. Zero is recorded as 1 us (the lowest bucket); values over an hour are
@@ -47,6 +51,8 @@ impl Histogram {
         let _ = self.inner.record(v);
         self.sum_us += latency_us as u128;
         self.sum_sq += (latency_us as u128) * (latency_us as u128);
+        self.min_us = self.min_us.min(latency_us);
+        self.max_us = self.max_us.max(latency_us);
     }
 
     pub fn merge(&mut self, other: &Histogram) {
@@ -54,12 +60,16 @@ impl Histogram {
         let _ = self.inner.add(&other.inner);
         self.sum_us += other.sum_us;
         self.sum_sq += other.sum_sq;
+        self.min_us = self.min_us.min(other.min_us);
+        self.max_us = self.max_us.max(other.max_us);
     }
 
     pub fn reset(&mut self) {
         self.inner.reset();
         self.sum_us = 0;
         self.sum_sq = 0;
+        self.min_us = u64::MAX;
+        self.max_us = 0;
     }
 
     pub fn count(&self) -> u64 {
@@ -95,43 +105,45 @@ impl Histogram {
         var.max(0.0).sqrt()
     }
 
+    /// Exact smallest recorded value (0 when empty).
     pub fn min_us(&self) -> u64 {
         if self.is_empty() {
             0
         } else {
-            self.inner.min()
+            self.min_us
         }
     }
 
+    /// Exact largest recorded value (0 when empty).
     pub fn max_us(&self) -> u64 {
-        if self.is_empty() {
-            0
-        } else {
-            self.inner.max()
-        }
+        self.max_us
     }
 
-    /// Value at percentile `p` (0..=100), in microseconds; 0 when empty.
+    /// Value at percentile `p` (0..=100), in microseconds; 0 when empty. Never above the exact
+    /// max (the bucket's upper edge can be).
     pub fn percentile_us(&self, p: f64) -> u64 {
         if self.is_empty() {
             0
         } else {
-            self.inner.value_at_percentile(p)
+            self.inner.value_at_percentile(p).min(self.max_us)
         }
     }
 
     /// Lossless text form: HDR V2 + DEFLATE, base64 (the format HdrHistogram's tools read), with the
-    /// exact sums appended so mean and stddev survive a round trip: `"<base64>;<sum>;<sum_sq>"`.
+    /// exact sums and extremes appended so mean, stddev, min and max survive a round trip:
+    /// `"<base64>;<sum>;<sum_sq>;<min>;<max>"`.
     pub fn encode(&self) -> String {
         let mut buf = Vec::new();
         V2DeflateSerializer::new()
             .serialize(&self.inner, &mut buf)
             .expect("serializing into a Vec cannot fail");
         format!(
-            "{};{};{}",
+            "{};{};{};{};{}",
             base64::engine::general_purpose::STANDARD.encode(buf),
             self.sum_us,
-            self.sum_sq
+            self.sum_sq,
+            self.min_us(),
+            self.max_us
         )
     }
 
@@ -152,7 +164,10 @@ impl Histogram {
         };
         let sum_us = num(parts.next())?;
         let sum_sq = num(parts.next())?;
-        Ok(Histogram { inner, sum_us, sum_sq })
+        let min_us = num(parts.next())? as u64;
+        let max_us = num(parts.next())? as u64;
+        let min_us = if inner.is_empty() { u64::MAX } else { min_us };
+        Ok(Histogram { inner, sum_us, sum_sq, min_us, max_us })
     }
 }
 
@@ -191,7 +206,8 @@ mod tests {
         }
         let p99 = h.percentile_us(99.0) as f64;
         assert!((p99 - 99_000.0).abs() / 99_000.0 < 0.001, "p99 = {p99}");
-        assert_eq!(h.max_us(), 100_000u64.max(h.max_us()));
+        assert_eq!(h.max_us(), 100_000);
+        assert_eq!(h.min_us(), 1);
     }
 
     #[test]
@@ -205,7 +221,8 @@ mod tests {
         assert_eq!(back.sum_us(), h.sum_us());
         assert_eq!(back.stddev_us(), h.stddev_us());
         assert_eq!(back.percentile_us(50.0), h.percentile_us(50.0));
-        assert_eq!(back.max_us(), h.max_us());
+        assert_eq!(back.max_us(), 123_456_789);
+        assert_eq!(back.min_us(), 3);
     }
 
     #[test]

@@ -46,7 +46,8 @@ pub struct TxnStats {
     /// Latency of committed transactions in microseconds. Under `-R` it runs from the *scheduled*
     /// start (pgbench's definition), so it includes `lag`.
     pub latency: Histogram,
-    /// Under `-R`: delay between the scheduled and the actual start (pgbench's "schedule lag").
+    /// Under `-R`: delay between the scheduled and the actual start (pgbench's "schedule lag"),
+    /// of committed transactions only, as pgbench's `accumStats` records it.
     pub lag: Histogram,
     /// Failed transactions by kind: `[serialization, deadlock, other]`.
     pub failures: [u64; 3],
@@ -190,13 +191,11 @@ impl Recorder {
         }
     }
 
+    /// A failed transaction. `_lag_us` is accepted for symmetry but not recorded: pgbench's lag
+    /// statistics cover committed transactions only.
     #[inline]
-    pub fn failed(&mut self, txn: usize, kind: FailureKind, lag_us: Option<u64>) {
-        let t = &mut self.current.txns[txn];
-        t.failures[kind.index()] += 1;
-        if let Some(l) = lag_us {
-            t.lag.record(l);
-        }
+    pub fn failed(&mut self, txn: usize, kind: FailureKind, _lag_us: Option<u64>) {
+        self.current.txns[txn].failures[kind.index()] += 1;
     }
 
     /// A transaction finished (committed or failed) after `retries` re-executions.
@@ -209,13 +208,10 @@ impl Recorder {
         }
     }
 
+    /// A transaction skipped by `-L`. Its lag is not recorded (pgbench's `accumStats`).
     #[inline]
-    pub fn skipped(&mut self, txn: usize, lag_us: Option<u64>) {
-        let t = &mut self.current.txns[txn];
-        t.skipped += 1;
-        if let Some(l) = lag_us {
-            t.lag.record(l);
-        }
+    pub fn skipped(&mut self, txn: usize, _lag_us: Option<u64>) {
+        self.current.txns[txn].skipped += 1;
     }
 
     /// Per-statement latency (`-r`). Ignored for statement indexes the recorder was not sized for.

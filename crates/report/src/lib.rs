@@ -1,3 +1,29 @@
 //! # report: results for people and machines
 //!
-//! STUB: being written.
+//! Owns the result of a run ([`RunResult`], versioned and self-describing, see `model`) and its
+//! renderings: the pgbench-compatible text summary plus stampede's additions ([`render_text`]),
+//! the progress line ([`render_progress`]), JSON with a schema ([`write_json`], [`read_json`],
+//! [`SCHEMA`]) and a per-interval CSV ([`render_csv`]).
+//!
+//! Must not touch: async runtimes, database drivers, the engine, files by name, the terminal.
+//! Depends on `measure` (the numbers), serde and serde_json only. The caller fills the result
+//! (redacting secrets first) and decides where each rendering goes.
+
+mod csv;
+mod json;
+mod model;
+mod text;
+
+#[cfg(test)]
+mod testdata;
+
+pub use csv::{render_csv, CSV_HEADER};
+pub use json::{read_json, write_json, ReadError, SCHEMA};
+pub use model::{
+    format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionStats,
+    EmbeddedTarget, Environment, RunConfig, RunResult, ServerEnvironment, TargetInfo,
+    TxnTypeConfig, SCHEMA_VERSION,
+};
+pub use text::{
+    render_pgbench_summary, render_progress, render_stampede_summary, render_text, ProgressStyle,
+};

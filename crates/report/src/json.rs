@@ -1,0 +1,297 @@
+//! The machine-readable result: `run.json` and its JSON Schema.
+//!
+//! Owns reading and writing [`RunResult`] as JSON and the schema text ([`SCHEMA`], kept in the
+//! repository at `schema/run-result.v1.json`). Must not touch: files by name (the caller opens
+//! them), rendering.
+
+use std::fmt;
+use std::io::{Read, Write};
+
+use crate::model::{RunResult, SCHEMA_VERSION};
+
+/// JSON Schema (draft 2020-12) of a `schema_version` 1 result.
+pub const SCHEMA: &str = include_str!("../../../schema/run-result.v1.json");
+
+/// Write `r` as pretty-printed JSON followed by a newline.
+pub fn write_json<W: Write>(r: &RunResult, mut w: W) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut w, r)?;
+    w.write_all(b"\n")?;
+    w.flush()
+}
+
+/// Why a result could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Not JSON, or not the shape of a result (missing field, wrong type, bad histogram).
+    Json(serde_json::Error),
+    /// `schema_version` is absent or not one this build reads.
+    UnsupportedVersion(Option<u64>),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Json(e) => write!(f, "not a stampede run result: {e}"),
+            ReadError::UnsupportedVersion(Some(v)) => write!(
+                f,
+                "run result has schema_version {v}; this stampede reads version {SCHEMA_VERSION}"
+            ),
+            ReadError::UnsupportedVersion(None) => {
+                write!(f, "not a stampede run result: no numeric schema_version")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Json(e) => Some(e),
+            ReadError::UnsupportedVersion(_) => None,
+        }
+    }
+}
+
+/// Read a result written by [`write_json`]. The version is checked before the shape, so a result
+/// from an incompatible stampede says so instead of naming a missing field. Unknown fields are
+/// ignored (later additions are optional fields within the same version).
+pub fn read_json<R: Read>(r: R) -> Result<RunResult, ReadError> {
+    let value: serde_json::Value = serde_json::from_reader(r).map_err(ReadError::Json)?;
+    match value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64)
+    {
+        Some(v) if v == u64::from(SCHEMA_VERSION) => {}
+        other => return Err(ReadError::UnsupportedVersion(other)),
+    }
+    serde_json::from_value(value).map_err(ReadError::Json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata::multi_rate_tries;
+    use crate::text::render_text;
+    use serde_json::{json, Value};
+
+    fn validator() -> jsonschema::Validator {
+        let schema: Value = serde_json::from_str(SCHEMA).expect("schema is JSON");
+        jsonschema::meta::validate(&schema).expect("schema is a valid JSON Schema");
+        jsonschema::draft202012::new(&schema).expect("schema compiles")
+    }
+
+    fn sample_value() -> Value {
+        let mut buf = Vec::new();
+        write_json(&multi_rate_tries(), &mut buf).unwrap();
+        serde_json::from_slice(&buf).unwrap()
+    }
+
+    fn errors(v: &Value) -> Vec<String> {
+        validator()
+            .iter_errors(v)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect()
+    }
+
+    #[test]
+    fn fully_populated_result_validates_against_the_schema() {
+        let v = sample_value();
+        // Fully populated: the optional parts are present, not null.
+        assert!(v["target"]["embedded"].is_object());
+        assert!(v["config"]["rate_tps"].is_number() && v["config"]["latency_limit_ms"].is_number());
+        assert_eq!(
+            v["environment"]["server"]["settings"]
+                .as_object()
+                .unwrap()
+                .len(),
+            8
+        );
+        assert!(!v["connections"]["aborted"].as_array().unwrap().is_empty());
+        assert!(!v["intervals"].as_array().unwrap().is_empty());
+        assert_eq!(v["schema_version"], 1);
+        assert_eq!(errors(&v), Vec::<String>::new());
+    }
+
+    #[test]
+    fn schema_rejects_missing_fields_and_wrong_types() {
+        let v = sample_value();
+        type Breakage = (&'static str, fn(&mut Value));
+        let broken: Vec<Breakage> = vec![
+            ("no total", |v| {
+                drop(v.as_object_mut().unwrap().remove("total"))
+            }),
+            ("no config.clients", |v| {
+                drop(v["config"].as_object_mut().unwrap().remove("clients"))
+            }),
+            ("clients as text", |v| v["config"]["clients"] = json!("4")),
+            ("negative duration", |v| {
+                v["measured_duration_s"] = json!(-1.0)
+            }),
+            ("interrupted as int", |v| v["interrupted"] = json!(0)),
+            ("unknown check status", |v| {
+                v["checks"][0]["status"] = json!("ok")
+            }),
+            ("unknown query mode", |v| {
+                v["config"]["query_mode"] = json!("pipeline")
+            }),
+            ("not a histogram", |v| {
+                v["total"]["txns"][0]["latency"] = json!("garbage")
+            }),
+            ("two failure kinds", |v| {
+                v["total"]["txns"][0]["failures"] = json!([0, 0])
+            }),
+            ("local time", |v| {
+                v["started_at"] = json!("2024-05-01 12:00:00")
+            }),
+            ("version 2", |v| v["schema_version"] = json!(2)),
+            ("setting as number", |v| {
+                v["environment"]["server"]["settings"]["fsync"] = json!(1)
+            }),
+        ];
+        for (what, f) in broken {
+            let mut b = v.clone();
+            f(&mut b);
+            assert!(
+                !errors(&b).is_empty(),
+                "schema accepted a result with {what}"
+            );
+        }
+        // Unknown properties are allowed: later additions are optional fields of version 1.
+        let mut extra = v.clone();
+        extra["server_metrics"] = json!({"xact_commit": 1});
+        assert_eq!(errors(&extra), Vec::<String>::new());
+    }
+
+    /// Every key the model writes is declared in the schema, and every declared-required key is
+    /// written, for each object the schema describes: schema and model cannot drift apart.
+    #[test]
+    fn schema_and_model_name_the_same_fields() {
+        let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+        let v = sample_value();
+        let defs = &schema["$defs"];
+        let objects = [
+            (&schema, &v),
+            (&defs["config"], &v["config"]),
+            (
+                &defs["config"]["properties"]["txn_types"]["items"],
+                &v["config"]["txn_types"][0],
+            ),
+            (&defs["target"], &v["target"]),
+            (
+                &defs["target"]["properties"]["embedded"]["anyOf"][1],
+                &v["target"]["embedded"],
+            ),
+            (&defs["environment"], &v["environment"]),
+            (
+                &defs["environment"]["properties"]["server"],
+                &v["environment"]["server"],
+            ),
+            (
+                &defs["environment"]["properties"]["client"],
+                &v["environment"]["client"],
+            ),
+            (&defs["connections"], &v["connections"]),
+            (
+                &defs["connections"]["properties"]["aborted"]["items"],
+                &v["connections"]["aborted"][0],
+            ),
+            (&defs["check"], &v["checks"][0]),
+            (&defs["interval"], &v["total"]),
+            (&defs["txn_stats"], &v["total"]["txns"][0]),
+            (
+                &defs["txn_stats"]["properties"]["statements"]["items"],
+                &v["total"]["txns"][0]["statements"][0],
+            ),
+        ];
+        for (s, inst) in objects {
+            let mut written: Vec<&String> = inst.as_object().unwrap().keys().collect();
+            let mut declared: Vec<&String> = s["properties"].as_object().unwrap().keys().collect();
+            let mut required: Vec<&str> = s["required"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| k.as_str().unwrap())
+                .collect();
+            written.sort();
+            declared.sort();
+            required.sort();
+            assert_eq!(written, declared, "schema properties");
+            assert_eq!(written, required, "schema required");
+        }
+    }
+
+    #[test]
+    fn round_trip_keeps_every_number() {
+        let r = multi_rate_tries();
+        let mut buf = Vec::new();
+        write_json(&r, &mut buf).unwrap();
+        assert!(buf.ends_with(b"}\n"));
+        let back = read_json(buf.as_slice()).unwrap();
+
+        assert_eq!(back.config, r.config);
+        assert_eq!(back.target, r.target);
+        assert_eq!(back.environment, r.environment);
+        assert_eq!(back.connections, r.connections);
+        assert_eq!(back.checks, r.checks);
+        assert_eq!(back.command_line, r.command_line);
+        assert_eq!(
+            back.measured_duration_s.to_bits(),
+            r.measured_duration_s.to_bits()
+        );
+        assert_eq!(
+            (back.interrupted, back.schema_version),
+            (r.interrupted, r.schema_version)
+        );
+        assert_eq!(back.intervals.len(), r.intervals.len());
+
+        // Histograms: lossless, down to the exact sums and every bucket.
+        for (a, b) in r.total.txns.iter().zip(&back.total.txns) {
+            for (ha, hb) in [(&a.latency, &b.latency), (&a.lag, &b.lag)] {
+                assert_eq!(ha.count(), hb.count());
+                assert_eq!(ha.sum_us(), hb.sum_us());
+                assert_eq!(ha.stddev_us().to_bits(), hb.stddev_us().to_bits());
+                for p in [0.0, 50.0, 90.0, 99.0, 99.9, 99.99, 100.0] {
+                    assert_eq!(ha.percentile_us(p), hb.percentile_us(p));
+                }
+                assert_eq!(ha.max_us(), hb.max_us());
+            }
+            assert_eq!(
+                (a.failures, a.retries, a.retried),
+                (b.failures, b.retries, b.retried)
+            );
+            assert_eq!((a.skipped, a.late), (b.skipped, b.late));
+            assert_eq!(a.statements.len(), b.statements.len());
+        }
+        // And everything rendered from it is identical.
+        assert_eq!(render_text(&back), render_text(&r));
+        let again: Value = serde_json::to_value(&back).unwrap();
+        assert_eq!(again, serde_json::to_value(&r).unwrap());
+    }
+
+    #[test]
+    fn read_rejects_other_versions_and_malformed_results() {
+        let mut v = sample_value();
+        v["schema_version"] = json!(2);
+        let e = read_json(v.to_string().as_bytes()).unwrap_err();
+        assert!(matches!(e, ReadError::UnsupportedVersion(Some(2))), "{e}");
+        assert!(e.to_string().contains("schema_version 2"));
+
+        v.as_object_mut().unwrap().remove("schema_version");
+        let e = read_json(v.to_string().as_bytes()).unwrap_err();
+        assert!(matches!(e, ReadError::UnsupportedVersion(None)), "{e}");
+
+        let mut v = sample_value();
+        v.as_object_mut().unwrap().remove("checks");
+        let e = read_json(v.to_string().as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("checks"), "{e}");
+
+        let mut v = sample_value();
+        v["total"]["txns"][0]["latency"] = json!("garbage;1;2");
+        assert!(matches!(
+            read_json(v.to_string().as_bytes()),
+            Err(ReadError::Json(_))
+        ));
+
+        assert!(matches!(read_json(&b"{"[..]), Err(ReadError::Json(_))));
+    }
+}

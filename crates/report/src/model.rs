@@ -1,0 +1,268 @@
+//! The result model: one run, as plain data.
+//!
+//! Owns [`RunResult`] and the records it is made of. Every field the binary fills is plain data
+//! (strings, numbers, `Option`, `Vec`, `BTreeMap`); the measurements are `measure`'s own
+//! [`Interval`]s, whose histograms serialize losslessly. Must not touch: rendering (see `text`,
+//! `csv`), I/O (see `json`), clocks (the caller passes times in).
+//!
+//! Versioning: `schema_version` is bumped only for incompatible changes (a field removed, renamed
+//! or retyped). Additions are optional fields (`#[serde(default, skip_serializing_if = ...)]`)
+//! that v1 readers ignore, so the schema does not forbid unknown properties. Names already
+//! reserved for such additions:
+//! - `server_metrics`: what was observed on the server during the run (pg_stat_* deltas);
+//! - `endpoints`: per-endpoint stats when one run drives several servers;
+//! - `drivers`: one [`ClientEnvironment`] + [`ConnectionStats`] per driver machine when the
+//!   results of several machines are merged (`environment.client` then describes the merger).
+
+use std::collections::BTreeMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use measure::Interval;
+use serde::{Deserialize, Serialize};
+
+/// The `schema_version` this crate writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One run of stampede: what was asked, where, on what, and what was observed.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunResult {
+    /// [`SCHEMA_VERSION`] when written by this crate.
+    pub schema_version: u32,
+    /// stampede's version (`CARGO_PKG_VERSION` of the binary).
+    pub stampede_version: String,
+    /// argv as given, secrets already redacted by the caller.
+    pub command_line: Vec<String>,
+    /// Wall-clock start of the measured run, RFC 3339 in UTC (`2024-05-01T12:00:00.123Z`); see
+    /// [`format_rfc3339_utc`].
+    pub started_at: String,
+    /// Measured duration in seconds: from the end of the initial connections to the end of the
+    /// run (pgbench's `bench_duration`; tps divides by it).
+    pub measured_duration_s: f64,
+    pub config: RunConfig,
+    pub target: TargetInfo,
+    pub environment: Environment,
+    pub connections: ConnectionStats,
+    /// Per-interval series (of length `config.progress_s` when given, else one interval), in
+    /// order. Indexes of `txns` follow `config.txn_types`.
+    pub intervals: Vec<Interval>,
+    /// The whole run: all intervals merged. Every whole-run number is computed from it.
+    pub total: Interval,
+    /// Post-run checks (commit-count reconciliation, workload invariants).
+    pub checks: Vec<Check>,
+    /// True when the run was cut short (Ctrl-C); the numbers cover the part that ran.
+    pub interrupted: bool,
+}
+
+/// The run's configuration, as the engine and the workload used it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// Workload name (`tpcb`, later `script`, `tpcc`, ...).
+    pub workload: String,
+    /// Transaction types in the engine's order (indexes into `Interval::txns`).
+    pub txn_types: Vec<TxnTypeConfig>,
+    /// `-c`
+    pub clients: u32,
+    /// `-j`
+    pub threads: u32,
+    /// `-T` in seconds; exactly one of this and `transactions_per_client` is set.
+    pub duration_s: Option<u64>,
+    /// `-t`
+    pub transactions_per_client: Option<u64>,
+    /// `-R`: target rate in transactions per second over all clients.
+    pub rate_tps: Option<f64>,
+    /// `-L` in milliseconds.
+    pub latency_limit_ms: Option<f64>,
+    /// `-M`: `simple`, `extended` or `prepared` (pgbench's names).
+    pub query_mode: String,
+    /// `--max-tries`; 0 means unlimited.
+    pub max_tries: u32,
+    /// `-C`
+    pub connect_per_txn: bool,
+    /// `-P` in seconds.
+    pub progress_s: Option<f64>,
+    /// `--random-seed` as used (the chosen seed when it was random).
+    pub random_seed: u64,
+    /// `-r`
+    pub per_statement: bool,
+    /// `-s` as found in the database (pgbench's "scaling factor").
+    pub scale: u32,
+}
+
+/// A transaction type: a builtin or a script, with its `-b name@weight` weight.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TxnTypeConfig {
+    /// As pgbench prints it: `<builtin: TPC-B (sort of)>`.
+    pub name: String,
+    pub weight: u32,
+    /// Statement texts in order, as `-r` prints them (first line of each).
+    pub statements: Vec<String>,
+}
+
+/// What the run was pointed at.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TargetInfo {
+    /// Connection string with the password and other secrets redacted.
+    pub conninfo: String,
+    /// Set when stampede started its own server for the run; `None` for an existing server.
+    pub embedded: Option<EmbeddedTarget>,
+}
+
+/// A server stampede started itself.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EmbeddedTarget {
+    /// Directory of the PostgreSQL binaries used (`initdb`, `postgres`).
+    pub bin_dir: String,
+    /// Settings passed to the server (`-c name=value`).
+    pub settings: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Environment {
+    pub server: ServerEnvironment,
+    pub client: ClientEnvironment,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerEnvironment {
+    /// `server_version` as the server reports it (`15.18 (Debian 15.18-0+deb12u1)`).
+    pub version: String,
+    /// Settings that shape OLTP results, name -> value as `SHOW` prints it: shared_buffers,
+    /// max_connections, synchronous_commit, fsync, full_page_writes, wal_level,
+    /// checkpoint_timeout, max_wal_size.
+    pub settings: BTreeMap<String, String>,
+}
+
+/// The machine that drove the load.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientEnvironment {
+    pub cpus: u32,
+    /// `std::env::consts::OS`, or a longer description.
+    pub os: String,
+    pub hostname: String,
+    pub stampede_version: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConnectionStats {
+    /// Time spent opening the initial connections, in ms (pgbench's "initial connection time";
+    /// excluded from tps).
+    pub initial_connect_ms: f64,
+    /// Clients of the run.
+    pub clients: u32,
+    /// Under `-C`: total time spent connecting over all transactions, in ms (pgbench's
+    /// `conn_total_duration`, printed as "average connection time"). `None` otherwise.
+    pub reconnect_total_ms: Option<f64>,
+    /// Clients that stopped for good before the end (pgbench: "client N aborted ...").
+    pub aborted: Vec<AbortedClient>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AbortedClient {
+    pub client_id: u32,
+    /// Redacted message.
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// Short name, e.g. `commit count reconciliation`, `tpcb balance invariant`.
+    pub name: String,
+    pub status: CheckStatus,
+    /// What was compared, with the numbers; why it was skipped.
+    pub detail: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+impl CheckStatus {
+    /// As the text summary prints it.
+    pub fn label(self) -> &'static str {
+        match self {
+            CheckStatus::Passed => "PASSED",
+            CheckStatus::Failed => "FAILED",
+            CheckStatus::Skipped => "SKIPPED",
+        }
+    }
+}
+
+impl RunResult {
+    /// Committed transactions per second of measured time (pgbench 15+: initial connection time
+    /// excluded). 0 when nothing was measured.
+    pub fn tps(&self) -> f64 {
+        if self.measured_duration_s > 0.0 {
+            self.total.total().committed() as f64 / self.measured_duration_s
+        } else {
+            0.0
+        }
+    }
+}
+
+/// `t` as RFC 3339 in UTC with millisecond precision: `2024-05-01T12:00:00.123Z`. Times before
+/// the Unix epoch are clamped to it.
+pub fn format_rfc3339_utc(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's days_from_civil, inverted).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn rfc3339_formats_known_instants() {
+        let at = |s: u64, ms: u64| UNIX_EPOCH + Duration::from_millis(s * 1000 + ms);
+        assert_eq!(format_rfc3339_utc(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        // 2000-02-29 (leap day of a century leap year) 23:59:59.999
+        assert_eq!(
+            format_rfc3339_utc(at(951_868_799, 999)),
+            "2000-02-29T23:59:59.999Z"
+        );
+        // 2024-12-31T00:00:00Z, then the next day rolls the year.
+        assert_eq!(
+            format_rfc3339_utc(at(1_735_603_200, 0)),
+            "2024-12-31T00:00:00.000Z"
+        );
+        assert_eq!(
+            format_rfc3339_utc(at(1_735_689_600, 5)),
+            "2025-01-01T00:00:00.005Z"
+        );
+        assert_eq!(
+            format_rfc3339_utc(UNIX_EPOCH - Duration::from_secs(5)),
+            "1970-01-01T00:00:00.000Z"
+        );
+    }
+
+    #[test]
+    fn check_status_serializes_lowercase() {
+        assert_eq!(
+            serde_json::to_string(&CheckStatus::Skipped).unwrap(),
+            "\"skipped\""
+        );
+        assert_eq!(CheckStatus::Failed.label(), "FAILED");
+    }
+}
