@@ -2,9 +2,149 @@
 //!
 //! Owns creating a workload's tables, generating its rows and loading them through several
 //! connections in parallel (COPY), building keys and indexes afterwards, and resetting a database
-//! between runs. Generated data is a pure function of (table, row range), so any loader
-//! connection can produce any batch.
+//! between runs. Generated data is a pure function of (table, row number), so any loader
+//! connection can produce any batch, and a failed batch can be produced again.
 //!
-//! Must not touch: argv, output formatting (progress is reported through a callback).
+//! Must not touch: argv, output formatting (progress is reported through a callback, as
+//! [`Event`]s), and any table that is not the workload's own: every `DROP`/`TRUNCATE` names the
+//! workload's tables explicitly, never `CASCADE`, never a schema.
 //!
-//! STUB: being written.
+//! ## Layout
+//! - [`driver`]: the machinery every workload shares — a queue of [`driver::Task`]s (COPY a row
+//!   range of a [`driver::RowSource`], or run SQL) worked off by `jobs` connections, with
+//!   progress, cancellation and the rules for when `COPY ... FREEZE` is legal.
+//! - [`tpcb`]: pgbench's four tables (`pgbench -i`), `init`, `reset`, scale detection.
+//! - Later workloads (sysbench's `sbtestN`, TPC-C) are modules beside `tpcb` that build a task list
+//!   and hand it to the driver.
+
+pub mod driver;
+pub mod tpcb;
+
+use std::time::Duration;
+
+pub use driver::{RowSource, Task, TaskKind};
+
+/// Why a load or reset failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The options are invalid (checked before any connection is opened).
+    #[error("{0}")]
+    Invalid(String),
+    /// The cancel flag was raised. The database holds no half-loaded table that looks loaded
+    /// (see [`tpcb::init`] for what is left behind).
+    #[error("interrupted")]
+    Interrupted,
+    /// A statement or connection failed; `context` says what was being done.
+    #[error("{context}: {source}")]
+    Db {
+        context: String,
+        #[source]
+        source: Box<target::Error>,
+    },
+    /// A table the operation needs does not exist.
+    #[error("table {table} does not exist; load it first (stampede init {workload})")]
+    Missing {
+        table: &'static str,
+        workload: &'static str,
+    },
+}
+
+impl LoadError {
+    /// The server's SQLSTATE, when a statement failed with one.
+    pub fn sqlstate(&self) -> Option<&str> {
+        match self {
+            LoadError::Db { source, .. } => source.sqlstate(),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn db(context: impl Into<String>, source: target::Error) -> LoadError {
+        LoadError::Db {
+            context: context.into(),
+            source: Box::new(source),
+        }
+    }
+}
+
+/// Rows done so far for one table (or one progress slot).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableProgress {
+    pub table: String,
+    pub rows_done: u64,
+    pub rows_total: u64,
+}
+
+/// What a load reports while it runs (through the caller's callback, on the caller's task).
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// A step (pgbench's names: "drop tables", "create tables", "client-side generate", ...)
+    /// begins.
+    StepStarted(&'static str),
+    /// Rows loaded so far, per table; sent about every 100 ms while generating, and once at the
+    /// end of the step. `elapsed` counts from the start of the step.
+    Rows {
+        tables: &'a [TableProgress],
+        elapsed: Duration,
+    },
+    StepFinished {
+        step: &'static str,
+        elapsed: Duration,
+    },
+    /// Something the user should know that is not an error (e.g. the server refused COPY FREEZE
+    /// and the load continued without it).
+    Notice(&'a str),
+}
+
+/// How long each step took, for pgbench's closing line.
+#[derive(Clone, Debug, Default)]
+pub struct Timings {
+    pub steps: Vec<(&'static str, Duration)>,
+}
+
+impl Timings {
+    pub fn total(&self) -> Duration {
+        self.steps.iter().map(|(_, d)| *d).sum()
+    }
+
+    pub fn get(&self, step: &str) -> Option<Duration> {
+        self.steps.iter().find(|(s, _)| *s == step).map(|(_, d)| *d)
+    }
+}
+
+/// pgbench's format (pgbench.c, `runInitSteps`): `done in 9.58 s (drop tables 0.00 s, create
+/// tables 0.00 s, client-side generate 5.61 s, vacuum 0.19 s, primary keys 3.78 s).`
+impl std::fmt::Display for Timings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "done in {:.2} s (", self.total().as_secs_f64())?;
+        for (i, (step, d)) in self.steps.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{step} {:.2} s", d.as_secs_f64())?;
+        }
+        f.write_str(").")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timings_print_like_pgbench() {
+        let t = Timings {
+            steps: vec![
+                ("drop tables", Duration::from_millis(1)),
+                ("create tables", Duration::from_millis(4)),
+                ("client-side generate", Duration::from_millis(5610)),
+                ("vacuum", Duration::from_millis(190)),
+                ("primary keys", Duration::from_millis(3780)),
+            ],
+        };
+        assert_eq!(
+            t.to_string(),
+            "done in 9.59 s (drop tables 0.00 s, create tables 0.00 s, client-side generate 5.61 s, \
+             vacuum 0.19 s, primary keys 3.78 s)."
+        );
+    }
+}

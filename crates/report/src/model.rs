@@ -126,6 +126,9 @@ pub struct Environment {
 pub struct ServerEnvironment {
     /// `server_version` as the server reports it (`15.18 (Debian 15.18-0+deb12u1)`).
     pub version: String,
+    /// `server_version_num` (150018), for machines comparing versions.
+    #[serde(default)]
+    pub version_num: Option<u32>,
     /// Settings that shape OLTP results, name -> value as `SHOW` prints it: shared_buffers,
     /// max_connections, synchronous_commit, fsync, full_page_writes, wal_level,
     /// checkpoint_timeout, max_wal_size.
@@ -136,6 +139,12 @@ pub struct ServerEnvironment {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClientEnvironment {
     pub cpus: u32,
+    /// CPU model name (`/proc/cpuinfo`).
+    #[serde(default)]
+    pub cpu_model: Option<String>,
+    /// Physical memory in bytes.
+    #[serde(default)]
+    pub memory_bytes: Option<u64>,
     /// `std::env::consts::OS`, or a longer description.
     pub os: String,
     pub hostname: String,

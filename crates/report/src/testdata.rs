@@ -333,6 +333,7 @@ pub fn multi_rate_tries() -> RunResult {
     r.environment = Environment {
         server: ServerEnvironment {
             version: "15.18 (Debian 15.18-0+deb12u1)".into(),
+            version_num: Some(150018),
             settings: [
                 ("shared_buffers", "128MB"),
                 ("max_connections", "100"),
@@ -349,6 +350,8 @@ pub fn multi_rate_tries() -> RunResult {
         },
         client: ClientEnvironment {
             cpus: 2,
+            cpu_model: Some("AMD EPYC".into()),
+            memory_bytes: Some(24 << 30),
             os: "linux".into(),
             hostname: "bench-1".into(),
             stampede_version: "0.1.0".into(),

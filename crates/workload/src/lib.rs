@@ -8,7 +8,7 @@
 //!
 //! Must not touch: clocks (except through [`TxnContext`]), threads, argv, output.
 //!
-//! Randomness: [`random::Rng`] is pgbench's PRNG (xoshiro256**, `src/common/pg_prng.c`). The engine
+//! Randomness: [`random::Rng`] is pgbench's PRNG (xoroshiro128**, `src/common/pg_prng.c`). The engine
 //! hands each transaction the client's stream and restores it before a retry, so a retried
 //! transaction draws the same values (pgbench `--max-tries`), without the workload doing anything.
 
@@ -17,7 +17,7 @@ pub mod tpcb;
 
 use std::future::Future;
 
-pub use random::Rng;
+pub use random::{ClientStreams, Rng, Streams};
 use target::{Error, QueryMode, Session};
 
 /// A transaction type a workload offers (pgbench: a builtin or a script).
@@ -37,6 +37,13 @@ pub trait Workload: Send + Sync + 'static {
     fn txn_types(&self) -> &[TxnType];
 
     fn new_client(&self, client_id: u32) -> Self::Client;
+
+    /// Whether the workload can run in `mode` (checked by the engine before connecting); the
+    /// message says why not.
+    fn validate(&self, mode: QueryMode) -> Result<(), String> {
+        let _ = mode;
+        Ok(())
+    }
 }
 
 /// Per-statement timing for `-r`, handed in by the engine. When `-r` is off both calls do nothing
@@ -66,7 +73,12 @@ pub trait ClientWorkload: 'static {
 
     /// Run one transaction of type `txn` (index into `txn_types()`). An `Err` means the
     /// transaction failed; the engine classifies it by [`Error::class`], rolls back if needed,
-    /// and retries or counts it. Must leave no transaction open on success.
+    /// and retries or counts it. Must leave no transaction open on success. On a server error
+    /// (`Error::Db`) the session must be left at a ReadyForQuery boundary (a pipeline read
+    /// through its Sync), so the engine can send ROLLBACK and retry on the same session.
+    ///
+    /// Draw every random value from `cx.rng` (never from another source): the engine restores it
+    /// before a retry so the retry draws the same values.
     fn execute(
         &mut self,
         txn: usize,

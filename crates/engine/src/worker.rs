@@ -1,0 +1,522 @@
+//! One engine thread: a current-thread tokio runtime and a `LocalSet` running this thread's
+//! clients, the thread's [`Recorder`] (shared by its clients through a `RefCell`, never locked),
+//! its `-R` schedule, and a ticker that hands the recorder's interval to the calling thread on
+//! every progress boundary.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use measure::{FailureKind, Interval, Recorder};
+use target::{ConnConfig, Error, ErrorClass, Session};
+use tokio::sync::{oneshot, Notify, Semaphore};
+use workload::{ClientStreams, ClientWorkload, Rng, StatementTimer, TxnContext, Workload};
+
+use crate::schedule::{choose, may_retry, Slot, StopRule, Throttle};
+use crate::{Abort, RunSpec, Shared};
+
+/// At most this many connection attempts in flight per thread while opening the initial
+/// connections (a connection storm helps nobody; the server's accept queue is finite).
+const CONNECT_CONCURRENCY: usize = 32;
+
+/// From an engine thread to the calling thread.
+pub(crate) enum Msg {
+    /// Phase 1 finished on this thread: all its clients connected, or the first error.
+    Connected { result: Result<(), Error> },
+    /// Tick `k`: the thread's recorder over `[(k-1)P, kP]`.
+    Tick {
+        thread: usize,
+        k: u64,
+        interval: Interval,
+    },
+    /// All this thread's clients are done: its last interval and its counters.
+    Done {
+        thread: usize,
+        tail: Interval,
+        totals: Totals,
+    },
+}
+
+/// Per-thread counters that are not per-interval.
+#[derive(Debug, Default)]
+pub(crate) struct Totals {
+    pub aborted: Vec<Abort>,
+    pub server_commits: u64,
+    pub setup_commits: u64,
+    pub reconnects: u64,
+    pub reconnect_time: Duration,
+    pub connections: u64,
+}
+
+/// Committed server transactions seen on a session's wire (`Session::server_commits`: explicit
+/// COMMITs that committed, and implicit transactions that ran work and ended without error).
+#[inline]
+fn wire_commits(s: &Session) -> u64 {
+    s.server_commits()
+}
+
+/// Everything a thread's clients share. Lives in an `Rc` on the thread.
+pub(crate) struct ThreadCtx<W: Workload> {
+    pub spec: RunSpec,
+    pub conn: ConnConfig,
+    pub workload: Arc<W>,
+    pub shared: Arc<Shared>,
+    pub weights: Vec<u32>,
+    pub total_weight: u64,
+    pub stop: StopRule,
+    pub limit_us: Option<u64>,
+    /// The measured start; set at the barrier.
+    pub t0: Cell<Instant>,
+    pub rec: RefCell<Recorder>,
+    pub throttle: Option<RefCell<Throttle>>,
+    pub totals: RefCell<Totals>,
+    /// Clients still running; the last one to finish notifies `all_done`.
+    pub live: Cell<usize>,
+    pub all_done: Notify,
+}
+
+impl<W: Workload> ThreadCtx<W> {
+    #[inline]
+    fn now_us(&self) -> u64 {
+        self.t0.get().elapsed().as_micros() as u64
+    }
+
+    #[inline]
+    fn stopping(&self) -> bool {
+        self.shared.stopping.load(Ordering::Relaxed)
+    }
+
+    fn at_us(&self, us: u64) -> tokio::time::Instant {
+        tokio::time::Instant::from_std(self.t0.get() + Duration::from_micros(us))
+    }
+
+    /// Sleep until `us` (since the start). False if the run is being cancelled.
+    async fn sleep_until_us(&self, us: u64) -> bool {
+        let deadline = self.at_us(us);
+        if tokio::time::Instant::now() >= deadline {
+            return !self.stopping();
+        }
+        let notified = self.shared.wake.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if self.stopping() {
+            return false;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep_until(deadline) => !self.stopping(),
+            _ = notified => false,
+        }
+    }
+
+    fn abort(&self, client_id: u32, e: &Error) {
+        let reason = target::conninfo::redact(&e.to_string());
+        self.totals
+            .borrow_mut()
+            .aborted
+            .push(Abort { client_id, reason });
+    }
+}
+
+/// One client: its workload state, its session and its random streams.
+struct Client<C> {
+    id: u32,
+    wl: C,
+    session: Option<Session>,
+    rng: Rng,
+    choose: Rng,
+    /// Transactions done (committed, failed or skipped), for `-t`.
+    cnt: u64,
+}
+
+/// `-r` on: time each statement into the thread's recorder.
+struct RecTimer<'a> {
+    rec: &'a RefCell<Recorder>,
+    txn: usize,
+    start: Instant,
+}
+
+impl StatementTimer for RecTimer<'_> {
+    #[inline]
+    fn start(&mut self) {
+        self.start = Instant::now();
+    }
+    #[inline]
+    fn end(&mut self, index: usize, ok: bool) {
+        let us = self.start.elapsed().as_micros() as u64;
+        self.rec.borrow_mut().statement(self.txn, index, us, ok);
+    }
+}
+
+/// `-r` off: no clock is read.
+struct NoTimer;
+
+impl StatementTimer for NoTimer {
+    #[inline]
+    fn start(&mut self) {}
+    #[inline]
+    fn end(&mut self, _: usize, _: bool) {}
+}
+
+/// Open a session and run the workload's `on_connect` on it. Returns the session and the server
+/// commits `on_connect` made (setup commits).
+async fn open<W: Workload>(
+    ctx: &ThreadCtx<W>,
+    wl: &mut W::Client,
+) -> Result<(Session, u64), Error> {
+    let mut s = Session::connect(&ctx.conn).await?;
+    let before = wire_commits(&s);
+    wl.on_connect(&mut s, ctx.spec.mode).await?;
+    let setup = wire_commits(&s) - before;
+    Ok((s, setup))
+}
+
+/// Close a session, adding its wire commits to the thread's total.
+async fn close<W: Workload>(ctx: &ThreadCtx<W>, s: Session) {
+    ctx.totals.borrow_mut().server_commits += wire_commits(&s);
+    s.close().await;
+}
+
+/// The thread's whole life: phase 1 (connect), the barrier, phase 3 (run), the final report.
+pub(crate) async fn thread_main<W: Workload>(
+    ctx: Rc<ThreadCtx<W>>,
+    thread: usize,
+    mine: Vec<(u32, ClientStreams)>,
+    tx: Sender<Msg>,
+    start: oneshot::Receiver<Option<Instant>>,
+) {
+    // Phase 1: open every client's connection (none under -C: pgbench connects per transaction).
+    let sem = Rc::new(Semaphore::new(CONNECT_CONCURRENCY));
+    let mut handles = Vec::with_capacity(mine.len());
+    for (id, streams) in mine {
+        let ctx = ctx.clone();
+        let sem = sem.clone();
+        handles.push(tokio::task::spawn_local(async move {
+            let mut wl = ctx.workload.new_client(id);
+            let session = if ctx.spec.connect_per_txn {
+                None
+            } else {
+                let _permit = sem.acquire().await.expect("never closed");
+                let (s, setup) = open(&ctx, &mut wl).await?;
+                let mut tot = ctx.totals.borrow_mut();
+                tot.setup_commits += setup;
+                tot.connections += 1;
+                Some(s)
+            };
+            Ok::<_, Error>(Client {
+                id,
+                wl,
+                session,
+                rng: streams.func,
+                choose: streams.choose,
+                cnt: 0,
+            })
+        }));
+    }
+    let mut clients = Vec::with_capacity(handles.len());
+    let mut first_err = None;
+    for h in handles {
+        match h.await.expect("connect task panicked") {
+            Ok(c) => clients.push(c),
+            Err(e) => {
+                if first_err.is_none() {
+                    first_err = Some(e);
+                }
+            }
+        }
+    }
+    let result = match first_err {
+        Some(e) => Err(e),
+        None => Ok(()),
+    };
+    let _ = tx.send(Msg::Connected { result });
+
+    // Phase 2: the barrier. None (or a dropped sender) means the run is called off.
+    let t0 = match start.await {
+        Ok(Some(t0)) => t0,
+        _ => {
+            for c in clients {
+                if let Some(s) = c.session {
+                    close(&ctx, s).await;
+                }
+            }
+            let totals = std::mem::take(&mut *ctx.totals.borrow_mut());
+            let _ = tx.send(Msg::Done {
+                thread,
+                tail: Interval::default(),
+                totals,
+            });
+            return;
+        }
+    };
+    ctx.t0.set(t0);
+
+    // Phase 3: run.
+    ctx.live.set(clients.len());
+    for c in clients {
+        let ctx = ctx.clone();
+        tokio::task::spawn_local(async move {
+            run_client(&ctx, c).await;
+            let left = ctx.live.get() - 1;
+            ctx.live.set(left);
+            if left == 0 {
+                ctx.all_done.notify_one();
+            }
+        });
+    }
+    let mut ticks = 0u64;
+    let period_us = ctx.spec.progress.map(|p| (p.as_micros() as u64).max(1));
+    let mut done = ctx.live.get() == 0;
+    if let Some(p) = period_us {
+        while !done {
+            let boundary = (ticks + 1) * p;
+            // Under -T no tick at or after the deadline: the last interval runs to the real end.
+            if !ctx.stop.before_end(boundary) {
+                break;
+            }
+            tokio::select! {
+                biased;
+                _ = ctx.all_done.notified() => done = true,
+                _ = tokio::time::sleep_until(ctx.at_us(boundary)) => {
+                    let interval = ctx.rec.borrow_mut().take(boundary);
+                    ticks += 1;
+                    let _ = tx.send(Msg::Tick { thread, k: ticks, interval });
+                }
+            }
+        }
+    }
+    if !done {
+        ctx.all_done.notified().await;
+    }
+    let end = ctx.now_us();
+    // Boundaries that passed while the last clients were finishing.
+    if let Some(p) = period_us {
+        while (ticks + 1) * p <= end && ctx.stop.before_end((ticks + 1) * p) {
+            let interval = ctx.rec.borrow_mut().take((ticks + 1) * p);
+            ticks += 1;
+            let _ = tx.send(Msg::Tick {
+                thread,
+                k: ticks,
+                interval,
+            });
+        }
+    }
+    let tail = ctx.rec.borrow_mut().take(end);
+    let totals = std::mem::take(&mut *ctx.totals.borrow_mut());
+    let _ = tx.send(Msg::Done {
+        thread,
+        tail,
+        totals,
+    });
+}
+
+/// How one transaction ended.
+enum TxnEnd {
+    Done,
+    /// The client must stop (aborted).
+    Abort,
+}
+
+/// A client's loop (pgbench's `advanceConnectionState`, as straight-line async code).
+async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) {
+    loop {
+        if ctx.stopping() || ctx.stop.count_reached(c.cnt) {
+            break;
+        }
+        // CSTATE_CHOOSE_SCRIPT
+        let txn = choose(&ctx.weights, ctx.total_weight, &mut c.choose);
+        let mut now = ctx.now_us();
+        if ctx.stop.time_is_up(now) {
+            break;
+        }
+        // CSTATE_PREPARE_THROTTLE / CSTATE_THROTTLE
+        let scheduled = match &ctx.throttle {
+            None => None,
+            Some(th) => {
+                let mut finished = false;
+                let slot = loop {
+                    match th.borrow_mut().draw(now, ctx.limit_us) {
+                        Slot::Run(s) => break s,
+                        Slot::Skip(_) => {
+                            ctx.rec.borrow_mut().skipped(txn, None);
+                            c.cnt += 1;
+                            if ctx.stop.time_is_up(now) || ctx.stop.count_reached(c.cnt) {
+                                finished = true;
+                                break 0;
+                            }
+                        }
+                    }
+                };
+                if finished || ctx.stop.beyond_end(slot) {
+                    break;
+                }
+                if !ctx.sleep_until_us(slot).await {
+                    break;
+                }
+                now = ctx.now_us();
+                if ctx.stop.time_is_up(now) {
+                    break;
+                }
+                Some(slot)
+            }
+        };
+        match run_txn(ctx, &mut c, txn, scheduled, now).await {
+            TxnEnd::Done => c.cnt += 1,
+            TxnEnd::Abort => break,
+        }
+    }
+    if let Some(s) = c.session.take() {
+        close(ctx, s).await;
+    }
+}
+
+/// CSTATE_START_TX .. CSTATE_END_TX: one transaction with its retries.
+async fn run_txn<W: Workload>(
+    ctx: &ThreadCtx<W>,
+    c: &mut Client<W::Client>,
+    txn: usize,
+    scheduled: Option<u64>,
+    mut now: u64,
+) -> TxnEnd {
+    // -C: connect first; as pgbench 14+, the connection time is not part of the latency (it is
+    // reported apart), but on_connect (prepare in prepared mode) is, like pgbench's lazy prepare.
+    let mut fresh_session = false;
+    if c.session.is_none() {
+        let t = Instant::now();
+        let r = Session::connect(&ctx.conn).await;
+        {
+            let mut tot = ctx.totals.borrow_mut();
+            tot.reconnects += 1;
+            tot.reconnect_time += t.elapsed();
+        }
+        match r {
+            Ok(s) => {
+                ctx.totals.borrow_mut().connections += 1;
+                now = ctx.now_us();
+                c.session = Some(s);
+                fresh_session = true;
+            }
+            Err(e) => {
+                ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
+                ctx.abort(c.id, &e);
+                return TxnEnd::Abort;
+            }
+        }
+    }
+    let begin = now;
+    let sched = scheduled.unwrap_or(begin);
+    if fresh_session {
+        let s = c.session.as_mut().expect("just connected");
+        let before = wire_commits(s);
+        let r = c.wl.on_connect(s, ctx.spec.mode).await;
+        ctx.totals.borrow_mut().setup_commits += wire_commits(s) - before;
+        if let Err(e) = r {
+            ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
+            ctx.abort(c.id, &e);
+            return TxnEnd::Abort;
+        }
+    }
+
+    // Remember the random state: a retry draws the same values.
+    let snapshot = c.rng.clone();
+    let mut tries: u32 = 1;
+    let end = loop {
+        let session = c.session.as_mut().expect("connected");
+        let r = {
+            let mut rt;
+            let mut nt = NoTimer;
+            let timer: &mut dyn StatementTimer = if ctx.spec.per_statement {
+                rt = RecTimer {
+                    rec: &ctx.rec,
+                    txn,
+                    start: Instant::now(),
+                };
+                &mut rt
+            } else {
+                &mut nt
+            };
+            let mut cx = TxnContext {
+                rng: &mut c.rng,
+                timer,
+                mode: ctx.spec.mode,
+            };
+            c.wl.execute(txn, session, &mut cx).await
+        };
+        match r {
+            Ok(()) => {
+                let end = ctx.now_us();
+                let latency = end.saturating_sub(sched);
+                let lag = scheduled.map(|s| begin.saturating_sub(s));
+                let late = ctx.limit_us.is_some_and(|l| latency > l);
+                let mut rec = ctx.rec.borrow_mut();
+                rec.committed(txn, latency, lag, late);
+                rec.retries(txn, tries - 1);
+                break TxnEnd::Done;
+            }
+            Err(e) => {
+                let kind = match e.class() {
+                    ErrorClass::Serialization => FailureKind::Serialization,
+                    ErrorClass::Deadlock => FailureKind::Deadlock,
+                    ErrorClass::ConnectionLost | ErrorClass::Other => {
+                        let mut rec = ctx.rec.borrow_mut();
+                        rec.failed(txn, FailureKind::Other, None);
+                        rec.retries(txn, tries - 1);
+                        drop(rec);
+                        ctx.abort(c.id, &e);
+                        break TxnEnd::Abort;
+                    }
+                };
+                // CSTATE_ERROR: end the failed transaction block, if any.
+                if let Err(e2) = rollback(ctx, session).await {
+                    let mut rec = ctx.rec.borrow_mut();
+                    rec.failed(txn, kind, None);
+                    rec.retries(txn, tries - 1);
+                    drop(rec);
+                    ctx.abort(c.id, &e2);
+                    break TxnEnd::Abort;
+                }
+                let now = ctx.now_us();
+                // Unlike pgbench (which drops a transaction that fails after -T's end uncounted),
+                // a failure at the end of the run is counted as a failure, so the counts add up.
+                if may_retry(
+                    tries,
+                    ctx.spec.max_tries,
+                    now.saturating_sub(sched),
+                    ctx.limit_us,
+                ) && !ctx.stopping()
+                    && !ctx.stop.time_is_up(now)
+                {
+                    tries += 1;
+                    c.rng = snapshot.clone();
+                    continue;
+                }
+                let mut rec = ctx.rec.borrow_mut();
+                rec.failed(txn, kind, None);
+                rec.retries(txn, tries - 1);
+                break TxnEnd::Done;
+            }
+        }
+    };
+    if ctx.spec.connect_per_txn {
+        if let Some(s) = c.session.take() {
+            let t = Instant::now();
+            close(ctx, s).await;
+            ctx.totals.borrow_mut().reconnect_time += t.elapsed();
+        }
+    }
+    end
+}
+
+/// pgbench's CSTATE_ERROR: after an error, roll back if the session is in a (failed)
+/// transaction block (ReadyForQuery status `T` or `E`); nothing to do when idle.
+async fn rollback<W: Workload>(ctx: &ThreadCtx<W>, s: &mut Session) -> Result<(), Error> {
+    if s.transaction_status() == b'I' {
+        return Ok(());
+    }
+    let before = wire_commits(s);
+    let r = s.simple_query("ROLLBACK").await.map(|_| ());
+    ctx.totals.borrow_mut().setup_commits += wire_commits(s) - before;
+    r
+}

@@ -1,0 +1,506 @@
+//! The engine and the TPC-B workload against a real PostgreSQL: the embedded server (one per test,
+//! autovacuum off so that nothing but the run commits), loaded with `pgbench -i -s 1`.
+//!
+//! A test that cannot start a server fails (it never skips silently).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use engine::{Event, Outcome, RunSpec, Stop};
+use measure::FailureKind;
+use target::embedded::{EmbeddedOptions, EmbeddedServer};
+use target::{ConnConfig, QueryMode, Session};
+use workload::tpcb::{check_tpcb_invariant, Builtin, InvariantReport, TpcbWorkload};
+use workload::Streams;
+
+struct Pg {
+    server: EmbeddedServer,
+    cfg: ConnConfig,
+}
+
+fn start_pg(extra: &[(&str, &str)]) -> Pg {
+    let mut settings: Vec<(String, String)> = [
+        ("fsync", "off"),
+        ("synchronous_commit", "off"),
+        ("full_page_writes", "off"),
+        ("shared_buffers", "64MB"),
+        ("max_connections", "120"),
+        ("autovacuum", "off"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    settings.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let server = EmbeddedServer::start(&EmbeddedOptions {
+        settings,
+        ..Default::default()
+    })
+    .expect("start the embedded PostgreSQL (needs the postgresql-15 server binaries)");
+    let cfg = server.conn_config();
+    // EmbeddedServer::start can return while the server still answers "the database system is
+    // starting up" (postmaster.pid without its status line yet is taken as ready): wait until it
+    // accepts a session.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while let Err(e) = block_on(async { Session::connect(&cfg).await.map(drop) }) {
+        assert!(
+            Instant::now() < deadline,
+            "the server never accepted a session: {e}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pg = Pg { server, cfg };
+    pgbench_init(&pg, 1);
+    pg
+}
+
+fn pgbench_init(pg: &Pg, scale: u32) {
+    let pgbench = pg.server.binaries().bindir.join("pgbench");
+    let out = std::process::Command::new(pgbench)
+        .args(["-i", "-q", "-s", &scale.to_string(), "-h"])
+        .arg(pg.server.socket_dir())
+        .args([
+            "-p",
+            &pg.server.port().to_string(),
+            "-U",
+            "postgres",
+            "postgres",
+        ])
+        .output()
+        .expect("run pgbench -i");
+    assert!(
+        out.status.success(),
+        "pgbench -i failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+fn sql(cfg: &ConnConfig, q: &str) -> Vec<Vec<Option<String>>> {
+    block_on(async {
+        let mut s = Session::connect(cfg).await.expect("connect");
+        let r = s
+            .simple_query(q)
+            .await
+            .unwrap_or_else(|e| panic!("{q}: {e}"));
+        s.close().await;
+        r
+    })
+}
+
+fn scalar(cfg: &ConnConfig, q: &str) -> i64 {
+    sql(cfg, q)[0][0].as_deref().unwrap().parse().unwrap()
+}
+
+/// `stampede reset tpcb`'s effect: balances 0, history empty.
+fn reset(cfg: &ConnConfig) {
+    sql(
+        cfg,
+        "UPDATE pgbench_accounts SET abalance = 0 WHERE abalance <> 0; \
+         UPDATE pgbench_tellers SET tbalance = 0 WHERE tbalance <> 0; \
+         UPDATE pgbench_branches SET bbalance = 0 WHERE bbalance <> 0; \
+         TRUNCATE pgbench_history",
+    );
+}
+
+fn invariant(cfg: &ConnConfig) -> InvariantReport {
+    block_on(async {
+        let mut s = Session::connect(cfg).await.unwrap();
+        let r = check_tpcb_invariant(&mut s).await.unwrap();
+        s.close().await;
+        r
+    })
+}
+
+fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
+    RunSpec {
+        clients,
+        threads,
+        stop,
+        rate_tps: None,
+        latency_limit: None,
+        mode,
+        max_tries: 1,
+        connect_per_txn: false,
+        progress: None,
+        seed: 1,
+        per_statement: false,
+        weights: vec![],
+    }
+}
+
+fn run(pg: &Pg, spec: &RunSpec, scripts: Vec<(Builtin, u32)>) -> Outcome {
+    run_with_cancel(pg, spec, scripts, Arc::new(AtomicBool::new(false)))
+}
+
+fn run_with_cancel(
+    pg: &Pg,
+    spec: &RunSpec,
+    scripts: Vec<(Builtin, u32)>,
+    cancel: Arc<AtomicBool>,
+) -> Outcome {
+    let w = Arc::new(TpcbWorkload::new(scripts, 1));
+    let mut spec = spec.clone();
+    if spec.weights.is_empty() {
+        spec.weights = w.weights();
+    }
+    let mut connected = 0;
+    let out = engine::run(&spec, w, &pg.cfg, cancel, &mut |e| {
+        if let Event::Connected { clients, .. } = e {
+            connected = clients;
+        }
+    })
+    .expect("run");
+    assert_eq!(connected, spec.clients);
+    assert_commit_identity(&out);
+    out
+}
+
+/// Each committed transaction committed exactly once on the server; nothing else committed
+/// except the setup (prepare) — counted on the wire.
+fn assert_commit_identity(out: &Outcome) {
+    assert_eq!(
+        out.total.total().committed() + out.setup_commits,
+        out.server_commits,
+        "committed + setup commits = server commits"
+    );
+}
+
+#[test]
+fn every_builtin_in_every_query_mode_commits_exactly_clients_times_t() {
+    let pg = start_pg(&[]);
+    let (clients, t) = (4u32, 25u64);
+    for mode in [QueryMode::Simple, QueryMode::Extended, QueryMode::Prepared] {
+        let mut builtins = vec![
+            Builtin::TpcbLike,
+            Builtin::SimpleUpdate,
+            Builtin::SelectOnly,
+        ];
+        if mode != QueryMode::Simple {
+            builtins.push(Builtin::TpcbLikePipelined);
+        }
+        for b in builtins {
+            reset(&pg.cfg);
+            let out = run(
+                &pg,
+                &spec(clients, 2, Stop::Transactions(t), mode),
+                vec![(b, 1)],
+            );
+            let tot = out.total.total();
+            let ctx = format!("{b} {mode:?}");
+            assert_eq!(tot.committed(), clients as u64 * t, "{ctx}");
+            assert_eq!((tot.failed(), tot.skipped, tot.retries), (0, 0, 0), "{ctx}");
+            assert!(out.aborted.is_empty(), "{ctx}: {:?}", out.aborted);
+            assert!(!out.interrupted);
+            assert_eq!(out.intervals.len(), 1, "no -P: one interval");
+            assert_eq!(out.connections, clients as u64);
+            let setup = if mode == QueryMode::Prepared {
+                clients as u64
+            } else {
+                0
+            };
+            assert_eq!(
+                out.setup_commits, setup,
+                "{ctx}: prepare_all commits once per session"
+            );
+            let history = scalar(&pg.cfg, "SELECT count(*) FROM pgbench_history");
+            let inv = invariant(&pg.cfg);
+            match b {
+                Builtin::SelectOnly => {
+                    assert_eq!(history, 0);
+                    assert_eq!(inv.sum_abalance, 0, "{ctx}");
+                }
+                Builtin::SimpleUpdate => {
+                    assert_eq!(history as u64, tot.committed(), "{ctx}");
+                    assert_eq!(inv.sum_abalance, inv.sum_delta, "{ctx}");
+                }
+                Builtin::TpcbLike | Builtin::TpcbLikePipelined => {
+                    assert_eq!(history as u64, tot.committed(), "{ctx}");
+                    assert!(inv.passed, "{ctx}: {inv:?}");
+                    // The values are pgbench's: each client draws aid, bid, tid, delta in order
+                    // from its stream, so the sum of deltas is known in advance.
+                    let mut expected = 0i64;
+                    for mut c in Streams::new(1, clients)
+                        .client_streams()
+                        .into_iter()
+                        .map(|s| s.func)
+                    {
+                        for _ in 0..t {
+                            c.range(1, 100_000);
+                            c.range(1, 1);
+                            c.range(1, 10);
+                            expected += c.range(-5000, 5000);
+                        }
+                    }
+                    assert_eq!(inv.sum_delta, expected, "{ctx}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_weighted_mix_runs_each_type_by_weight_with_per_statement_latencies() {
+    let pg = start_pg(&[]);
+    let mut s = spec(3, 3, Stop::Transactions(200), QueryMode::Prepared);
+    s.per_statement = true;
+    s.progress = Some(Duration::from_millis(100));
+    let mut progress = 0;
+    let w = Arc::new(TpcbWorkload::new(
+        vec![(Builtin::SelectOnly, 3), (Builtin::TpcbLike, 1)],
+        1,
+    ));
+    s.weights = w.weights();
+    let out = engine::run(&s, w, &pg.cfg, Arc::new(AtomicBool::new(false)), &mut |e| {
+        if let Event::Progress(iv) = e {
+            assert!(iv.end_us > iv.start_us);
+            progress += 1;
+        }
+    })
+    .unwrap();
+    assert_commit_identity(&out);
+    let sel = &out.total.txns[0];
+    let tpcb = &out.total.txns[1];
+    assert_eq!(sel.committed() + tpcb.committed(), 600);
+    // Weights 3:1 -> 450:150 expected; binomial sd ~ 10.6.
+    assert!(
+        (400..500).contains(&sel.committed()),
+        "select-only {}",
+        sel.committed()
+    );
+    assert_eq!(
+        scalar(&pg.cfg, "SELECT count(*) FROM pgbench_history") as u64,
+        tpcb.committed()
+    );
+    // -r: one entry per script line, each statement timed once per committed transaction.
+    assert_eq!(sel.statements.len(), 2);
+    assert_eq!(tpcb.statements.len(), 11);
+    for st in &tpcb.statements {
+        assert_eq!(st.latency.count(), tpcb.committed());
+    }
+    // Intervals tile the run: contiguous, the progress ones announced.
+    assert_eq!(progress, out.intervals.len() - 1);
+    for pair in out.intervals.windows(2) {
+        assert_eq!(pair[0].end_us, pair[1].start_us);
+    }
+    let sum: u64 = out.intervals.iter().map(|i| i.total().committed()).sum();
+    assert_eq!(sum, 600);
+}
+
+#[test]
+fn rate_with_an_impossible_latency_limit_skips_and_the_counts_add_up() {
+    let pg = start_pg(&[]);
+    let mut s = spec(2, 2, Stop::Transactions(300), QueryMode::Prepared);
+    s.rate_tps = Some(50_000.0);
+    s.latency_limit = Some(Duration::from_micros(50));
+    let out = run(&pg, &s, vec![(Builtin::SelectOnly, 1)]);
+    let t = out.total.total();
+    assert_eq!(
+        t.scheduled(),
+        600,
+        "committed + failed + skipped = clients * t"
+    );
+    eprintln!(
+        "-R -L: committed {} skipped {} late {} lag {:.0}us",
+        t.committed(),
+        t.skipped,
+        t.late,
+        t.lag.mean_us()
+    );
+    assert!(t.skipped > 0, "some slots were already too late");
+    assert!(t.committed() > 0);
+    assert_eq!(
+        t.lag.count(),
+        t.committed(),
+        "lag is recorded for every committed transaction"
+    );
+    assert!(t.late > 0, "committed ones slower than 50 us are late");
+}
+
+#[test]
+fn rate_limit_is_kept_and_latency_includes_the_schedule_lag() {
+    let pg = start_pg(&[]);
+    let mut s = spec(
+        4,
+        2,
+        Stop::Duration(Duration::from_secs(2)),
+        QueryMode::Prepared,
+    );
+    s.rate_tps = Some(200.0);
+    let out = run(&pg, &s, vec![(Builtin::SelectOnly, 1)]);
+    let t = out.total.total();
+    // 200 tps for 2 s: 400 expected, Poisson sd 20.
+    assert!(
+        (320..480).contains(&t.committed()),
+        "committed {}",
+        t.committed()
+    );
+    assert_eq!(t.lag.count(), t.committed());
+    eprintln!(
+        "-R 200: committed {} lag mean {:.0} us p99 {} us, latency mean {:.0} us",
+        t.committed(),
+        t.lag.mean_us(),
+        t.lag.percentile_us(99.0),
+        t.latency.mean_us()
+    );
+    assert!(t.latency.mean_us() >= t.lag.mean_us());
+}
+
+#[test]
+fn serialization_failures_are_retried_and_the_invariant_still_holds() {
+    let pg = start_pg(&[("default_transaction_isolation", "'repeatable read'")]);
+    // Scale 1: one branch row that every tpcb-like transaction updates.
+    let (clients, t) = (12u32, 30u64);
+    let mut s = spec(clients, 2, Stop::Transactions(t), QueryMode::Prepared);
+    s.max_tries = 100;
+    let out = run(&pg, &s, vec![(Builtin::TpcbLike, 1)]);
+    let tot = out.total.total();
+    assert!(out.aborted.is_empty(), "{:?}", out.aborted);
+    assert_eq!(tot.committed() + tot.failed(), clients as u64 * t);
+    eprintln!(
+        "retries: committed {} failed {} retries {} retried {}",
+        tot.committed(),
+        tot.failed(),
+        tot.retries,
+        tot.retried
+    );
+    assert!(
+        tot.retries > 0,
+        "repeatable read on one branch row must conflict"
+    );
+    assert!(tot.retried > 0 && tot.retried <= tot.retries);
+    let inv = invariant(&pg.cfg);
+    assert!(inv.passed, "{inv:?}");
+    assert_eq!(inv.history_rows as u64, tot.committed());
+
+    // Without retries the conflicts are failures, sorted by kind.
+    reset(&pg.cfg);
+    s.max_tries = 1;
+    let out = run(&pg, &s, vec![(Builtin::TpcbLike, 1)]);
+    let tot = out.total.total();
+    assert_eq!(tot.committed() + tot.failed(), clients as u64 * t);
+    assert!(tot.failures_of(FailureKind::Serialization) > 0);
+    assert_eq!(tot.retries, 0);
+    assert!(invariant(&pg.cfg).passed);
+}
+
+#[test]
+fn connect_per_transaction_opens_one_session_per_transaction() {
+    let pg = start_pg(&[]);
+    for mode in [QueryMode::Simple, QueryMode::Prepared] {
+        reset(&pg.cfg);
+        let mut s = spec(3, 2, Stop::Transactions(10), mode);
+        s.connect_per_txn = true;
+        let out = run(&pg, &s, vec![(Builtin::TpcbLike, 1)]);
+        assert_eq!(out.total.total().committed(), 30);
+        assert_eq!(out.reconnects, 30);
+        assert_eq!(out.connections, 30);
+        assert!(out.reconnect_time > Duration::ZERO);
+        assert!(invariant(&pg.cfg).passed);
+    }
+}
+
+#[test]
+fn cancellation_finishes_in_flight_transactions_and_returns_a_partial_result() {
+    let pg = start_pg(&[]);
+    // Closed loop.
+    let cancel = Arc::new(AtomicBool::new(false));
+    let c2 = cancel.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(700));
+        c2.store(true, Ordering::SeqCst);
+    });
+    let started = Instant::now();
+    let s = spec(
+        4,
+        2,
+        Stop::Duration(Duration::from_secs(60)),
+        QueryMode::Prepared,
+    );
+    let out = run_with_cancel(&pg, &s, vec![(Builtin::TpcbLike, 1)], cancel);
+    t.join().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(out.interrupted);
+    let tot = out.total.total();
+    assert!(tot.committed() > 0);
+    assert_eq!(
+        tot.failed(),
+        0,
+        "in-flight transactions finish, they are not cut"
+    );
+    assert!(invariant(&pg.cfg).passed);
+
+    // Clients sleeping until a far scheduled start wake up at once.
+    let cancel = Arc::new(AtomicBool::new(false));
+    let c2 = cancel.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        c2.store(true, Ordering::SeqCst);
+    });
+    let started = Instant::now();
+    let mut s = spec(
+        2,
+        1,
+        Stop::Duration(Duration::from_secs(60)),
+        QueryMode::Prepared,
+    );
+    s.rate_tps = Some(0.01);
+    let out = run_with_cancel(&pg, &s, vec![(Builtin::SelectOnly, 1)], cancel);
+    t.join().unwrap();
+    assert!(out.interrupted);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn server_commits_reconcile_with_pg_stat_database() {
+    let pg = start_pg(&[]);
+    let q = "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()";
+    // Let the load's backends flush their statistics.
+    std::thread::sleep(Duration::from_millis(1500));
+    let before = scalar(&pg.cfg, q);
+    let mut s = spec(4, 2, Stop::Transactions(50), QueryMode::Prepared);
+    s.max_tries = 1;
+    let mut out = run(
+        &pg,
+        &s,
+        vec![(Builtin::TpcbLike, 1), (Builtin::SelectOnly, 1)],
+    );
+    s.mode = QueryMode::Simple;
+    let out2 = run(&pg, &s, vec![(Builtin::SimpleUpdate, 1)]);
+    out.server_commits += out2.server_commits;
+    out.connections += out2.connections;
+    // Every observer session costs 2: its start-up transaction and its query. The run's backends
+    // flush their statistics when they exit, shortly after the run returns.
+    let expected =
+        |polls: i64| before + 2 + out.server_commits as i64 + out.connections as i64 + 2 * polls;
+    let mut polls = 0;
+    let mut after;
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        after = scalar(&pg.cfg, q);
+        if after >= expected(polls) || polls >= 10 {
+            break;
+        }
+        polls += 1;
+    }
+    eprintln!(
+        "xact: before {before} after {after} polls {polls} server {} conns {}",
+        out.server_commits, out.connections
+    );
+    assert_eq!(
+        after,
+        expected(polls),
+        "xact_commit delta = server commits + session start-ups"
+    );
+}

@@ -1,0 +1,1010 @@
+//! TPC-B tables as pgbench makes them (`pgbench -i`): `init`, `reset`, and scale detection.
+//!
+//! Owns pgbench's four tables — `pgbench_accounts`, `pgbench_branches`, `pgbench_history`,
+//! `pgbench_tellers` — and, when partitioned, `pgbench_accounts_1..N`. Must not touch anything
+//! else: drops name exactly those four tables (no CASCADE: an unrelated table with a foreign key
+//! to one of them makes the drop fail rather than lose data), as pgbench.c `initDropTables`.
+//!
+//! ## Schema: identical to pgbench's
+//! pgbench.c `initCreateTables` (PostgreSQL 15): the same column declarations (`aid` becomes
+//! `bigint` from scale 20000 up, `SCALE_32BIT_THRESHOLD`), `WITH (fillfactor=N)` on tellers,
+//! accounts (or each of its partitions) and branches — always written, also for 100, as pgbench
+//! does, so `reloptions` match — `create unlogged table` for `--unlogged`, `partition by
+//! range|hash (aid)` and `createPartitions`' bounds. Primary keys are added after the data
+//! (`initCreatePKeys`, so their names are PostgreSQL's defaults: `pgbench_branches_pkey`, ...),
+//! foreign keys last with pgbench's constraint names (`initCreateFKeys`). Rows are pgbench's:
+//! `initBranch`/`initTeller`/`initAccount` (branch and teller filler NULL, account filler '').
+//! The integration tests compare `information_schema.columns`, `pg_class.reloptions`, partition
+//! bounds and constraints with a database loaded by pgbench itself.
+//!
+//! ## Loading plan (client-side generation), and why
+//! Through the [`driver`](crate::driver) with `jobs` connections; branches and tellers are one
+//! task each, loaded with `BEGIN; TRUNCATE; COPY FREEZE; COMMIT` (legal: the task owns the
+//! table). For pgbench_accounts:
+//! - not partitioned, `jobs = 1`: one task, COPY FREEZE — exactly pgbench's plan;
+//! - not partitioned, `jobs > 1`: `jobs` row ranges, one plain COPY each, in parallel. FREEZE is
+//!   impossible here (several connections share one table), so VACUUM does more work afterwards;
+//! - range-partitioned: one task per partition, each `TRUNCATE pgbench_accounts_<p>; COPY
+//!   pgbench_accounts_<p> ... FREEZE` — legal per leaf partition and parallel (pgbench itself
+//!   loads through the parent without FREEZE). The rows of partition p are exactly those inside
+//!   pgbench's bounds for p;
+//! - hash-partitioned: `jobs` row ranges through the parent, plain COPY (FREEZE is not supported
+//!   on a partitioned table; routing rows to leaves client-side would mean reimplementing
+//!   PostgreSQL's partition hash).
+//!
+//! Measured on the development box (2 cores, 24 GiB, PostgreSQL 15.18 with stampede's embedded
+//! defaults; see the crate's `examples/measure_load.rs`, release build) — filled in below.
+//! MEASUREMENTS
+//!
+//! Server-side generation (`pgbench -I G`): with `jobs = 1`, pgbench's single transaction
+//! (`initGenerateDataServerSide`); with more, the same `INSERT ... SELECT generate_series`
+//! statements over row ranges of at most a million rows, in parallel.
+//!
+//! ## Interruption and failure: what is left behind
+//! A database is either fully initialised (the four tables, loaded, with primary keys) or holds
+//! none of them: if `init` is interrupted (cancel flag) or fails after it created the tables, it
+//! drops the four tables (best effort, reported with an [`Event::Notice`]) and returns the error
+//! ([`LoadError::Interrupted`] for a cancel). The cancel flag is checked between steps and, while
+//! generating, after every chunk of COPY data; a statement already running (a primary-key build,
+//! a VACUUM) finishes first.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use target::{ConnConfig, Session};
+
+use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
+use crate::{Event, LoadError, TableProgress, Timings};
+
+/// pgbench's four tables, in the order of its DROP and TRUNCATE statements.
+pub const TABLES: [&str; 4] = [
+    "pgbench_accounts",
+    "pgbench_branches",
+    "pgbench_history",
+    "pgbench_tellers",
+];
+
+/// Rows per unit of scale (pgbench.c `nbranches`, `ntellers`, `naccounts`).
+pub const NBRANCHES: u64 = 1;
+pub const NTELLERS: u64 = 10;
+pub const NACCOUNTS: u64 = 100_000;
+
+/// pgbench.c `SCALE_32BIT_THRESHOLD`: from this scale on, account ids are `bigint`.
+pub const SCALE_32BIT_THRESHOLD: i64 = 20_000;
+
+/// `--partition-method`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartitionMethod {
+    Range,
+    Hash,
+}
+
+impl PartitionMethod {
+    fn sql(self) -> &'static str {
+        match self {
+            PartitionMethod::Range => "range",
+            PartitionMethod::Hash => "hash",
+        }
+    }
+}
+
+/// Where rows are generated (pgbench `-I g` / `-I G`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Generate {
+    /// Rows generated here and sent with COPY.
+    #[default]
+    ClientSide,
+    /// `INSERT ... SELECT generate_series(...)` on the server.
+    ServerSide,
+}
+
+/// `stampede init tpcb` options (pgbench's `-i` options).
+#[derive(Clone, Debug)]
+pub struct InitOptions {
+    /// `-s`: 1 branch, 10 tellers, 100 000 accounts per unit.
+    pub scale: i64,
+    /// `-F`: 10..=100.
+    pub fillfactor: u32,
+    /// `--partitions`: 0 = not partitioned.
+    pub partitions: u32,
+    /// `--partition-method`; `None` with partitions > 0 means range (pgbench's default).
+    pub partition_method: Option<PartitionMethod>,
+    /// `--unlogged-tables`.
+    pub unlogged: bool,
+    /// `--foreign-keys`.
+    pub foreign_keys: bool,
+    /// `-n`: no VACUUM after loading.
+    pub no_vacuum: bool,
+    pub generate: Generate,
+    /// Loader connections.
+    pub jobs: usize,
+    /// Raised to stop (Ctrl-C).
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl Default for InitOptions {
+    fn default() -> Self {
+        InitOptions {
+            scale: 1,
+            fillfactor: 100,
+            partitions: 0,
+            partition_method: None,
+            unlogged: false,
+            foreign_keys: false,
+            no_vacuum: false,
+            generate: Generate::ClientSide,
+            jobs: 1,
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+impl InitOptions {
+    /// pgbench's checks (pgbench.c `main`), with its messages.
+    pub fn validate(&self) -> Result<(), LoadError> {
+        if self.scale < 1 || self.scale > i32::MAX as i64 {
+            return Err(LoadError::Invalid(format!(
+                "invalid scaling factor: \"{}\"",
+                self.scale
+            )));
+        }
+        if !(10..=100).contains(&self.fillfactor) {
+            return Err(LoadError::Invalid(format!(
+                "invalid fillfactor: \"{}\" (must be 10..100)",
+                self.fillfactor
+            )));
+        }
+        if self.partition_method.is_some() && self.partitions == 0 {
+            return Err(LoadError::Invalid(
+                "--partition-method requires greater than zero --partitions".into(),
+            ));
+        }
+        if self.partitions > i32::MAX as u32 {
+            return Err(LoadError::Invalid(format!(
+                "invalid number of partitions: \"{}\"",
+                self.partitions
+            )));
+        }
+        if self.jobs == 0 {
+            return Err(LoadError::Invalid("--jobs must be at least 1".into()));
+        }
+        Ok(())
+    }
+
+    /// The partition method in effect (None: not partitioned).
+    pub fn method(&self) -> Option<PartitionMethod> {
+        if self.partitions == 0 {
+            None
+        } else {
+            Some(self.partition_method.unwrap_or(PartitionMethod::Range))
+        }
+    }
+
+    /// Accounts (and history) ids are `bigint` from scale 20000 on.
+    pub fn bigint_aid(&self) -> bool {
+        self.scale >= SCALE_32BIT_THRESHOLD
+    }
+
+    fn total_accounts(&self) -> u64 {
+        NACCOUNTS * self.scale as u64
+    }
+}
+
+/// What `init` did.
+#[derive(Clone, Debug)]
+pub struct InitReport {
+    pub timings: Timings,
+    pub scale: i64,
+    /// Rows loaded: branches, tellers, accounts.
+    pub rows: [u64; 3],
+    /// How pgbench_accounts was loaded, in words (for the log and `--verbose`).
+    pub plan: String,
+    /// COPY tasks committed with / without FREEZE (client-side generation).
+    pub frozen_tasks: u64,
+    pub plain_tasks: u64,
+    /// The server refused COPY FREEZE (a sharded PostgreSQL-alike) and the load went on without.
+    pub freeze_refused: bool,
+}
+
+// ----- rows (pgbench.c initBranch, initTeller, initAccount) -----
+
+fn put_int(out: &mut Vec<u8>, v: u64) {
+    let mut b = itoa::Buffer::new();
+    out.extend_from_slice(b.format(v).as_bytes());
+}
+
+/// `bid \t 0 \t \N` (filler NULL).
+pub struct Branches;
+impl RowSource for Branches {
+    fn write_row(&self, row: u64, out: &mut Vec<u8>) {
+        put_int(out, row + 1);
+        out.extend_from_slice(b"\t0\t\\N\n");
+    }
+}
+
+/// `tid \t bid \t 0 \t \N` with bid = row / 10 + 1 (filler NULL).
+pub struct Tellers;
+impl RowSource for Tellers {
+    fn write_row(&self, row: u64, out: &mut Vec<u8>) {
+        put_int(out, row + 1);
+        out.push(b'\t');
+        put_int(out, row / NTELLERS + 1);
+        out.extend_from_slice(b"\t0\t\\N\n");
+    }
+}
+
+/// `aid \t bid \t 0 \t` with bid = row / 100000 + 1 (filler '': blank-padded by char(84)).
+pub struct Accounts;
+impl RowSource for Accounts {
+    fn write_row(&self, row: u64, out: &mut Vec<u8>) {
+        put_int(out, row + 1);
+        out.push(b'\t');
+        put_int(out, row / NACCOUNTS + 1);
+        out.extend_from_slice(b"\t0\t\n");
+    }
+}
+
+// ----- SQL (pgbench.c initCreateTables, createPartitions, initCreatePKeys, initCreateFKeys) -----
+
+/// The DROP (pgbench.c `initDropTables`).
+pub const DROP_SQL: &str =
+    "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers";
+
+/// The CREATE TABLE statements, in pgbench's order, partitions last. `server_version_num`
+/// matters only from PostgreSQL 18 on, which rejects `UNLOGGED` on a partitioned table (the
+/// partitions themselves are still unlogged).
+pub fn create_sql(opts: &InitOptions, server_version_num: u32) -> Vec<String> {
+    // (table, columns for 32-bit aids, columns for 64-bit aids, declare fillfactor)
+    const DDLS: [(&str, &str, &str, bool); 4] = [
+        (
+            "pgbench_history",
+            "tid int,bid int,aid    int,delta int,mtime timestamp,filler char(22)",
+            "tid int,bid int,aid bigint,delta int,mtime timestamp,filler char(22)",
+            false,
+        ),
+        (
+            "pgbench_tellers",
+            "tid int not null,bid int,tbalance int,filler char(84)",
+            "tid int not null,bid int,tbalance int,filler char(84)",
+            true,
+        ),
+        (
+            "pgbench_accounts",
+            "aid    int not null,bid int,abalance int,filler char(84)",
+            "aid bigint not null,bid int,abalance int,filler char(84)",
+            true,
+        ),
+        (
+            "pgbench_branches",
+            "bid int not null,bbalance int,filler char(88)",
+            "bid int not null,bbalance int,filler char(88)",
+            true,
+        ),
+    ];
+    let unlogged = if opts.unlogged { " unlogged" } else { "" };
+    let method = opts.method();
+    let mut out = Vec::new();
+    for (table, small, big, fillfactor) in DDLS {
+        let cols = if opts.bigint_aid() { big } else { small };
+        let partitioned = method.is_some() && table == "pgbench_accounts";
+        let table_unlogged = if partitioned && server_version_num >= 180000 {
+            ""
+        } else {
+            unlogged
+        };
+        let mut sql = format!("create{table_unlogged} table {table}({cols})");
+        if let (true, Some(m)) = (partitioned, method) {
+            sql.push_str(&format!(" partition by {} (aid)", m.sql()));
+        } else if fillfactor {
+            // "fillfactor is only expected on actual tables"
+            sql.push_str(&format!(" with (fillfactor={})", opts.fillfactor));
+        }
+        out.push(sql);
+    }
+    if let Some(m) = method {
+        let total = opts.total_accounts() as i64;
+        let parts = opts.partitions as i64;
+        for p in 1..=parts {
+            let bound = match m {
+                PartitionMethod::Range => {
+                    // "For RANGE, we use open-ended partitions at the beginning and end to allow
+                    // any valid value for the primary key."
+                    let part_size = (total + parts - 1) / parts;
+                    let from = if p == 1 {
+                        "minvalue".to_string()
+                    } else {
+                        ((p - 1) * part_size + 1).to_string()
+                    };
+                    let to = if p < parts {
+                        (p * part_size + 1).to_string()
+                    } else {
+                        "maxvalue".to_string()
+                    };
+                    format!("for values from ({from}) to ({to})")
+                }
+                PartitionMethod::Hash => {
+                    format!("for values with (modulus {parts}, remainder {})", p - 1)
+                }
+            };
+            out.push(format!(
+                "create{unlogged} table pgbench_accounts_{p}\n  partition of pgbench_accounts\n  {bound} with (fillfactor={})",
+                opts.fillfactor
+            ));
+        }
+    }
+    out
+}
+
+/// The rows (0-based row numbers, i.e. aid - 1) inside range partition `p` (1-based) of
+/// `partitions`, by createPartitions' bounds.
+pub fn range_partition_rows(p: u64, partitions: u64, total: u64) -> Range<u64> {
+    let part_size = total.div_ceil(partitions);
+    let lo = ((p - 1) * part_size).min(total);
+    let hi = if p == partitions {
+        total
+    } else {
+        (p * part_size).min(total)
+    };
+    lo..hi
+}
+
+/// pgbench.c `initCreatePKeys`.
+pub const PKEY_SQL: [&str; 3] = [
+    "alter table pgbench_branches add primary key (bid)",
+    "alter table pgbench_tellers add primary key (tid)",
+    "alter table pgbench_accounts add primary key (aid)",
+];
+
+/// pgbench.c `initCreateFKeys`.
+pub const FKEY_SQL: [&str; 5] = [
+    "alter table pgbench_tellers add constraint pgbench_tellers_bid_fkey foreign key (bid) references pgbench_branches",
+    "alter table pgbench_accounts add constraint pgbench_accounts_bid_fkey foreign key (bid) references pgbench_branches",
+    "alter table pgbench_history add constraint pgbench_history_bid_fkey foreign key (bid) references pgbench_branches",
+    "alter table pgbench_history add constraint pgbench_history_tid_fkey foreign key (tid) references pgbench_tellers",
+    "alter table pgbench_history add constraint pgbench_history_aid_fkey foreign key (aid) references pgbench_accounts",
+];
+
+/// pgbench.c `initVacuum`.
+pub const VACUUM_SQL: [&str; 4] = [
+    "vacuum analyze pgbench_branches",
+    "vacuum analyze pgbench_tellers",
+    "vacuum analyze pgbench_accounts",
+    "vacuum analyze pgbench_history",
+];
+
+/// Seed 000's `vacuum.sql`: put the balances back, empty the history, vacuum.
+pub const RESET_SQL: [&str; 4] = [
+    "update pgbench_branches set bbalance = 0 where bbalance <> 0",
+    "update pgbench_tellers set tbalance = 0 where tbalance <> 0",
+    "update pgbench_accounts set abalance = 0 where abalance <> 0",
+    "truncate table pgbench_history",
+];
+
+const SLOT_BRANCHES: usize = 0;
+const SLOT_TELLERS: usize = 1;
+const SLOT_ACCOUNTS: usize = 2;
+
+fn slots(opts: &InitOptions) -> Vec<TableProgress> {
+    let s = opts.scale as u64;
+    [
+        ("pgbench_branches", NBRANCHES * s),
+        ("pgbench_tellers", NTELLERS * s),
+        ("pgbench_accounts", NACCOUNTS * s),
+    ]
+    .into_iter()
+    .map(|(t, n)| TableProgress {
+        table: t.into(),
+        rows_done: 0,
+        rows_total: n,
+    })
+    .collect()
+}
+
+/// Split `total` rows into `n` nearly equal consecutive ranges (none empty).
+pub fn split_rows(total: u64, n: u64) -> Vec<Range<u64>> {
+    let n = n.clamp(1, total.max(1));
+    (0..n)
+        .map(|i| (total * i / n)..(total * (i + 1) / n))
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// The client-side task list and the plan in words. Largest tasks first.
+pub fn client_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
+    let total = opts.total_accounts();
+    let s = opts.scale as u64;
+    let accounts: Arc<dyn RowSource> = Arc::new(Accounts);
+    let copy = |relation: String, rows: Range<u64>, whole: bool| Task {
+        slot: SLOT_ACCOUNTS,
+        kind: TaskKind::Copy {
+            relation,
+            columns: None,
+            source: accounts.clone(),
+            rows,
+            whole,
+        },
+    };
+    let (mut tasks, plan): (Vec<Task>, String) = match opts.method() {
+        None if opts.jobs == 1 => (
+            vec![copy("pgbench_accounts".into(), 0..total, true)],
+            "pgbench_accounts: one COPY FREEZE (pgbench's plan)".into(),
+        ),
+        None => {
+            let ranges = split_rows(total, opts.jobs as u64);
+            let n = ranges.len();
+            (
+                ranges
+                    .into_iter()
+                    .map(|r| copy("pgbench_accounts".into(), r, false))
+                    .collect(),
+                format!(
+                    "pgbench_accounts: {n} row ranges, plain COPY in parallel (FREEZE is impossible when connections share a table)"
+                ),
+            )
+        }
+        Some(PartitionMethod::Range) => {
+            let parts = opts.partitions as u64;
+            (
+                (1..=parts)
+                    .map(|p| (p, range_partition_rows(p, parts, total)))
+                    .filter(|(_, r)| !r.is_empty())
+                    .map(|(p, r)| copy(format!("pgbench_accounts_{p}"), r, true))
+                    .collect(),
+                format!(
+                    "pgbench_accounts: {parts} range partitions, each loaded directly with TRUNCATE + COPY FREEZE, in parallel"
+                ),
+            )
+        }
+        Some(PartitionMethod::Hash) => {
+            let ranges = split_rows(total, opts.jobs as u64);
+            let n = ranges.len();
+            (
+                ranges
+                    .into_iter()
+                    .map(|r| copy("pgbench_accounts".into(), r, false))
+                    .collect(),
+                format!(
+                    "pgbench_accounts: hash-partitioned, {n} row ranges through the parent, plain COPY (no FREEZE on a partitioned table)"
+                ),
+            )
+        }
+    };
+    tasks.push(Task {
+        slot: SLOT_TELLERS,
+        kind: TaskKind::Copy {
+            relation: "pgbench_tellers".into(),
+            columns: None,
+            source: Arc::new(Tellers),
+            rows: 0..NTELLERS * s,
+            whole: true,
+        },
+    });
+    tasks.push(Task {
+        slot: SLOT_BRANCHES,
+        kind: TaskKind::Copy {
+            relation: "pgbench_branches".into(),
+            columns: None,
+            source: Arc::new(Branches),
+            rows: 0..NBRANCHES * s,
+            whole: true,
+        },
+    });
+    (tasks, plan)
+}
+
+fn insert_accounts_sql(rows: Range<u64>) -> String {
+    format!(
+        "insert into pgbench_accounts(aid,bid,abalance,filler) select aid, (aid - 1) / {NACCOUNTS} + 1, 0, '' from generate_series({}, {}) as aid",
+        rows.start + 1,
+        rows.end
+    )
+}
+
+/// The server-side task list (pgbench.c `initGenerateDataServerSide`).
+pub fn server_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
+    let s = opts.scale as u64;
+    let total = opts.total_accounts();
+    let branches = format!(
+        "insert into pgbench_branches(bid,bbalance) select bid, 0 from generate_series(1, {}) as bid",
+        NBRANCHES * s
+    );
+    let tellers = format!(
+        "insert into pgbench_tellers(tid,bid,tbalance) select tid, (tid - 1) / {NTELLERS} + 1, 0 from generate_series(1, {}) as tid",
+        NTELLERS * s
+    );
+    if opts.jobs == 1 {
+        // pgbench's single transaction ("we do all of this in one transaction to enable the
+        // backend's data-loading optimizations").
+        let sql = format!(
+            "begin; truncate table {}; {branches}; {tellers}; {}; commit",
+            TABLES.join(", "),
+            insert_accounts_sql(0..total)
+        );
+        return (
+            vec![Task {
+                slot: SLOT_ACCOUNTS,
+                kind: TaskKind::Sql {
+                    sql,
+                    rows: vec![
+                        (SLOT_BRANCHES, NBRANCHES * s),
+                        (SLOT_TELLERS, NTELLERS * s),
+                        (SLOT_ACCOUNTS, total),
+                    ],
+                },
+            }],
+            "server-side INSERT ... SELECT generate_series in one transaction (pgbench's plan)"
+                .into(),
+        );
+    }
+    let n = (opts.jobs as u64).max(total.div_ceil(1_000_000));
+    let ranges = split_rows(total, n);
+    let n = ranges.len();
+    let mut tasks: Vec<Task> = ranges
+        .into_iter()
+        .map(|r| Task {
+            slot: SLOT_ACCOUNTS,
+            kind: TaskKind::Sql {
+                rows: vec![(SLOT_ACCOUNTS, r.end - r.start)],
+                sql: insert_accounts_sql(r),
+            },
+        })
+        .collect();
+    tasks.push(Task {
+        slot: SLOT_TELLERS,
+        kind: TaskKind::Sql {
+            sql: tellers,
+            rows: vec![(SLOT_TELLERS, NTELLERS * s)],
+        },
+    });
+    tasks.push(Task {
+        slot: SLOT_BRANCHES,
+        kind: TaskKind::Sql {
+            sql: branches,
+            rows: vec![(SLOT_BRANCHES, NBRANCHES * s)],
+        },
+    });
+    (
+        tasks,
+        format!("server-side INSERT ... SELECT generate_series, pgbench_accounts in {n} ranges over {} connections", opts.jobs),
+    )
+}
+
+// ----- steps -----
+
+fn check_cancel(cancel: &AtomicBool) -> Result<(), LoadError> {
+    if cancel.load(Ordering::Relaxed) {
+        Err(LoadError::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+async fn exec(s: &mut Session, sql: &str) -> Result<(), LoadError> {
+    s.simple_query(sql)
+        .await
+        .map(|_| ())
+        .map_err(|e| LoadError::db(sql.to_string(), e))
+}
+
+/// Run one step's statements on `s`, timed and reported.
+async fn step(
+    s: &mut Session,
+    name: &'static str,
+    sqls: &[&str],
+    cancel: &AtomicBool,
+    timings: &mut Timings,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(), LoadError> {
+    check_cancel(cancel)?;
+    on_event(&Event::StepStarted(name));
+    let t = Instant::now();
+    for sql in sqls {
+        check_cancel(cancel)?;
+        exec(s, sql).await?;
+    }
+    let elapsed = t.elapsed();
+    timings.steps.push((name, elapsed));
+    on_event(&Event::StepFinished {
+        step: name,
+        elapsed,
+    });
+    Ok(())
+}
+
+/// Drop pgbench's four tables (and with them, pgbench_accounts' partitions). Nothing else.
+pub async fn drop_tables(s: &mut Session) -> Result<(), LoadError> {
+    exec(s, DROP_SQL).await
+}
+
+/// `stampede init tpcb`: drop, create, generate, vacuum, primary keys, foreign keys — pgbench's
+/// steps `dtgvp[f]` (or `dtGvp[f]`), through `cfg` (the loader opens up to `jobs` more
+/// connections). See the module header for what an interruption leaves behind.
+pub async fn init(
+    cfg: &ConnConfig,
+    opts: &InitOptions,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<InitReport, LoadError> {
+    opts.validate()?;
+    check_cancel(&opts.cancel)?;
+    let mut admin = Session::connect(cfg)
+        .await
+        .map_err(|e| LoadError::db("connecting", e))?;
+    let mut timings = Timings::default();
+    let mut report = InitReport {
+        timings: Timings::default(),
+        scale: opts.scale,
+        rows: [0; 3],
+        plan: String::new(),
+        frozen_tasks: 0,
+        plain_tasks: 0,
+        freeze_refused: false,
+    };
+    let mut created = false;
+    let r = init_steps(
+        &mut admin,
+        cfg,
+        opts,
+        &mut timings,
+        &mut report,
+        &mut created,
+        on_event,
+    )
+    .await;
+    if let Err(e) = r {
+        if created {
+            // Leave nothing that looks loaded (module header).
+            let dropped = match admin.is_usable() {
+                true => drop_tables(&mut admin).await,
+                false => match Session::connect(cfg).await {
+                    Ok(mut s) => {
+                        let r = drop_tables(&mut s).await;
+                        s.close().await;
+                        r
+                    }
+                    Err(e) => Err(LoadError::db("reconnecting to drop the tables", e)),
+                },
+            };
+            let msg = match dropped {
+                Ok(()) => "initialisation stopped: dropped the pgbench tables again".to_string(),
+                Err(d) => format!(
+                    "initialisation stopped, and dropping the partly loaded pgbench tables failed too: {d}"
+                ),
+            };
+            on_event(&Event::Notice(&msg));
+        }
+        if admin.is_usable() {
+            admin.close().await;
+        }
+        return Err(e);
+    }
+    admin.close().await;
+    report.timings = timings;
+    Ok(report)
+}
+
+async fn init_steps(
+    admin: &mut Session,
+    cfg: &ConnConfig,
+    opts: &InitOptions,
+    timings: &mut Timings,
+    report: &mut InitReport,
+    created: &mut bool,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(), LoadError> {
+    let cancel = &*opts.cancel;
+    // Quiet the NOTICEs of "drop table if exists" (pgbench shows them; they say nothing).
+    exec(admin, "set client_min_messages = warning").await?;
+    step(admin, "drop tables", &[DROP_SQL], cancel, timings, on_event).await?;
+
+    let creates = create_sql(opts, admin.server_version_num());
+    let creates: Vec<&str> = creates.iter().map(String::as_str).collect();
+    *created = true;
+    step(admin, "create tables", &creates, cancel, timings, on_event).await?;
+
+    let (name, (tasks, plan)) = match opts.generate {
+        Generate::ClientSide => ("client-side generate", client_side_tasks(opts)),
+        Generate::ServerSide => ("server-side generate", server_side_tasks(opts)),
+    };
+    report.plan = plan;
+    check_cancel(cancel)?;
+    on_event(&Event::StepStarted(name));
+    let t = Instant::now();
+    let outcome = driver::run(
+        cfg,
+        &DriverOptions {
+            jobs: opts.jobs,
+            cancel: opts.cancel.clone(),
+            freeze: true,
+        },
+        slots(opts),
+        tasks,
+        on_event,
+    )
+    .await?;
+    let elapsed = t.elapsed();
+    timings.steps.push((name, elapsed));
+    on_event(&Event::StepFinished {
+        step: name,
+        elapsed,
+    });
+    report.rows = [outcome.rows[0], outcome.rows[1], outcome.rows[2]];
+    report.frozen_tasks = outcome.frozen_tasks;
+    report.plain_tasks = outcome.plain_tasks;
+    report.freeze_refused = outcome.freeze_refused;
+
+    if !opts.no_vacuum {
+        step(admin, "vacuum", &VACUUM_SQL, cancel, timings, on_event).await?;
+    }
+    step(admin, "primary keys", &PKEY_SQL, cancel, timings, on_event).await?;
+    if opts.foreign_keys {
+        step(admin, "foreign keys", &FKEY_SQL, cancel, timings, on_event).await?;
+    }
+    check_cancel(cancel)
+}
+
+/// `stampede reset tpcb` (seed 000's `vacuum.sql`): balances back to 0 where they are not,
+/// history emptied, the four tables vacuumed and analysed. Steps: "reset balances", "truncate
+/// history", "vacuum".
+pub async fn reset(
+    s: &mut Session,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<Timings, LoadError> {
+    if let TpcbTables::Missing(table) = inspect(s).await? {
+        return Err(LoadError::Missing {
+            table,
+            workload: "tpcb",
+        });
+    }
+    let never = AtomicBool::new(false);
+    let mut timings = Timings::default();
+    step(
+        s,
+        "reset balances",
+        &RESET_SQL[..3],
+        &never,
+        &mut timings,
+        on_event,
+    )
+    .await?;
+    step(
+        s,
+        "truncate history",
+        &RESET_SQL[3..],
+        &never,
+        &mut timings,
+        on_event,
+    )
+    .await?;
+    step(s, "vacuum", &VACUUM_SQL, &never, &mut timings, on_event).await?;
+    Ok(timings)
+}
+
+/// What a database holds of pgbench's tables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TpcbTables {
+    /// This table (the first missing, in pgbench's order) does not exist.
+    Missing(&'static str),
+    Present {
+        /// `count(*)` of pgbench_branches (how pgbench finds the scale, pgbench.c `main`).
+        scale: i64,
+        /// Partitions of pgbench_accounts, and their method (pgbench.c `GetTableInfo`).
+        partitions: i64,
+        partition_method: Option<PartitionMethod>,
+        /// pgbench_branches, pgbench_tellers and pgbench_accounts all have primary keys.
+        primary_keys: bool,
+    },
+}
+
+/// Look at pgbench's tables, as they resolve through `search_path` (as pgbench does).
+pub async fn inspect(s: &mut Session) -> Result<TpcbTables, LoadError> {
+    let sql = "select to_regclass('pgbench_accounts') is not null, \
+               to_regclass('pgbench_branches') is not null, \
+               to_regclass('pgbench_history') is not null, \
+               to_regclass('pgbench_tellers') is not null";
+    let rows = s
+        .simple_query(sql)
+        .await
+        .map_err(|e| LoadError::db("looking for the pgbench tables", e))?;
+    let row = rows.first().cloned().unwrap_or_default();
+    for (i, table) in TABLES.iter().enumerate() {
+        if row.get(i).and_then(|v| v.as_deref()) != Some("t") {
+            return Ok(TpcbTables::Missing(table));
+        }
+    }
+    let sql = "select (select count(*) from pgbench_branches), \
+               (select count(*) from pg_catalog.pg_inherits where inhparent = 'pgbench_accounts'::regclass), \
+               (select partstrat from pg_catalog.pg_partitioned_table where partrelid = 'pgbench_accounts'::regclass), \
+               (select count(*) from pg_catalog.pg_constraint where contype = 'p' and conrelid in \
+                  ('pgbench_branches'::regclass, 'pgbench_tellers'::regclass, 'pgbench_accounts'::regclass))";
+    let rows = s
+        .simple_query(sql)
+        .await
+        .map_err(|e| LoadError::db("reading the pgbench tables", e))?;
+    let row = rows.first().cloned().unwrap_or_default();
+    let num = |i: usize| -> i64 {
+        row.get(i)
+            .and_then(|v| v.as_deref())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let method = match row.get(2).and_then(|v| v.as_deref()) {
+        Some("r") => Some(PartitionMethod::Range),
+        Some("h") => Some(PartitionMethod::Hash),
+        _ => None,
+    };
+    Ok(TpcbTables::Present {
+        scale: num(0),
+        partitions: num(1),
+        partition_method: method,
+        primary_keys: num(3) == 3,
+    })
+}
+
+/// The scale of a pgbench database: `count(*)` of pgbench_branches; `None` when any of the four
+/// tables is missing (use [`inspect`] to learn which).
+pub async fn detect_tpcb_scale(s: &mut Session) -> Result<Option<i64>, LoadError> {
+    Ok(match inspect(s).await? {
+        TpcbTables::Missing(_) => None,
+        TpcbTables::Present { scale, .. } => Some(scale),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows_of(src: &dyn RowSource, r: Range<u64>) -> String {
+        let mut out = Vec::new();
+        for i in r {
+            src.write_row(i, &mut out);
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn rows_are_pgbench_rows() {
+        assert_eq!(rows_of(&Branches, 0..2), "1\t0\t\\N\n2\t0\t\\N\n");
+        assert_eq!(rows_of(&Tellers, 9..11), "10\t1\t0\t\\N\n11\t2\t0\t\\N\n");
+        assert_eq!(
+            rows_of(&Accounts, 99_999..100_001),
+            "100000\t1\t0\t\n100001\t2\t0\t\n"
+        );
+    }
+
+    #[test]
+    fn create_statements_match_pgbench() {
+        let opts = InitOptions::default();
+        assert_eq!(
+            create_sql(&opts, 150000),
+            vec![
+                "create table pgbench_history(tid int,bid int,aid    int,delta int,mtime timestamp,filler char(22))",
+                "create table pgbench_tellers(tid int not null,bid int,tbalance int,filler char(84)) with (fillfactor=100)",
+                "create table pgbench_accounts(aid    int not null,bid int,abalance int,filler char(84)) with (fillfactor=100)",
+                "create table pgbench_branches(bid int not null,bbalance int,filler char(88)) with (fillfactor=100)",
+            ]
+        );
+        let big = InitOptions {
+            scale: 20_000,
+            unlogged: true,
+            fillfactor: 90,
+            ..Default::default()
+        };
+        let sql = create_sql(&big, 150000);
+        assert!(sql[0].starts_with("create unlogged table pgbench_history("));
+        assert!(sql[0].contains("aid bigint"));
+        assert!(sql[2].contains("aid bigint not null"));
+        assert!(sql[2].ends_with("with (fillfactor=90)"));
+    }
+
+    #[test]
+    fn partitions_match_pgbench_bounds() {
+        let opts = InitOptions {
+            partitions: 3,
+            ..Default::default()
+        };
+        let sql = create_sql(&opts, 150000);
+        assert_eq!(sql[2], "create table pgbench_accounts(aid    int not null,bid int,abalance int,filler char(84)) partition by range (aid)");
+        assert_eq!(sql[4], "create table pgbench_accounts_1\n  partition of pgbench_accounts\n  for values from (minvalue) to (33335) with (fillfactor=100)");
+        assert_eq!(sql[5], "create table pgbench_accounts_2\n  partition of pgbench_accounts\n  for values from (33335) to (66669) with (fillfactor=100)");
+        assert_eq!(sql[6], "create table pgbench_accounts_3\n  partition of pgbench_accounts\n  for values from (66669) to (maxvalue) with (fillfactor=100)");
+        assert_eq!(range_partition_rows(1, 3, 100_000), 0..33_334);
+        assert_eq!(range_partition_rows(2, 3, 100_000), 33_334..66_668);
+        assert_eq!(range_partition_rows(3, 3, 100_000), 66_668..100_000);
+        // aid = row + 1: partition 2 holds aids 33335..=66668, i.e. [33335, 66669).
+
+        let hash = InitOptions {
+            partitions: 2,
+            partition_method: Some(PartitionMethod::Hash),
+            unlogged: true,
+            ..Default::default()
+        };
+        let sql = create_sql(&hash, 150000);
+        assert!(sql[2].starts_with("create unlogged table pgbench_accounts("));
+        assert!(sql[2].ends_with("partition by hash (aid)"));
+        assert_eq!(sql[5], "create unlogged table pgbench_accounts_2\n  partition of pgbench_accounts\n  for values with (modulus 2, remainder 1) with (fillfactor=100)");
+        // PostgreSQL 18 rejects UNLOGGED on the partitioned parent.
+        assert!(create_sql(&hash, 180000)[2].starts_with("create table pgbench_accounts("));
+    }
+
+    #[test]
+    fn range_partition_rows_cover_everything_once() {
+        for (parts, total) in [(1u64, 100_000u64), (7, 300_000), (64, 100_000), (3, 10)] {
+            let mut next = 0;
+            for p in 1..=parts {
+                let r = range_partition_rows(p, parts, total);
+                assert_eq!(r.start, next.min(total));
+                next = r.end.max(next);
+            }
+            assert_eq!(next, total);
+        }
+    }
+
+    #[test]
+    fn split_rows_is_exact() {
+        assert_eq!(split_rows(10, 3), vec![0..3, 3..6, 6..10]);
+        assert_eq!(split_rows(2, 5), vec![0..1, 1..2]);
+        let r = split_rows(100_000 * 7, 4);
+        assert_eq!(r.iter().map(|r| r.end - r.start).sum::<u64>(), 700_000);
+    }
+
+    #[test]
+    fn options_are_validated_like_pgbench() {
+        let bad = |o: InitOptions| o.validate().unwrap_err().to_string();
+        assert!(bad(InitOptions {
+            scale: 0,
+            ..Default::default()
+        })
+        .contains("invalid scaling factor"));
+        assert!(bad(InitOptions {
+            fillfactor: 9,
+            ..Default::default()
+        })
+        .contains("invalid fillfactor"));
+        assert!(bad(InitOptions {
+            partition_method: Some(PartitionMethod::Hash),
+            ..Default::default()
+        })
+        .contains("requires greater than zero --partitions"));
+        assert!(InitOptions::default().validate().is_ok());
+    }
+
+    #[test]
+    fn plans() {
+        let one = client_side_tasks(&InitOptions::default());
+        assert_eq!(one.0.len(), 3);
+        assert!(matches!(one.0[0].kind, TaskKind::Copy { whole: true, .. }));
+        let par = client_side_tasks(&InitOptions {
+            jobs: 4,
+            ..Default::default()
+        });
+        assert_eq!(par.0.len(), 6);
+        assert!(matches!(par.0[0].kind, TaskKind::Copy { whole: false, .. }));
+        let ranged = client_side_tasks(&InitOptions {
+            partitions: 3,
+            jobs: 2,
+            ..Default::default()
+        });
+        assert_eq!(ranged.0.len(), 5);
+        match &ranged.0[1].kind {
+            TaskKind::Copy {
+                relation,
+                whole,
+                rows,
+                ..
+            } => {
+                assert_eq!(relation, "pgbench_accounts_2");
+                assert!(*whole);
+                assert_eq!(*rows, 33_334..66_668);
+            }
+            _ => panic!(),
+        }
+        let server = server_side_tasks(&InitOptions {
+            scale: 3,
+            jobs: 2,
+            ..Default::default()
+        });
+        assert_eq!(server.0.len(), 4);
+    }
+}

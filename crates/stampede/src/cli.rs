@@ -1,0 +1,268 @@
+//! The command line: every flag defined once, here (clap derive), with pgbench's letters and long
+//! names and the same meanings, so a pgbench command line runs after changing the program name.
+//! `-h` is the host (as in pgbench), so help is `--help` or `-?`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "stampede",
+    version,
+    about = "Benchmark OLTP databases: pgbench's TPC-B on an embedded or remote PostgreSQL, measured exactly.",
+    long_about = "Benchmark OLTP databases: pgbench's TPC-B on an embedded or remote PostgreSQL, measured exactly.\n\n\
+        With no target (no -h/-p/-U/-d, no DBNAME, no PG* variables), stampede starts a private PostgreSQL \
+        in a temporary directory, loads it, runs, and removes it.\n\n\
+        `stampede` alone runs the default benchmark: tpcb-like, scale 10, 8 clients, 2 threads, 10 s, on the embedded server.",
+    disable_help_flag = true,
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Print help (`-?` as in pgbench).
+    #[arg(short = '?', long = "help", action = clap::ArgAction::Help, global = true)]
+    pub help: Option<bool>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a benchmark (pgbench's benchmarking mode).
+    Run(RunArgs),
+    /// Create and load a workload's tables (pgbench -i).
+    Init(InitArgs),
+    /// Restore a workload's data to its loaded state: balances to 0, history emptied, vacuumed.
+    Reset(ResetArgs),
+    /// Manage a persistent embedded PostgreSQL (for repeated runs without reloading).
+    Server(ServerArgs),
+}
+
+/// Where the database is. Nothing given (and no PG* variables) means the embedded server.
+#[derive(Args, Debug, Clone, Default)]
+pub struct TargetArgs {
+    /// Database server host or socket directory (PGHOST).
+    #[arg(short = 'h', long = "host", value_name = "HOSTNAME")]
+    pub host: Option<String>,
+    /// Database server port (PGPORT).
+    #[arg(short = 'p', long = "port", value_name = "PORT")]
+    pub port: Option<String>,
+    /// Connect as this user (PGUSER).
+    #[arg(short = 'U', long = "username", value_name = "USERNAME")]
+    pub username: Option<String>,
+    /// Database name, `key=value` connection string or postgresql:// URL (PGDATABASE).
+    #[arg(short = 'd', long = "dbname", value_name = "DBNAME")]
+    pub dbname: Option<String>,
+    /// Database name or connection string, as pgbench's positional DBNAME.
+    #[arg(value_name = "DBNAME")]
+    pub positional_dbname: Option<String>,
+    /// Embedded server: the PostgreSQL bin directory to use (default: pg_config --bindir, the
+    /// newest /usr/lib/postgresql/*/bin, then PATH).
+    #[arg(long = "pg-bindir", value_name = "DIR")]
+    pub pg_bindir: Option<PathBuf>,
+    /// Embedded server: leave it running afterwards and print how to reach and stop it.
+    #[arg(long = "keep-server")]
+    pub keep_server: bool,
+    /// Embedded server: a server setting NAME=VALUE on top of stampede's defaults (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub settings: Vec<String>,
+    /// Use the embedded server even if PG* environment variables are set.
+    #[arg(long = "embedded", conflicts_with_all = ["host", "port", "username", "dbname", "positional_dbname"])]
+    pub embedded: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Protocol {
+    Simple,
+    Extended,
+    Prepared,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Add a builtin script NAME weighted at W (default 1); `-b list` lists them.
+    #[arg(short = 'b', long = "builtin", value_name = "NAME[@W]")]
+    pub builtin: Vec<String>,
+    /// Same as `-b simple-update`.
+    #[arg(short = 'N', long = "skip-some-updates")]
+    pub skip_some_updates: bool,
+    /// Same as `-b select-only`.
+    #[arg(short = 'S', long = "select-only")]
+    pub select_only: bool,
+
+    /// Number of concurrent database clients.
+    #[arg(
+        short = 'c',
+        long = "client",
+        visible_alias = "clients",
+        value_name = "NUM",
+        default_value_t = 1
+    )]
+    pub clients: u32,
+    /// Number of threads (event loops) driving the clients.
+    #[arg(short = 'j', long = "jobs", value_name = "NUM", default_value_t = 1)]
+    pub jobs: u32,
+    /// Duration of the measured run in seconds (connecting is not counted).
+    #[arg(
+        short = 'T',
+        long = "time",
+        value_name = "NUM",
+        conflicts_with = "transactions"
+    )]
+    pub time: Option<u64>,
+    /// Number of transactions each client runs (default 10 when -T is not given).
+    #[arg(short = 't', long = "transactions", value_name = "NUM")]
+    pub transactions: Option<u64>,
+    /// Show a progress report every NUM seconds.
+    #[arg(short = 'P', long = "progress", value_name = "NUM")]
+    pub progress: Option<f64>,
+    /// Target rate in transactions per second (Poisson schedule; latency from the scheduled start).
+    #[arg(
+        short = 'R',
+        long = "rate",
+        value_name = "NUM",
+        allow_negative_numbers = true
+    )]
+    pub rate: Option<f64>,
+    /// With -R: skip transactions already NUM ms late, count committed ones slower than NUM ms.
+    #[arg(
+        short = 'L',
+        long = "latency-limit",
+        value_name = "NUM",
+        requires = "rate"
+    )]
+    pub latency_limit: Option<f64>,
+    /// Protocol for submitting queries.
+    #[arg(short = 'M', long = "protocol", value_enum, default_value = "simple")]
+    pub protocol: Protocol,
+    /// Maximum tries per transaction for serialization failures and deadlocks (0: unlimited, needs -T).
+    #[arg(long = "max-tries", value_name = "NUM", default_value_t = 1)]
+    pub max_tries: u32,
+    /// Report latencies and failures per statement.
+    #[arg(short = 'r', long = "report-per-command")]
+    pub report_per_command: bool,
+    /// Random seed: an integer, `time` (default) or `rand`.
+    #[arg(long = "random-seed", value_name = "SEED")]
+    pub random_seed: Option<String>,
+    /// Do not vacuum (and truncate pgbench_history) before the run.
+    #[arg(short = 'n', long = "no-vacuum")]
+    pub no_vacuum: bool,
+    /// Vacuum all four tables before the run.
+    #[arg(short = 'v', long = "vacuum-all", conflicts_with = "no_vacuum")]
+    pub vacuum_all: bool,
+    /// Open a new connection for every transaction.
+    #[arg(short = 'C', long = "connect")]
+    pub connect: bool,
+    /// Scale factor: must match the data (detected from pgbench_branches); for the embedded
+    /// server, the scale to load (default 10).
+    #[arg(short = 's', long = "scale", value_name = "NUM")]
+    pub scale: Option<i64>,
+    /// Accepted for pgbench compatibility: failures are always reported by kind.
+    #[arg(long = "failures-detailed")]
+    pub failures_detailed: bool,
+    /// Show a builtin script and exit.
+    #[arg(long = "show-script", value_name = "NAME")]
+    pub show_script: Option<String>,
+    /// Write the full result (configuration, environment, interval series, histograms) as JSON.
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Skip the checks after the run (TPC-B invariant, commit count); they scan pgbench_accounts.
+    #[arg(long = "no-check")]
+    pub no_check: bool,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InitWorkload {
+    Tpcb,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PartitionMethod {
+    Range,
+    Hash,
+}
+
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// The workload whose tables to create.
+    #[arg(value_enum)]
+    pub workload: InitWorkload,
+    /// Scale factor (100,000 accounts per unit).
+    #[arg(short = 's', long = "scale", value_name = "NUM", default_value_t = 1)]
+    pub scale: i64,
+    /// Fill factor of the tables (10..100).
+    #[arg(
+        short = 'F',
+        long = "fillfactor",
+        value_name = "NUM",
+        default_value_t = 100
+    )]
+    pub fillfactor: u32,
+    /// Partition pgbench_accounts into NUM parts.
+    #[arg(long = "partitions", value_name = "NUM", default_value_t = 0)]
+    pub partitions: u32,
+    /// Partitioning method (with --partitions).
+    #[arg(long = "partition-method", value_enum, default_value = "range")]
+    pub partition_method: PartitionMethod,
+    /// Create the tables unlogged.
+    #[arg(long = "unlogged-tables", visible_alias = "unlogged")]
+    pub unlogged: bool,
+    /// Create foreign keys between the tables.
+    #[arg(long = "foreign-keys")]
+    pub foreign_keys: bool,
+    /// Generate the data on the server (INSERT ... SELECT generate_series) instead of COPY.
+    #[arg(long = "server-side")]
+    pub server_side: bool,
+    /// Do not VACUUM ANALYZE after loading.
+    #[arg(short = 'n', long = "no-vacuum")]
+    pub no_vacuum: bool,
+    /// Loader connections (default: 2 per CPU, at most 16).
+    #[arg(short = 'j', long = "jobs", value_name = "NUM")]
+    pub jobs: Option<u32>,
+    /// No progress bar.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ResetArgs {
+    #[arg(value_enum)]
+    pub workload: InitWorkload,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ServerArgs {
+    #[command(subcommand)]
+    pub action: ServerAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ServerAction {
+    /// Initialise (if needed) and start a persistent embedded server.
+    Start(ServerDirArgs),
+    /// Say whether it runs, and how to connect.
+    Status(ServerDirArgs),
+    /// Stop it (the data directory is kept; remove it yourself to start afresh).
+    Stop(ServerDirArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ServerDirArgs {
+    /// Data directory (default: $XDG_DATA_HOME/stampede/server or ~/.local/share/stampede/server).
+    #[arg(long = "data-dir", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    #[arg(long = "pg-bindir", value_name = "DIR")]
+    pub pg_bindir: Option<PathBuf>,
+    /// A server setting NAME=VALUE (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub settings: Vec<String>,
+}

@@ -1,0 +1,104 @@
+//! `stampede server start|status|stop`: a persistent embedded PostgreSQL for repeated runs
+//! without reloading. Its data directory is the user's and is never removed by stampede.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use target::embedded::{EmbeddedOptions, EmbeddedServer};
+
+use crate::cli::{ServerAction, ServerArgs, ServerDirArgs};
+use crate::targeting;
+
+fn default_data_dir() -> Result<PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(x).join("stampede/server"));
+    }
+    let home = std::env::var_os("HOME").context("HOME is not set: pass --data-dir")?;
+    Ok(PathBuf::from(home).join(".local/share/stampede/server"))
+}
+
+fn data_dir(args: &ServerDirArgs) -> Result<PathBuf> {
+    match &args.data_dir {
+        Some(d) => Ok(d.clone()),
+        None => default_data_dir(),
+    }
+}
+
+fn how_to_connect(server: &EmbeddedServer) -> String {
+    format!(
+        "-h {} -p {} -U postgres postgres",
+        server.socket_dir().display(),
+        server.port()
+    )
+}
+
+pub fn run(args: ServerArgs) -> Result<i32> {
+    match args.action {
+        ServerAction::Start(a) => {
+            let dir = data_dir(&a)?;
+            let settings = targeting::parse_settings(&a.settings)?;
+            if let Some(s) = EmbeddedServer::attach(&dir, a.pg_bindir.as_deref())? {
+                eprintln!(
+                    "already running (pid {}), data in {}",
+                    s.pid().unwrap_or(0),
+                    dir.display()
+                );
+                println!("{}", how_to_connect(&s));
+                // Attached handles are kept: dropping one leaves the server running.
+                return Ok(0);
+            }
+            let opts = EmbeddedOptions {
+                bindir: a.pg_bindir.clone(),
+                data_dir: Some(dir.clone()),
+                keep: true,
+                settings,
+            };
+            let server =
+                EmbeddedServer::start(&opts).context("starting the embedded PostgreSQL")?;
+            targeting::describe_embedded(&server);
+            eprintln!("started; run benchmarks against it with:");
+            println!("{}", how_to_connect(&server));
+            eprintln!("stop it with `stampede server stop{}`", dir_flag(&a));
+            Ok(0)
+        }
+        ServerAction::Status(a) => {
+            let dir = data_dir(&a)?;
+            match EmbeddedServer::attach(&dir, a.pg_bindir.as_deref())? {
+                Some(s) => {
+                    eprintln!(
+                        "running (pid {}), data in {}",
+                        s.pid().unwrap_or(0),
+                        dir.display()
+                    );
+                    println!("{}", how_to_connect(&s));
+                    Ok(0)
+                }
+                None => {
+                    eprintln!("not running (data directory {})", dir.display());
+                    Ok(3)
+                }
+            }
+        }
+        ServerAction::Stop(a) => {
+            let dir = data_dir(&a)?;
+            match EmbeddedServer::attach(&dir, a.pg_bindir.as_deref())? {
+                Some(s) => {
+                    s.stop().context("stopping the embedded PostgreSQL")?;
+                    eprintln!("stopped; data kept in {}", dir.display());
+                    Ok(0)
+                }
+                None => bail!(
+                    "no stampede server is running with data directory {}",
+                    dir.display()
+                ),
+            }
+        }
+    }
+}
+
+fn dir_flag(a: &ServerDirArgs) -> String {
+    match &a.data_dir {
+        Some(d) => format!(" --data-dir {}", d.display()),
+        None => String::new(),
+    }
+}

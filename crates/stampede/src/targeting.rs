@@ -1,0 +1,144 @@
+//! Which database a command talks to: a remote one described by libpq's conventions, or the
+//! embedded private server (no target given). The embedded server lives exactly as long as the
+//! returned [`Target`]: dropping it stops the server and removes its directory (unless kept),
+//! also when a command fails or is interrupted.
+
+use anyhow::{bail, Context, Result};
+use target::embedded::{EmbeddedOptions, EmbeddedServer};
+use target::{ConnConfig, ConnFlags};
+
+use crate::cli::TargetArgs;
+
+pub struct Target {
+    pub conn: ConnConfig,
+    /// Present when stampede started the server itself.
+    pub embedded: Option<EmbeddedServer>,
+}
+
+fn env(k: &str) -> Option<String> {
+    std::env::var(k).ok().filter(|v| !v.is_empty())
+}
+
+/// True when the command line and environment name no target, so the embedded server is used.
+pub fn wants_embedded(args: &TargetArgs) -> bool {
+    if args.embedded {
+        return true;
+    }
+    let flags = args.host.is_some()
+        || args.port.is_some()
+        || args.username.is_some()
+        || args.dbname.is_some()
+        || args.positional_dbname.is_some();
+    // PGUSER or PGPASSWORD alone do not name a server; PGHOST, PGPORT, PGDATABASE do.
+    !flags
+        && ["PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE"]
+            .iter()
+            .all(|k| env(k).is_none())
+}
+
+/// Parse `NAME=VALUE` server settings (validated before anything starts).
+pub fn parse_settings(raw: &[String]) -> Result<Vec<(String, String)>> {
+    raw.iter()
+        .map(|s| match s.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok((k.trim().to_string(), v.trim().to_string()))
+            }
+            _ => bail!("--set {s:?}: expected NAME=VALUE, e.g. --set shared_buffers=1GB"),
+        })
+        .collect()
+}
+
+/// Validate the target flags without any I/O (bad input fails before a connection opens).
+pub fn validate(args: &TargetArgs) -> Result<()> {
+    if args.dbname.is_some() && args.positional_dbname.is_some() {
+        bail!("the database is given twice (-d/--dbname and a positional DBNAME): give it once");
+    }
+    let remote_only = !args.settings.is_empty() || args.keep_server || args.pg_bindir.is_some();
+    if remote_only && !wants_embedded(args) {
+        bail!(
+            "--set, --keep-server and --pg-bindir apply to the embedded server only, but a target \
+             was given (flags or PGHOST/PGPORT/PGDATABASE); drop them, or pass --embedded"
+        );
+    }
+    parse_settings(&args.settings)?;
+    Ok(())
+}
+
+pub fn resolve_remote(args: &TargetArgs) -> Result<ConnConfig> {
+    let flags = ConnFlags {
+        host: args.host.clone(),
+        port: args.port.clone(),
+        user: args.username.clone(),
+        dbname: args
+            .dbname
+            .clone()
+            .or_else(|| args.positional_dbname.clone()),
+    };
+    Ok(ConnConfig::resolve(&flags, &env)?)
+}
+
+/// Resolve the target; starts the embedded server when no target is given.
+pub fn open(args: &TargetArgs, quiet: bool) -> Result<Target> {
+    validate(args)?;
+    if !wants_embedded(args) {
+        return Ok(Target {
+            conn: resolve_remote(args)?,
+            embedded: None,
+        });
+    }
+    let opts = EmbeddedOptions {
+        bindir: args.pg_bindir.clone(),
+        data_dir: None,
+        keep: args.keep_server,
+        settings: parse_settings(&args.settings)?,
+    };
+    let server = EmbeddedServer::start(&opts).context("starting the embedded PostgreSQL")?;
+    if !quiet {
+        describe_embedded(&server);
+    }
+    Ok(Target {
+        conn: server.conn_config(),
+        embedded: Some(server),
+    })
+}
+
+pub fn describe_embedded(server: &EmbeddedServer) {
+    let b = server.binaries();
+    eprintln!(
+        "embedded PostgreSQL {} from {} (found by {}), data in {}",
+        b.version,
+        b.bindir.display(),
+        b.found_by,
+        server.data_dir().display()
+    );
+    let settings: Vec<String> = server
+        .settings()
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    eprintln!("embedded settings: {}", settings.join(" "));
+}
+
+/// After a command: stop the embedded server (removing its directory), or, with `--keep-server`,
+/// say how to reach and stop it.
+pub fn close(t: Target, keep: bool) -> Result<()> {
+    let Some(server) = t.embedded else {
+        return Ok(());
+    };
+    if keep {
+        let h = &t.conn.hosts[0];
+        eprintln!(
+            "embedded server kept running: connect with `psql -h {} -p {} -U {} {}`; stop it with \
+             `stampede server stop --data-dir {}`",
+            h.host,
+            h.port,
+            t.conn.user,
+            t.conn.dbname,
+            server.data_dir().display()
+        );
+        // Dropping a kept server leaves it running (EmbeddedOptions::keep).
+        drop(server);
+        return Ok(());
+    }
+    server.stop().context("stopping the embedded PostgreSQL")
+}

@@ -1,0 +1,152 @@
+//! Bad command lines fail before any connection opens, with a message that names the flag at
+//! fault, a non-zero exit, and nothing touched. No server is needed: every case here must fail
+//! during validation (the target given, 127.0.0.1:1, would refuse any connection, and a case that
+//! reached it would fail with a different message).
+
+use std::process::Command;
+
+fn stampede(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(args)
+        .env_remove("PGHOST")
+        .env_remove("PGPORT")
+        .env_remove("PGDATABASE")
+        .output()
+        .expect("the stampede binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// (arguments, text the error must contain)
+const CASES: &[(&[&str], &str)] = &[
+    (&["run", "-T", "5", "-t", "10"], "cannot be used with"),
+    (&["run", "-L", "5"], "--rate"),
+    (&["run", "-c", "0"], "-c/--client must be at least 1"),
+    (&["run", "-j", "0"], "-j/--jobs must be at least 1"),
+    (&["run", "-T", "0"], "-T/--time must be at least 1"),
+    (&["run", "-t", "0"], "-t/--transactions must be at least 1"),
+    (&["run", "-R", "0"], "-R/--rate must be positive"),
+    (&["run", "-R", "-5"], "-R"),
+    (
+        &["run", "-R", "100", "-L", "0"],
+        "-L/--latency-limit must be positive",
+    ),
+    (&["run", "-P", "0"], "-P/--progress must be positive"),
+    (
+        &["run", "--max-tries", "0"],
+        "--max-tries=0 (unlimited) needs -T",
+    ),
+    (&["run", "-M", "fast"], "invalid value 'fast'"),
+    (
+        &["run", "-b", "nosuch"],
+        "no builtin script found for name \"nosuch\"",
+    ),
+    (&["run", "-b", "tpcb-like@x"], "invalid weight"),
+    (&["run", "-b", "tpcb-like@-1"], "invalid weight"),
+    (
+        &["run", "-b", "tpcb-like@0", "-b", "select-only@0"],
+        "total script weight must not be zero",
+    ),
+    (&["run", "--random-seed", "abc"], "--random-seed"),
+    (
+        &["run", "--frobnicate"],
+        "unexpected argument '--frobnicate'",
+    ),
+    (&["run", "-d", "db1", "db2"], "given twice"),
+    (
+        &["run", "-h", "127.0.0.1", "-p", "1", "--keep-server"],
+        "embedded server only",
+    ),
+    (&["run", "--set", "shared_buffers"], "expected NAME=VALUE"),
+    (&["run", "-s", "0"], "-s/--scale must be at least 1"),
+    (&["run", "-n", "-v"], "cannot be used with"),
+    (
+        &["init", "tpcb", "-s", "0"],
+        "-s/--scale must be at least 1",
+    ),
+    (
+        &["init", "tpcb", "-F", "5"],
+        "--fillfactor must be between 10 and 100",
+    ),
+    (
+        &["init", "tpcb", "-F", "101"],
+        "--fillfactor must be between 10 and 100",
+    ),
+    (
+        &[
+            "init",
+            "tpcb",
+            "--partitions",
+            "3",
+            "--partition-method",
+            "list",
+        ],
+        "invalid value 'list'",
+    ),
+    (&["init", "nosuch"], "invalid value 'nosuch'"),
+    (&["init", "tpcb", "-j", "0"], "-j/--jobs must be at least 1"),
+];
+
+#[test]
+fn every_bad_command_line_fails_before_connecting_with_a_clear_message() {
+    let mut failures = Vec::new();
+    for (args, expected) in CASES {
+        // Point each case at a port nothing listens on, unless it sets its own target: a case
+        // that got past validation would fail there with a connection error instead.
+        let mut full: Vec<&str> = args.to_vec();
+        let has_target = args.iter().any(|a| *a == "-h" || *a == "-d");
+        if !has_target && !args.contains(&"--set") {
+            full.extend(["-h", "127.0.0.1", "-p", "1"]);
+        }
+        let (code, _out, err) = stampede(&full);
+        if code == 0 || !err.contains(expected) || err.contains("cannot connect") {
+            failures.push(format!(
+                "{full:?}: exit {code}, stderr:\n{err}\n  expected: {expected}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
+}
+
+#[test]
+fn builtin_list_and_show_script_need_no_server() {
+    let (code, out, _) = stampede(&["run", "-b", "list"]);
+    assert_eq!(code, 0);
+    for name in ["tpcb-like", "simple-update", "select-only"] {
+        assert!(out.contains(name), "missing {name} in {out}");
+    }
+    let (code, out, _) = stampede(&["run", "--show-script", "select-only"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("SELECT abalance FROM pgbench_accounts WHERE aid = :aid;"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_unreachable_server_is_named_and_no_password_is_printed() {
+    let (code, out, err) = stampede(&[
+        "run",
+        "-t",
+        "1",
+        "postgresql://bench:s3cr3t-pw@127.0.0.1:1/db?connect_timeout=2",
+    ]);
+    assert_eq!(code, 1, "stderr: {err}");
+    assert!(err.contains("127.0.0.1"), "{err}");
+    assert!(err.contains("cannot connect"), "{err}");
+    assert!(
+        !err.contains("s3cr3t-pw") && !out.contains("s3cr3t-pw"),
+        "password leaked: {err}"
+    );
+}
+
+#[test]
+fn help_is_available_as_question_mark_because_h_is_the_host() {
+    let (code, out, _) = stampede(&["run", "-?"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("--latency-limit"), "{out}");
+    assert!(out.contains("-h, --host"), "{out}");
+}

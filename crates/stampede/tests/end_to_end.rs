@@ -1,0 +1,288 @@
+//! The binary against real private PostgreSQL servers: what a user does, checked by what the
+//! server says.
+
+mod common;
+
+use common::{number_after, stampede, stampede_cmd, Server};
+
+#[test]
+fn stampede_runs_on_data_loaded_by_pgbench_and_its_counts_match_the_server() {
+    let srv = Server::start();
+    srv.create_db("pgb");
+    let init = srv.pgbench("pgb", &["-i", "-s", "2", "-q"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let mut args = vec![
+        "run",
+        "-c",
+        "4",
+        "-j",
+        "2",
+        "-t",
+        "50",
+        "-M",
+        "prepared",
+        "--random-seed",
+        "7",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>();
+    args.extend(srv.target("pgb"));
+    let r = stampede(&args);
+    assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("transaction type: <builtin: TPC-B (sort of)>"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("scaling factor: 2"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("number of transactions actually processed: 200/200"),
+        "{}",
+        r.stdout
+    );
+    // pgbench truncates history before a run (no -n), so history holds exactly this run.
+    assert_eq!(
+        srv.psql("pgb", "SELECT count(*) FROM pgbench_history"),
+        "200"
+    );
+    assert!(r.stdout.contains("PASSED   commit count"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("PASSED   TPC-B invariant"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn pgbench_runs_on_data_loaded_by_stampede() {
+    let srv = Server::start();
+    srv.create_db("stp");
+    let mut args: Vec<String> = ["init", "tpcb", "-s", "2", "-q"].map(String::from).to_vec();
+    args.extend(srv.target("stp"));
+    let r = stampede(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = srv.pgbench("stp", &["-c", "2", "-t", "50", "-M", "prepared"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("number of transactions actually processed: 100/100"),
+        "{text}"
+    );
+    assert!(text.contains("scaling factor: 2"), "{text}");
+    assert_eq!(
+        srv.psql("stp", "SELECT count(*) FROM pgbench_accounts"),
+        "200000"
+    );
+}
+
+#[test]
+fn missing_tables_say_to_run_init_and_create_nothing() {
+    let srv = Server::start();
+    srv.create_db("empty");
+    let mut args: Vec<String> = ["run", "-t", "1"].map(String::from).to_vec();
+    args.extend(srv.target("empty"));
+    let r = stampede(&args);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("stampede init tpcb"), "{}", r.stderr);
+    assert_eq!(
+        srv.psql(
+            "empty",
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+        ),
+        "0"
+    );
+}
+
+#[test]
+fn a_scale_that_does_not_match_the_data_is_refused() {
+    let srv = Server::start();
+    srv.create_db("s1");
+    assert!(srv.pgbench("s1", &["-i", "-s", "1", "-q"]).status.success());
+    let mut args: Vec<String> = ["run", "-t", "1", "-s", "5"].map(String::from).to_vec();
+    args.extend(srv.target("s1"));
+    let r = stampede(&args);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("-s 5 does not match the data"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_missing_database_is_named() {
+    let srv = Server::start();
+    let mut args: Vec<String> = ["run", "-t", "1"].map(String::from).to_vec();
+    args.extend(srv.target("nosuchdb"));
+    let r = stampede(&args);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("nosuchdb") && r.stderr.contains("does not exist"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_wrong_password_is_refused_without_echoing_it() {
+    let srv = Server::start();
+    srv.psql("postgres", "CREATE ROLE bench LOGIN PASSWORD 'right-pw'");
+    // Require a password for `bench` on the socket; everyone else keeps trust.
+    let hba = srv.pg.data_dir().join("pg_hba.conf");
+    let old = std::fs::read_to_string(&hba).unwrap();
+    std::fs::write(&hba, format!("local all bench scram-sha-256\n{old}")).unwrap();
+    srv.psql("postgres", "SELECT pg_reload_conf()");
+    let r = stampede_cmd()
+        .args([
+            "run",
+            "-t",
+            "1",
+            "-h",
+            &srv.host(),
+            "-p",
+            &srv.port(),
+            "-U",
+            "bench",
+            "-d",
+            "postgres",
+        ])
+        .env("PGPASSWORD", "wrong-pw-123")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{err}");
+    assert!(err.contains("password authentication failed"), "{err}");
+    assert!(!err.contains("wrong-pw-123"), "{err}");
+}
+
+#[test]
+fn no_postgres_binaries_gives_the_install_hint() {
+    let empty = tempfile::tempdir().unwrap();
+    let r = stampede(&[
+        "run",
+        "-t",
+        "1",
+        "--pg-bindir",
+        empty.path().to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("apt-get install postgresql"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn the_embedded_default_runs_validates_against_the_schema_and_cleans_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let r = stampede(&[
+        "run",
+        "-s",
+        "1",
+        "-c",
+        "2",
+        "-t",
+        "25",
+        "-r",
+        "--random-seed",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("embedded PostgreSQL"), "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("number of transactions actually processed: 50/50"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("statement latencies in milliseconds"),
+        "{}",
+        r.stdout
+    );
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../../schema/run-result.v1.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(value["config"]["transactions_per_client"], 25);
+    // The embedded server is gone: its data directory, printed at start, no longer exists.
+    let line = r.stderr.lines().find(|l| l.contains(", data in ")).unwrap();
+    let data_dir = line.rsplit(", data in ").next().unwrap().trim();
+    assert!(
+        !std::path::Path::new(data_dir).exists(),
+        "{data_dir} still exists"
+    );
+}
+
+#[test]
+fn ctrl_c_mid_run_prints_and_saves_the_partial_result() {
+    let srv = Server::start();
+    srv.create_db("cc");
+    assert!(srv.pgbench("cc", &["-i", "-s", "1", "-q"]).status.success());
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("partial.json");
+    let mut args: Vec<String> = [
+        "run",
+        "-c",
+        "2",
+        "-T",
+        "60",
+        "-P",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(srv.target("cc"));
+    let child = stampede_cmd()
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first progress line's worth of running, then interrupt.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let done = number_after(&stdout, "number of transactions actually processed: ");
+    assert!(done > 0, "{stdout}");
+    assert!(stdout.contains("interrupted"), "{stdout}");
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(value["interrupted"], true);
+    // Every counted transaction is in the history: in-flight ones finished, none was lost.
+    assert_eq!(
+        srv.psql("cc", "SELECT count(*) FROM pgbench_history"),
+        done.to_string()
+    );
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs what stampede needs on Debian/Ubuntu and is missing: PostgreSQL server binaries (the
+# embedded default and the test suite start private servers from them), a C toolchain (mimalloc,
+# ring), openssl (TLS tests), and Rust if cargo is absent. Idempotent: installs nothing when all
+# is there.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null; then SUDO="sudo"; else
+    echo "install-deps: not root and no sudo; install postgresql-15 build-essential openssl yourself" >&2
+  fi
+fi
+
+have_pg() {
+  ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || command -v postgres >/dev/null 2>&1
+}
+
+missing=()
+have_pg || missing+=(pg)
+command -v cc >/dev/null || missing+=(build-essential)
+command -v openssl >/dev/null || missing+=(openssl)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+command -v cargo >/dev/null || [ -x "$HOME/.cargo/bin/cargo" ] || missing+=(rust)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  pkgs=()
+  for m in "${missing[@]}"; do
+    case "$m" in
+      pg)
+        # Debian 12's postgresql-15; elsewhere the distribution's default major version.
+        if apt-cache show postgresql-15 >/dev/null 2>&1; then pkgs+=(postgresql-15); else pkgs+=(postgresql); fi
+        ;;
+      rust) pkgs+=(cargo rustc) ;;
+      *) pkgs+=("$m") ;;
+    esac
+  done
+  # Only the binaries are needed: don't let the package start a system cluster we never use.
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod +x /usr/sbin/policy-rc.d
+    trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
+  $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+fi
