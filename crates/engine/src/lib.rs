@@ -179,9 +179,9 @@ pub struct Outcome {
 pub enum RunError {
     /// Initial connections failed (first error, redacted), nothing was measured.
     #[error("cannot open the initial connections: {0}")]
-    Connect(#[source] target::Error),
+    Connect(target::Error),
     #[error("cannot start engine threads: {0}")]
-    Threads(#[source] std::io::Error),
+    Threads(std::io::Error),
     /// The spec or the workload cannot run as given (no clients, weights that do not match the
     /// transaction types or sum to zero, a query mode the workload cannot use).
     #[error("{0}")]

@@ -38,7 +38,6 @@ pub enum LoadError {
     #[error("{context}: {source}")]
     Db {
         context: String,
-        #[source]
         source: Box<target::Error>,
     },
     /// A table the operation needs does not exist.

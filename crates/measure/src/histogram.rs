@@ -39,7 +39,13 @@ impl Histogram {
         let mut inner = hdrhistogram::Histogram::new_with_bounds(1, MAX_US, SIGFIG)
             .expect("static histogram bounds are valid");
         inner.auto(false);
-        Histogram { inner, sum_us: 0, sum_sq: 0, min_us: u64::MAX, max_us: 0 }
+        Histogram {
+            inner,
+            sum_us: 0,
+            sum_sq: 0,
+            min_us: u64::MAX,
+            max_us: 0,
+        }
     }
 
     /// Record one latency. Zero is recorded as 1 us (the lowest bucket); values over an hour are
@@ -167,7 +173,13 @@ impl Histogram {
         let min_us = num(parts.next())? as u64;
         let max_us = num(parts.next())? as u64;
         let min_us = if inner.is_empty() { u64::MAX } else { min_us };
-        Ok(Histogram { inner, sum_us, sum_sq, min_us, max_us })
+        Ok(Histogram {
+            inner,
+            sum_us,
+            sum_sq,
+            min_us,
+            max_us,
+        })
     }
 }
 

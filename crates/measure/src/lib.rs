@@ -2,7 +2,9 @@
 //!
 //! Owns latency histograms ([`Histogram`]), the per-interval record of a run ([`Interval`], one
 //! [`TxnStats`] per transaction type, one [`StmtStats`] per statement for `-r`), the [`Recorder`]
-//! that the engine writes into on the hot path, and the [`Summary`] statistics every output reads.
+//! that the engine writes into on the hot path, and the [`Summary`] statistics every output reads;
+//! and, in [`server`], what was observed on the server during a run ([`ServerMetrics`], filled by
+//! `observe`, rendered by `report`).
 //!
 //! Must not touch: async runtimes, database drivers, files, the terminal. A saved `run.json` holds
 //! everything here losslessly (histograms are HDR V2 + DEFLATE + base64), so any report can be
@@ -15,8 +17,10 @@
 
 mod histogram;
 mod recorder;
+pub mod server;
 mod summary;
 
 pub use histogram::{DecodeError, Histogram};
 pub use recorder::{FailureKind, Interval, Recorder, StmtStats, TxnStats};
+pub use server::ServerMetrics;
 pub use summary::Summary;

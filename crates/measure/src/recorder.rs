@@ -92,7 +92,8 @@ impl TxnStats {
         self.skipped += other.skipped;
         self.late += other.late;
         if self.statements.len() < other.statements.len() {
-            self.statements.resize_with(other.statements.len(), StmtStats::default);
+            self.statements
+                .resize_with(other.statements.len(), StmtStats::default);
         }
         for (a, b) in self.statements.iter_mut().zip(&other.statements) {
             a.latency.merge(&b.latency);
@@ -168,7 +169,10 @@ impl Recorder {
     /// or 0 to skip per-statement recording.
     pub fn new(statements_per_txn: Vec<usize>, start_us: u64) -> Self {
         let current = Self::fresh(&statements_per_txn, start_us);
-        Recorder { current, statements_per_txn }
+        Recorder {
+            current,
+            statements_per_txn,
+        }
     }
 
     fn fresh(shape: &[usize], start_us: u64) -> Interval {

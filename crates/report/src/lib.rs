@@ -3,7 +3,8 @@
 //! Owns the result of a run ([`RunResult`], versioned and self-describing, see `model`) and its
 //! renderings: the pgbench-compatible text summary plus stampede's additions ([`render_text`]),
 //! the progress line ([`render_progress`]), JSON with a schema ([`write_json`], [`read_json`],
-//! [`SCHEMA`]) and a per-interval CSV ([`render_csv`]).
+//! [`SCHEMA`]), a per-interval CSV ([`render_csv`]) and the "where the time went" section about
+//! the server ([`render_server_summary`], part of [`render_text`] when the run was observed).
 //!
 //! Must not touch: async runtimes, database drivers, the engine, files by name, the terminal.
 //! Depends on `measure` (the numbers), serde and serde_json only. The caller fills the result
@@ -12,6 +13,7 @@
 mod csv;
 mod json;
 mod model;
+mod observed;
 mod text;
 
 #[cfg(test)]
@@ -24,6 +26,7 @@ pub use model::{
     EmbeddedTarget, Environment, RunConfig, RunResult, ServerEnvironment, TargetInfo,
     TxnTypeConfig, SCHEMA_VERSION,
 };
+pub use observed::render_server_summary;
 pub use text::{
     render_pgbench_summary, render_progress, render_stampede_summary, render_text, ProgressStyle,
 };

@@ -9,7 +9,9 @@
 //! or retyped). Additions are optional fields (`#[serde(default, skip_serializing_if = ...)]`)
 //! that v1 readers ignore, so the schema does not forbid unknown properties. Names already
 //! reserved for such additions:
-//! - `server_metrics`: what was observed on the server during the run (pg_stat_* deltas);
+//! - `server_metrics` (added): what was observed on the server during the run — database load by
+//!   wait event, top SQL, pg_stat_* deltas, OS samples ([`measure::ServerMetrics`], filled by
+//!   `observe`); absent when the run was not observed (`--no-observe`, older results);
 //! - `endpoints`: per-endpoint stats when one run drives several servers;
 //! - `drivers`: one [`ClientEnvironment`] + [`ConnectionStats`] per driver machine when the
 //!   results of several machines are merged (`environment.client` then describes the merger).
@@ -17,7 +19,7 @@
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use measure::Interval;
+use measure::{Interval, ServerMetrics};
 use serde::{Deserialize, Serialize};
 
 /// The `schema_version` this crate writes and reads.
@@ -51,6 +53,9 @@ pub struct RunResult {
     pub checks: Vec<Check>,
     /// True when the run was cut short (Ctrl-C); the numbers cover the part that ran.
     pub interrupted: bool,
+    /// What the server was doing during the run; `None` when it was not observed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_metrics: Option<ServerMetrics>,
 }
 
 /// The run's configuration, as the engine and the workload used it.

@@ -232,6 +232,7 @@ pub fn result(
         },
         checks: vec![],
         interrupted: false,
+        server_metrics: None,
     }
 }
 
@@ -384,5 +385,190 @@ pub fn multi_rate_tries() -> RunResult {
     let mut second = r.total.clone();
     second.start_us = 1_000_000;
     r.intervals = vec![first, second];
+    r
+}
+
+/// Server metrics of a 3 s commit-heavy run with `synchronous_commit = on` (seed 002's story:
+/// sessions wait on the WAL flush in the commit), shaped like what `observe` returns on
+/// PostgreSQL 15: every part filled, for the schema, text and HTML tests.
+pub fn server_metrics() -> measure::ServerMetrics {
+    use measure::server::*;
+    let sample = |t: i64, waits: &[(&str, u32)], locks: u32| ActivitySample {
+        t_ms: t,
+        active: waits.iter().map(|w| w.1).sum(),
+        waits: waits.iter().map(|(e, n)| (e.to_string(), *n)).collect(),
+        states: BTreeMap::from([
+            ("active".to_string(), waits.iter().map(|w| w.1).sum()),
+            ("idle in transaction".to_string(), 2),
+            ("idle".to_string(), 1),
+        ]),
+        lock_waits: locks,
+        hidden: 0,
+    };
+    let activity = vec![
+        sample(-150, &[], 0),
+        sample(0, &[("LWLock:WALWrite", 3), ("CPU", 1)], 0),
+        sample(1000, &[("LWLock:WALWrite", 4), ("IO:WALSync", 1), ("CPU", 2)], 1),
+        sample(2000, &[("LWLock:WALWrite", 3), ("IO:WALSync", 1), ("CPU", 1)], 0),
+        sample(3000, &[("LWLock:WALWrite", 4), ("IO:WALSync", 1), ("Lock:transactionid", 1)], 2),
+    ];
+    let waits = wait_totals(activity.iter().filter(|s| s.t_ms >= 0));
+    let stmt = |id: i64, q: &str, calls: u64, total: f64, rows: u64, hit: u64, read: u64| {
+        StatementDelta {
+            query_id: Some(id),
+            query: q.into(),
+            calls,
+            total_exec_time_ms: total,
+            mean_exec_time_ms: total / calls as f64,
+            rows,
+            shared_blks_hit: hit,
+            shared_blks_read: read,
+            wal_bytes: Some(calls as f64 * 120.0),
+        }
+    };
+    let statements = vec![
+        stmt(101, "END", 9000, 8123.5, 0, 0, 0),
+        stmt(
+            102,
+            "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2",
+            9000,
+            1210.25,
+            9000,
+            45210,
+            312,
+        ),
+        stmt(103, "SELECT abalance FROM pgbench_accounts WHERE aid = $1", 9000, 201.0, 9000, 27000, 0),
+        stmt(
+            104,
+            "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP)",
+            9000,
+            150.75,
+            9000,
+            9100,
+            20,
+        ),
+        stmt(105, "BEGIN", 9000, 12.0, 0, 0, 0),
+    ];
+    let mut total = StatementDelta {
+        query: "all statements".into(),
+        ..Default::default()
+    };
+    for s in &statements {
+        total.calls += s.calls;
+        total.total_exec_time_ms += s.total_exec_time_ms;
+        total.rows += s.rows;
+        total.shared_blks_hit += s.shared_blks_hit;
+        total.shared_blks_read += s.shared_blks_read;
+        total.wal_bytes = Some(total.wal_bytes.unwrap_or(0.0) + s.wal_bytes.unwrap_or(0.0));
+    }
+    total.mean_exec_time_ms = total.total_exec_time_ms / total.calls as f64;
+    let counter = |t: i64, k: f64, ckpt: f64| CounterSample {
+        t_ms: t,
+        values: BTreeMap::from([
+            ("database.xact_commit".to_string(), 1000.0 + 3000.0 * k),
+            ("database.xact_rollback".to_string(), 5.0 + (k * 2.0 / 3.0).floor()),
+            ("database.blks_hit".to_string(), 100_000.0 + 30_000.0 * k),
+            ("database.blks_read".to_string(), 500.0 + 111.0 * k),
+            ("database.deadlocks".to_string(), 0.0),
+            ("database.temp_files".to_string(), 0.0),
+            ("database.temp_bytes".to_string(), 0.0),
+            ("database.conflicts".to_string(), 0.0),
+            ("wal.wal_bytes".to_string(), 1e6 + 1.2e6 * k),
+            ("wal.wal_records".to_string(), 10_000.0 + 15_000.0 * k),
+            ("wal.wal_fpi".to_string(), 100.0 + 40.0 * k),
+            ("wal.wal_sync".to_string(), 50.0 + 2_500.0 * k),
+            ("bgwriter.checkpoints_timed".to_string(), 3.0),
+            ("bgwriter.checkpoints_req".to_string(), 7.0 + ckpt),
+            ("bgwriter.buffers_clean".to_string(), 0.0),
+        ]),
+    };
+    let counters = vec![
+        counter(-150, 0.0, 0.0),
+        counter(0, 0.0, 0.0),
+        counter(1000, 1.0, 0.0),
+        counter(2000, 2.0, 1.0),
+        counter(3000, 3.0, 1.0),
+    ];
+    let deltas = counters[4]
+        .values
+        .iter()
+        .map(|(k, v)| (k.clone(), v - counters[1].values[k]))
+        .collect();
+    let os = (1..=3)
+        .map(|i| OsSample {
+            t_ms: i * 1000,
+            cpu_user_pct: 30.0 + i as f64,
+            cpu_system_pct: 20.0,
+            cpu_iowait_pct: 15.0,
+            cpu_idle_pct: 35.0 - i as f64,
+            client_cpu_pct: 40.0,
+            server_cpu_pct: Some(110.0 + 5.0 * i as f64),
+            mem_available_bytes: 20 << 30,
+            mem_total_bytes: 24 << 30,
+            disk_read_bytes_per_s: 0.0,
+            disk_write_bytes_per_s: 24.0 * 1024.0 * 1024.0,
+        })
+        .collect();
+    measure::ServerMetrics {
+        sample_interval_ms: 1000,
+        counter_interval_ms: 1000,
+        server_version_num: 150018,
+        window_start_ms: 0,
+        window_end_ms: 3000,
+        cost: ObserverCost {
+            samples: 5,
+            queries: 36,
+            busy_ms: 21.5,
+            max_sample_ms: 4.2,
+            cpu_ms: 3.1,
+            connections: 1,
+            errors: 0,
+        },
+        notes: vec![Note {
+            topic: "pg_stat_io".into(),
+            message: "pg_stat_io needs PostgreSQL 16 or later: no I/O by backend type".into(),
+        }],
+        activity,
+        waits,
+        query_waits: vec![
+            QueryWait {
+                query_id: 101,
+                event: "LWLock:WALWrite".into(),
+                samples: 14,
+            },
+            QueryWait {
+                query_id: 101,
+                event: "IO:WALSync".into(),
+                samples: 3,
+            },
+            QueryWait {
+                query_id: 102,
+                event: "CPU".into(),
+                samples: 3,
+            },
+            QueryWait {
+                query_id: 102,
+                event: "Lock:transactionid".into(),
+                samples: 1,
+            },
+        ],
+        statements,
+        statements_total: Some(total),
+        counters,
+        deltas,
+        io: vec![IoDelta {
+            backend_type: "client backend".into(),
+            object: "relation".into(),
+            context: "normal".into(),
+            values: BTreeMap::from([("hits".to_string(), 81_000.0), ("reads".to_string(), 332.0)]),
+        }],
+        os,
+    }
+}
+
+/// [`multi_rate_tries`] observed: with [`server_metrics`].
+pub fn observed_run() -> RunResult {
+    let mut r = multi_rate_tries();
+    r.server_metrics = Some(server_metrics());
     r
 }

@@ -50,11 +50,16 @@ fn simple_stats(out: &mut String, prefix: &str, h: &Histogram) {
 }
 
 /// The full end-of-run summary: the pgbench-compatible block ([`render_pgbench_summary`]), a
-/// blank line, then stampede's additions ([`render_stampede_summary`]).
+/// blank line, then stampede's additions ([`render_stampede_summary`]); when the server was
+/// observed, another blank line and "where the time went" ([`crate::render_server_summary`]).
 pub fn render_text(r: &RunResult) -> String {
     let mut out = render_pgbench_summary(r);
     out.push('\n');
     out.push_str(&render_stampede_summary(r));
+    if let Some(m) = &r.server_metrics {
+        out.push('\n');
+        out.push_str(&crate::observed::render_server_summary(m));
+    }
     out
 }
 

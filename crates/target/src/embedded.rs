@@ -408,12 +408,19 @@ fn merge_settings(
     out
 }
 
-/// A value as written in a configuration file: already-quoted values and plain
-/// numbers/identifiers are written as they are, anything else single-quoted.
+/// A value as written in a configuration file: already-quoted values, identifiers and numbers
+/// (with an optional unit, `64MB`, `0.9`) as they are; anything else single-quoted. The tokens
+/// follow PostgreSQL's `guc-file.l`: `127.0.0.1` is neither a number nor an identifier there, so it
+/// must be quoted.
 fn conf_value(v: &str) -> String {
-    let plain = !v.is_empty()
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    let ident = v.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let digits = v.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let number = !digits.is_empty()
+        && digits.starts_with(|c: char| c.is_ascii_digit())
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && digits.matches('.').count() <= 1;
+    let plain = ident || number;
     if plain || (v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'')) {
         v.to_string()
     } else {
@@ -609,8 +616,9 @@ impl EmbeddedServer {
             }
         }
 
-        // Settings: defaults, then the user's, then the ones that make the server private
-        // (listen_addresses and the socket directory cannot be overridden; the port can).
+        // Settings: defaults, then the user's, then the ones that make the server private: the
+        // socket directory cannot be overridden; the port can, and so can listen_addresses
+        // (`--set listen_addresses=127.0.0.1` opens TCP, for benchmarks over loopback).
         let mut settings = merge_settings(default_settings(&binaries.bindir), &opts.settings);
         let port = match settings
             .iter()
@@ -621,13 +629,18 @@ impl EmbeddedServer {
                 .map_err(|_| embedded_err(format!("--set port={v}: not a port number")))?,
             None => DEFAULT_PORT,
         };
+        let listen = settings
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("listen_addresses"))
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| "''".into());
         settings.retain(|(k, _)| {
             !["port", "listen_addresses", "unix_socket_directories"]
                 .iter()
                 .any(|n| k.eq_ignore_ascii_case(n))
         });
         settings.push(("port".into(), port.to_string()));
-        settings.push(("listen_addresses".into(), "''".into()));
+        settings.push(("listen_addresses".into(), listen));
         settings.push((
             "unix_socket_directories".into(),
             format!("'{}'", data_dir.display()),
@@ -1042,6 +1055,10 @@ mod tests {
             "'pg_stat_statements,auto_explain'"
         );
         assert_eq!(conf_value("''"), "''");
+        assert_eq!(conf_value("127.0.0.1"), "'127.0.0.1'");
+        assert_eq!(conf_value("0.9"), "0.9");
+        assert_eq!(conf_value("on"), "on");
+        assert_eq!(conf_value("15min"), "15min");
         assert_eq!(conf_value("it's"), "'it''s'");
         assert_eq!(unquote("'a''b'"), "a'b");
     }
@@ -1123,6 +1140,10 @@ mod server_tests {
         assert_eq!(cfg.sslmode, SslMode::Disable);
         assert!(!server.binaries().version.is_empty());
         let pid = server.pid().unwrap();
+        // Its own process group: a terminal's Ctrl-C (sent to our group) does not reach it.
+        // SAFETY: getpgid/getpgrp have no preconditions.
+        assert_eq!(unsafe { libc::getpgid(pid) }, pid);
+        assert_ne!(unsafe { libc::getpgrp() }, pid);
         let root = server.data_dir().parent().unwrap().to_path_buf();
         assert!(root.exists());
         drop(server);

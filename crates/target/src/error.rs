@@ -39,7 +39,6 @@ pub enum Error {
     #[error("cannot connect to {target}: {source}")]
     Connect {
         target: String,
-        #[source]
         source: std::io::Error,
     },
     /// The server refused the credentials or the authentication method is unsupported.
@@ -54,9 +53,17 @@ pub enum Error {
     Protocol(String),
     /// The connection broke (read/write failed, server closed the socket).
     #[error("connection lost: {0}")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
     #[error("the server binaries for the embedded PostgreSQL: {0}")]
     Embedded(String),
+}
+
+// The messages above already include their cause, so no variant marks it `#[source]`: an error
+// chain printed with `{:#}` would repeat it.
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e)
+    }
 }
 
 /// What a client should do about an error.

@@ -13,6 +13,7 @@
 //! transaction draws the same values (pgbench `--max-tries`), without the workload doing anything.
 
 pub mod random;
+pub mod script;
 pub mod tpcb;
 
 use std::future::Future;

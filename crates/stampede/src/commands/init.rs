@@ -175,7 +175,7 @@ impl LoadView {
                     };
                     eprintln!(
                         "{done} of {total} tuples ({}%) done (elapsed {secs:.2} s, remaining {remaining:.2} s, {rate:.0} rows/s)",
-                        if total > 0 { done * 100 / total } else { 100 }
+                        (done * 100).checked_div(total).unwrap_or(100)
                     );
                 }
             }

@@ -452,7 +452,7 @@ fn build_result(
             clients: spec.clients,
             reconnect_total_ms: spec
                 .connect_per_txn
-                .then(|| outcome.reconnect_time.as_secs_f64() * 1000.0),
+                .then_some(outcome.reconnect_time.as_secs_f64() * 1000.0),
             aborted: outcome
                 .aborted
                 .iter()
@@ -466,5 +466,6 @@ fn build_result(
         total: outcome.total,
         checks,
         interrupted: outcome.interrupted,
+        server_metrics: None,
     }
 }

@@ -20,7 +20,9 @@ use std::fmt;
 
 use crate::random::Rng;
 
-use super::vars::{format_g15, range_ok, strtoint64, Symbols, Value, VarId, Vars, DEFAULT_SEED};
+use super::vars::{
+    format_g15, non_finite, range_ok, strtoint64, Symbols, Value, VarId, Vars, DEFAULT_SEED,
+};
 
 /// pgbench's `MAX_FARGS`: a non-lazy function call evaluates at most this many arguments.
 pub const MAX_FARGS: usize = 16;
@@ -99,7 +101,11 @@ const FUNCTIONS: &[(&str, Arity, Func)] = &[
     ("double", Arity::Fixed(1), Func::Double),
     ("random", Arity::Fixed(2), Func::Random),
     ("random_gaussian", Arity::Fixed(3), Func::RandomGaussian),
-    ("random_exponential", Arity::Fixed(3), Func::RandomExponential),
+    (
+        "random_exponential",
+        Arity::Fixed(3),
+        Func::RandomExponential,
+    ),
     ("random_zipfian", Arity::Fixed(3), Func::RandomZipfian),
     ("pow", Arity::Fixed(2), Func::Pow),
     ("power", Arity::Fixed(2), Func::Pow),
@@ -340,10 +346,7 @@ impl<'a> Lexer<'a> {
                 ));
             }
         };
-        Ok(Token {
-            tok,
-            end: self.pos,
-        })
+        Ok(Token { tok, end: self.pos })
     }
 
     /// `{digit}+`, `{digit}+(\.{digit}*)?([eE][-+]?{digit}+)?`, `\.{digit}+([eE][-+]?{digit}+)?`
@@ -754,14 +757,11 @@ fn coerce_bool(v: Value) -> Result<bool, EvalError> {
     }
 }
 
-/// C's `%f` for an error message.
+/// `%f` for an error message (PostgreSQL's snprintf: `NaN`, `Infinity`).
 fn c_f(d: f64) -> String {
-    if d.is_nan() {
-        "nan".into()
-    } else if d.is_infinite() {
-        if d < 0.0 { "-inf" } else { "inf" }.into()
-    } else {
-        format!("{d:.6}")
+    match non_finite(d) {
+        Some(s) => s.into(),
+        None => format!("{d:.6}"),
     }
 }
 
@@ -772,7 +772,7 @@ fn coerce_int(v: Value) -> Result<i64, EvalError> {
         Value::Double(d) => {
             let r = d.round_ties_even();
             // FLOAT8_FITS_IN_INT64
-            if r.is_nan() || !(r >= -9.223_372_036_854_776e18 && r < 9.223_372_036_854_776e18) {
+            if r.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
                 Err(EvalError(format!("double to int overflow for {}", c_f(r))))
             } else {
                 Ok(r as i64)
@@ -1002,7 +1002,11 @@ fn eval_standard(f: Func, args: &[Expr], cx: &mut EvalCtx<'_>) -> Result<Value, 
             if imin > imax {
                 return err("empty range given to random");
             }
-            if imax.checked_sub(imin).and_then(|d| d.checked_add(1)).is_none() {
+            if imax
+                .checked_sub(imin)
+                .and_then(|d| d.checked_add(1))
+                .is_none()
+            {
                 return err("random range is too large");
             }
             if f == Func::Random {
@@ -1125,7 +1129,8 @@ fn iterative_zipfian(rng: &mut Rng, n: i64, s: f64) -> i64 {
 /// pgbench's `getZipfianRand`: zipfian on `[min, max]`, parameter in [1.001, 1000].
 pub fn zipfian_rand(rng: &mut Rng, min: i64, max: i64, s: f64) -> i64 {
     let n = max.wrapping_sub(min).wrapping_add(1);
-    min.wrapping_sub(1).wrapping_add(iterative_zipfian(rng, n, s))
+    min.wrapping_sub(1)
+        .wrapping_add(iterative_zipfian(rng, n, s))
 }
 
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;

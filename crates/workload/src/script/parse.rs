@@ -52,16 +52,30 @@ pub struct Command {
 pub enum CommandKind {
     Sql(SqlCommand),
     /// `\set var expr`
-    Set { var: VarId, expr: Expr },
+    Set {
+        var: VarId,
+        expr: Expr,
+    },
     /// `\sleep N [us|ms|s]`: the delay is `amount * unit_us` microseconds.
-    Sleep { amount: SleepArg, unit_us: i64 },
+    Sleep {
+        amount: SleepArg,
+        unit_us: i64,
+    },
     /// `\setshell var command [args]`
-    SetShell { var: VarId, args: Vec<ShellArg> },
+    SetShell {
+        var: VarId,
+        args: Vec<ShellArg>,
+    },
     /// `\shell command [args]`
-    Shell { args: Vec<ShellArg> },
+    Shell {
+        args: Vec<ShellArg>,
+    },
     /// `\if expr`: when false, continue at `on_false` (an `\elif` to evaluate, or the command after
     /// an `\else` or `\endif`).
-    If { cond: Expr, on_false: usize },
+    If {
+        cond: Expr,
+        on_false: usize,
+    },
     /// `\elif expr`: reached after an executed branch, continue at `end` (after the `\endif`);
     /// reached from a false condition, evaluate and continue at the next command or `on_false`.
     Elif {
@@ -70,7 +84,9 @@ pub enum CommandKind {
         end: usize,
     },
     /// `\else`: reached after an executed branch, continue at `end`.
-    Else { end: usize },
+    Else {
+        end: usize,
+    },
     Endif,
     StartPipeline,
     SyncPipeline,
@@ -176,7 +192,9 @@ impl SqlCommand {
         for p in &self.parts {
             match p {
                 SqlPart::Text(r) => out.push_str(&self.text[r.clone()]),
-                SqlPart::Var { id, .. } | SqlPart::Literal { id, .. } | SqlPart::Ident { id, .. } => {
+                SqlPart::Var { id, .. }
+                | SqlPart::Literal { id, .. }
+                | SqlPart::Ident { id, .. } => {
                     params.push(*id);
                     out.push('$');
                     out.push_str(&params.len().to_string());
@@ -636,9 +654,7 @@ struct Word {
 fn next_word(text: &str, pos: &mut usize) -> Option<Word> {
     let b = text.as_bytes();
     loop {
-        let Some(&c) = b.get(*pos) else {
-            return None;
-        };
+        let &c = b.get(*pos)?;
         if is_space(c) {
             *pos += 1;
             continue;
@@ -715,10 +731,7 @@ impl Parser<'_, '_> {
     }
 
     fn expr_error(&self, e: ExprError, command: &str) -> ParseError {
-        self.error(
-            e.at,
-            message(&e.message, e.more.as_deref(), Some(command)),
-        )
+        self.error(e.at, message(&e.message, e.more.as_deref(), Some(command)))
     }
 
     /// The command's text from its backslash to `end`, without trailing line breaks.
@@ -730,17 +743,15 @@ impl Parser<'_, '_> {
 
     /// Parse the meta-command whose backslash is at `bs`. Returns it (or `None` for a lone
     /// backslash), its first line, and the position after it.
-    fn backslash(
-        &mut self,
-        bs: usize,
-    ) -> Result<(Option<(Meta, String)>, usize), ParseError> {
+    fn backslash(&mut self, bs: usize) -> Result<(Option<(Meta, String)>, usize), ParseError> {
         let mut pos = bs + 1;
         let Some(cmd) = next_word(self.text, &mut pos) else {
             return Ok((None, pos));
         };
         let name = cmd.text.to_ascii_lowercase();
+        let cmd_text = cmd.text.clone();
         let err = |p: &Self, at: usize, msg: &str, more: Option<&str>| {
-            p.error(at, message(msg, more, Some(&cmd.text)))
+            p.error(at, message(msg, more, Some(&cmd_text)))
         };
         let cmd_end = cmd.start + cmd.text.len();
 
@@ -761,7 +772,7 @@ impl Parser<'_, '_> {
                 var = Some(self.symbols.intern(&w.text));
             }
             let (expr, end) = parse_expr(self.text, pos, self.symbols)
-                .map_err(|e| self.expr_error(e, &cmd.text))?;
+                .map_err(|e| self.expr_error(e, &cmd_text))?;
             let first_line = self.first_line(bs, end);
             let kind = match name.as_str() {
                 "set" => CommandKind::Set {
@@ -984,7 +995,11 @@ impl Parser<'_, '_> {
                             };
                         }
                         prev => {
-                            let more = prev.map(|c| c.first_line.clone());
+                            // pgbench names the previous command only if it is a meta-command
+                            // (an SQL command's first line is not set yet at that point).
+                            let more = prev
+                                .filter(|c| !matches!(c.kind, CommandKind::Sql(_)))
+                                .map(|c| c.first_line.clone());
                             return Err(self.error(
                                 bs,
                                 message("\\gset must follow an SQL command", more.as_deref(), None),

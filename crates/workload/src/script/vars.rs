@@ -142,23 +142,24 @@ impl Value {
     }
 }
 
-/// C's `printf("%.15g", v)` (pgbench prints doubles with `DBL_DIG` = 15 significant digits).
+/// pgbench's `snprintf("%.15g", v)` (doubles with `DBL_DIG` = 15 significant digits). pgbench
+/// links PostgreSQL's own `snprintf` (src/port/snprintf.c), which prints `NaN`, `Infinity` and
+/// `-Infinity` where the C library would print `nan` or `inf`; finite values are C's `%g`.
 pub fn format_g15(v: f64, out: &mut String) {
     const P: i32 = 15;
-    if v.is_nan() {
-        out.push_str(if v.is_sign_negative() { "-nan" } else { "nan" });
-        return;
-    }
-    if v.is_infinite() {
-        out.push_str(if v < 0.0 { "-inf" } else { "inf" });
+    if let Some(s) = non_finite(v) {
+        out.push_str(s);
         return;
     }
     // %g: the exponent X is the one of the value rounded to P significant digits.
     let start = out.len();
     let _ = write!(out, "{:.*e}", (P - 1) as usize, v);
-    let epos = out[start..].find('e').map(|p| start + p).unwrap_or(out.len());
+    let epos = out[start..]
+        .find('e')
+        .map(|p| start + p)
+        .unwrap_or(out.len());
     let x: i32 = out[epos + 1..].parse().unwrap_or(0);
-    if x < -4 || x >= P {
+    if !(-4..P).contains(&x) {
         // Exponential: strip the mantissa's trailing zeros, exponent with sign and 2+ digits.
         out.truncate(epos);
         strip_fraction_zeros(out, start);
@@ -169,6 +170,19 @@ pub fn format_g15(v: f64, out: &mut String) {
         out.truncate(start);
         let _ = write!(out, "{:.*}", (P - 1 - x) as usize, v);
         strip_fraction_zeros(out, start);
+    }
+}
+
+/// src/port/snprintf.c's spelling of the non-finite doubles (for every float format).
+pub(crate) fn non_finite(v: f64) -> Option<&'static str> {
+    if v.is_nan() {
+        Some("NaN")
+    } else if v == f64::INFINITY {
+        Some("Infinity")
+    } else if v == f64::NEG_INFINITY {
+        Some("-Infinity")
+    } else {
+        None
     }
 }
 
@@ -242,14 +256,15 @@ pub fn strtodouble(s: &str) -> Option<f64> {
         if hex.is_empty() || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
             return None;
         }
-        hex.bytes()
-            .fold(0.0f64, |a, c| a * 16.0 + (c as char).to_digit(16).unwrap() as f64)
+        hex.bytes().fold(0.0f64, |a, c| {
+            a * 16.0 + (c as char).to_digit(16).unwrap() as f64
+        })
     } else {
         // Only plain decimal notation is left (one sign was stripped above).
         if !body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
             || !body
                 .bytes()
-            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+                .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
             || !body.bytes().any(|c| c.is_ascii_digit())
         {
             return None;
@@ -423,6 +438,17 @@ impl Vars {
         }
     }
 
+    /// The text of a variable if it is available without formatting (text assigned, or already
+    /// formatted by [`Vars::text`]); `None` if undefined or not yet formatted.
+    pub fn formatted_text(&self, id: VarId) -> Option<&str> {
+        let s = &self.slots[id.0 as usize];
+        match s.kind {
+            Kind::Undefined => None,
+            Kind::Text(_) => Some(&s.text),
+            Kind::Value(_) => s.text_ok.then_some(s.text.as_str()),
+        }
+    }
+
     /// The raw kind of a defined variable for parameter passing: an integer value is passed as
     /// such (no formatting needed); everything else as its text.
     pub fn int_value(&self, id: VarId) -> Option<i64> {
@@ -445,7 +471,7 @@ mod tests {
 
     #[test]
     fn g15_matches_printf() {
-        // Expected strings are glibc's printf("%.15g").
+        // Expected strings are pgbench's snprintf("%.15g").
         assert_eq!(g(0.0), "0");
         assert_eq!(g(-0.0), "-0");
         assert_eq!(g(1.0), "1");
@@ -460,9 +486,11 @@ mod tests {
         assert_eq!(g(1.23456789e-7), "1.23456789e-07");
         assert_eq!(g(1e100), "1e+100");
         assert_eq!(g(9.999999999999999e14), "1e+15");
-        assert_eq!(g(f64::INFINITY), "inf");
-        assert_eq!(g(f64::NEG_INFINITY), "-inf");
-        assert_eq!(g(f64::NAN), "nan");
+        // PostgreSQL's snprintf, not the C library's.
+        assert_eq!(g(f64::INFINITY), "Infinity");
+        assert_eq!(g(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(g(f64::NAN), "NaN");
+        assert_eq!(g(-f64::NAN), "NaN");
         assert_eq!(g(2.5e-308), "2.5e-308");
     }
 
@@ -500,9 +528,15 @@ mod tests {
             p("1e400"),
             Err("malformed variable \"v\" value: \"1e400\"".into())
         );
-        assert_eq!(p("abc"), Err("malformed variable \"v\" value: \"abc\"".into()));
+        assert_eq!(
+            p("abc"),
+            Err("malformed variable \"v\" value: \"abc\"".into())
+        );
         assert_eq!(p(""), Err("malformed variable \"v\" value: \"\"".into()));
-        assert_eq!(p("1.5 "), Err("malformed variable \"v\" value: \"1.5 \"".into()));
+        assert_eq!(
+            p("1.5 "),
+            Err("malformed variable \"v\" value: \"1.5 \"".into())
+        );
     }
 
     #[test]

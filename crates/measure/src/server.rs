@@ -1,0 +1,314 @@
+//! What was observed on the server during a run, as plain data.
+//!
+//! Owns [`ServerMetrics`] and its records: active-session samples by wait event (database load),
+//! statement deltas from `pg_stat_statements`, cumulative-statistics counters (`pg_stat_database`,
+//! `pg_stat_wal`, `pg_stat_bgwriter`, `pg_stat_checkpointer`) as a time series and as deltas over
+//! the run, `pg_stat_io` deltas, OS samples of the machine, the observer's own cost, and notes
+//! about what could not be observed and why.
+//!
+//! Why here and not in `observe` or `report`: `observe` produces these and `report` renders them,
+//! and the crate arrows (`observe -> target, measure`; `report -> measure`) leave `measure` as the
+//! one place both may see. Like the rest of `measure` it is numbers only: no runtime, no driver.
+//!
+//! Conventions: times are milliseconds relative to the measured start of the run (`t_ms`, negative
+//! before it); counters keep PostgreSQL's column names under a view prefix (`database.xact_commit`,
+//! `wal.wal_bytes`, `checkpointer.num_timed`, `bgwriter.checkpoints_timed`), exactly as the server
+//! version at hand names them, so nothing is lost or renamed when a release renames a column;
+//! [`ServerMetrics::counter_delta`] and friends read across the renames.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Wait-event label for an active session that waits on nothing (PostgreSQL shows no wait event
+/// while a backend runs on CPU, or waits on something not instrumented).
+pub const CPU: &str = "CPU";
+
+/// Everything `observe` saw on the server during one run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerMetrics {
+    /// Period of the activity samples, ms.
+    pub sample_interval_ms: u64,
+    /// Period of the counter samples, ms.
+    pub counter_interval_ms: u64,
+    /// `server_version_num` of the observed server.
+    pub server_version_num: u32,
+    /// The time span the deltas cover: start and end snapshot times, ms since the run's start.
+    pub window_start_ms: i64,
+    pub window_end_ms: i64,
+    /// What watching cost.
+    pub cost: ObserverCost,
+    /// What could not be observed, and why (missing extension, privileges, views).
+    pub notes: Vec<Note>,
+    /// Active sessions, one sample per `sample_interval_ms`.
+    pub activity: Vec<ActivitySample>,
+    /// Whole window: active sessions by wait event, most first.
+    pub waits: Vec<WaitTotal>,
+    /// Whole window: wait-event samples by statement (`pg_stat_activity.query_id`), most first.
+    pub query_waits: Vec<QueryWait>,
+    /// Top statements by execution time over the window (`pg_stat_statements` deltas).
+    pub statements: Vec<StatementDelta>,
+    /// All statements of the database together over the window (for shares of the total);
+    /// `None` without `pg_stat_statements`.
+    pub statements_total: Option<StatementDelta>,
+    /// Cumulative counters sampled every `counter_interval_ms` (values as read, not deltas).
+    pub counters: Vec<CounterSample>,
+    /// End minus start of every counter over the window.
+    pub deltas: BTreeMap<String, f64>,
+    /// `pg_stat_io` (PostgreSQL 16+) deltas over the window, rows with any activity.
+    pub io: Vec<IoDelta>,
+    /// OS samples when the server runs on this machine; empty otherwise.
+    pub os: Vec<OsSample>,
+}
+
+/// The observer's own footprint.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ObserverCost {
+    /// Activity samples taken.
+    pub samples: u64,
+    /// SQL statements sent by the observer.
+    pub queries: u64,
+    /// Wall time spent waiting for those statements and reading /proc, ms.
+    pub busy_ms: f64,
+    /// The slowest single sample (all its statements), ms.
+    pub max_sample_ms: f64,
+    /// CPU time of the observer's thread (user + system), ms.
+    pub cpu_ms: f64,
+    /// Sessions the observer opened. Each costs the server a start-up transaction, counted in
+    /// `pg_stat_database.xact_commit`; the observer's own reads run inside one read-only
+    /// transaction and commit nothing.
+    pub connections: u32,
+    /// Samples that failed (and were skipped).
+    pub errors: u64,
+}
+
+/// Something the observer could not see, and what to do about it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    /// Which part of the report is affected: `pg_stat_statements`, `privileges`, `pg_stat_io`,
+    /// `os`, `sampling`, ...
+    pub topic: String,
+    pub message: String,
+}
+
+/// One look at `pg_stat_activity` (and `pg_locks`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ActivitySample {
+    pub t_ms: i64,
+    /// Sessions in state `active` (the observer's own excluded).
+    pub active: u32,
+    /// Active sessions by wait event (`Type:Event`, or [`CPU`]); the values sum to `active`.
+    pub waits: BTreeMap<String, u32>,
+    /// Client connections by state (`active`, `idle`, `idle in transaction`, ...).
+    pub states: BTreeMap<String, u32>,
+    /// Lock requests not granted (`pg_locks`).
+    pub lock_waits: u32,
+    /// Sessions whose state and wait event the observer's role may not see.
+    pub hidden: u32,
+}
+
+/// Database load by one wait event over the window.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaitTotal {
+    /// `Type:Event` (`IO:WALSync`, `LWLock:WALWrite`), or [`CPU`].
+    pub event: String,
+    /// Session-samples seen waiting on it.
+    pub samples: u64,
+    /// Average active sessions: `samples / activity samples in the window`.
+    pub aas: f64,
+}
+
+/// How often sessions running one statement were seen in one wait event.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryWait {
+    /// `pg_stat_activity.query_id` = `pg_stat_statements.queryid`.
+    pub query_id: i64,
+    pub event: String,
+    pub samples: u64,
+}
+
+/// One statement's `pg_stat_statements` counters, end minus start (summed over users and
+/// nesting levels of the current database).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StatementDelta {
+    pub query_id: Option<i64>,
+    /// Normalised text as `pg_stat_statements` keeps it.
+    pub query: String,
+    pub calls: u64,
+    pub total_exec_time_ms: f64,
+    pub mean_exec_time_ms: f64,
+    pub rows: u64,
+    pub shared_blks_hit: u64,
+    pub shared_blks_read: u64,
+    /// WAL generated (PostgreSQL 13+), bytes.
+    pub wal_bytes: Option<f64>,
+}
+
+/// Cumulative counters read at one moment.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CounterSample {
+    pub t_ms: i64,
+    /// `view.column` -> value as read.
+    pub values: BTreeMap<String, f64>,
+}
+
+/// One `pg_stat_io` row's change over the window.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IoDelta {
+    pub backend_type: String,
+    pub object: String,
+    pub context: String,
+    /// column -> delta (`reads`, `writes`, `extends`, `hits`, `evictions`, `fsyncs`, `*_time`).
+    pub values: BTreeMap<String, f64>,
+}
+
+/// The machine (and the client process) over the period ending at `t_ms`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OsSample {
+    pub t_ms: i64,
+    /// Machine CPU over the period, % of all CPUs (`/proc/stat`).
+    pub cpu_user_pct: f64,
+    pub cpu_system_pct: f64,
+    pub cpu_iowait_pct: f64,
+    pub cpu_idle_pct: f64,
+    /// This process (the client: engine and observer), % of one CPU.
+    pub client_cpu_pct: f64,
+    /// The PostgreSQL server's processes, % of one CPU; `None` when they cannot be read.
+    pub server_cpu_pct: Option<f64>,
+    /// `/proc/meminfo` MemAvailable and MemTotal, bytes.
+    pub mem_available_bytes: u64,
+    pub mem_total_bytes: u64,
+    /// Whole disks (`/proc/diskstats`), bytes per second over the period.
+    pub disk_read_bytes_per_s: f64,
+    pub disk_write_bytes_per_s: f64,
+}
+
+impl ServerMetrics {
+    /// The change of counter `key` over the window.
+    pub fn delta(&self, key: &str) -> Option<f64> {
+        self.deltas.get(key).copied()
+    }
+
+    /// The first of `keys` present in the deltas (for columns renamed across releases).
+    pub fn delta_any(&self, keys: &[&str]) -> Option<f64> {
+        keys.iter().find_map(|k| self.delta(k))
+    }
+
+    /// Checkpoints over the window: (timed, requested). PostgreSQL 17 moved them from
+    /// `pg_stat_bgwriter` (`checkpoints_timed`, `checkpoints_req`) to `pg_stat_checkpointer`
+    /// (`num_timed`, `num_requested`).
+    pub fn checkpoints(&self) -> Option<(f64, f64)> {
+        let timed = self.delta_any(&["checkpointer.num_timed", "bgwriter.checkpoints_timed"])?;
+        let req = self
+            .delta_any(&["checkpointer.num_requested", "bgwriter.checkpoints_req"])
+            .unwrap_or(0.0);
+        Some((timed, req))
+    }
+
+    /// Activity samples inside the window (the ones averages are taken over).
+    pub fn window_samples(&self) -> impl Iterator<Item = &ActivitySample> {
+        self.activity
+            .iter()
+            .filter(move |s| s.t_ms >= self.window_start_ms && s.t_ms <= self.window_end_ms)
+    }
+
+    /// Average active sessions over the window.
+    pub fn average_active(&self) -> f64 {
+        let (n, sum) = self
+            .window_samples()
+            .fold((0u64, 0u64), |(n, s), x| (n + 1, s + u64::from(x.active)));
+        if n == 0 {
+            0.0
+        } else {
+            sum as f64 / n as f64
+        }
+    }
+
+    /// Wait events of one statement, most first.
+    pub fn waits_of(&self, query_id: i64) -> Vec<&QueryWait> {
+        let mut v: Vec<&QueryWait> = self
+            .query_waits
+            .iter()
+            .filter(|q| q.query_id == query_id)
+            .collect();
+        v.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.event.cmp(&b.event)));
+        v
+    }
+}
+
+/// Fold activity samples into per-event totals, most first (ties by name). `aas` divides by the
+/// number of samples given.
+pub fn wait_totals<'a>(samples: impl IntoIterator<Item = &'a ActivitySample>) -> Vec<WaitTotal> {
+    let mut n = 0u64;
+    let mut by: BTreeMap<&str, u64> = BTreeMap::new();
+    for s in samples {
+        n += 1;
+        for (e, c) in &s.waits {
+            *by.entry(e.as_str()).or_default() += u64::from(*c);
+        }
+    }
+    let mut v: Vec<WaitTotal> = by
+        .into_iter()
+        .map(|(e, c)| WaitTotal {
+            event: e.to_string(),
+            samples: c,
+            aas: if n == 0 { 0.0 } else { c as f64 / n as f64 },
+        })
+        .collect();
+    v.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.event.cmp(&b.event)));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(t: i64, waits: &[(&str, u32)]) -> ActivitySample {
+        ActivitySample {
+            t_ms: t,
+            active: waits.iter().map(|w| w.1).sum(),
+            waits: waits.iter().map(|(e, c)| (e.to_string(), *c)).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn wait_totals_average_over_samples() {
+        let s = [
+            sample(0, &[("CPU", 2), ("IO:WALSync", 4)]),
+            sample(1000, &[("IO:WALSync", 6)]),
+        ];
+        let t = wait_totals(&s);
+        assert_eq!(t[0].event, "IO:WALSync");
+        assert_eq!(t[0].samples, 10);
+        assert!((t[0].aas - 5.0).abs() < 1e-9);
+        assert!((t[1].aas - 1.0).abs() < 1e-9);
+        assert!(wait_totals(&[]).is_empty());
+    }
+
+    #[test]
+    fn checkpoints_read_across_the_pg17_rename() {
+        let mut m = ServerMetrics::default();
+        m.deltas.insert("bgwriter.checkpoints_timed".into(), 1.0);
+        m.deltas.insert("bgwriter.checkpoints_req".into(), 2.0);
+        assert_eq!(m.checkpoints(), Some((1.0, 2.0)));
+        m.deltas.insert("checkpointer.num_timed".into(), 3.0);
+        m.deltas.insert("checkpointer.num_requested".into(), 4.0);
+        assert_eq!(m.checkpoints(), Some((3.0, 4.0)));
+    }
+
+    #[test]
+    fn average_active_counts_only_the_window() {
+        let m = ServerMetrics {
+            window_start_ms: 0,
+            window_end_ms: 2000,
+            activity: vec![
+                sample(-500, &[("CPU", 9)]),
+                sample(500, &[("CPU", 2)]),
+                sample(1500, &[("CPU", 4)]),
+            ],
+            ..Default::default()
+        };
+        assert!((m.average_active() - 3.0).abs() < 1e-9);
+    }
+}

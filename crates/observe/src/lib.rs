@@ -1,0 +1,162 @@
+//! # observe: what the server was doing while the benchmark ran
+//!
+//! Owns watching a PostgreSQL server during a run, from one extra session of its own on its own
+//! thread: active sessions by wait event every second (database load, as Performance Insights
+//! calls it), `pg_stat_statements` deltas over the run joined to those waits by query id,
+//! checkpoints, background writer, WAL, database and I/O counters, connections by state, lock
+//! waits, and — when the server runs on this machine — the machine's CPU, memory and disks and
+//! the client's and server's CPU. The result is plain data ([`measure::ServerMetrics`]), ready
+//! for `report::RunResult::server_metrics`; notes in it say what could not be seen and how to
+//! fix that (a missing extension, a role without `pg_monitor`, an older server).
+//!
+//! Must not touch: the engine's sessions or threads, the terminal, files, anything that writes on
+//! the server. It only reads, inside one read-only transaction (see `sampler` for why), so the
+//! run's commit count is disturbed by exactly one start-up transaction per observer connection
+//! ([`measure::server::ObserverCost::connections`]).
+//!
+//! Why a thread with a current-thread runtime: the engine runs one current-thread runtime per
+//! core; a sampler task on one of them would delay that core's clients (and be delayed by them).
+//! Its own thread never competes for an engine runtime, and its cost is measured and reported
+//! ([`measure::server::ObserverCost`]): statements sent, time spent, CPU of its thread.
+//!
+//! Behaviour follows the PostgreSQL docs, "Monitoring Database Activity": "Viewing Statistics"
+//! (`pg_stat_activity`, wait events, `pg_stat_database`, `pg_stat_bgwriter`,
+//! `pg_stat_checkpointer`, `pg_stat_wal`, `pg_stat_io`, `pg_locks`), and the `pg_stat_statements`
+//! page (F.32 in 15); details in `sql`.
+
+mod os;
+mod sampler;
+mod sql;
+
+use std::time::{Duration, Instant};
+
+pub use measure::server::ServerMetrics;
+use target::ConnConfig;
+use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
+
+pub use sampler::is_local;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("observer: cannot connect: {0}")]
+    Connect(#[source] target::Error),
+    #[error("observer: {0}")]
+    Query(#[source] target::Error),
+    #[error("observer: {0}")]
+    Unsupported(String),
+    #[error("observer: cannot start its thread: {0}")]
+    Thread(String),
+}
+
+/// How to watch.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Period of the `pg_stat_activity` samples (default 1 s).
+    pub sample_interval: Duration,
+    /// Period of the cumulative-counter samples for the time series (default 1 s).
+    pub counter_interval: Duration,
+    /// Statements kept in the top-SQL list (default 20).
+    pub top_statements: usize,
+    /// Read OS metrics: `None` decides from the target (a unix socket or a loopback address).
+    pub local: Option<bool>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            sample_interval: Duration::from_secs(1),
+            counter_interval: Duration::from_secs(1),
+            top_statements: 20,
+            local: None,
+        }
+    }
+}
+
+/// Starts the observer.
+pub struct Sampler;
+
+impl Sampler {
+    /// Connect (on the observer's own thread), probe what the server offers and start sampling.
+    /// Returns once the first snapshot is taken, or with the reason it could not start (the run
+    /// can go on without it).
+    pub fn start(conn: &ConnConfig, opts: &Options) -> Result<SamplerHandle, Error> {
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let (ctl_tx, ctl_rx) = unbounded_channel();
+        let conn = conn.clone();
+        let opts = opts.clone();
+        let thread = std::thread::Builder::new()
+            .name("stampede-observe".into())
+            .spawn(move || {
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(Error::Thread(e.to_string())));
+                        return None;
+                    }
+                };
+                rt.block_on(async move {
+                    match sampler::Sampler::connect(&conn, opts).await {
+                        Ok(s) => {
+                            let _ = ready_tx.send(Ok(()));
+                            Some(s.run(ctl_rx).await)
+                        }
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(e));
+                            None
+                        }
+                    }
+                })
+            })
+            .map_err(|e| Error::Thread(e.to_string()))?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(SamplerHandle {
+                ctl: ctl_tx,
+                thread,
+            }),
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                Err(e)
+            }
+            Err(_) => Err(Error::Thread("the observer thread ended during start".into())),
+        }
+    }
+}
+
+/// A running observer. Dropping it stops the thread and discards what it saw.
+pub struct SamplerHandle {
+    ctl: UnboundedSender<sampler::Ctl>,
+    thread: std::thread::JoinHandle<Option<ServerMetrics>>,
+}
+
+impl SamplerHandle {
+    /// The measured run starts at `at` (engine's `Event::Connected`): times become relative to it
+    /// and the window of the deltas opens with a snapshot taken now. Without it, times are
+    /// relative to the observer's start and the window covers everything observed.
+    pub fn mark_start(&self, at: Instant) {
+        let _ = self.ctl.send(sampler::Ctl::Start(at));
+    }
+
+    /// Take the end snapshot (after waiting up to 1 s for the run's sessions to go so their
+    /// statistics are flushed), stop and return everything seen.
+    pub fn finish(self) -> ServerMetrics {
+        let _ = self.ctl.send(sampler::Ctl::Finish);
+        match self.thread.join() {
+            Ok(Some(m)) => m,
+            Ok(None) => failed("the observer stopped without a result"),
+            Err(_) => failed("the observer thread panicked"),
+        }
+    }
+}
+
+fn failed(why: &str) -> ServerMetrics {
+    ServerMetrics {
+        notes: vec![measure::server::Note {
+            topic: "sampling".into(),
+            message: why.into(),
+        }],
+        ..Default::default()
+    }
+}

@@ -1,0 +1,315 @@
+//! The machine, seen through `/proc` (Linux), when the server runs on it.
+//!
+//! Owns reading and parsing `/proc/stat` (machine CPU), `/proc/meminfo`, `/proc/diskstats` (whole
+//! disks), `/proc/<pid>/stat` (the server's processes) and `getrusage` (this process and the
+//! observer's thread), and turning two readings into one [`OsSample`]. Must not touch: the
+//! database, anything that writes.
+//!
+//! Formats: proc(5). CPU times are in clock ticks (`sysconf(_SC_CLK_TCK)`); diskstats sectors are
+//! always 512 bytes whatever the device's sector size (Documentation/admin-guide/iostats.rst).
+//! Server CPU = the live server processes' `utime + stime` plus the postmaster's `cutime +
+//! cstime` (children it has reaped), so a backend that exits moves its time from one term to the
+//! other instead of losing it.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::time::Instant;
+
+use measure::server::OsSample;
+
+/// `/proc/stat` first line: jiffies by mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuTimes {
+    pub user: u64,
+    pub system: u64,
+    pub iowait: u64,
+    pub idle: u64,
+    pub total: u64,
+}
+
+/// Parse the aggregate `cpu` line of `/proc/stat`: user nice system idle iowait irq softirq steal.
+/// `user` includes nice; `system` includes irq and softirq; steal counts in the total only.
+pub fn parse_proc_stat(text: &str) -> Option<CpuTimes> {
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    let g = |i: usize| v.get(i).copied().unwrap_or(0);
+    // guest and guest_nice (8, 9) are already included in user and nice.
+    Some(CpuTimes {
+        user: g(0) + g(1),
+        system: g(2) + g(5) + g(6),
+        idle: g(3),
+        iowait: g(4),
+        total: (0..8).map(g).sum(),
+    })
+}
+
+/// `MemTotal` and `MemAvailable` in bytes.
+pub fn parse_meminfo(text: &str) -> (u64, u64) {
+    let mut total = 0;
+    let mut avail = 0;
+    for l in text.lines() {
+        let mut it = l.split_whitespace();
+        let key = it.next().unwrap_or("");
+        let kb: u64 = it.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+        match key {
+            "MemTotal:" => total = kb * 1024,
+            "MemAvailable:" => avail = kb * 1024,
+            _ => {}
+        }
+    }
+    (total, avail)
+}
+
+/// Whether a block device name is a whole, physical-ish disk worth summing: partitions, loop,
+/// RAM disks, device-mapper and md devices (which would count the same I/O twice) are left out.
+fn whole_disk(name: &str, whole: &BTreeSet<String>) -> bool {
+    whole.contains(name)
+        && !["loop", "ram", "zram", "dm-", "md", "sr", "fd"]
+            .iter()
+            .any(|p| name.starts_with(p))
+}
+
+/// Sectors read and written, summed over whole disks. `whole` = names in `/sys/block`.
+pub fn parse_diskstats(text: &str, whole: &BTreeSet<String>) -> (u64, u64) {
+    let mut r = 0;
+    let mut w = 0;
+    for l in text.lines() {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        if f.len() < 10 || !whole_disk(f[2], whole) {
+            continue;
+        }
+        r += f[5].parse::<u64>().unwrap_or(0);
+        w += f[9].parse::<u64>().unwrap_or(0);
+    }
+    (r, w)
+}
+
+/// `/proc/<pid>/stat`: (ppid, utime + stime, cutime + cstime) in ticks. The command name (field
+/// 2) may hold spaces and parentheses, so fields are counted after the last `)`.
+pub fn parse_pid_stat(text: &str) -> Option<(i32, u64, u64)> {
+    let rest = &text[text.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // rest[0] is field 3 (state); ppid is field 4, utime 14, stime 15, cutime 16, cstime 17.
+    let n = |i: usize| f.get(i - 3).and_then(|x| x.parse::<i64>().ok());
+    let ppid = n(4)? as i32;
+    let own = n(14)? + n(15)?;
+    let children = n(16)? + n(17)?;
+    Some((ppid, own.max(0) as u64, children.max(0) as u64))
+}
+
+fn clock_ticks() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 {
+        t as f64
+    } else {
+        100.0
+    }
+}
+
+fn rusage_ms(who: libc::c_int) -> f64 {
+    // SAFETY: getrusage writes into the struct we pass; zeroed is a valid rusage.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(who, &mut ru) } != 0 {
+        return 0.0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 * 1000.0 + t.tv_usec as f64 / 1000.0;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// CPU time of this process (all threads), ms.
+pub fn process_cpu_ms() -> f64 {
+    rusage_ms(libc::RUSAGE_SELF)
+}
+
+/// CPU time of the calling thread, ms (Linux `RUSAGE_THREAD`; the process elsewhere).
+pub fn thread_cpu_ms() -> f64 {
+    #[cfg(target_os = "linux")]
+    {
+        rusage_ms(libc::RUSAGE_THREAD)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        rusage_ms(libc::RUSAGE_SELF)
+    }
+}
+
+/// One reading of everything; two make a sample.
+#[derive(Clone, Debug)]
+pub struct Reading {
+    at: Instant,
+    cpu: Option<CpuTimes>,
+    mem: (u64, u64),
+    disk: (u64, u64),
+    client_ms: f64,
+    /// Server CPU in ticks, when the server's processes could be read.
+    server_ticks: Option<u64>,
+}
+
+/// Reads the machine. `server_pids` are refreshed by the caller from `pg_stat_activity`.
+pub struct OsReader {
+    whole_disks: BTreeSet<String>,
+    ticks: f64,
+    /// The postmaster, found as the parent of a server process.
+    postmaster: Option<i32>,
+    last: Option<Reading>,
+}
+
+impl OsReader {
+    /// `None` when `/proc/stat` cannot be read (not Linux, or /proc hidden).
+    pub fn new() -> Option<OsReader> {
+        parse_proc_stat(&fs::read_to_string("/proc/stat").ok()?)?;
+        let whole_disks = fs::read_dir("/sys/block")
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(OsReader {
+            whole_disks,
+            ticks: clock_ticks(),
+            postmaster: None,
+            last: None,
+        })
+    }
+
+    fn server_ticks(&mut self, server_pids: &[i32]) -> Option<u64> {
+        if server_pids.is_empty() {
+            return None;
+        }
+        let mut sum = 0u64;
+        let mut seen = 0;
+        for &pid in server_pids {
+            if let Some((ppid, own, _)) = fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|t| parse_pid_stat(&t))
+            {
+                seen += 1;
+                sum += own;
+                if self.postmaster.is_none() && ppid > 1 {
+                    self.postmaster = Some(ppid);
+                }
+            }
+        }
+        if seen == 0 {
+            return None;
+        }
+        let pm = self.postmaster?;
+        let (_, own, children) = fs::read_to_string(format!("/proc/{pm}/stat"))
+            .ok()
+            .and_then(|t| parse_pid_stat(&t))?;
+        Some(sum + own + children)
+    }
+
+    /// Read now; return the sample for the period since the previous reading (none the first
+    /// time). `t_ms` is stamped by the caller.
+    pub fn read(&mut self, server_pids: &[i32]) -> Option<OsSample> {
+        let now = Reading {
+            at: Instant::now(),
+            cpu: fs::read_to_string("/proc/stat")
+                .ok()
+                .and_then(|t| parse_proc_stat(&t)),
+            mem: fs::read_to_string("/proc/meminfo")
+                .map(|t| parse_meminfo(&t))
+                .unwrap_or_default(),
+            disk: fs::read_to_string("/proc/diskstats")
+                .map(|t| parse_diskstats(&t, &self.whole_disks))
+                .unwrap_or_default(),
+            client_ms: process_cpu_ms(),
+            server_ticks: self.server_ticks(server_pids),
+        };
+        let prev = self.last.replace(now.clone())?;
+        let secs = now.at.duration_since(prev.at).as_secs_f64();
+        if secs <= 0.0 {
+            return None;
+        }
+        let mut s = OsSample {
+            mem_total_bytes: now.mem.0,
+            mem_available_bytes: now.mem.1,
+            ..Default::default()
+        };
+        if let (Some(a), Some(b)) = (prev.cpu, now.cpu) {
+            let total = b.total.saturating_sub(a.total) as f64;
+            if total > 0.0 {
+                let p = |x: u64, y: u64| 100.0 * y.saturating_sub(x) as f64 / total;
+                s.cpu_user_pct = p(a.user, b.user);
+                s.cpu_system_pct = p(a.system, b.system);
+                s.cpu_iowait_pct = p(a.iowait, b.iowait);
+                s.cpu_idle_pct = p(a.idle, b.idle);
+            }
+        }
+        s.disk_read_bytes_per_s = now.disk.0.saturating_sub(prev.disk.0) as f64 * 512.0 / secs;
+        s.disk_write_bytes_per_s = now.disk.1.saturating_sub(prev.disk.1) as f64 * 512.0 / secs;
+        s.client_cpu_pct = 100.0 * (now.client_ms - prev.client_ms).max(0.0) / 1000.0 / secs;
+        s.server_cpu_pct = match (prev.server_ticks, now.server_ticks) {
+            (Some(a), Some(b)) if b >= a => Some(100.0 * (b - a) as f64 / self.ticks / secs),
+            _ => None,
+        };
+        Some(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_cpu_line() {
+        let t = "cpu  100 5 50 1000 20 1 2 3 0 0\ncpu0 50 2 25 500 10 0 1 1 0 0\n";
+        let c = parse_proc_stat(t).unwrap();
+        assert_eq!(
+            c,
+            CpuTimes {
+                user: 105,
+                system: 53,
+                iowait: 20,
+                idle: 1000,
+                total: 1181
+            }
+        );
+        assert!(parse_proc_stat("intr 1 2 3").is_none());
+    }
+
+    #[test]
+    fn meminfo_in_bytes() {
+        let t = "MemTotal:       16384 kB\nMemFree:  100 kB\nMemAvailable:    8192 kB\n";
+        assert_eq!(parse_meminfo(t), (16384 * 1024, 8192 * 1024));
+    }
+
+    #[test]
+    fn diskstats_sum_whole_disks_only() {
+        let t = "   8       0 sda 10 0 100 0 20 0 200 0 0 0 0\n\
+                    8       1 sda1 10 0 100 0 20 0 200 0 0 0 0\n\
+                    7       0 loop0 1 0 999 0 1 0 999 0 0 0 0\n\
+                  253       0 vda 1 0 5 0 1 0 7 0 0 0 0\n";
+        let whole: BTreeSet<String> = ["sda", "loop0", "vda"].map(String::from).into();
+        assert_eq!(parse_diskstats(t, &whole), (105, 207));
+    }
+
+    #[test]
+    fn pid_stat_with_awkward_command_names() {
+        let t = "1234 (postgres: a) b) S 99 1234 1234 0 -1 4194560 1 0 0 0 7 3 11 13 20 0 1 0 1 1 1";
+        assert_eq!(parse_pid_stat(t), Some((99, 10, 24)));
+        assert_eq!(parse_pid_stat("garbage"), None);
+    }
+
+    #[test]
+    fn reader_gives_a_sample_from_the_second_reading() {
+        let Some(mut r) = OsReader::new() else {
+            return; // not Linux
+        };
+        assert!(r.read(&[]).is_none());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let me = std::process::id() as i32;
+        let s = r.read(&[me]).expect("second reading");
+        assert!(s.mem_total_bytes > 0 && s.mem_available_bytes <= s.mem_total_bytes);
+        let sum = s.cpu_user_pct + s.cpu_system_pct + s.cpu_iowait_pct + s.cpu_idle_pct;
+        assert!(sum <= 100.0 + 1e-6, "{sum}");
+        assert!(s.client_cpu_pct >= 0.0);
+    }
+}

@@ -1,0 +1,775 @@
+//! The sampling loop: one session, one thread, one current-thread runtime.
+//!
+//! Owns the observer's session and everything it reads: the probe at start, the activity sample
+//! every `sample_interval`, the counter sample every `counter_interval`, OS readings when local,
+//! the window-start snapshot (at [`Ctl::Start`]) and the end snapshot (at [`Ctl::Finish`]), and
+//! folding it all into [`ServerMetrics`]. Must not touch: the engine's sessions or runtimes, the
+//! terminal, anything on the server that writes.
+//!
+//! Why one read-only transaction for the whole run: each statement outside a transaction block
+//! commits, and `pg_stat_database.xact_commit` counts read-only commits too, so a sampler issuing
+//! two statements a second would add hundreds of commits that stampede's commit-count check
+//! would have to explain. Inside `BEGIN READ ONLY` (read committed) nothing commits, no xid is
+//! assigned, and between statements no snapshot is held, so no vacuum horizon is held back
+//! either. The session's only commit is its start-up transaction ([`ObserverCost::connections`]).
+//! An error inside the block (an extension that is created but not loaded, say) aborts the
+//! transaction: the sampler rolls back (counted as a rollback, not a commit), begins again and
+//! carries on without the part that failed.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use measure::server::{
+    wait_totals, ActivitySample, CounterSample, IoDelta, Note, ObserverCost, OsSample, QueryWait,
+    ServerMetrics, StatementDelta, CPU,
+};
+use target::{ConnConfig, Session};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::os::{self, OsReader};
+use crate::sql::{self, Caps, StatementCols, TAG};
+use crate::{Error, Options};
+
+/// Messages from the handle.
+pub enum Ctl {
+    /// The measured run starts at this instant: t = 0, and the delta window opens.
+    Start(Instant),
+    /// Take the end snapshot and stop.
+    Finish,
+}
+
+/// `pg_stat_statements` summed by queryid.
+#[derive(Clone, Debug, Default)]
+struct StmtRow {
+    query: Option<String>,
+    calls: f64,
+    total_ms: f64,
+    rows: f64,
+    hit: f64,
+    read: f64,
+    wal_bytes: Option<f64>,
+}
+
+/// One snapshot of the cumulative views (window start or end).
+#[derive(Clone, Debug, Default)]
+struct Snapshot {
+    at: Option<Instant>,
+    counters: BTreeMap<String, f64>,
+    /// queryid (None = hidden from us) -> counters.
+    statements: Option<BTreeMap<Option<i64>, StmtRow>>,
+    io: BTreeMap<(String, String, String), BTreeMap<String, f64>>,
+}
+
+struct Sample {
+    at: Instant,
+    s: ActivitySample,
+    query_waits: Vec<(i64, String, u32)>,
+}
+
+pub struct Sampler {
+    session: Session,
+    conn_cfg: ConnConfig,
+    opts: Options,
+    caps: Caps,
+    role: String,
+    /// Sees other roles' sessions (superuser, pg_read_all_stats or pg_monitor).
+    sees_all: bool,
+    notes: Vec<Note>,
+    cost: ObserverCost,
+    started: Instant,
+    t0: Option<Instant>,
+    samples: Vec<Sample>,
+    counters: Vec<(Instant, BTreeMap<String, f64>)>,
+    os_samples: Vec<(Instant, OsSample)>,
+    os: Option<OsReader>,
+    server_pids: Vec<i32>,
+    /// Our backend is a process on this machine (server CPU can be read).
+    server_visible: bool,
+    baseline: Snapshot,
+    /// Client sessions on the database when the sampler started (not the run's).
+    foreign_clients: i64,
+    stmts_ok: bool,
+    io_ok: bool,
+    counters_ok: bool,
+}
+
+fn note(topic: &str, message: impl Into<String>) -> Note {
+    Note {
+        topic: topic.into(),
+        message: message.into(),
+    }
+}
+
+/// Whether the target is this machine: a unix socket or a loopback address.
+pub fn is_local(cfg: &ConnConfig) -> bool {
+    cfg.hosts.iter().all(|h| {
+        h.is_unix() || matches!(h.host.as_str(), "localhost" | "127.0.0.1" | "::1" | "")
+    })
+}
+
+impl Sampler {
+    /// Connect, probe, open the read-only transaction and take the first snapshot.
+    pub async fn connect(cfg: &ConnConfig, opts: Options) -> Result<Sampler, Error> {
+        let mut cfg = cfg.clone();
+        cfg.application_name = "stampede observe".into();
+        // Never block on a lock for long, never be killed for idling in our transaction.
+        let extra = "-c statement_timeout=10000 -c lock_timeout=1000 \
+                     -c idle_in_transaction_session_timeout=0";
+        cfg.options = Some(match cfg.options.take() {
+            Some(o) if !o.trim().is_empty() => format!("{o} {extra}"),
+            _ => extra.to_string(),
+        });
+        let session = Session::connect(&cfg).await.map_err(Error::Connect)?;
+        let version_num = session.server_version_num();
+        if version_num < 100000 {
+            return Err(Error::Unsupported(format!(
+                "server_version_num {version_num}: observing needs PostgreSQL 10 or later \
+                 (backend_type and wait events in pg_stat_activity); run with --no-observe"
+            )));
+        }
+        let local = opts.local.unwrap_or_else(|| is_local(&cfg));
+        let mut s = Sampler {
+            session,
+            conn_cfg: cfg,
+            opts,
+            caps: Caps {
+                version_num,
+                activity_query_id: version_num >= 140000,
+                ..Default::default()
+            },
+            role: String::new(),
+            sees_all: false,
+            notes: Vec::new(),
+            cost: ObserverCost {
+                connections: 1,
+                ..Default::default()
+            },
+            started: Instant::now(),
+            t0: None,
+            samples: Vec::new(),
+            counters: Vec::new(),
+            os_samples: Vec::new(),
+            os: if local { OsReader::new() } else { None },
+            server_pids: Vec::new(),
+            server_visible: false,
+            baseline: Snapshot::default(),
+            foreign_clients: 0,
+            stmts_ok: false,
+            io_ok: false,
+            counters_ok: true,
+        };
+        if local && s.os.is_none() {
+            s.notes.push(note(
+                "os",
+                "the server is local but /proc cannot be read: no OS metrics",
+            ));
+        }
+        s.query(&sql::begin()).await.map_err(Error::Query)?;
+        s.probe().await?;
+        s.foreign_clients = s.scalar(&sql::other_clients()).await.unwrap_or(0);
+        if s.os.is_some() {
+            s.refresh_server_pids().await;
+            let pid = s.session.backend_pid();
+            s.server_visible = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .map(|c| c.trim().starts_with("postgres"))
+                .unwrap_or(false);
+            if !s.server_visible {
+                s.notes.push(note(
+                    "os",
+                    format!(
+                        "the server's processes are not visible from here (backend pid {pid} is \
+                         not a postgres process on this machine): server CPU is not shown"
+                    ),
+                ));
+            }
+            if let Some(os) = s.os.as_mut() {
+                let pids = if s.server_visible {
+                    s.server_pids.clone()
+                } else {
+                    Vec::new()
+                };
+                os.read(&pids);
+            }
+        }
+        s.baseline = s.snapshot(false).await;
+        Ok(s)
+    }
+
+    /// A statement, counted in the cost. On a server error the transaction is rolled back and
+    /// begun again, so the next statement runs.
+    async fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, target::Error> {
+        let t = Instant::now();
+        self.cost.queries += sql.matches(TAG).count() as u64;
+        let r = self.session.simple_query(sql).await;
+        if let Err(target::Error::Db(_)) = &r {
+            let _ = self.session.simple_query(&sql::rollback()).await;
+            let _ = self.session.simple_query(&sql::begin()).await;
+            self.cost.queries += 2;
+        }
+        self.cost.busy_ms += t.elapsed().as_secs_f64() * 1000.0;
+        r
+    }
+
+    async fn scalar(&mut self, sql: &str) -> Result<i64, target::Error> {
+        let rows = self.query(sql).await?;
+        Ok(rows.last().map(|r| sql::int(&r[0])).unwrap_or(0))
+    }
+
+    async fn probe(&mut self) -> Result<(), Error> {
+        let rows = self.query(&sql::probe()).await.map_err(Error::Query)?;
+        let r = rows
+            .first()
+            .ok_or_else(|| Error::Unsupported("the current role is not in pg_roles".into()))?;
+        self.role = r[0].clone().unwrap_or_default();
+        let (superuser, read_all, monitor) = (sql::flag(&r[1]), sql::flag(&r[2]), sql::flag(&r[3]));
+        self.sees_all = superuser || read_all || monitor;
+        let compute_query_id = r[4].clone();
+        let preloaded = sql::flag(&r[5]);
+        self.caps.wal_view = sql::flag(&r[6]);
+        self.caps.checkpointer_view = sql::flag(&r[7]);
+        self.caps.io_view = sql::flag(&r[8]);
+        self.io_ok = self.caps.io_view;
+        let pss_schema = r[9].clone();
+
+        if !self.sees_all {
+            self.notes.push(note(
+                "privileges",
+                format!(
+                    "role {role} is not a member of pg_read_all_stats or pg_monitor: wait events, \
+                     states and query texts of other roles' sessions and of the server's \
+                     background processes are hidden (NULL / \"<insufficient privilege>\"), and \
+                     so are other roles' statements in pg_stat_statements; \
+                     GRANT pg_monitor TO {role}",
+                    role = sql::quote_ident(&self.role)
+                ),
+            ));
+        }
+        match pss_schema {
+            None => {
+                let how = if preloaded {
+                    "pg_stat_statements is loaded but not installed in this database: \
+                     CREATE EXTENSION pg_stat_statements"
+                } else {
+                    "pg_stat_statements is not installed: add it to shared_preload_libraries \
+                     and CREATE EXTENSION pg_stat_statements"
+                };
+                self.notes.push(note(
+                    "pg_stat_statements",
+                    format!("{how}; top SQL is not available"),
+                ));
+            }
+            Some(schema) => {
+                let cols: Vec<String> = self
+                    .query(&sql::statement_columns(&schema))
+                    .await
+                    .map(|rows| rows.into_iter().filter_map(|r| r[0].clone()).collect())
+                    .unwrap_or_default();
+                match StatementCols::from_columns(&schema, &cols) {
+                    None => self.notes.push(note(
+                        "pg_stat_statements",
+                        "pg_stat_statements has columns this stampede does not know; top SQL \
+                         is not available",
+                    )),
+                    Some(c) => {
+                        // A test read: created but not preloaded fails here.
+                        match self.query(&sql::statements(&c, false)).await {
+                            Ok(_) => {
+                                self.caps.statements = Some(c);
+                                self.stmts_ok = true;
+                            }
+                            Err(e) => self.notes.push(note(
+                                "pg_stat_statements",
+                                format!(
+                                    "pg_stat_statements cannot be read ({e}); add it to \
+                                     shared_preload_libraries and restart the server; top SQL \
+                                     is not available"
+                                ),
+                            )),
+                        }
+                    }
+                }
+            }
+        }
+        if self.caps.activity_query_id {
+            let on = matches!(compute_query_id.as_deref(), Some("on" | "regress"))
+                || (compute_query_id.as_deref() == Some("auto") && preloaded);
+            if !on {
+                self.caps.activity_query_id = false;
+                self.notes.push(note(
+                    "query_id",
+                    format!(
+                        "compute_query_id is {}: waits cannot be joined to statements; \
+                         set compute_query_id = on (or auto with pg_stat_statements loaded)",
+                        compute_query_id.as_deref().unwrap_or("unknown")
+                    ),
+                ));
+            }
+        } else {
+            self.notes.push(note(
+                "query_id",
+                "PostgreSQL before 14 has no pg_stat_activity.query_id: waits are not joined \
+                 to statements",
+            ));
+        }
+        if !self.caps.wal_view {
+            self.notes.push(note(
+                "pg_stat_wal",
+                "pg_stat_wal needs PostgreSQL 14 or later: no WAL counters",
+            ));
+        }
+        if !self.caps.io_view {
+            self.notes.push(note(
+                "pg_stat_io",
+                "pg_stat_io needs PostgreSQL 16 or later: no I/O by backend type",
+            ));
+        }
+        Ok(())
+    }
+
+    async fn refresh_server_pids(&mut self) {
+        if let Ok(rows) = self.query(&sql::server_pids()).await {
+            self.server_pids = rows.iter().map(|r| sql::int(&r[0]) as i32).collect();
+            self.server_pids.push(self.session.backend_pid());
+        }
+    }
+
+    async fn read_counters(&mut self) -> Option<BTreeMap<String, f64>> {
+        if !self.counters_ok {
+            return None;
+        }
+        match self.query(&sql::counters(&self.caps)).await {
+            Ok(rows) => {
+                let mut m = BTreeMap::new();
+                for r in rows.iter().filter(|r| r.len() == 2) {
+                    if let (Some(view), Some(json)) = (&r[0], &r[1]) {
+                        sql::json_numbers(view, json, &mut m);
+                    }
+                }
+                Some(m)
+            }
+            Err(e) => {
+                self.counters_ok = false;
+                self.notes.push(note(
+                    "counters",
+                    format!("cumulative statistics could not be read ({e}): no counters"),
+                ));
+                None
+            }
+        }
+    }
+
+    async fn read_statements(&mut self, text: bool) -> Option<BTreeMap<Option<i64>, StmtRow>> {
+        if !self.stmts_ok {
+            return None;
+        }
+        let c = self.caps.statements.clone()?;
+        match self.query(&sql::statements(&c, text)).await {
+            Ok(rows) => Some(
+                rows.iter()
+                    .filter(|r| r.len() == 8)
+                    .map(|r| {
+                        let id = r[0].as_deref().and_then(|s| s.parse::<i64>().ok());
+                        (
+                            id,
+                            StmtRow {
+                                query: r[1].clone(),
+                                calls: sql::num(&r[2]),
+                                total_ms: sql::num(&r[3]),
+                                rows: sql::num(&r[4]),
+                                hit: sql::num(&r[5]),
+                                read: sql::num(&r[6]),
+                                wal_bytes: r[7].as_ref().map(|_| sql::num(&r[7])),
+                            },
+                        )
+                    })
+                    .collect(),
+            ),
+            Err(e) => {
+                self.stmts_ok = false;
+                self.notes.push(note(
+                    "pg_stat_statements",
+                    format!("pg_stat_statements could not be read ({e}): top SQL is incomplete"),
+                ));
+                None
+            }
+        }
+    }
+
+    async fn read_io(&mut self) -> BTreeMap<(String, String, String), BTreeMap<String, f64>> {
+        let mut out = BTreeMap::new();
+        if !self.io_ok {
+            return out;
+        }
+        match self.query(&sql::io()).await {
+            Ok(rows) => {
+                for r in rows.iter().filter(|r| r.len() == 4) {
+                    let mut m = BTreeMap::new();
+                    if let Some(j) = &r[3] {
+                        sql::json_numbers("", j, &mut m);
+                    }
+                    let m = m
+                        .into_iter()
+                        .map(|(k, v)| (k.trim_start_matches('.').to_string(), v))
+                        .collect();
+                    let s = |i: usize| r[i].clone().unwrap_or_default();
+                    out.insert((s(0), s(1), s(2)), m);
+                }
+            }
+            Err(e) => {
+                self.io_ok = false;
+                self.notes.push(note(
+                    "pg_stat_io",
+                    format!("pg_stat_io could not be read ({e})"),
+                ));
+            }
+        }
+        out
+    }
+
+    async fn snapshot(&mut self, text: bool) -> Snapshot {
+        let counters = self.read_counters().await.unwrap_or_default();
+        let statements = self.read_statements(text).await;
+        let io = self.read_io().await;
+        Snapshot {
+            at: Some(Instant::now()),
+            counters,
+            statements,
+            io,
+        }
+    }
+
+    async fn sample_activity(&mut self) -> Result<(), target::Error> {
+        let at = Instant::now();
+        let rows = self.query(&sql::activity(&self.caps)).await?;
+        let mut s = ActivitySample::default();
+        let mut qw: BTreeMap<(i64, String), u32> = BTreeMap::new();
+        for r in rows.iter().filter(|r| r.len() == 8) {
+            let state = r[0].as_deref().unwrap_or("");
+            let (wtype, wevent) = (r[1].as_deref().unwrap_or(""), r[2].as_deref().unwrap_or(""));
+            let qid = r[3].as_deref().and_then(|x| x.parse::<i64>().ok());
+            let backend_type = r[4].as_deref().unwrap_or("");
+            let n = sql::int(&r[5]).max(0) as u32;
+            let hidden = sql::int(&r[6]).max(0) as u32;
+            s.lock_waits = sql::int(&r[7]).max(0) as u32;
+            s.hidden += hidden;
+            if state == "active" {
+                let event = if wtype.is_empty() {
+                    CPU.to_string()
+                } else {
+                    format!("{wtype}:{wevent}")
+                };
+                s.active += n;
+                *s.waits.entry(event.clone()).or_default() += n;
+                if let Some(q) = qid.filter(|q| *q != 0) {
+                    *qw.entry((q, event)).or_default() += n;
+                }
+            }
+            if backend_type == "client backend" && n > hidden {
+                let st = if state.is_empty() { "unknown" } else { state };
+                *s.states.entry(st.to_string()).or_default() += n - hidden;
+            }
+        }
+        self.samples.push(Sample {
+            at,
+            s,
+            query_waits: qw.into_iter().map(|((q, e), n)| (q, e, n)).collect(),
+        });
+        self.cost.samples += 1;
+        Ok(())
+    }
+
+    /// The loop: sample until [`Ctl::Finish`] (or the handle is dropped), then the final snapshot.
+    pub async fn run(mut self, mut ctl: UnboundedReceiver<Ctl>) -> ServerMetrics {
+        let mut tick = tokio::time::interval(self.opts.sample_interval);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut next_counters = Instant::now();
+        let mut next_pids = Instant::now() + Duration::from_secs(5);
+        loop {
+            tokio::select! {
+                biased;
+                m = ctl.recv() => match m {
+                    Some(Ctl::Start(at)) => {
+                        self.t0 = Some(at);
+                        self.baseline = self.snapshot(false).await;
+                        self.foreign_clients = self.scalar(&sql::other_clients()).await.unwrap_or(0);
+                    }
+                    Some(Ctl::Finish) | None => break,
+                },
+                _ = tick.tick() => {
+                    let t = Instant::now();
+                    if let Err(e) = self.sample_activity().await {
+                        self.cost.errors += 1;
+                        if !self.session.is_usable() && !self.reconnect(&e).await {
+                            break;
+                        }
+                    }
+                    if Instant::now() >= next_counters {
+                        next_counters += self.opts.counter_interval;
+                        if let Some(c) = self.read_counters().await {
+                            self.counters.push((Instant::now(), c));
+                        }
+                    }
+                    if self.os.is_some() {
+                        if self.server_visible && Instant::now() >= next_pids {
+                            next_pids += Duration::from_secs(5);
+                            self.refresh_server_pids().await;
+                        }
+                        let pids = if self.server_visible { self.server_pids.clone() } else { Vec::new() };
+                        let r = Instant::now();
+                        if let Some(s) = self.os.as_mut().and_then(|os| os.read(&pids)) {
+                            self.os_samples.push((Instant::now(), s));
+                        }
+                        self.cost.busy_ms += r.elapsed().as_secs_f64() * 1000.0;
+                    }
+                    let ms = t.elapsed().as_secs_f64() * 1000.0;
+                    self.cost.max_sample_ms = self.cost.max_sample_ms.max(ms);
+                }
+            }
+        }
+        self.finish().await
+    }
+
+    /// The session broke (server restart, idle timeout): open a new one and carry on.
+    async fn reconnect(&mut self, e: &target::Error) -> bool {
+        let first = self.cost.errors == 1;
+        match Session::connect(&self.conn_cfg).await {
+            Ok(s) => {
+                self.session = s;
+                self.cost.connections += 1;
+                let ok = self.query(&sql::begin()).await.is_ok();
+                if first {
+                    self.notes.push(note(
+                        "sampling",
+                        format!("the observer's session broke ({e}) and was reopened"),
+                    ));
+                }
+                ok
+            }
+            Err(e2) => {
+                self.notes.push(note(
+                    "sampling",
+                    format!("the observer's session broke ({e}) and could not be reopened ({e2}): sampling stopped early"),
+                ));
+                false
+            }
+        }
+    }
+
+    async fn finish(mut self) -> ServerMetrics {
+        // Statistics reach shared memory when a backend exits (and at most once a second
+        // before): wait up to a second for the run's sessions to go.
+        if self.session.is_usable() && self.t0.is_some() {
+            let deadline = Instant::now() + Duration::from_secs(1);
+            while Instant::now() < deadline {
+                match self.scalar(&sql::other_clients()).await {
+                    Ok(n) if n > self.foreign_clients => {
+                        tokio::time::sleep(Duration::from_millis(50)).await
+                    }
+                    _ => break,
+                }
+            }
+        }
+        let end = if self.session.is_usable() {
+            self.snapshot(true).await
+        } else {
+            Snapshot::default()
+        };
+        let _ = self.session.simple_query(&sql::rollback()).await;
+        self.cost.cpu_ms = os::thread_cpu_ms();
+        let t0 = self.t0.unwrap_or(self.started);
+        let rel = |at: Instant| -> i64 {
+            if at >= t0 {
+                at.duration_since(t0).as_millis() as i64
+            } else {
+                -(t0.duration_since(at).as_millis() as i64)
+            }
+        };
+        let window_start_ms = self.baseline.at.map(rel).unwrap_or(0);
+        let window_end_ms = end.at.map(rel).unwrap_or_else(|| rel(Instant::now()));
+
+        let activity: Vec<ActivitySample> = self
+            .samples
+            .iter()
+            .map(|x| ActivitySample {
+                t_ms: rel(x.at),
+                ..x.s.clone()
+            })
+            .collect();
+        let in_window = |t: i64| t >= window_start_ms && t <= window_end_ms;
+        let waits = wait_totals(activity.iter().filter(|s| in_window(s.t_ms)));
+        let mut qw: BTreeMap<(i64, String), u64> = BTreeMap::new();
+        for x in self.samples.iter().filter(|x| in_window(rel(x.at))) {
+            for (q, e, n) in &x.query_waits {
+                *qw.entry((*q, e.clone())).or_default() += u64::from(*n);
+            }
+        }
+        let mut query_waits: Vec<QueryWait> = qw
+            .into_iter()
+            .map(|((query_id, event), samples)| QueryWait {
+                query_id,
+                event,
+                samples,
+            })
+            .collect();
+        query_waits.sort_by(|a, b| b.samples.cmp(&a.samples));
+
+        let hidden: u64 = activity
+            .iter()
+            .filter(|s| in_window(s.t_ms))
+            .map(|s| u64::from(s.hidden))
+            .sum();
+        if hidden > 0 && self.sees_all {
+            self.notes.push(note(
+                "privileges",
+                format!("{hidden} session-samples were hidden from the observer's role"),
+            ));
+        }
+
+        // Counter deltas.
+        let mut deltas = BTreeMap::new();
+        let mut reset = false;
+        for (k, b) in &end.counters {
+            if let Some(a) = self.baseline.counters.get(k) {
+                let d = b - a;
+                if d < 0.0 {
+                    reset = true;
+                }
+                deltas.insert(k.clone(), d);
+            }
+        }
+        if reset {
+            self.notes.push(note(
+                "counters",
+                "statistics were reset during the run: some deltas are negative and wrong",
+            ));
+        }
+
+        let (statements, statements_total) = self.statement_deltas(&end);
+
+        let mut io = Vec::new();
+        for ((bt, obj, ctx), b) in &end.io {
+            let Some(a) = self.baseline.io.get(&(bt.clone(), obj.clone(), ctx.clone())) else {
+                continue;
+            };
+            let values: BTreeMap<String, f64> = b
+                .iter()
+                .filter_map(|(k, v)| a.get(k).map(|x| (k.clone(), v - x)))
+                .filter(|(_, d)| *d != 0.0)
+                .collect();
+            if !values.is_empty() {
+                io.push(IoDelta {
+                    backend_type: bt.clone(),
+                    object: obj.clone(),
+                    context: ctx.clone(),
+                    values,
+                });
+            }
+        }
+
+        ServerMetrics {
+            sample_interval_ms: self.opts.sample_interval.as_millis() as u64,
+            counter_interval_ms: self.opts.counter_interval.as_millis() as u64,
+            server_version_num: self.caps.version_num,
+            window_start_ms,
+            window_end_ms,
+            cost: self.cost.clone(),
+            notes: self.notes.clone(),
+            activity,
+            waits,
+            query_waits,
+            statements,
+            statements_total,
+            counters: self
+                .counters
+                .iter()
+                .map(|(at, values)| CounterSample {
+                    t_ms: rel(*at),
+                    values: values.clone(),
+                })
+                .collect(),
+            deltas,
+            io,
+            os: self
+                .os_samples
+                .iter()
+                .map(|(at, s)| OsSample {
+                    t_ms: rel(*at),
+                    ..s.clone()
+                })
+                .collect(),
+        }
+    }
+
+    /// Top statements by execution time over the window, and the sum of all of them. The
+    /// observer's own statements (text starting with [`TAG`]) are left out.
+    fn statement_deltas(
+        &mut self,
+        end: &Snapshot,
+    ) -> (Vec<StatementDelta>, Option<StatementDelta>) {
+        let (Some(a), Some(b)) = (&self.baseline.statements, &end.statements) else {
+            return (Vec::new(), None);
+        };
+        let mut total = StatementDelta {
+            query: "all statements".into(),
+            ..Default::default()
+        };
+        let mut hidden_calls = 0.0;
+        let mut v = Vec::new();
+        for (id, e) in b {
+            let q = e.query.clone().unwrap_or_default();
+            if q.trim_start().starts_with(TAG) {
+                continue;
+            }
+            let s = a.get(id).cloned().unwrap_or_default();
+            // An entry evicted and re-created during the run restarts from zero.
+            let s = if e.calls < s.calls { StmtRow::default() } else { s };
+            let calls = e.calls - s.calls;
+            if calls <= 0.0 {
+                continue;
+            }
+            if id.is_none() {
+                hidden_calls += calls;
+            }
+            let d = StatementDelta {
+                query_id: *id,
+                query: q,
+                calls: calls as u64,
+                total_exec_time_ms: e.total_ms - s.total_ms,
+                mean_exec_time_ms: (e.total_ms - s.total_ms) / calls,
+                rows: (e.rows - s.rows).max(0.0) as u64,
+                shared_blks_hit: (e.hit - s.hit).max(0.0) as u64,
+                shared_blks_read: (e.read - s.read).max(0.0) as u64,
+                wal_bytes: e.wal_bytes.map(|w| w - s.wal_bytes.unwrap_or(0.0)),
+            };
+            total.calls += d.calls;
+            total.total_exec_time_ms += d.total_exec_time_ms;
+            total.rows += d.rows;
+            total.shared_blks_hit += d.shared_blks_hit;
+            total.shared_blks_read += d.shared_blks_read;
+            if let Some(w) = d.wal_bytes {
+                total.wal_bytes = Some(total.wal_bytes.unwrap_or(0.0) + w);
+            }
+            v.push(d);
+        }
+        if total.calls > 0 {
+            total.mean_exec_time_ms = total.total_exec_time_ms / total.calls as f64;
+        }
+        if hidden_calls > 0.0 {
+            self.notes.push(note(
+                "privileges",
+                format!(
+                    "{hidden_calls} calls of other roles' statements are hidden \
+                     (\"<insufficient privilege>\"): GRANT pg_read_all_stats TO {}",
+                    sql::quote_ident(&self.role)
+                ),
+            ));
+        }
+        v.sort_by(|x, y| {
+            y.total_exec_time_ms
+                .partial_cmp(&x.total_exec_time_ms)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        v.truncate(self.opts.top_statements);
+        (v, Some(total))
+    }
+}

@@ -1,0 +1,335 @@
+//! The observer against real servers started by the test itself (Debian's `postgresql-15`), with
+//! load from the server's own `pgbench`. A missing server fails the test, it never skips.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use measure::ServerMetrics;
+use observe::{Options, Sampler};
+use target::embedded::{EmbeddedOptions, EmbeddedServer};
+
+fn server(settings: &[(&str, &str)]) -> EmbeddedServer {
+    let mut s: Vec<(String, String)> = vec![
+        ("shared_buffers".into(), "128MB".into()),
+        ("max_connections".into(), "50".into()),
+    ];
+    s.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    EmbeddedServer::start(&EmbeddedOptions {
+        settings: s,
+        ..Default::default()
+    })
+    .expect("start the embedded PostgreSQL (apt-get install postgresql-15)")
+}
+
+fn bin(server: &EmbeddedServer, name: &str) -> PathBuf {
+    server.binaries().bindir.join(name)
+}
+
+fn conn_args(server: &EmbeddedServer, user: &str) -> Vec<String> {
+    vec![
+        "-h".into(),
+        server.socket_dir().display().to_string(),
+        "-p".into(),
+        server.port().to_string(),
+        "-U".into(),
+        user.into(),
+    ]
+}
+
+fn psql(server: &EmbeddedServer, sql: &str) -> String {
+    let out = Command::new(bin(server, "psql"))
+        .args(["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1"])
+        .args(conn_args(server, "postgres"))
+        .args(["-d", "postgres", "-c", sql])
+        .output()
+        .expect("psql");
+    assert!(
+        out.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn pgbench(server: &EmbeddedServer, args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = Command::new(bin(server, "pgbench"))
+        .args(conn_args(server, "postgres"))
+        .args(args)
+        .arg("postgres")
+        .envs(env.iter().copied())
+        .output()
+        .expect("pgbench");
+    assert!(
+        out.status.success(),
+        "pgbench {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn tps(pgbench_out: &str) -> f64 {
+    pgbench_out
+        .lines()
+        .find(|l| l.starts_with("tps = "))
+        .and_then(|l| l[6..].split_whitespace().next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// Sample while `load` runs: start, mark the start, load, finish.
+fn observe_while(
+    server: &EmbeddedServer,
+    user: &str,
+    load: impl FnOnce() -> String,
+) -> (ServerMetrics, String) {
+    observe_every(server, user, Duration::from_secs(1), load)
+}
+
+fn observe_every(
+    server: &EmbeddedServer,
+    user: &str,
+    every: Duration,
+    load: impl FnOnce() -> String,
+) -> (ServerMetrics, String) {
+    let mut cfg = server.conn_config();
+    cfg.user = user.into();
+    let opts = Options {
+        sample_interval: every,
+        ..Options::default()
+    };
+    let handle = Sampler::start(&cfg, &opts).expect("sampler starts");
+    handle.mark_start(Instant::now());
+    let out = load();
+    (handle.finish(), out)
+}
+
+fn wal_share(m: &ServerMetrics) -> f64 {
+    let total: u64 = m.waits.iter().map(|w| w.samples).sum();
+    let wal: u64 = m
+        .waits
+        .iter()
+        .filter(|w| is_wal(&w.event))
+        .map(|w| w.samples)
+        .sum();
+    if total == 0 {
+        0.0
+    } else {
+        wal as f64 / total as f64
+    }
+}
+
+fn is_wal(event: &str) -> bool {
+    event.to_ascii_lowercase().contains("wal")
+}
+
+#[test]
+fn a_write_load_shows_waits_statements_commits_and_the_machine() {
+    let server = server(&[]);
+    psql(&server, "CREATE EXTENSION pg_stat_statements");
+    pgbench(&server, &["-i", "-q", "-s", "2"], &[]);
+    let (m, out) = observe_while(&server, "postgres", || {
+        pgbench(&server, &["-c", "4", "-j", "2", "-T", "3", "-n"], &[])
+    });
+    assert!(tps(&out) > 0.0, "{out}");
+
+    // Activity: one sample a second, sessions seen working.
+    assert!(m.cost.samples >= 3, "{:?}", m.cost);
+    assert!(m.activity.iter().any(|s| s.active > 0), "{:?}", m.activity);
+    assert!(!m.waits.is_empty());
+    assert!(m.average_active() > 0.0);
+    assert!(m.activity.iter().any(|s| s.states.contains_key("active")
+        || s.states.contains_key("idle in transaction")));
+
+    // Statements: the UPDATEs of tpcb-like are there, with calls and time.
+    let upd = m
+        .statements
+        .iter()
+        .find(|s| s.query.starts_with("UPDATE pgbench_accounts"))
+        .unwrap_or_else(|| panic!("no UPDATE pgbench_accounts in {:#?}", m.statements));
+    assert!(upd.calls > 100 && upd.total_exec_time_ms > 0.0, "{upd:?}");
+    assert!(upd.shared_blks_hit + upd.shared_blks_read > 0);
+    assert!(m.statements.iter().all(|s| !s.query.contains("stampede observe")));
+    let total = m.statements_total.as_ref().unwrap();
+    assert!(total.calls >= upd.calls);
+    // Waits joined to statements by query id.
+    assert!(!m.query_waits.is_empty());
+
+    // Counters: commits, WAL, and a time series.
+    assert!(m.delta("database.xact_commit").unwrap() > 0.0, "{:?}", m.deltas);
+    assert!(m.delta("wal.wal_bytes").unwrap() > 0.0);
+    assert!(m.checkpoints().is_some());
+    assert!(m.counters.len() >= 3);
+    assert!(m.window_end_ms >= 3000 && m.window_start_ms < 500, "{m:?}");
+
+    // The machine: local server, so OS samples with server CPU.
+    assert!(!m.os.is_empty());
+    assert!(m.os.iter().any(|s| s.server_cpu_pct.unwrap_or(0.0) > 0.0), "{:?}", m.os);
+    assert!(m.os.iter().all(|s| s.mem_total_bytes > 0));
+
+    // What it cost: a few statements a second, no notes for a fully equipped server.
+    // Two round trips (four statements) a sample, plus the probe and the three snapshots.
+    assert!(m.cost.queries <= 4 * m.cost.samples + 20, "{:?}", m.cost);
+    assert!(m.cost.busy_ms < 0.05 * m.window_end_ms as f64, "{:?}", m.cost);
+    assert_eq!(m.cost.connections, 1);
+    assert!(
+        m.notes.iter().all(|n| n.topic == "pg_stat_io" || n.topic == "privileges"),
+        "{:?}",
+        m.notes
+    );
+    assert!(serde_json::to_string(&m).unwrap().contains("xact_commit"));
+}
+
+/// Seed 002: with synchronous_commit = on and commit_delay = 0 a commit-heavy load waits on the
+/// WAL flush, in the commit (END); with synchronous_commit = off those waits mostly vanish and
+/// throughput goes up.
+#[test]
+fn wal_waits_top_a_commit_heavy_load_and_vanish_without_synchronous_commit() {
+    let server = server(&[
+        ("commit_delay", "0"),
+        ("wal_buffers", "64kB"),
+        ("max_wal_size", "64MB"),
+        ("min_wal_size", "32MB"),
+    ]);
+    psql(&server, "CREATE EXTENSION pg_stat_statements");
+    pgbench(&server, &["-i", "-q", "-s", "1"], &[]);
+    let args = ["-c", "8", "-j", "2", "-T", "3", "-n", "-b", "simple-update"];
+    // Sampled every 100 ms: enough session-samples in 3 s for the shares to be stable.
+    let every = Duration::from_millis(100);
+    let (on, out_on) = observe_every(&server, "postgres", every, || {
+        pgbench(&server, &args, &[("PGOPTIONS", "-c synchronous_commit=on")])
+    });
+    let (off, out_off) = observe_every(&server, "postgres", every, || {
+        pgbench(&server, &args, &[("PGOPTIONS", "-c synchronous_commit=off")])
+    });
+    let (share_on, share_off) = (wal_share(&on), wal_share(&off));
+    eprintln!(
+        "synchronous_commit=on: {:.0} tps, WAL share {:.2}, waits {:?}\n\
+         synchronous_commit=off: {:.0} tps, WAL share {:.2}, waits {:?}",
+        tps(&out_on),
+        share_on,
+        on.waits,
+        tps(&out_off),
+        share_off,
+        off.waits
+    );
+    // On: a WAL wait is among the top three events and a large part of the load.
+    assert!(
+        on.waits.iter().take(3).any(|w| is_wal(&w.event)),
+        "{:?}",
+        on.waits
+    );
+    assert!(share_on >= 0.25, "WAL share with synchronous_commit=on: {share_on}");
+    // ... and the statement those waits are in is the commit.
+    let top_wal = on
+        .query_waits
+        .iter()
+        .find(|q| is_wal(&q.event))
+        .expect("WAL waits joined to a statement");
+    let stmt = on
+        .statements
+        .iter()
+        .find(|s| s.query_id == Some(top_wal.query_id))
+        .map(|s| s.query.to_ascii_uppercase())
+        .unwrap_or_default();
+    assert!(stmt.starts_with("END") || stmt.starts_with("COMMIT"), "{stmt:?}");
+    // Off: the WAL share drops to well under half, and throughput is higher.
+    assert!(
+        share_off < share_on / 2.0,
+        "WAL share on {share_on}, off {share_off}"
+    );
+    assert!(tps(&out_off) > tps(&out_on));
+}
+
+#[test]
+fn without_pg_stat_statements_it_says_how_to_enable_it_and_still_samples() {
+    let server = server(&[("shared_preload_libraries", "''")]);
+    pgbench(&server, &["-i", "-q", "-s", "1"], &[]);
+    let (m, _) = observe_while(&server, "postgres", || {
+        pgbench(&server, &["-c", "2", "-T", "2", "-n"], &[])
+    });
+    let n = m
+        .notes
+        .iter()
+        .find(|n| n.topic == "pg_stat_statements")
+        .expect("a note about pg_stat_statements");
+    assert!(
+        n.message.contains(
+            "pg_stat_statements is not installed: add it to shared_preload_libraries and \
+             CREATE EXTENSION pg_stat_statements"
+        ),
+        "{}",
+        n.message
+    );
+    assert!(m.statements.is_empty() && m.statements_total.is_none());
+    assert!(m.cost.samples >= 2 && m.activity.iter().any(|s| s.active > 0));
+    assert!(m.delta("database.xact_commit").unwrap() > 0.0);
+    // Without pg_stat_statements, compute_query_id = auto computes nothing.
+    assert!(m.notes.iter().any(|n| n.topic == "query_id"));
+}
+
+#[test]
+fn a_role_without_monitoring_privileges_is_told_what_is_missing() {
+    let server = server(&[]);
+    psql(
+        &server,
+        "CREATE EXTENSION pg_stat_statements; CREATE ROLE watcher LOGIN",
+    );
+    pgbench(&server, &["-i", "-q", "-s", "1"], &[]);
+    let (m, _) = observe_while(&server, "watcher", || {
+        pgbench(&server, &["-c", "2", "-T", "2", "-n"], &[])
+    });
+    let msg: Vec<&str> = m
+        .notes
+        .iter()
+        .filter(|n| n.topic == "privileges")
+        .map(|n| n.message.as_str())
+        .collect();
+    assert!(
+        msg.iter()
+            .any(|m| m.contains("pg_read_all_stats or pg_monitor")
+                && m.contains("GRANT pg_monitor TO \"watcher\"")),
+        "{msg:?}"
+    );
+    // The benchmark's sessions (role postgres) are hidden, and counted as such.
+    assert!(m.activity.iter().any(|s| s.hidden > 0), "{:?}", m.activity);
+    assert!(
+        msg.iter().any(|m| m.contains("other roles' statements are hidden")),
+        "{msg:?}"
+    );
+    // Still ran: samples and database counters.
+    assert!(m.cost.samples >= 2);
+    assert!(m.delta("database.xact_commit").unwrap() > 0.0);
+}
+
+#[test]
+fn an_unreachable_server_is_an_error_not_a_hang() {
+    let dir = tempfile_dir();
+    let mut cfg = target::ConnConfig {
+        hosts: vec![target::conninfo::HostSpec {
+            host: dir.clone(),
+            port: 1,
+        }],
+        user: "nobody".into(),
+        dbname: "nobody".into(),
+        password: None,
+        passfile: None,
+        sslmode: target::SslMode::Disable,
+        sslrootcert: None,
+        sslcert: None,
+        sslkey: None,
+        application_name: "t".into(),
+        connect_timeout: Some(Duration::from_secs(2)),
+        options: None,
+    };
+    cfg.application_name = "x".into();
+    let e = Sampler::start(&cfg, &Options::default()).err().expect("error");
+    assert!(e.to_string().contains("cannot connect"), "{e}");
+}
+
+fn tempfile_dir() -> String {
+    std::env::temp_dir()
+        .join(format!("observe-none-{}", std::process::id()))
+        .display()
+        .to_string()
+}

@@ -1,0 +1,291 @@
+//! "Where the time went": the text section about the server, printed after the summary.
+//!
+//! Owns the layout of the server section of the text output, from [`ServerMetrics`] alone: the
+//! database load by wait event (average active sessions, Performance Insights' measure), the
+//! top statements by execution time with the wait each spent most in, the server's counters over
+//! the run, the machine, what observing cost, and what could not be observed and why. Must not
+//! touch: I/O, clocks. Shared helpers here (short statement text, byte sizes) serve the HTML
+//! report too.
+
+use std::fmt::Write as _;
+
+use measure::server::StatementDelta;
+use measure::ServerMetrics;
+
+/// Wait events shown in the text section.
+const TOP_WAITS: usize = 6;
+/// Statements shown in the text section.
+const TOP_STATEMENTS: usize = 5;
+
+/// A statement on one line: whitespace collapsed, cut at `max` characters with `...`.
+pub fn one_line(sql: &str, max: usize) -> String {
+    let s: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() <= max {
+        s
+    } else {
+        let cut: String = s.chars().take(max.saturating_sub(3)).collect();
+        format!("{cut}...")
+    }
+}
+
+/// Bytes with a binary unit: `512 B`, `1.5 KiB`, `12.3 MiB`.
+pub fn bytes(b: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b;
+    let mut u = 0;
+    while v.abs() >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{v:.0} {}", UNITS[0])
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// The wait a statement's sessions were seen in most, if the waits could be joined.
+pub fn top_wait_of(m: &ServerMetrics, s: &StatementDelta) -> Option<String> {
+    let id = s.query_id?;
+    m.waits_of(id).first().map(|w| w.event.clone())
+}
+
+/// Hit ratio in percent, `None` when nothing was read.
+pub fn hit_pct(hit: f64, read: f64) -> Option<f64> {
+    (hit + read > 0.0).then(|| 100.0 * hit / (hit + read))
+}
+
+/// Machine averages over the window: (user, system, iowait, client, server, disk read/s,
+/// disk write/s), `None` without OS samples.
+pub struct MachineAverages {
+    pub user: f64,
+    pub system: f64,
+    pub iowait: f64,
+    pub client: f64,
+    pub server: Option<f64>,
+    pub read_bps: f64,
+    pub write_bps: f64,
+}
+
+pub fn machine_averages(m: &ServerMetrics) -> Option<MachineAverages> {
+    let v: Vec<_> = m
+        .os
+        .iter()
+        .filter(|s| s.t_ms > m.window_start_ms && s.t_ms <= m.window_end_ms)
+        .collect();
+    if v.is_empty() {
+        return None;
+    }
+    let n = v.len() as f64;
+    let avg = |f: &dyn Fn(&measure::server::OsSample) -> f64| v.iter().map(|s| f(s)).sum::<f64>() / n;
+    let server: Vec<f64> = v.iter().filter_map(|s| s.server_cpu_pct).collect();
+    Some(MachineAverages {
+        user: avg(&|s| s.cpu_user_pct),
+        system: avg(&|s| s.cpu_system_pct),
+        iowait: avg(&|s| s.cpu_iowait_pct),
+        client: avg(&|s| s.client_cpu_pct),
+        server: (!server.is_empty()).then(|| server.iter().sum::<f64>() / server.len() as f64),
+        read_bps: avg(&|s| s.disk_read_bytes_per_s),
+        write_bps: avg(&|s| s.disk_write_bytes_per_s),
+    })
+}
+
+/// The section, every line ending in `\n`. Starts with a header line, no leading blank line.
+pub fn render_server_summary(m: &ServerMetrics) -> String {
+    let mut out = String::new();
+    let o = &mut out;
+    let window_s = (m.window_end_ms - m.window_start_ms).max(0) as f64 / 1000.0;
+    let _ = writeln!(
+        o,
+        "where the time went (server sampled every {:.1} s over {:.1} s: {:.2} average active sessions):",
+        m.sample_interval_ms as f64 / 1000.0,
+        window_s,
+        m.average_active()
+    );
+
+    let total_samples: u64 = m.waits.iter().map(|w| w.samples).sum();
+    if m.waits.is_empty() {
+        let _ = writeln!(o, "  database load: no active sessions were seen");
+    } else {
+        let _ = writeln!(o, "  database load by wait event (average active sessions):");
+        let max = m.waits.first().map_or(0.0, |w| w.aas);
+        for w in m.waits.iter().take(TOP_WAITS) {
+            let share = 100.0 * w.samples as f64 / total_samples.max(1) as f64;
+            let bar = if max > 0.0 {
+                "#".repeat(((w.aas / max) * 20.0).round() as usize)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(o, "    {:<28} {:>7.2}  {:>5.1}%  {bar}", w.event, w.aas, share);
+        }
+        if m.waits.len() > TOP_WAITS {
+            let rest: f64 = m.waits.iter().skip(TOP_WAITS).map(|w| w.aas).sum();
+            let _ = writeln!(
+                o,
+                "    {:<28} {:>7.2}",
+                format!("({} others)", m.waits.len() - TOP_WAITS),
+                rest
+            );
+        }
+    }
+
+    if !m.statements.is_empty() {
+        let all = m
+            .statements_total
+            .as_ref()
+            .map_or(0.0, |t| t.total_exec_time_ms);
+        let _ = writeln!(o, "  top statements by total execution time:");
+        let _ = writeln!(
+            o,
+            "    {:>10} {:>6} {:>9} {:>9} {:>9} {:>6}  {:<20} statement",
+            "total ms", "share", "calls", "mean ms", "rows", "hit %", "top wait"
+        );
+        for s in m.statements.iter().take(TOP_STATEMENTS) {
+            let share = if all > 0.0 {
+                format!("{:.1}%", 100.0 * s.total_exec_time_ms / all)
+            } else {
+                "-".into()
+            };
+            let hit = hit_pct(s.shared_blks_hit as f64, s.shared_blks_read as f64)
+                .map_or("-".into(), |h| format!("{h:.1}"));
+            let _ = writeln!(
+                o,
+                "    {:>10.3} {:>6} {:>9} {:>9.3} {:>9} {:>6}  {:<20} {}",
+                s.total_exec_time_ms,
+                share,
+                s.calls,
+                s.mean_exec_time_ms,
+                s.rows,
+                hit,
+                top_wait_of(m, s).unwrap_or_else(|| "-".into()),
+                one_line(&s.query, 60)
+            );
+        }
+    }
+
+    // Server counters over the window.
+    let d = |k: &str| m.delta(k);
+    if let Some(commits) = d("database.xact_commit") {
+        let mut line = format!(
+            "  server: {commits:.0} commits, {:.0} rollbacks, {:.0} deadlocks, {:.0} temp files ({})",
+            d("database.xact_rollback").unwrap_or(0.0),
+            d("database.deadlocks").unwrap_or(0.0),
+            d("database.temp_files").unwrap_or(0.0),
+            bytes(d("database.temp_bytes").unwrap_or(0.0)),
+        );
+        if let Some(h) = hit_pct(
+            d("database.blks_hit").unwrap_or(0.0),
+            d("database.blks_read").unwrap_or(0.0),
+        ) {
+            let _ = write!(line, ", buffer hits {h:.2}%");
+        }
+        let _ = writeln!(o, "{line}");
+    }
+    let mut wal = Vec::new();
+    if let Some(b) = d("wal.wal_bytes") {
+        wal.push(format!(
+            "WAL {} ({:.0} records, {:.0} full-page images, {:.0} syncs)",
+            bytes(b),
+            d("wal.wal_records").unwrap_or(0.0),
+            d("wal.wal_fpi").unwrap_or(0.0),
+            d("wal.wal_sync").unwrap_or(0.0)
+        ));
+    }
+    if let Some((timed, req)) = m.checkpoints() {
+        wal.push(format!(
+            "{:.0} checkpoints ({timed:.0} timed, {req:.0} requested)",
+            timed + req
+        ));
+    }
+    if !wal.is_empty() {
+        let _ = writeln!(o, "  {}", wal.join("; "));
+    }
+    let max_locks = m.window_samples().map(|s| s.lock_waits).max().unwrap_or(0);
+    if max_locks > 0 {
+        let _ = writeln!(o, "  lock waits: up to {max_locks} ungranted lock requests at once");
+    }
+    if let Some(a) = machine_averages(m) {
+        let server = a
+            .server
+            .map_or(String::new(), |s| format!(", server {s:.0}% of a CPU"));
+        let _ = writeln!(
+            o,
+            "  machine: CPU {:.0}% user, {:.0}% system, {:.0}% iowait; client {:.0}% of a CPU{server}; \
+             disks {}/s read, {}/s written",
+            a.user,
+            a.system,
+            a.iowait,
+            a.client,
+            bytes(a.read_bps),
+            bytes(a.write_bps)
+        );
+    }
+    let c = &m.cost;
+    let _ = writeln!(
+        o,
+        "  observer: {} samples, {} statements, {:.0} ms waiting on the server, {:.0} ms CPU",
+        c.samples, c.queries, c.busy_ms, c.cpu_ms
+    );
+    if !m.notes.is_empty() {
+        let _ = writeln!(o, "  not observed:");
+        for n in &m.notes {
+            let _ = writeln!(o, "    {}", n.message);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata::server_metrics;
+
+    #[test]
+    fn statement_text_on_one_line() {
+        assert_eq!(one_line("UPDATE  t\n   SET x = 1", 40), "UPDATE t SET x = 1");
+        assert_eq!(one_line("abcdefghij", 6), "abc...");
+        assert_eq!(one_line("ééééé", 5), "ééééé");
+    }
+
+    #[test]
+    fn byte_sizes() {
+        assert_eq!(bytes(512.0), "512 B");
+        assert_eq!(bytes(1536.0), "1.5 KiB");
+        assert_eq!(bytes(12.0 * 1024.0 * 1024.0), "12.0 MiB");
+    }
+
+    #[test]
+    fn section_shows_waits_statements_counters_and_notes() {
+        let m = server_metrics();
+        let text = render_server_summary(&m);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("where the time went (server sampled every 1.0 s over 3.0 s:"), "{text}");
+        assert_eq!(lines[1], "  database load by wait event (average active sessions):");
+        assert!(lines[2].starts_with("    LWLock:WALWrite") && lines[2].ends_with("####################"), "{text}");
+        assert!(text.contains("top statements by total execution time:"));
+        let end = lines.iter().find(|l| l.ends_with(" END")).expect("END row");
+        assert!(end.contains("LWLock:WALWrite"), "{end}");
+        assert!(text.contains("server: 9000 commits, 2 rollbacks"), "{text}");
+        assert!(text.contains("1 checkpoints (0 timed, 1 requested)"), "{text}");
+        assert!(text.contains("machine: CPU"), "{text}");
+        assert!(text.contains("not observed:\n    pg_stat_io needs PostgreSQL 16"), "{text}");
+        assert!(text.ends_with('\n'));
+    }
+
+    #[test]
+    fn section_for_an_idle_unequipped_server() {
+        let m = ServerMetrics {
+            sample_interval_ms: 1000,
+            notes: vec![measure::server::Note {
+                topic: "pg_stat_statements".into(),
+                message: "pg_stat_statements is not installed".into(),
+            }],
+            ..Default::default()
+        };
+        let text = render_server_summary(&m);
+        assert!(text.contains("no active sessions were seen"), "{text}");
+        assert!(!text.contains("top statements"));
+        assert!(!text.contains("machine:"));
+        assert!(text.contains("not observed:\n    pg_stat_statements is not installed\n"));
+    }
+}
