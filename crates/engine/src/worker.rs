@@ -4,6 +4,8 @@
 //! every progress boundary.
 
 use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
@@ -13,7 +15,9 @@ use std::time::{Duration, Instant};
 use measure::{FailureKind, Interval, Recorder};
 use target::{ConnConfig, Error, ErrorClass, Session};
 use tokio::sync::{oneshot, Notify, Semaphore};
-use workload::{ClientStreams, ClientWorkload, Rng, StatementTimer, TxnContext, Workload};
+use workload::{
+    ClientStreams, ClientWorkload, Rng, Sleeper, StatementTimer, TxnContext, Workload,
+};
 
 use crate::schedule::{choose, may_retry, Slot, StopRule, Throttle};
 use crate::{Abort, RunSpec, Shared};
@@ -147,6 +151,29 @@ impl StatementTimer for RecTimer<'_> {
     fn end(&mut self, index: usize, ok: bool) {
         let us = self.start.elapsed().as_micros() as u64;
         self.rec.borrow_mut().statement(self.txn, index, us, ok);
+    }
+}
+
+/// A script's `\sleep` on the thread's runtime timer: runs to its end (past `-T`'s deadline too,
+/// as pgbench's `CSTATE_SLEEP`), cut short by cancellation.
+struct ScriptSleep<'a> {
+    shared: &'a Shared,
+}
+
+impl Sleeper for ScriptSleep<'_> {
+    fn sleep(&mut self, micros: u64) -> Pin<Box<dyn Future<Output = bool> + '_>> {
+        Box::pin(async move {
+            let notified = self.shared.wake.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.shared.stopping.load(Ordering::Relaxed) {
+                return false;
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_micros(micros)) => true,
+                _ = notified => false,
+            }
+        })
     }
 }
 
@@ -437,10 +464,14 @@ async fn run_txn<W: Workload>(
             } else {
                 &mut nt
             };
+            let mut sleeper = ScriptSleep {
+                shared: &ctx.shared,
+            };
             let mut cx = TxnContext {
                 rng: &mut c.rng,
                 timer,
                 mode: ctx.spec.mode,
+                sleep: &mut sleeper,
             };
             c.wl.execute(txn, session, &mut cx).await
         };

@@ -120,7 +120,9 @@ impl Sampler {
                 let _ = thread.join();
                 Err(e)
             }
-            Err(_) => Err(Error::Thread("the observer thread ended during start".into())),
+            Err(_) => Err(Error::Thread(
+                "the observer thread ended during start".into(),
+            )),
         }
     }
 }

@@ -293,7 +293,8 @@ mod tests {
 
     #[test]
     fn pid_stat_with_awkward_command_names() {
-        let t = "1234 (postgres: a) b) S 99 1234 1234 0 -1 4194560 1 0 0 0 7 3 11 13 20 0 1 0 1 1 1";
+        let t =
+            "1234 (postgres: a) b) S 99 1234 1234 0 -1 4194560 1 0 0 0 7 3 11 13 20 0 1 0 1 1 1";
         assert_eq!(parse_pid_stat(t), Some((99, 10, 24)));
         assert_eq!(parse_pid_stat("garbage"), None);
     }

@@ -102,9 +102,9 @@ fn note(topic: &str, message: impl Into<String>) -> Note {
 
 /// Whether the target is this machine: a unix socket or a loopback address.
 pub fn is_local(cfg: &ConnConfig) -> bool {
-    cfg.hosts.iter().all(|h| {
-        h.is_unix() || matches!(h.host.as_str(), "localhost" | "127.0.0.1" | "::1" | "")
-    })
+    cfg.hosts
+        .iter()
+        .all(|h| h.is_unix() || matches!(h.host.as_str(), "localhost" | "127.0.0.1" | "::1" | ""))
 }
 
 impl Sampler {
@@ -168,7 +168,9 @@ impl Sampler {
         s.probe().await?;
         s.foreign_clients = s.scalar(&sql::other_clients()).await.unwrap_or(0);
         if s.os.is_some() {
-            s.refresh_server_pids().await;
+            let _ = s.sample_activity().await;
+            s.samples.clear();
+            s.cost.samples = 0;
             let pid = s.session.backend_pid();
             s.server_visible = std::fs::read_to_string(format!("/proc/{pid}/comm"))
                 .map(|c| c.trim().starts_with("postgres"))
@@ -326,13 +328,6 @@ impl Sampler {
         Ok(())
     }
 
-    async fn refresh_server_pids(&mut self) {
-        if let Ok(rows) = self.query(&sql::server_pids()).await {
-            self.server_pids = rows.iter().map(|r| sql::int(&r[0]) as i32).collect();
-            self.server_pids.push(self.session.backend_pid());
-        }
-    }
-
     async fn read_counters(&mut self) -> Option<BTreeMap<String, f64>> {
         if !self.counters_ok {
             return None;
@@ -443,7 +438,15 @@ impl Sampler {
         let rows = self.query(&sql::activity(&self.caps)).await?;
         let mut s = ActivitySample::default();
         let mut qw: BTreeMap<(i64, String), u32> = BTreeMap::new();
-        for r in rows.iter().filter(|r| r.len() == 8) {
+        // Every server process but ours is in some row: the pid list is fresh each sample, so a
+        // backend born since the last one is counted from its start (see `os`).
+        self.server_pids.clear();
+        self.server_pids.push(self.session.backend_pid());
+        for r in rows.iter().filter(|r| r.len() == 9) {
+            if let Some(p) = &r[8] {
+                self.server_pids
+                    .extend(p.split(' ').filter_map(|x| x.parse::<i32>().ok()));
+            }
             let state = r[0].as_deref().unwrap_or("");
             let (wtype, wevent) = (r[1].as_deref().unwrap_or(""), r[2].as_deref().unwrap_or(""));
             let qid = r[3].as_deref().and_then(|x| x.parse::<i64>().ok());
@@ -483,7 +486,6 @@ impl Sampler {
         let mut tick = tokio::time::interval(self.opts.sample_interval);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut next_counters = Instant::now();
-        let mut next_pids = Instant::now() + Duration::from_secs(5);
         loop {
             tokio::select! {
                 biased;
@@ -510,10 +512,6 @@ impl Sampler {
                         }
                     }
                     if self.os.is_some() {
-                        if self.server_visible && Instant::now() >= next_pids {
-                            next_pids += Duration::from_secs(5);
-                            self.refresh_server_pids().await;
-                        }
                         let pids = if self.server_visible { self.server_pids.clone() } else { Vec::new() };
                         let r = Instant::now();
                         if let Some(s) = self.os.as_mut().and_then(|os| os.read(&pids)) {
@@ -611,7 +609,7 @@ impl Sampler {
                 samples,
             })
             .collect();
-        query_waits.sort_by(|a, b| b.samples.cmp(&a.samples));
+        query_waits.sort_by_key(|q| std::cmp::Reverse(q.samples));
 
         let hidden: u64 = activity
             .iter()
@@ -648,7 +646,11 @@ impl Sampler {
 
         let mut io = Vec::new();
         for ((bt, obj, ctx), b) in &end.io {
-            let Some(a) = self.baseline.io.get(&(bt.clone(), obj.clone(), ctx.clone())) else {
+            let Some(a) = self
+                .baseline
+                .io
+                .get(&(bt.clone(), obj.clone(), ctx.clone()))
+            else {
                 continue;
             };
             let values: BTreeMap<String, f64> = b
@@ -722,7 +724,11 @@ impl Sampler {
             }
             let s = a.get(id).cloned().unwrap_or_default();
             // An entry evicted and re-created during the run restarts from zero.
-            let s = if e.calls < s.calls { StmtRow::default() } else { s };
+            let s = if e.calls < s.calls {
+                StmtRow::default()
+            } else {
+                s
+            };
             let calls = e.calls - s.calls;
             if calls <= 0.0 {
                 continue;

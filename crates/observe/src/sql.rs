@@ -60,9 +60,15 @@ impl StatementCols {
         } else {
             return None;
         };
-        if !["queryid", "calls", "rows", "shared_blks_hit", "shared_blks_read"]
-            .iter()
-            .all(|c| has(c))
+        if ![
+            "queryid",
+            "calls",
+            "rows",
+            "shared_blks_hit",
+            "shared_blks_read",
+        ]
+        .iter()
+        .all(|c| has(c))
         {
             return None;
         }
@@ -123,7 +129,8 @@ pub fn statement_columns(schema: &str) -> String {
 }
 
 /// One activity sample: `pg_stat_clear_snapshot()` (one row, one column), then rows of
-/// (state, wait type, wait event, query_id, backend_type, sessions, hidden sessions, lock waits).
+/// (state, wait type, wait event, query_id, backend_type, sessions, hidden sessions, lock waits,
+/// pids separated by spaces — for the server's CPU when it runs on this machine).
 pub fn activity(caps: &Caps) -> String {
     let qid = if caps.activity_query_id {
         "query_id"
@@ -135,15 +142,11 @@ pub fn activity(caps: &Caps) -> String {
          {TAG} WITH l AS (SELECT count(*) AS n FROM pg_catalog.pg_locks WHERE NOT granted) \
          SELECT coalesce(state, ''), coalesce(wait_event_type, ''), coalesce(wait_event, ''), \
                 {qid}, coalesce(backend_type, ''), count(*), \
-                count(*) FILTER (WHERE query = '<insufficient privilege>'), (SELECT n FROM l) \
+                count(*) FILTER (WHERE query = '<insufficient privilege>'), (SELECT n FROM l), \
+                string_agg(pid::text, ' ') \
          FROM pg_catalog.pg_stat_activity WHERE pid <> pg_catalog.pg_backend_pid() \
          GROUP BY 1, 2, 3, 4, 5"
     )
-}
-
-/// Pids of the server's processes (for their CPU), and whether our own backend is among them.
-pub fn server_pids() -> String {
-    format!("{TAG} SELECT pid FROM pg_catalog.pg_stat_activity")
 }
 
 /// Client sessions on our database other than ours (to wait for the run's sessions to go, so
@@ -274,7 +277,10 @@ mod tests {
         assert_eq!((c.total_time, c.wal_bytes), ("total_exec_time", true));
         assert_eq!(c.schema, "\"my\"\"schema\"");
         let sql = statements(&c, true);
-        assert!(sql.contains("\"my\"\"schema\".pg_stat_statements(true)"), "{sql}");
+        assert!(
+            sql.contains("\"my\"\"schema\".pg_stat_statements(true)"),
+            "{sql}"
+        );
         assert!(sql.contains("sum(total_exec_time)") && sql.contains("sum(wal_bytes)"));
         // Something that is not pg_stat_statements as we know it.
         assert!(StatementCols::from_columns("public", &cols(&["queryid"])).is_none());

@@ -138,8 +138,10 @@ fn a_write_load_shows_waits_statements_commits_and_the_machine() {
     assert!(m.activity.iter().any(|s| s.active > 0), "{:?}", m.activity);
     assert!(!m.waits.is_empty());
     assert!(m.average_active() > 0.0);
-    assert!(m.activity.iter().any(|s| s.states.contains_key("active")
-        || s.states.contains_key("idle in transaction")));
+    assert!(m
+        .activity
+        .iter()
+        .any(|s| s.states.contains_key("active") || s.states.contains_key("idle in transaction")));
 
     // Statements: the UPDATEs of tpcb-like are there, with calls and time.
     let upd = m
@@ -149,14 +151,21 @@ fn a_write_load_shows_waits_statements_commits_and_the_machine() {
         .unwrap_or_else(|| panic!("no UPDATE pgbench_accounts in {:#?}", m.statements));
     assert!(upd.calls > 100 && upd.total_exec_time_ms > 0.0, "{upd:?}");
     assert!(upd.shared_blks_hit + upd.shared_blks_read > 0);
-    assert!(m.statements.iter().all(|s| !s.query.contains("stampede observe")));
+    assert!(m
+        .statements
+        .iter()
+        .all(|s| !s.query.contains("stampede observe")));
     let total = m.statements_total.as_ref().unwrap();
     assert!(total.calls >= upd.calls);
     // Waits joined to statements by query id.
     assert!(!m.query_waits.is_empty());
 
     // Counters: commits, WAL, and a time series.
-    assert!(m.delta("database.xact_commit").unwrap() > 0.0, "{:?}", m.deltas);
+    assert!(
+        m.delta("database.xact_commit").unwrap() > 0.0,
+        "{:?}",
+        m.deltas
+    );
     assert!(m.delta("wal.wal_bytes").unwrap() > 0.0);
     assert!(m.checkpoints().is_some());
     assert!(m.counters.len() >= 3);
@@ -164,16 +173,26 @@ fn a_write_load_shows_waits_statements_commits_and_the_machine() {
 
     // The machine: local server, so OS samples with server CPU.
     assert!(!m.os.is_empty());
-    assert!(m.os.iter().any(|s| s.server_cpu_pct.unwrap_or(0.0) > 0.0), "{:?}", m.os);
+    assert!(
+        m.os.iter().any(|s| s.server_cpu_pct.unwrap_or(0.0) > 0.0),
+        "{:?}",
+        m.os
+    );
     assert!(m.os.iter().all(|s| s.mem_total_bytes > 0));
 
     // What it cost: a few statements a second, no notes for a fully equipped server.
     // Two round trips (four statements) a sample, plus the probe and the three snapshots.
     assert!(m.cost.queries <= 4 * m.cost.samples + 20, "{:?}", m.cost);
-    assert!(m.cost.busy_ms < 0.05 * m.window_end_ms as f64, "{:?}", m.cost);
+    assert!(
+        m.cost.busy_ms < 0.05 * m.window_end_ms as f64,
+        "{:?}",
+        m.cost
+    );
     assert_eq!(m.cost.connections, 1);
     assert!(
-        m.notes.iter().all(|n| n.topic == "pg_stat_io" || n.topic == "privileges"),
+        m.notes
+            .iter()
+            .all(|n| n.topic == "pg_stat_io" || n.topic == "privileges"),
         "{:?}",
         m.notes
     );
@@ -200,7 +219,11 @@ fn wal_waits_top_a_commit_heavy_load_and_vanish_without_synchronous_commit() {
         pgbench(&server, &args, &[("PGOPTIONS", "-c synchronous_commit=on")])
     });
     let (off, out_off) = observe_every(&server, "postgres", every, || {
-        pgbench(&server, &args, &[("PGOPTIONS", "-c synchronous_commit=off")])
+        pgbench(
+            &server,
+            &args,
+            &[("PGOPTIONS", "-c synchronous_commit=off")],
+        )
     });
     let (share_on, share_off) = (wal_share(&on), wal_share(&off));
     eprintln!(
@@ -219,7 +242,10 @@ fn wal_waits_top_a_commit_heavy_load_and_vanish_without_synchronous_commit() {
         "{:?}",
         on.waits
     );
-    assert!(share_on >= 0.25, "WAL share with synchronous_commit=on: {share_on}");
+    assert!(
+        share_on >= 0.25,
+        "WAL share with synchronous_commit=on: {share_on}"
+    );
     // ... and the statement those waits are in is the commit.
     let top_wal = on
         .query_waits
@@ -232,7 +258,10 @@ fn wal_waits_top_a_commit_heavy_load_and_vanish_without_synchronous_commit() {
         .find(|s| s.query_id == Some(top_wal.query_id))
         .map(|s| s.query.to_ascii_uppercase())
         .unwrap_or_default();
-    assert!(stmt.starts_with("END") || stmt.starts_with("COMMIT"), "{stmt:?}");
+    assert!(
+        stmt.starts_with("END") || stmt.starts_with("COMMIT"),
+        "{stmt:?}"
+    );
     // Off: the WAL share drops to well under half, and throughput is higher.
     assert!(
         share_off < share_on / 2.0,
@@ -294,7 +323,8 @@ fn a_role_without_monitoring_privileges_is_told_what_is_missing() {
     // The benchmark's sessions (role postgres) are hidden, and counted as such.
     assert!(m.activity.iter().any(|s| s.hidden > 0), "{:?}", m.activity);
     assert!(
-        msg.iter().any(|m| m.contains("other roles' statements are hidden")),
+        msg.iter()
+            .any(|m| m.contains("other roles' statements are hidden")),
         "{msg:?}"
     );
     // Still ran: samples and database counters.
@@ -323,7 +353,9 @@ fn an_unreachable_server_is_an_error_not_a_hang() {
         options: None,
     };
     cfg.application_name = "x".into();
-    let e = Sampler::start(&cfg, &Options::default()).err().expect("error");
+    let e = Sampler::start(&cfg, &Options::default())
+        .err()
+        .expect("error");
     assert!(e.to_string().contains("cannot connect"), "{e}");
 }
 

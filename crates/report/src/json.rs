@@ -70,7 +70,7 @@ pub fn read_json<R: Read>(r: R) -> Result<RunResult, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testdata::multi_rate_tries;
+    use crate::testdata::observed_run;
     use crate::text::render_text;
     use serde_json::{json, Value};
 
@@ -80,9 +80,10 @@ mod tests {
         jsonschema::draft202012::new(&schema).expect("schema compiles")
     }
 
+    /// The fully populated result: every optional part present, server metrics included.
     fn sample_value() -> Value {
         let mut buf = Vec::new();
-        write_json(&multi_rate_tries(), &mut buf).unwrap();
+        write_json(&observed_run(), &mut buf).unwrap();
         serde_json::from_slice(&buf).unwrap()
     }
 
@@ -108,6 +109,8 @@ mod tests {
         );
         assert!(!v["connections"]["aborted"].as_array().unwrap().is_empty());
         assert!(!v["intervals"].as_array().unwrap().is_empty());
+        assert!(v["server_metrics"]["statements_total"].is_object());
+        assert!(v["server_metrics"]["os"][0]["server_cpu_pct"].is_number());
         assert_eq!(v["schema_version"], 1);
         assert_eq!(errors(&v), Vec::<String>::new());
     }
@@ -147,6 +150,23 @@ mod tests {
             ("setting as number", |v| {
                 v["environment"]["server"]["settings"]["fsync"] = json!(1)
             }),
+            ("server metrics as text", |v| {
+                v["server_metrics"] = json!("x")
+            }),
+            ("wait samples negative", |v| {
+                v["server_metrics"]["waits"][0]["samples"] = json!(-1)
+            }),
+            ("counter as text", |v| {
+                v["server_metrics"]["deltas"]["wal.wal_bytes"] = json!("1")
+            }),
+            ("statement without calls", |v| {
+                drop(
+                    v["server_metrics"]["statements"][0]
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("calls"),
+                )
+            }),
         ];
         for (what, f) in broken {
             let mut b = v.clone();
@@ -158,17 +178,25 @@ mod tests {
         }
         // Unknown properties are allowed: later additions are optional fields of version 1.
         let mut extra = v.clone();
-        extra["server_metrics"] = json!({"xact_commit": 1});
+        extra["endpoints"] = json!({"xact_commit": 1});
         assert_eq!(errors(&extra), Vec::<String>::new());
+        // And the added ones are optional: a result written before them still validates.
+        let mut old = v.clone();
+        old.as_object_mut().unwrap().remove("server_metrics");
+        assert_eq!(errors(&old), Vec::<String>::new());
     }
 
     /// Every key the model writes is declared in the schema, and every declared-required key is
     /// written, for each object the schema describes: schema and model cannot drift apart.
+    /// Optional additions to version 1 (absent from older results) are declared, not required.
     #[test]
     fn schema_and_model_name_the_same_fields() {
         let schema: Value = serde_json::from_str(SCHEMA).unwrap();
         let v = sample_value();
         let defs = &schema["$defs"];
+        let sm = &defs["server_metrics"]["properties"];
+        let m = &v["server_metrics"];
+        const OPTIONAL: [&str; 1] = ["server_metrics"];
         let objects = [
             (&schema, &v),
             (&defs["config"], &v["config"]),
@@ -202,6 +230,16 @@ mod tests {
                 &defs["txn_stats"]["properties"]["statements"]["items"],
                 &v["total"]["txns"][0]["statements"][0],
             ),
+            (&defs["server_metrics"], m),
+            (&sm["cost"], &m["cost"]),
+            (&sm["notes"]["items"], &m["notes"][0]),
+            (&sm["activity"]["items"], &m["activity"][0]),
+            (&sm["waits"]["items"], &m["waits"][0]),
+            (&sm["query_waits"]["items"], &m["query_waits"][0]),
+            (&defs["statement_delta"], &m["statements"][0]),
+            (&sm["counters"]["items"], &m["counters"][0]),
+            (&sm["io"]["items"], &m["io"][0]),
+            (&sm["os"]["items"], &m["os"][0]),
         ];
         for (s, inst) in objects {
             let mut written: Vec<&String> = inst.as_object().unwrap().keys().collect();
@@ -216,13 +254,14 @@ mod tests {
             declared.sort();
             required.sort();
             assert_eq!(written, declared, "schema properties");
+            written.retain(|k| !OPTIONAL.contains(&k.as_str()));
             assert_eq!(written, required, "schema required");
         }
     }
 
     #[test]
     fn round_trip_keeps_every_number() {
-        let r = multi_rate_tries();
+        let r = observed_run();
         let mut buf = Vec::new();
         write_json(&r, &mut buf).unwrap();
         assert!(buf.ends_with(b"}\n"));
@@ -233,6 +272,7 @@ mod tests {
         assert_eq!(back.environment, r.environment);
         assert_eq!(back.connections, r.connections);
         assert_eq!(back.checks, r.checks);
+        assert_eq!(back.server_metrics, r.server_metrics);
         assert_eq!(back.command_line, r.command_line);
         assert_eq!(
             back.measured_duration_s.to_bits(),

@@ -4,16 +4,19 @@
 //! renderings: the pgbench-compatible text summary plus stampede's additions ([`render_text`]),
 //! the progress line ([`render_progress`]), JSON with a schema ([`write_json`], [`read_json`],
 //! [`SCHEMA`]), a per-interval CSV ([`render_csv`]) and the "where the time went" section about
-//! the server ([`render_server_summary`], part of [`render_text`] when the run was observed).
+//! the server ([`render_server_summary`], part of [`render_text`] when the run was observed), and
+//! the self-contained HTML report ([`html::render`]).
 //!
 //! Must not touch: async runtimes, database drivers, the engine, files by name, the terminal.
 //! Depends on `measure` (the numbers), serde and serde_json only. The caller fills the result
 //! (redacting secrets first) and decides where each rendering goes.
 
 mod csv;
+pub mod html;
 mod json;
 mod model;
 mod observed;
+mod svg;
 mod text;
 
 #[cfg(test)]

@@ -68,16 +68,16 @@ pub struct MachineAverages {
 }
 
 pub fn machine_averages(m: &ServerMetrics) -> Option<MachineAverages> {
-    let v: Vec<_> = m
-        .os
-        .iter()
-        .filter(|s| s.t_ms > m.window_start_ms && s.t_ms <= m.window_end_ms)
-        .collect();
+    let v: Vec<_> =
+        m.os.iter()
+            .filter(|s| s.t_ms > m.window_start_ms && s.t_ms <= m.window_end_ms)
+            .collect();
     if v.is_empty() {
         return None;
     }
     let n = v.len() as f64;
-    let avg = |f: &dyn Fn(&measure::server::OsSample) -> f64| v.iter().map(|s| f(s)).sum::<f64>() / n;
+    let avg =
+        |f: &dyn Fn(&measure::server::OsSample) -> f64| v.iter().map(|s| f(s)).sum::<f64>() / n;
     let server: Vec<f64> = v.iter().filter_map(|s| s.server_cpu_pct).collect();
     Some(MachineAverages {
         user: avg(&|s| s.cpu_user_pct),
@@ -107,7 +107,10 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
     if m.waits.is_empty() {
         let _ = writeln!(o, "  database load: no active sessions were seen");
     } else {
-        let _ = writeln!(o, "  database load by wait event (average active sessions):");
+        let _ = writeln!(
+            o,
+            "  database load by wait event (average active sessions):"
+        );
         let max = m.waits.first().map_or(0.0, |w| w.aas);
         for w in m.waits.iter().take(TOP_WAITS) {
             let share = 100.0 * w.samples as f64 / total_samples.max(1) as f64;
@@ -116,7 +119,11 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
             } else {
                 String::new()
             };
-            let _ = writeln!(o, "    {:<28} {:>7.2}  {:>5.1}%  {bar}", w.event, w.aas, share);
+            let _ = writeln!(
+                o,
+                "    {:<28} {:>7.2}  {:>5.1}%  {bar}",
+                w.event, w.aas, share
+            );
         }
         if m.waits.len() > TOP_WAITS {
             let rest: f64 = m.waits.iter().skip(TOP_WAITS).map(|w| w.aas).sum();
@@ -193,7 +200,7 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
     }
     if let Some((timed, req)) = m.checkpoints() {
         wal.push(format!(
-            "{:.0} checkpoints ({timed:.0} timed, {req:.0} requested)",
+            "checkpoints: {:.0} ({timed:.0} timed, {req:.0} requested)",
             timed + req
         ));
     }
@@ -202,7 +209,10 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
     }
     let max_locks = m.window_samples().map(|s| s.lock_waits).max().unwrap_or(0);
     if max_locks > 0 {
-        let _ = writeln!(o, "  lock waits: up to {max_locks} ungranted lock requests at once");
+        let _ = writeln!(
+            o,
+            "  lock waits: up to {max_locks} ungranted lock requests at once"
+        );
     }
     if let Some(a) = machine_averages(m) {
         let server = a
@@ -238,11 +248,14 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testdata::server_metrics;
+    use crate::testdata::{multi_rate_tries, observed_run, server_metrics};
 
     #[test]
     fn statement_text_on_one_line() {
-        assert_eq!(one_line("UPDATE  t\n   SET x = 1", 40), "UPDATE t SET x = 1");
+        assert_eq!(
+            one_line("UPDATE  t\n   SET x = 1", 40),
+            "UPDATE t SET x = 1"
+        );
         assert_eq!(one_line("abcdefghij", 6), "abc...");
         assert_eq!(one_line("ééééé", 5), "ééééé");
     }
@@ -259,17 +272,42 @@ mod tests {
         let m = server_metrics();
         let text = render_server_summary(&m);
         let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[0].starts_with("where the time went (server sampled every 1.0 s over 3.0 s:"), "{text}");
-        assert_eq!(lines[1], "  database load by wait event (average active sessions):");
-        assert!(lines[2].starts_with("    LWLock:WALWrite") && lines[2].ends_with("####################"), "{text}");
+        assert!(
+            lines[0].starts_with("where the time went (server sampled every 1.0 s over 3.0 s:"),
+            "{text}"
+        );
+        assert_eq!(
+            lines[1],
+            "  database load by wait event (average active sessions):"
+        );
+        assert!(
+            lines[2].starts_with("    LWLock:WALWrite")
+                && lines[2].ends_with("####################"),
+            "{text}"
+        );
         assert!(text.contains("top statements by total execution time:"));
         let end = lines.iter().find(|l| l.ends_with(" END")).expect("END row");
         assert!(end.contains("LWLock:WALWrite"), "{end}");
         assert!(text.contains("server: 9000 commits, 2 rollbacks"), "{text}");
-        assert!(text.contains("1 checkpoints (0 timed, 1 requested)"), "{text}");
+        assert!(
+            text.contains("checkpoints: 1 (0 timed, 1 requested)"),
+            "{text}"
+        );
         assert!(text.contains("machine: CPU"), "{text}");
-        assert!(text.contains("not observed:\n    pg_stat_io needs PostgreSQL 16"), "{text}");
+        assert!(
+            text.contains("not observed:\n    pg_stat_io needs PostgreSQL 16"),
+            "{text}"
+        );
         assert!(text.ends_with('\n'));
+    }
+
+    #[test]
+    fn text_output_ends_with_the_section_when_observed() {
+        let plain = crate::render_text(&multi_rate_tries());
+        let observed = crate::render_text(&observed_run());
+        let section = render_server_summary(&server_metrics());
+        assert_eq!(observed, format!("{plain}\n{section}"));
+        assert!(!plain.contains("where the time went"));
     }
 
     #[test]

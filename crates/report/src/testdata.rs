@@ -408,13 +408,29 @@ pub fn server_metrics() -> measure::ServerMetrics {
     let activity = vec![
         sample(-150, &[], 0),
         sample(0, &[("LWLock:WALWrite", 3), ("CPU", 1)], 0),
-        sample(1000, &[("LWLock:WALWrite", 4), ("IO:WALSync", 1), ("CPU", 2)], 1),
-        sample(2000, &[("LWLock:WALWrite", 3), ("IO:WALSync", 1), ("CPU", 1)], 0),
-        sample(3000, &[("LWLock:WALWrite", 4), ("IO:WALSync", 1), ("Lock:transactionid", 1)], 2),
+        sample(
+            1000,
+            &[("LWLock:WALWrite", 4), ("IO:WALSync", 1), ("CPU", 2)],
+            1,
+        ),
+        sample(
+            2000,
+            &[("LWLock:WALWrite", 3), ("IO:WALSync", 1), ("CPU", 1)],
+            0,
+        ),
+        sample(
+            3000,
+            &[
+                ("LWLock:WALWrite", 4),
+                ("IO:WALSync", 1),
+                ("Lock:transactionid", 1),
+            ],
+            2,
+        ),
     ];
     let waits = wait_totals(activity.iter().filter(|s| s.t_ms >= 0));
-    let stmt = |id: i64, q: &str, calls: u64, total: f64, rows: u64, hit: u64, read: u64| {
-        StatementDelta {
+    let stmt =
+        |id: i64, q: &str, calls: u64, total: f64, rows: u64, hit: u64, read: u64| StatementDelta {
             query_id: Some(id),
             query: q.into(),
             calls,
@@ -424,8 +440,7 @@ pub fn server_metrics() -> measure::ServerMetrics {
             shared_blks_hit: hit,
             shared_blks_read: read,
             wal_bytes: Some(calls as f64 * 120.0),
-        }
-    };
+        };
     let statements = vec![
         stmt(101, "END", 9000, 8123.5, 0, 0, 0),
         stmt(
@@ -466,7 +481,10 @@ pub fn server_metrics() -> measure::ServerMetrics {
         t_ms: t,
         values: BTreeMap::from([
             ("database.xact_commit".to_string(), 1000.0 + 3000.0 * k),
-            ("database.xact_rollback".to_string(), 5.0 + (k * 2.0 / 3.0).floor()),
+            (
+                "database.xact_rollback".to_string(),
+                5.0 + (k * 2.0 / 3.0).floor(),
+            ),
             ("database.blks_hit".to_string(), 100_000.0 + 30_000.0 * k),
             ("database.blks_read".to_string(), 500.0 + 111.0 * k),
             ("database.deadlocks".to_string(), 0.0),

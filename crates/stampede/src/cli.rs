@@ -220,7 +220,7 @@ pub struct InitArgs {
     /// Do not VACUUM ANALYZE after loading.
     #[arg(short = 'n', long = "no-vacuum")]
     pub no_vacuum: bool,
-    /// Loader connections (default: 2 per CPU, at most 16).
+    /// Loader connections (default: 1, or one per partition up to the CPU count).
     #[arg(short = 'j', long = "jobs", value_name = "NUM")]
     pub jobs: Option<u32>,
     /// No progress bar.

@@ -286,3 +286,40 @@ fn ctrl_c_mid_run_prints_and_saves_the_partial_result() {
         done.to_string()
     );
 }
+
+#[test]
+fn ctrl_c_during_init_leaves_no_table_that_looks_loaded() {
+    let srv = Server::start();
+    srv.create_db("half");
+    // Scale 100 takes several seconds to load here; the signal lands in the middle of it.
+    let mut args: Vec<String> = ["init", "tpcb", "-s", "100", "-q"]
+        .map(String::from)
+        .to_vec();
+    args.extend(srv.target("half"));
+    let child = stampede_cmd()
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert_eq!(
+        srv.psql(
+            "half",
+            "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'pgbench_%'"
+        ),
+        "0",
+        "a half-loaded table was left behind:\n{stderr}"
+    );
+    // And a run on that database says to load it first.
+    let mut run: Vec<String> = ["run", "-t", "1"].map(String::from).to_vec();
+    run.extend(srv.target("half"));
+    let r = stampede(&run);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("stampede init tpcb"), "{}", r.stderr);
+}

@@ -56,6 +56,12 @@ pub enum Error {
     Io(std::io::Error),
     #[error("the server binaries for the embedded PostgreSQL: {0}")]
     Embedded(String),
+    /// A client-side failure of the workload's own logic (a pgbench script's run-time error:
+    /// division by zero, an undefined variable, `\gset` without exactly one row, ...). The message
+    /// is complete (pgbench's "client N aborted in command ..."). Classed [`ErrorClass::Other`]:
+    /// the transaction fails as "other" and the client is aborted, as pgbench aborts it.
+    #[error("{0}")]
+    Script(String),
 }
 
 // The messages above already include their cause, so no variant marks it `#[source]`: an error
@@ -119,5 +125,6 @@ mod tests {
         assert_eq!(classify_sqlstate("08006"), ErrorClass::ConnectionLost);
         assert_eq!(classify_sqlstate("57P01"), ErrorClass::ConnectionLost);
         assert_eq!(classify_sqlstate("23505"), ErrorClass::Other);
+        assert_eq!(Error::Script("x".into()).class(), ErrorClass::Other);
     }
 }

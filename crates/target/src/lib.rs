@@ -19,4 +19,4 @@ mod tls;
 
 pub use conninfo::{ConnConfig, ConnFlags, SslMode};
 pub use error::{DbError, Error, ErrorClass};
-pub use session::{QueryMode, Session, StmtId, StmtResult, Value};
+pub use session::{CapturedResult, Columns, QueryMode, Session, StmtId, StmtResult, Value};

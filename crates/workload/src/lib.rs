@@ -17,6 +17,7 @@ pub mod script;
 pub mod tpcb;
 
 use std::future::Future;
+use std::pin::Pin;
 
 pub use random::{ClientStreams, Rng, Streams};
 use target::{Error, QueryMode, Session};
@@ -55,11 +56,21 @@ pub trait StatementTimer {
     fn end(&mut self, index: usize, ok: bool);
 }
 
-/// What the engine gives a transaction: its random stream and the statement timer.
+/// A script's `\sleep`, implemented by the engine with its runtime's timer (a workload owns no
+/// clock). As pgbench's `CSTATE_SLEEP`, the sleep runs to its end even past `-T`'s deadline (the
+/// transaction then completes and counts); unlike pgbench, which Ctrl-C kills outright, it ends
+/// early when the run is cancelled, so in-flight transactions can finish promptly.
+pub trait Sleeper {
+    /// Sleep `micros` microseconds. Returns false if cut short by cancellation.
+    fn sleep(&mut self, micros: u64) -> Pin<Box<dyn Future<Output = bool> + '_>>;
+}
+
+/// What the engine gives a transaction: its random stream, the statement timer and the sleeper.
 pub struct TxnContext<'a> {
     pub rng: &'a mut Rng,
     pub timer: &'a mut dyn StatementTimer,
     pub mode: QueryMode,
+    pub sleep: &'a mut dyn Sleeper,
 }
 
 /// One client's side of a workload.

@@ -14,13 +14,17 @@ use crate::cli::{InitArgs, PartitionMethod as CliMethod, ResetArgs};
 use crate::commands::setup_runtime;
 use crate::{interrupt, targeting};
 
-/// Loader connections when `-j` is not given: two per CPU (one generates while the other's COPY
-/// is on the wire), at most 16.
-fn default_jobs() -> usize {
+/// Loader connections when `-j` is not given. An unpartitioned pgbench_accounts loads fastest
+/// through one connection: a single COPY FREEZE in the transaction that created the table is the
+/// only way to write frozen rows, and the VACUUM that parallel plain COPY needs afterwards costs
+/// more than it saved (scale 50 on 2 cores: 1 connection 6.58 s, 2 connections 7.60 s, pgbench -i
+/// 6.97 s; `cargo run --release -p load --example measure_load`). Partitions load in parallel,
+/// each frozen, one connection per partition up to the CPU count.
+fn default_jobs(partitions: u32) -> usize {
     let cpus = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    (2 * cpus).clamp(1, 16)
+    (partitions as usize).clamp(1, cpus.max(1))
 }
 
 fn options(a: &InitArgs) -> Result<InitOptions> {
@@ -52,7 +56,10 @@ fn options(a: &InitArgs) -> Result<InitOptions> {
         } else {
             Generate::ClientSide
         },
-        jobs: a.jobs.map(|j| j as usize).unwrap_or_else(default_jobs),
+        jobs: a
+            .jobs
+            .map(|j| j as usize)
+            .unwrap_or_else(|| default_jobs(a.partitions)),
         cancel: interrupt::flag(),
     };
     opts.validate()?;
@@ -85,7 +92,7 @@ pub fn load_tpcb_defaults(
 ) -> Result<()> {
     let opts = InitOptions {
         scale,
-        jobs: default_jobs(),
+        jobs: default_jobs(0),
         cancel: interrupt::flag(),
         ..Default::default()
     };

@@ -15,7 +15,12 @@ pub struct Server {
 impl Server {
     /// Start a private server. Under CI a missing PostgreSQL is a failure, never a skip.
     pub fn start() -> Server {
-        let pg = EmbeddedServer::start(&EmbeddedOptions::default()).unwrap_or_else(|e| {
+        // Small shared_buffers: several tests run servers at once on a small machine.
+        let opts = EmbeddedOptions {
+            settings: vec![("shared_buffers".into(), "128MB".into())],
+            ..Default::default()
+        };
+        let pg = EmbeddedServer::start(&opts).unwrap_or_else(|e| {
             panic!("these tests need PostgreSQL server binaries (scripts/install-deps.sh installs them): {e}")
         });
         Server { pg }

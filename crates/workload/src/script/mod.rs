@@ -7,8 +7,9 @@
 //! function and pgbench's random distributions.
 //!
 //! Owns everything under `script/`: parsing a script into a compiled [`Script`] ([`parse`]),
-//! expressions ([`expr`]), variables ([`vars`]), and the run-time semantics that need neither a
-//! server nor a clock ([`exec`]). Must not touch: the PRNG itself (`crate::random`), the engine,
+//! expressions ([`expr`]), variables ([`vars`]), the run-time semantics that need neither a
+//! server nor a clock ([`exec`]), and running scripts on a server as a `Workload`
+//! ([`workload`]: `-f` files and the builtins, which are scripts too). Must not touch: the PRNG itself (`crate::random`), the engine,
 //! the session (`target`), time.
 //!
 //! A script is compiled once: commands become an enum, expressions a tree of enums whose
@@ -24,6 +25,7 @@ pub mod exec;
 pub mod expr;
 pub mod parse;
 pub mod vars;
+pub mod workload;
 
 pub use exec::{params, simple_sql, store_row, Action, Interp, NoTimer, Param, ScriptError};
 pub use expr::{eval, EvalCtx, EvalError, Expr, Func};
@@ -31,6 +33,9 @@ pub use parse::{
     Command, CommandKind, ParseError, ResultVars, Script, ShellArg, SleepArg, SqlCommand, SqlPart,
 };
 pub use vars::{Symbols, Value, VarId, Vars};
+pub use workload::{
+    builtin_text, parse_define, ScriptClient, ScriptConfig, ScriptSet, ScriptWorkload,
+};
 
 #[cfg(test)]
 mod tests;

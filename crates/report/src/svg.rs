@@ -1,0 +1,535 @@
+//! Charts as inline SVG, for the HTML report: time series (lines or stacked areas) with event
+//! markers, and bar charts. No library, no script: a chart is a string of SVG drawn from
+//! numbers, so the report stays one file that opens anywhere and prints.
+//!
+//! Owns axis scaling ("nice" ticks of 1, 2 or 5 times a power of ten), the drawing, and escaping
+//! every text it draws. Must not touch: what the numbers mean (the HTML module picks them).
+
+use std::fmt::Write as _;
+
+/// Escape text for HTML and SVG (element content and attribute values).
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// A compact number for axes and labels: `950`, `1.2k`, `3.4M`, `0.25`.
+pub fn short(v: f64) -> String {
+    let a = v.abs();
+    let (x, suffix) = if a >= 1e9 {
+        (v / 1e9, "G")
+    } else if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e4 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let s = if x == x.trunc() || x.abs() >= 100.0 {
+        format!("{x:.0}")
+    } else if x.abs() >= 10.0 {
+        format!("{x:.1}")
+    } else if x.abs() >= 1.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    };
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    format!("{s}{suffix}")
+}
+
+/// Ticks covering `[lo, hi]`: about `n` steps of 1, 2 or 5 x 10^k. Returns (ticks, top).
+pub fn nice_ticks(lo: f64, hi: f64, n: usize) -> (Vec<f64>, f64) {
+    let span = (hi - lo).max(1e-9);
+    let raw = span / n.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let start = (lo / step).floor() * step;
+    let mut ticks = Vec::new();
+    let mut t = start;
+    while t < hi + step * 0.5 && ticks.len() < 50 {
+        ticks.push((t * 1e9).round() / 1e9);
+        if t >= hi {
+            break;
+        }
+        t += step;
+    }
+    let top = *ticks.last().unwrap_or(&hi);
+    (ticks, top.max(hi))
+}
+
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub name: String,
+    pub color: String,
+    /// (x, y), x increasing.
+    pub points: Vec<(f64, f64)>,
+    pub dashed: bool,
+}
+
+/// A vertical marker on the time axis (a checkpoint, say).
+#[derive(Clone, Debug)]
+pub struct Marker {
+    pub x: f64,
+    pub label: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Lines,
+    /// Series stacked in order, first at the bottom; all share the x of the first.
+    StackedArea,
+}
+
+#[derive(Clone, Debug)]
+pub struct Chart {
+    /// Used for the element id and the accessible title.
+    pub id: String,
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub kind: Kind,
+    pub series: Vec<Series>,
+    pub markers: Vec<Marker>,
+    /// A horizontal reference line (value, label), e.g. the number of CPUs.
+    pub reference: Option<(f64, String)>,
+    pub x_range: Option<(f64, f64)>,
+    pub y_max: Option<f64>,
+}
+
+const W: f64 = 640.0;
+const H: f64 = 260.0;
+const ML: f64 = 56.0;
+const MR: f64 = 16.0;
+const MT: f64 = 14.0;
+const MB: f64 = 40.0;
+
+impl Chart {
+    pub fn new(id: &str, title: &str, x_label: &str, y_label: &str, kind: Kind) -> Chart {
+        Chart {
+            id: id.into(),
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            kind,
+            series: Vec::new(),
+            markers: Vec::new(),
+            reference: None,
+            x_range: None,
+            y_max: None,
+        }
+    }
+
+    /// Whether there is anything to draw.
+    pub fn is_empty(&self) -> bool {
+        self.series.iter().all(|s| s.points.is_empty())
+    }
+
+    fn stacked(&self) -> Vec<Vec<(f64, f64, f64)>> {
+        // (x, y0, y1) per series.
+        let mut base: Vec<f64> = Vec::new();
+        let mut out = Vec::new();
+        for s in &self.series {
+            if base.len() < s.points.len() {
+                base.resize(s.points.len(), 0.0);
+            }
+            let v: Vec<(f64, f64, f64)> = s
+                .points
+                .iter()
+                .enumerate()
+                .map(|(i, (x, y))| {
+                    let y0 = base[i];
+                    base[i] += y.max(0.0);
+                    (*x, y0, base[i])
+                })
+                .collect();
+            out.push(v);
+        }
+        out
+    }
+
+    /// The chart as an `<svg>` element with a legend below it (HTML), or a "no data" note.
+    pub fn render(&self) -> String {
+        if self.is_empty() {
+            return format!(
+                "<div class=\"chart empty\" id=\"{}\"><div class=\"nodata\">{}: no data</div></div>",
+                esc(&self.id),
+                esc(&self.title)
+            );
+        }
+        let xs = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0));
+        let (mut x0, mut x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+        if let Some((a, b)) = self.x_range {
+            x0 = a;
+            x1 = b;
+        }
+        if x1 <= x0 {
+            x1 = x0 + 1.0;
+        }
+        let stacked = (self.kind == Kind::StackedArea).then(|| self.stacked());
+        let ymax_data = match &stacked {
+            Some(st) => st
+                .iter()
+                .flat_map(|v| v.iter().map(|p| p.2))
+                .fold(0.0, f64::max),
+            None => self
+                .series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1))
+                .fold(0.0, f64::max),
+        };
+        let ymax_data = ymax_data
+            .max(self.reference.as_ref().map_or(0.0, |r| r.0))
+            .max(self.y_max.unwrap_or(0.0));
+        let (yticks, ytop) = nice_ticks(0.0, if ymax_data > 0.0 { ymax_data } else { 1.0 }, 4);
+        let (xticks, _) = nice_ticks(x0, x1, 8);
+        let pw = W - ML - MR;
+        let ph = H - MT - MB;
+        let sx = |x: f64| ML + (x - x0) / (x1 - x0) * pw;
+        let sy = |y: f64| MT + ph - (y / ytop) * ph;
+
+        let mut o = String::new();
+        let _ = write!(
+            o,
+            "<figure class=\"chart\" id=\"{id}\"><svg viewBox=\"0 0 {W} {H}\" role=\"img\" \
+             aria-label=\"{t}\" xmlns=\"http://www.w3.org/2000/svg\"><title>{t}</title>",
+            id = esc(&self.id),
+            t = esc(&self.title)
+        );
+        // Grid and axes.
+        for t in &yticks {
+            let y = sy(*t);
+            let _ = write!(
+                o,
+                "<line class=\"grid\" x1=\"{ML}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>\
+                 <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+                W - MR,
+                ML - 6.0,
+                y + 4.0,
+                esc(&short(*t))
+            );
+        }
+        for t in xticks
+            .iter()
+            .filter(|t| **t >= x0 - 1e-9 && **t <= x1 + 1e-9)
+        {
+            let x = sx(*t);
+            let _ = write!(
+                o,
+                "<line class=\"xtick\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>\
+                 <text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                MT + ph,
+                MT + ph + 4.0,
+                MT + ph + 17.0,
+                esc(&short(*t))
+            );
+        }
+        let _ = write!(
+            o,
+            "<line class=\"axis\" x1=\"{ML}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>\
+             <text class=\"label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>\
+             <text class=\"label\" transform=\"translate(13 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+            W - MR,
+            MT + ph,
+            MT + ph,
+            ML + pw / 2.0,
+            H - 6.0,
+            esc(&self.x_label),
+            MT + ph / 2.0,
+            esc(&self.y_label)
+        );
+        // Data.
+        match &stacked {
+            Some(st) => {
+                for (s, pts) in self.series.iter().zip(st) {
+                    if pts.is_empty() {
+                        continue;
+                    }
+                    let mut d = String::new();
+                    for (i, (x, _, y1)) in pts.iter().enumerate() {
+                        let _ = write!(
+                            d,
+                            "{}{:.1},{:.1}",
+                            if i == 0 { "M" } else { "L" },
+                            sx(*x),
+                            sy(*y1)
+                        );
+                    }
+                    for (x, y0, _) in pts.iter().rev() {
+                        let _ = write!(d, "L{:.1},{:.1}", sx(*x), sy(*y0));
+                    }
+                    let _ = write!(
+                        o,
+                        "<path class=\"area\" d=\"{d}Z\" fill=\"{c}\" stroke=\"{c}\"><title>{n}</title></path>",
+                        c = esc(&s.color),
+                        n = esc(&s.name)
+                    );
+                }
+            }
+            None => {
+                for s in &self.series {
+                    if s.points.is_empty() {
+                        continue;
+                    }
+                    let mut d = String::new();
+                    for (i, (x, y)) in s.points.iter().enumerate() {
+                        let _ = write!(
+                            d,
+                            "{}{:.1},{:.1}",
+                            if i == 0 { "M" } else { "L" },
+                            sx(*x),
+                            sy(*y)
+                        );
+                    }
+                    let dash = if s.dashed {
+                        " stroke-dasharray=\"5 3\""
+                    } else {
+                        ""
+                    };
+                    let _ = write!(
+                        o,
+                        "<path class=\"line\" d=\"{d}\" stroke=\"{c}\"{dash}><title>{n}</title></path>",
+                        c = esc(&s.color),
+                        n = esc(&s.name)
+                    );
+                    if s.points.len() <= 60 {
+                        for (x, y) in &s.points {
+                            let _ = write!(
+                                o,
+                                "<circle class=\"dot\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.2\" fill=\"{}\">\
+                                 <title>{}: {} at {}</title></circle>",
+                                sx(*x),
+                                sy(*y),
+                                esc(&s.color),
+                                esc(&s.name),
+                                esc(&short(*y)),
+                                esc(&short(*x))
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if let Some((v, label)) = &self.reference {
+            let y = sy(*v);
+            let _ = write!(
+                o,
+                "<line class=\"ref\" x1=\"{ML}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>\
+                 <text class=\"reflabel\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+                W - MR,
+                W - MR - 4.0,
+                y - 4.0,
+                esc(label)
+            );
+        }
+        for m in self.markers.iter().filter(|m| m.x >= x0 && m.x <= x1) {
+            let x = sx(m.x);
+            let _ = write!(
+                o,
+                "<g class=\"marker\"><line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{MT}\" y2=\"{:.1}\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\">{}</text><title>{}</title></g>",
+                MT + ph,
+                x + 3.0,
+                MT + 10.0,
+                esc(&m.label),
+                esc(&m.label)
+            );
+        }
+        o.push_str("</svg>");
+        // Legend (HTML, so it wraps).
+        o.push_str("<figcaption class=\"legend\">");
+        let order: Vec<&Series> = if self.kind == Kind::StackedArea {
+            self.series.iter().rev().collect()
+        } else {
+            self.series.iter().collect()
+        };
+        for s in order {
+            let _ = write!(
+                o,
+                "<span><i style=\"background:{}\"></i>{}</span>",
+                esc(&s.color),
+                esc(&s.name)
+            );
+        }
+        o.push_str("</figcaption></figure>");
+        o
+    }
+}
+
+/// A bar chart of (label, lower edge, upper edge, value) with a linear x axis.
+pub fn bars(
+    id: &str,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    bins: &[(f64, f64, f64)],
+    color: &str,
+) -> String {
+    if bins.is_empty() {
+        return format!(
+            "<div class=\"chart empty\" id=\"{}\"><div class=\"nodata\">{}: no data</div></div>",
+            esc(id),
+            esc(title)
+        );
+    }
+    let x0 = bins.first().map_or(0.0, |b| b.0);
+    let x1 = bins.last().map_or(1.0, |b| b.1).max(x0 + 1e-9);
+    let ymax = bins.iter().map(|b| b.2).fold(0.0, f64::max).max(1e-9);
+    let (yticks, ytop) = nice_ticks(0.0, ymax, 4);
+    let (xticks, _) = nice_ticks(x0, x1, 8);
+    let pw = W - ML - MR;
+    let ph = H - MT - MB;
+    let sx = |x: f64| ML + (x - x0) / (x1 - x0) * pw;
+    let sy = |y: f64| MT + ph - (y / ytop) * ph;
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        "<figure class=\"chart\" id=\"{id}\"><svg viewBox=\"0 0 {W} {H}\" role=\"img\" \
+         aria-label=\"{t}\" xmlns=\"http://www.w3.org/2000/svg\"><title>{t}</title>",
+        id = esc(id),
+        t = esc(title)
+    );
+    for t in &yticks {
+        let y = sy(*t);
+        let _ = write!(
+            o,
+            "<line class=\"grid\" x1=\"{ML}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>\
+             <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            W - MR,
+            ML - 6.0,
+            y + 4.0,
+            esc(&short(*t))
+        );
+    }
+    for (lo, hi, v) in bins {
+        let (a, b) = (sx(*lo), sx(*hi));
+        let _ = write!(
+            o,
+            "<rect class=\"bar\" x=\"{a:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\">\
+             <title>{}-{}: {}</title></rect>",
+            sy(*v),
+            (b - a - 0.6).max(0.6),
+            (MT + ph - sy(*v)).max(0.0),
+            esc(color),
+            esc(&short(*lo)),
+            esc(&short(*hi)),
+            esc(&short(*v))
+        );
+    }
+    for t in xticks
+        .iter()
+        .filter(|t| **t >= x0 - 1e-9 && **t <= x1 + 1e-9)
+    {
+        let x = sx(*t);
+        let _ = write!(
+            o,
+            "<text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            MT + ph + 17.0,
+            esc(&short(*t))
+        );
+    }
+    let _ = write!(
+        o,
+        "<line class=\"axis\" x1=\"{ML}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>\
+         <text class=\"label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>\
+         <text class=\"label\" transform=\"translate(13 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text></svg></figure>",
+        W - MR,
+        MT + ph,
+        MT + ph,
+        ML + pw / 2.0,
+        H - 6.0,
+        esc(x_label),
+        MT + ph / 2.0,
+        esc(y_label)
+    );
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping() {
+        assert_eq!(
+            esc("<script>alert('x') & \"y\"</script>"),
+            "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;"
+        );
+    }
+
+    #[test]
+    fn short_numbers() {
+        assert_eq!(short(0.0), "0");
+        assert_eq!(short(950.0), "950");
+        assert_eq!(short(12_500.0), "12.5k");
+        assert_eq!(short(3_400_000.0), "3.4M");
+        assert_eq!(short(0.25), "0.25");
+        assert_eq!(short(2.5), "2.5");
+    }
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        let (t, top) = nice_ticks(0.0, 7.3, 4);
+        assert_eq!(t, vec![0.0, 2.0, 4.0, 6.0, 8.0]);
+        assert_eq!(top, 8.0);
+        let (t, _) = nice_ticks(0.0, 1000.0, 4);
+        assert_eq!(t, vec![0.0, 250.0, 500.0, 750.0, 1000.0]);
+    }
+
+    #[test]
+    fn charts_draw_or_say_no_data() {
+        let mut c = Chart::new("c", "A <chart>", "s", "tps", Kind::StackedArea);
+        assert!(c.render().contains("no data"));
+        c.series.push(Series {
+            name: "CPU".into(),
+            color: "#2e9e44".into(),
+            points: vec![(0.0, 1.0), (1.0, 2.0)],
+            dashed: false,
+        });
+        c.series.push(Series {
+            name: "IO:<x>".into(),
+            color: "#1f6fd1".into(),
+            points: vec![(0.0, 1.0), (1.0, 1.0)],
+            dashed: false,
+        });
+        c.markers.push(Marker {
+            x: 0.5,
+            label: "checkpoint".into(),
+        });
+        let svg = c.render();
+        assert_eq!(svg.matches("<path class=\"area\"").count(), 2);
+        assert!(svg.contains("A &lt;chart&gt;") && svg.contains("IO:&lt;x&gt;"));
+        assert!(svg.contains("class=\"marker\""));
+        assert!(!svg.contains("<x>"));
+        let b = bars(
+            "b",
+            "t",
+            "ms",
+            "n",
+            &[(0.0, 1.0, 3.0), (1.0, 2.0, 5.0)],
+            "#123",
+        );
+        assert_eq!(b.matches("<rect").count(), 2);
+    }
+}
