@@ -27,6 +27,8 @@ pub struct Cli {
     pub help: Option<bool>,
 }
 
+// Built once per process: the size of `RunArgs` does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run a benchmark (pgbench's benchmarking mode).
@@ -90,6 +92,18 @@ pub struct RunArgs {
     /// Same as `-b select-only`.
     #[arg(short = 'S', long = "select-only")]
     pub select_only: bool,
+    /// Add a script FILENAME (pgbench's script language) weighted at W (default 1); `-` reads
+    /// standard input. Mixes with -b in the order given.
+    #[arg(short = 'f', long = "file", value_name = "FILENAME[@W]")]
+    pub file: Vec<String>,
+    /// Define variable NAME for the scripts (`:NAME`); overrides :scale, :client_id,
+    /// :random_seed and :default_seed.
+    #[arg(short = 'D', long = "define", value_name = "VARNAME=VALUE")]
+    pub define: Vec<String>,
+    /// -b/-f/-N/-S in command-line order (filled by [`parse`]; empty: builtins, then -N, -S,
+    /// then files).
+    #[arg(skip)]
+    pub script_order: Vec<ScriptArg>,
 
     /// Number of concurrent database clients.
     #[arg(
@@ -161,7 +175,26 @@ pub struct RunArgs {
     /// Accepted for pgbench compatibility: failures are always reported by kind.
     #[arg(long = "failures-detailed")]
     pub failures_detailed: bool,
-    /// Show a builtin script and exit.
+    /// Accepted for pgbench compatibility: every aborted client's error is reported.
+    #[arg(long = "verbose-errors")]
+    pub verbose_errors: bool,
+    /// Stop the run as soon as a client aborts (exit code 2).
+    #[arg(long = "exit-on-abort")]
+    pub exit_on_abort: bool,
+    /// Write each transaction (or, with --aggregate-interval, each interval) to a log file per
+    /// thread: PREFIX.PID, PREFIX.PID.THREAD (pgbench's format).
+    #[arg(short = 'l', long = "log")]
+    pub log: bool,
+    /// Prefix of the log files (default: pgbench_log).
+    #[arg(long = "log-prefix", value_name = "PREFIX", requires = "log")]
+    pub log_prefix: Option<String>,
+    /// Log one line of aggregates per NUM seconds instead of one line per transaction.
+    #[arg(long = "aggregate-interval", value_name = "NUM", requires = "log")]
+    pub aggregate_interval: Option<u64>,
+    /// Log only this fraction of the transactions (e.g. 0.01 for 1%).
+    #[arg(long = "sampling-rate", value_name = "NUM", requires = "log")]
+    pub sampling_rate: Option<f64>,
+    /// Show a builtin script and exit (`--show-script list` or an unknown name lists them).
     #[arg(long = "show-script", value_name = "NAME")]
     pub show_script: Option<String>,
     /// Write the full result (configuration, environment, interval series, histograms) as JSON.
@@ -170,9 +203,64 @@ pub struct RunArgs {
     /// Skip the checks after the run (TPC-B invariant, commit count); they scan pgbench_accounts.
     #[arg(long = "no-check")]
     pub no_check: bool,
+    /// Do not watch the server during the run (wait events, pg_stat_statements, counters, OS).
+    #[arg(long = "no-observe")]
+    pub no_observe: bool,
+    /// Also write a self-contained HTML report (charts, top SQL, wait events) to FILE.
+    #[arg(long = "html", value_name = "FILE")]
+    pub html: Option<PathBuf>,
 
     #[command(flatten)]
     pub target: TargetArgs,
+}
+
+/// A script of the run as given on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScriptArg {
+    /// `-b NAME[@W]` (`-N` and `-S` as `simple-update`, `select-only`).
+    Builtin(String),
+    /// `-f FILE[@W]`.
+    File(String),
+}
+
+/// Parse argv, keeping the relative order of -b, -f, -N and -S (pgbench numbers scripts in
+/// command-line order: `-b tpcb-like@1 -f my.sql@3`).
+pub fn parse() -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let (Some(Command::Run(args)), Some(("run", m))) = (&mut cli.command, matches.subcommand()) {
+        args.script_order = script_order(m);
+    }
+    cli
+}
+
+fn script_order(m: &clap::ArgMatches) -> Vec<ScriptArg> {
+    let mut all: Vec<(usize, ScriptArg)> = Vec::new();
+    for (id, file) in [("builtin", false), ("file", true)] {
+        if let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) {
+            for (i, v) in idx.zip(vals) {
+                let arg = if file {
+                    ScriptArg::File(v.clone())
+                } else {
+                    ScriptArg::Builtin(v.clone())
+                };
+                all.push((i, arg));
+            }
+        }
+    }
+    for (id, name) in [
+        ("skip_some_updates", "simple-update"),
+        ("select_only", "select-only"),
+    ] {
+        if m.get_flag(id) {
+            if let Some(i) = m.index_of(id) {
+                all.push((i, ScriptArg::Builtin(name.into())));
+            }
+        }
+    }
+    all.sort_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, a)| a).collect()
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]

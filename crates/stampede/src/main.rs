@@ -15,10 +15,8 @@ mod environment;
 mod interrupt;
 mod targeting;
 
-use clap::Parser;
-
 fn main() {
-    let cli = cli::Cli::parse();
+    let cli = cli::parse();
     interrupt::install();
     let code = match commands::dispatch(cli) {
         Ok(code) => code,

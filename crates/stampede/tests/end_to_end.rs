@@ -323,3 +323,69 @@ fn ctrl_c_during_init_leaves_no_table_that_looks_loaded() {
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("stampede init tpcb"), "{}", r.stderr);
 }
+
+#[test]
+fn a_persistent_server_starts_serves_runs_reports_status_and_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    // The server runs as an unprivileged account when tests run as root: the directory must be
+    // traversable by it.
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    let start = stampede(&[
+        "server",
+        "start",
+        "--data-dir",
+        data,
+        "--set",
+        "port=55499",
+        "--set",
+        "shared_buffers=128MB",
+    ]);
+    assert_eq!(start.code, 0, "{}", start.stderr);
+    // stdout is the target, ready to paste after `stampede run`.
+    let target: Vec<&str> = start.stdout.split_whitespace().collect();
+    assert_eq!(target[0], "-h", "{}", start.stdout);
+    let again = stampede(&["server", "start", "--data-dir", data]);
+    assert_eq!(again.code, 0);
+    assert!(again.stderr.contains("already running"), "{}", again.stderr);
+
+    let mut init = vec!["init", "tpcb", "-s", "1", "-q"];
+    init.extend(&target[..target.len() - 1]);
+    init.extend(["-d", target[target.len() - 1]]);
+    let r = stampede(&init);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut run = vec!["run", "-c", "2", "-t", "10", "-S"];
+    run.extend(&target[..target.len() - 1]);
+    run.extend(["-d", target[target.len() - 1]]);
+    let r = stampede(&run);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("number of transactions actually processed: 20/20"),
+        "{}",
+        r.stdout
+    );
+
+    let status = stampede(&["server", "status", "--data-dir", data]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let stop = stampede(&["server", "stop", "--data-dir", data]);
+    assert_eq!(stop.code, 0, "{}", stop.stderr);
+    let status = stampede(&["server", "status", "--data-dir", data]);
+    assert_eq!(status.code, 3, "{}", status.stderr);
+    assert!(
+        std::path::Path::new(data).join("PG_VERSION").exists(),
+        "the data directory is the user's: kept"
+    );
+    let stop = stampede(&["server", "stop", "--data-dir", data]);
+    assert_eq!(stop.code, 1);
+    assert!(
+        stop.stderr.contains("no stampede server is running"),
+        "{}",
+        stop.stderr
+    );
+}

@@ -6,6 +6,16 @@
 //! the check baselines; run the engine (progress on stderr); reconcile the checks; print the
 //! summary on stdout and save the JSON. Ctrl-C during the run ends it cleanly with a partial
 //! result, still printed and saved.
+//!
+//! Scripts: `-b` builtins and `-f` files mix in command-line order, as pgbench numbers them. Every
+//! `-f` file is read and compiled, and every `-D` checked, before any connection opens: a bad
+//! script exits 1 with `file:line:column`, the line and a caret. As in pgbench, a mix that uses a
+//! builtin takes `:scale` from `pgbench_branches` (and needs the tables); a mix of files only takes
+//! it from `-s` (default 1) and does not need them: the pre-run vacuum then ignores errors
+//! (pgbench's `tryExecuteStatement`), and the TPC-B invariant is skipped ("custom scripts"),
+//! since a custom script's writes are its own. The commit-count check stays; for custom scripts it
+//! reconciles the server's count with the commits seen on the wire (a script transaction may
+//! commit any number of server transactions).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -14,11 +24,12 @@ use anyhow::{bail, Context, Result};
 use engine::{Event, RunSpec, Stop};
 use report::{Check, CheckStatus, RunResult};
 use target::{QueryMode, Session};
+use workload::script::{builtin_text, parse_define, ScriptConfig, ScriptSet, ScriptWorkload};
 use workload::tpcb::{self, Builtin, TpcbWorkload};
-use workload::Workload;
+use workload::{TxnType, Workload};
 
 use crate::checks::{self, TpcbCoverage};
-use crate::cli::{Protocol, RunArgs};
+use crate::cli::{Protocol, RunArgs, ScriptArg};
 use crate::commands::{init, setup_runtime};
 use crate::{environment, interrupt, targeting};
 
@@ -33,12 +44,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
     }
     if let Some(name) = &args.show_script {
         let b = tpcb::builtin(name)?;
-        println!(
-            "-- {}: {}\n{}",
-            b.name(),
-            b.description(),
-            b.script().join("\n")
-        );
+        print!("-- {}: {}\n{}", b.name(), b.description(), builtin_text(b));
         return Ok(0);
     }
     let plan = Plan::from_args(&args)?;
@@ -46,18 +52,35 @@ pub fn run(args: RunArgs) -> Result<i32> {
 
     let rt = setup_runtime()?;
     let target = targeting::open(&args.target, false)?;
-    let outcome = run_on(&args, &plan, &target, &rt);
+    let outcome = run_on(&args, plan, &target, &rt);
     let closed = targeting::close(target, args.target.keep_server);
     let code = outcome?;
     closed?;
     Ok(code)
 }
 
-/// Everything decided from the command line alone.
+/// Everything decided from the command line alone (script files read and compiled).
 struct Plan {
-    scripts: Vec<(Builtin, u32)>,
+    /// The builtin each script is (`None`: a `-f` file), in order.
+    builtins: Vec<Option<Builtin>>,
+    weights: Vec<u32>,
+    /// The compiled scripts; taken when the workload is built.
+    set: Option<ScriptSet>,
+    defines: Vec<(String, String)>,
     spec: RunSpec,
     seed: u64,
+}
+
+impl Plan {
+    /// Some script is a `-f` file.
+    fn custom(&self) -> bool {
+        self.builtins.iter().any(Option::is_none)
+    }
+
+    /// Some script is a builtin (pgbench's `internal_script_used`: `:scale` from the tables).
+    fn uses_builtin(&self) -> bool {
+        self.builtins.iter().any(Option::is_some)
+    }
 }
 
 fn positive(v: Option<f64>, flag: &str) -> Result<Option<f64>> {
@@ -90,7 +113,17 @@ impl Plan {
         if a.max_tries == 0 && a.time.is_none() {
             bail!("--max-tries=0 (unlimited) needs -T/--time, or the run might never end");
         }
-        let scripts = select_scripts(a)?;
+        if a.log {
+            bail!("--log is not supported yet");
+        }
+        let defines = a
+            .define
+            .iter()
+            .map(|d| parse_define(d).map_err(anyhow::Error::msg))
+            .collect::<Result<Vec<_>>>()?;
+        let set = select_scripts(a)?;
+        let builtins = set.builtins();
+        let weights = set.weights();
         let seed = parse_seed(a.random_seed.as_deref())?;
         let stop = match a.time {
             Some(t) => Stop::Duration(Duration::from_secs(t)),
@@ -110,46 +143,95 @@ impl Plan {
             },
             max_tries: a.max_tries,
             connect_per_txn: a.connect,
-            progress: progress.map(Duration::from_secs_f64),
+            // The engine ticks at least every second so the result always holds a time series
+            // (for the JSON, the HTML charts, comparisons); `-P` only decides what is printed.
+            progress: Some(Duration::from_secs_f64(
+                progress.map_or(1.0, |p| p.min(1.0)),
+            )),
             seed,
             per_statement: a.report_per_command,
-            weights: scripts.iter().map(|(_, w)| *w).collect(),
+            weights: weights.clone(),
         };
         Ok(Plan {
-            scripts,
+            builtins,
+            weights,
+            set: Some(set),
+            defines,
             spec,
             seed,
         })
     }
 }
 
-/// `-b name[@weight]`, `-N`, `-S`, in the order given (pgbench's order of options); tpcb-like
-/// when none.
-fn select_scripts(a: &RunArgs) -> Result<Vec<(Builtin, u32)>> {
-    let mut out = Vec::new();
-    for spec in &a.builtin {
-        out.push(tpcb::parse_weighted(spec)?);
+/// `-b name[@weight]`, `-N`, `-S` and `-f file[@weight]`, in the order given (pgbench's order of
+/// options); tpcb-like when none. Files are read and compiled here, before any connection.
+fn select_scripts(a: &RunArgs) -> Result<ScriptSet> {
+    let order: Vec<ScriptArg> = if a.script_order.is_empty() {
+        // Not parsed from argv (the default benchmark, tests): builtins, -N, -S, then files.
+        let mut v: Vec<ScriptArg> = a.builtin.iter().cloned().map(ScriptArg::Builtin).collect();
+        if a.skip_some_updates {
+            v.push(ScriptArg::Builtin("simple-update".into()));
+        }
+        if a.select_only {
+            v.push(ScriptArg::Builtin("select-only".into()));
+        }
+        v.extend(a.file.iter().cloned().map(ScriptArg::File));
+        v
+    } else {
+        a.script_order.clone()
+    };
+    let mut set = ScriptSet::new();
+    for arg in &order {
+        match arg {
+            ScriptArg::Builtin(spec) => {
+                let (b, w) = tpcb::parse_weighted(spec)?;
+                if a.protocol == Protocol::Simple && !b.supports(QueryMode::Simple) {
+                    bail!(
+                        "-b {b} pipelines its statements, which needs -M extended or -M prepared"
+                    );
+                }
+                set.add_builtin(b, w);
+            }
+            ScriptArg::File(spec) => {
+                let (path, w) = parse_file_weight(spec)?;
+                let text = if path == "-" {
+                    let mut t = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)
+                        .context("-f -: cannot read the script from standard input")?;
+                    t
+                } else {
+                    std::fs::read_to_string(path)
+                        .with_context(|| format!("could not open file \"{path}\""))?
+                };
+                // pgbench's syntax_error: file:line:column, the line, a caret; exit 1.
+                set.add_file(path, &text, w).map_err(anyhow::Error::msg)?;
+            }
+        }
     }
-    if a.skip_some_updates {
-        out.push((Builtin::SimpleUpdate, 1));
+    if set.is_empty() {
+        set.add_builtin(Builtin::TpcbLike, 1);
     }
-    if a.select_only {
-        out.push((Builtin::SelectOnly, 1));
-    }
-    if out.is_empty() {
-        out.push((Builtin::TpcbLike, 1));
-    }
-    if out.iter().all(|(_, w)| *w == 0) {
+    if set.weights().iter().all(|w| *w == 0) {
         bail!("total script weight must not be zero");
     }
-    let mode = a.protocol;
-    if let Some((b, _)) = out
-        .iter()
-        .find(|(b, _)| mode == Protocol::Simple && !b.supports(QueryMode::Simple))
-    {
-        bail!("-b {b} pipelines its statements, which needs -M extended or -M prepared");
+    Ok(set)
+}
+
+/// `-f FILE[@W]` as pgbench's `parseScriptWeight`: the weight after the last `@` (an integer in
+/// 0..=INT_MAX), default 1.
+fn parse_file_weight(spec: &str) -> Result<(&str, u32)> {
+    match spec.rsplit_once('@') {
+        None => Ok((spec, 1)),
+        Some((path, w)) => {
+            let n: i64 = w
+                .parse()
+                .map_err(|_| anyhow::anyhow!("invalid weight specification: @{w}"))?;
+            if !(0..=i32::MAX as i64).contains(&n) {
+                bail!("weight specification out of range (0 .. {}): {n}", i32::MAX);
+            }
+            Ok((path, n as u32))
+        }
     }
-    Ok(out)
 }
 
 /// pgbench's `--random-seed`: `time` (the default), `rand`, or an unsigned integer.
@@ -172,8 +254,13 @@ fn parse_seed(s: Option<&str>) -> Result<u64> {
     }
 }
 
-fn coverage(scripts: &[(Builtin, u32)]) -> TpcbCoverage {
-    let writes = |b: Builtin| scripts.iter().any(|(x, w)| *x == b && *w > 0);
+fn coverage(builtins: &[Option<Builtin>], weights: &[u32]) -> TpcbCoverage {
+    let writes = |b: Builtin| {
+        builtins
+            .iter()
+            .zip(weights)
+            .any(|(x, w)| *x == Some(b) && *w > 0)
+    };
     if writes(Builtin::SimpleUpdate) {
         TpcbCoverage::AccountsAndHistory
     } else if writes(Builtin::TpcbLike) || writes(Builtin::TpcbLikePipelined) {
@@ -183,17 +270,61 @@ fn coverage(scripts: &[(Builtin, u32)]) -> TpcbCoverage {
     }
 }
 
+/// The workload of a run: the compiled TPC-B builtins, or scripts.
+enum Loaded {
+    Tpcb(Arc<TpcbWorkload>),
+    Script(Arc<ScriptWorkload>),
+}
+
+impl Loaded {
+    fn txn_types(&self) -> &[TxnType] {
+        match self {
+            Loaded::Tpcb(w) => w.txn_types(),
+            Loaded::Script(w) => w.txn_types(),
+        }
+    }
+
+    fn run(
+        &self,
+        spec: &RunSpec,
+        conn: &target::ConnConfig,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> Result<engine::Outcome, engine::RunError> {
+        match self {
+            Loaded::Tpcb(w) => engine::run(spec, w.clone(), conn, interrupt::flag(), on_event),
+            Loaded::Script(w) => engine::run(spec, w.clone(), conn, interrupt::flag(), on_event),
+        }
+    }
+}
+
 fn run_on(
     args: &RunArgs,
-    plan: &Plan,
+    mut plan: Plan,
     target: &targeting::Target,
     rt: &tokio::runtime::Runtime,
 ) -> Result<i32> {
     let conn = &target.conn;
     if target.embedded.is_some() {
-        let scale = args.scale.unwrap_or(EMBEDDED_DEFAULT_SCALE);
+        // For files only, -s is just the value of :scale (pgbench): load the default size.
+        let scale = match plan.uses_builtin() {
+            true => args.scale.unwrap_or(EMBEDDED_DEFAULT_SCALE),
+            false => EMBEDDED_DEFAULT_SCALE,
+        };
         init::load_tpcb_defaults(conn, scale, rt)?;
+        // The embedded server preloads pg_stat_statements; the extension's views need it created
+        // in the database (never done on a server stampede did not start).
+        rt.block_on(async {
+            let mut s = Session::connect(conn).await?;
+            let r = s
+                .simple_query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+                .await;
+            s.close().await;
+            r
+        })
+        .context("creating pg_stat_statements on the embedded server")?;
     }
+    let uses_builtin = plan.uses_builtin();
+    let custom = plan.custom();
     if interrupt::requested() {
         bail!("interrupted before the run started; nothing was measured");
     }
@@ -202,6 +333,17 @@ fn run_on(
     let (server, scale, sums_before) = rt.block_on(async {
         let mut s = Session::connect(conn).await?;
         let server = environment::server_info(&mut s).await?;
+        if !uses_builtin {
+            // pgbench: custom scripts only; :scale is -s (default 1), the tables are optional.
+            let scale = args.scale.unwrap_or(1);
+            if !args.no_vacuum {
+                eprint!("starting vacuum...");
+                vacuum_tolerant(&mut s, args.vacuum_all).await;
+                eprintln!("end.");
+            }
+            s.close().await;
+            return anyhow::Ok((server, scale, None));
+        }
         let scale = match load::tpcb::inspect(&mut s).await? {
             load::tpcb::TpcbTables::Present { scale, .. } => scale,
             load::tpcb::TpcbTables::Missing(table) => bail!(
@@ -223,12 +365,34 @@ fn run_on(
             vacuum_before_run(&mut s, args.vacuum_all).await?;
             eprintln!("end.");
         }
-        let sums = if args.no_check { None } else { Some(checks::tpcb_sums(&mut s).await?) };
+        let sums = if args.no_check || custom {
+            None
+        } else {
+            Some(checks::tpcb_sums(&mut s).await?)
+        };
         s.close().await;
         anyhow::Ok((server, scale, sums))
     })?;
 
-    let workload = Arc::new(TpcbWorkload::new(plan.scripts.clone(), scale as u32));
+    let set = plan.set.take().expect("the scripts are compiled once");
+    // Builtins only: the compiled TPC-B workload (same statements, same draws; see the module
+    // header of workload::tpcb). Any file: everything through the script interpreter.
+    let workload = if custom {
+        Loaded::Script(Arc::new(set.into_workload(&ScriptConfig {
+            scale,
+            seed: plan.seed,
+            clients: plan.spec.clients,
+            defines: plan.defines.clone(),
+        })))
+    } else {
+        let builtins = plan
+            .builtins
+            .iter()
+            .zip(&plan.weights)
+            .map(|(b, w)| (b.expect("builtins only"), *w))
+            .collect();
+        Loaded::Tpcb(Arc::new(TpcbWorkload::new(builtins, scale as u32)))
+    };
     let baseline = if args.no_check {
         None
     } else {
@@ -244,36 +408,71 @@ fn run_on(
         short_version(&server.version)
     );
     let spec = &plan.spec;
-    let mut on_event = |e: Event<'_>| {
-        if let Event::Progress(interval) = e {
-            let style = report::ProgressStyle {
-                rate_limited: spec.rate_tps.is_some(),
-                latency_limited: spec.latency_limit.is_some(),
-                max_tries: spec.max_tries,
-            };
-            eprintln!(
-                "{}",
-                report::render_progress(interval, interval.end_us as f64 / 1e6, &style)
-            );
+    // The observer starts after the commit baseline (which would count it as a foreign session)
+    // and finishes before the checks; its own connections are reconciled like the clients'.
+    let observer = if args.no_observe {
+        None
+    } else {
+        match observe::Sampler::start(conn, &observe::Options::default()) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                eprintln!(
+                    "warning: {}; running without server metrics",
+                    target::conninfo::redact(&format!("{e:#}"))
+                );
+                None
+            }
         }
     };
-    let outcome = engine::run(
-        spec,
-        workload.clone(),
-        conn,
-        interrupt::flag(),
-        &mut on_event,
-    )
-    .map_err(|e| anyhow::anyhow!(target::conninfo::redact(&format!("{e:#}"))))?;
+    // Progress lines every `-P` seconds, made of the engine's (shorter or equal) ticks.
+    let print_every_us = args.progress.map(|p| (p * 1e6) as u64);
+    let mut pending = measure::Interval::default();
+    let mut on_event = |e: Event<'_>| {
+        if let (Event::Connected { .. }, Some(h)) = (&e, &observer) {
+            h.mark_start(std::time::Instant::now());
+        }
+        let (Event::Progress(interval), Some(every)) = (e, print_every_us) else {
+            return;
+        };
+        pending.merge(interval);
+        // A tick ending within 1 ms of the boundary completes the line (tick clocks jitter).
+        if pending.end_us - pending.start_us + 1_000 < every {
+            return;
+        }
+        let style = report::ProgressStyle {
+            rate_limited: spec.rate_tps.is_some(),
+            latency_limited: spec.latency_limit.is_some(),
+            max_tries: spec.max_tries,
+        };
+        eprintln!(
+            "{}",
+            report::render_progress(&pending, pending.end_us as f64 / 1e6, &style)
+        );
+        pending = measure::Interval::default();
+    };
+    let outcome = workload
+        .run(spec, conn, &mut on_event)
+        .map_err(|e| anyhow::anyhow!(target::conninfo::redact(&format!("{e:#}"))))?;
+    let server_metrics = observer.map(|h| h.finish());
+    let observer_connections = server_metrics
+        .as_ref()
+        .map_or(0, |m| u64::from(m.cost.connections));
 
     // Checks.
     let total = outcome.total.total();
     let mut check_list = Vec::new();
     if let Some(b) = baseline {
+        // A builtin commits once per committed transaction; a custom script any number of
+        // times: count those on the wire.
+        let committed = if custom {
+            outcome.server_commits - outcome.setup_commits
+        } else {
+            total.committed()
+        };
         let c = rt.block_on(b.finish(
-            total.committed(),
+            committed,
             outcome.setup_commits,
-            outcome.connections,
+            outcome.connections + observer_connections,
         ))?;
         check_list.push(Check {
             name: "commit count".into(),
@@ -295,14 +494,19 @@ fn run_on(
                 s.close().await;
                 anyhow::Ok(sums)
             })?;
-            let writers: u64 = workload
-                .txn_types()
+            let writers: u64 = plan
+                .builtins
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| plan.scripts[*i].0.inserts_history())
+                .filter(|(_, b)| b.is_some_and(|b| b.inserts_history()))
                 .map(|(i, _)| outcome.total.txns[i].committed())
                 .sum();
-            let (ok, detail) = checks::check_tpcb(before, after, coverage(&plan.scripts), writers);
+            let (ok, detail) = checks::check_tpcb(
+                before,
+                after,
+                coverage(&plan.builtins, &plan.weights),
+                writers,
+            );
             check_list.push(Check {
                 name: "TPC-B invariant".into(),
                 status: if ok {
@@ -313,11 +517,20 @@ fn run_on(
                 detail,
             });
         }
+        None if custom => check_list.push(skipped("TPC-B invariant", "custom scripts")),
         None => check_list.push(skipped("TPC-B invariant", "--no-check")),
     }
 
     let result = build_result(
-        args, plan, target, &server, scale, &workload, outcome, check_list,
+        args,
+        &plan,
+        target,
+        &server,
+        scale,
+        workload.txn_types(),
+        outcome,
+        check_list,
+        server_metrics,
     );
     print!("{}", report::render_text(&result));
     if let Some(path) = &args.json {
@@ -326,6 +539,11 @@ fn run_on(
         report::write_json(&result, std::io::BufWriter::new(f))
             .with_context(|| format!("--json {}: cannot write the result", path.display()))?;
         eprintln!("result saved to {}", path.display());
+    }
+    if let Some(path) = &args.html {
+        std::fs::write(path, report::html::render(&result))
+            .with_context(|| format!("--html {}: cannot write the report", path.display()))?;
+        eprintln!("report saved to {}", path.display());
     }
     Ok(exit_code(&result))
 }
@@ -374,6 +592,24 @@ async fn vacuum_before_run(s: &mut Session, all: bool) -> Result<()> {
     Ok(())
 }
 
+/// The pre-run vacuum for custom scripts, as pgbench's `tryExecuteStatement`: an error (no
+/// pgbench tables) is printed and ignored.
+async fn vacuum_tolerant(s: &mut Session, all: bool) {
+    let mut steps = vec![
+        "vacuum pgbench_branches",
+        "vacuum pgbench_tellers",
+        "truncate pgbench_history",
+    ];
+    if all {
+        steps.extend(["vacuum analyze pgbench_accounts", "vacuum pgbench_history"]);
+    }
+    for sql in steps {
+        if let Err(e) = s.simple_query(sql).await {
+            eprintln!("\n{e}\n(ignoring this error and continuing anyway)");
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn build_result(
     args: &RunArgs,
@@ -381,9 +617,10 @@ fn build_result(
     target: &targeting::Target,
     server: &environment::ServerInfo,
     scale: i64,
-    workload: &TpcbWorkload,
+    txn_types: &[TxnType],
     outcome: engine::Outcome,
     checks: Vec<Check>,
+    server_metrics: Option<measure::server::ServerMetrics>,
 ) -> RunResult {
     let spec = &plan.spec;
     let client = environment::client_info();
@@ -397,12 +634,11 @@ fn build_result(
         started_at: report::format_rfc3339_utc(outcome.started_at),
         measured_duration_s,
         config: report::RunConfig {
-            workload: "tpcb".into(),
-            txn_types: workload
-                .txn_types()
+            workload: if plan.custom() { "script" } else { "tpcb" }.into(),
+            txn_types: txn_types
                 .iter()
-                .zip(&plan.scripts)
-                .map(|(t, (_, w))| report::TxnTypeConfig {
+                .zip(&plan.weights)
+                .map(|(t, w)| report::TxnTypeConfig {
                     name: t.name.clone(),
                     weight: *w,
                     statements: t.statements.clone(),
@@ -466,6 +702,6 @@ fn build_result(
         total: outcome.total,
         checks,
         interrupted: outcome.interrupted,
-        server_metrics: None,
+        server_metrics,
     }
 }
