@@ -168,30 +168,15 @@ pub struct TpcbSums {
 }
 
 pub async fn tpcb_sums(s: &mut Session) -> Result<TpcbSums> {
-    let rows = s
-        .simple_query(
-            "SELECT (SELECT coalesce(sum(abalance), 0) FROM pgbench_accounts), \
-                    (SELECT coalesce(sum(tbalance), 0) FROM pgbench_tellers), \
-                    (SELECT coalesce(sum(bbalance), 0) FROM pgbench_branches), \
-                    (SELECT coalesce(sum(delta), 0) FROM pgbench_history), \
-                    (SELECT count(*) FROM pgbench_history)",
-        )
+    let r = workload::tpcb::check_tpcb_invariant(s)
         .await
         .context("reading the TPC-B sums")?;
-    let row = rows
-        .first()
-        .context("the TPC-B sums query returned no row")?;
-    let num = |i: usize| -> Result<i128> {
-        let v = row.get(i).cloned().flatten().unwrap_or_default();
-        v.parse::<i128>()
-            .with_context(|| format!("TPC-B sum {i} is {v:?}"))
-    };
     Ok(TpcbSums {
-        abalance: num(0)?,
-        tbalance: num(1)?,
-        bbalance: num(2)?,
-        delta: num(3)?,
-        history_rows: num(4)?,
+        abalance: r.sum_abalance.into(),
+        tbalance: r.sum_tbalance.into(),
+        bbalance: r.sum_bbalance.into(),
+        delta: r.sum_delta.into(),
+        history_rows: r.history_rows.into(),
     })
 }
 

@@ -30,8 +30,9 @@ pub struct ServerInfo {
 }
 
 pub async fn server_info(s: &mut Session) -> Result<ServerInfo> {
+    // `server_version` ("15.18 (Debian 15.18-0+deb12u1)"), as the result model documents it.
     let version = s
-        .simple_query("SELECT version()")
+        .simple_query("SHOW server_version")
         .await?
         .first()
         .and_then(|r| r.first().cloned().flatten())

@@ -663,7 +663,10 @@ fn a_bad_script_fails_before_connecting_with_file_line_column_and_caret() {
     let (code, _, err) =
         stampede(&[&["run", "-f", unknown.to_str().unwrap()][..], &target].concat());
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("unknown.sql:3:1: invalid command"), "{err}");
+    assert!(
+        err.contains("unknown.sql:3:2: invalid command in command \"bogus\""),
+        "{err}"
+    );
 
     let (code, _, err) =
         stampede(&[&["run", "-b", "select-only", "-D", "1x=2"][..], &target].concat());

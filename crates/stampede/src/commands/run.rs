@@ -568,9 +568,9 @@ fn exit_code(r: &RunResult) -> i32 {
     }
 }
 
-/// "PostgreSQL 15.18 (Debian ...) on x86_64..." -> "15.18".
+/// "15.18 (Debian 15.18-0+deb12u1)" -> "15.18", as pgbench prints the server's version.
 fn short_version(v: &str) -> String {
-    v.split_whitespace().nth(1).unwrap_or(v).to_string()
+    v.split_whitespace().next().unwrap_or(v).to_string()
 }
 
 /// pgbench's pre-run vacuum (pgbench.c `doConnect` + "starting vacuum"): vacuum the small
