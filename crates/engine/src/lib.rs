@@ -11,8 +11,10 @@
 //! output formats. It reports through [`Event`]s and returns an [`Outcome`].
 //!
 //! ## Threads
-//! `threads` OS threads (capped at `clients`), each running a tokio *current-thread* runtime with
-//! a `LocalSet`; client `i` runs on thread `i % threads` and never moves. Why not one
+//! `threads` OS threads (capped at `clients`), each running a tokio *current-thread* runtime
+//! (I/O driver only) whose one future polls the thread's clients as a hand-written join set with
+//! a timerfd timer (`exec`: why, and the measurements); client `i` runs on thread
+//! `i % threads` and never moves. Why not one
 //! multi-threaded (work-stealing) runtime: a stolen client migrates between cores with its socket
 //! and its recorder, so the recorder would need a lock or an atomic on every transaction, and the
 //! wake-ups cross cores. Measured for issue 4 (`issues show 4`, PostgreSQL 15, 2 cores, 8 clients,
@@ -20,8 +22,9 @@
 //! client CPU per transaction against 8.3 us on the multi-thread runtime (pgbench: 5.8), and the
 //! hand-written session on per-core current-thread runtimes 4.3-4.8 us. Each thread owns one
 //! [`measure::Recorder`] in an `Rc<RefCell<_>>` shared by its clients: no lock, no atomic, no
-//! allocation on the hot path; one clock read when a transaction starts and one when it ends
-//! (`std::time::Instant`, a vDSO call, no syscall).
+//! allocation on the hot path; one clock read per transaction boundary (`clock_gettime` through
+//! the vDSO, no syscall): the read that ends a transaction starts the next one in a closed loop,
+//! as in pgbench.
 //!
 //! ## Phases
 //! 1. Every thread opens its clients' connections (at most 32 attempts in flight per thread) and
@@ -70,6 +73,7 @@
 pub mod schedule;
 
 mod collect;
+mod exec;
 mod worker;
 
 use std::cell::{Cell, RefCell};
@@ -302,11 +306,23 @@ pub fn run<W: workload::Workload>(
                 .name(format!("stampede-engine-{t}"))
                 .spawn_scoped(scope, move || {
                     let (spec, conn, workload, shared, weights, shape, tx) = ctx_parts;
-                    let rt = match tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                    {
-                        Ok(rt) => rt,
+                    // I/O only: the engine's own timer ([`exec::Timer`]) serves -R, -P and
+                    // \sleep. tokio's time driver costs ~550 instructions per park even with no
+                    // timer armed; it is built only when connecting needs `connect_timeout`.
+                    let mut builder = tokio::runtime::Builder::new_current_thread();
+                    builder.enable_io();
+                    if conn.connect_timeout.is_some() {
+                        builder.enable_time();
+                    }
+                    let rt_timer = builder.build().and_then(|rt| {
+                        let timer = {
+                            let _in_rt = rt.enter();
+                            exec::Timer::new(exec::Clock::from_instant(Instant::now()))
+                        }?;
+                        Ok((rt, timer))
+                    });
+                    let (rt, timer) = match rt_timer {
+                        Ok(x) => x,
                         Err(e) => {
                             let _ = tx.send(Msg::Connected {
                                 result: Err(target::Error::Io(e)),
@@ -337,9 +353,9 @@ pub fn run<W: workload::Workload>(
                         totals: RefCell::new(Totals::default()),
                         live: Cell::new(0),
                         all_done: Notify::new(),
+                        timer,
                     });
-                    let local = tokio::task::LocalSet::new();
-                    local.block_on(&rt, worker::thread_main(ctx, t, mine, tx, start_rx));
+                    rt.block_on(worker::thread_main(ctx, t, mine, tx, start_rx));
                 })
                 .map_err(RunError::Threads);
             match h {

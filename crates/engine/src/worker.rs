@@ -1,5 +1,6 @@
-//! One engine thread: a current-thread tokio runtime and a `LocalSet` running this thread's
-//! clients, the thread's [`Recorder`] (shared by its clients through a `RefCell`, never locked),
+//! One engine thread: a current-thread tokio runtime (I/O driver only) running this thread's
+//! clients in one [`JoinSet`] with the thread's [`Timer`] (see [`crate::exec`] for why and the
+//! measurements), the thread's [`Recorder`] (shared by its clients through a `RefCell`, never locked),
 //! its `-R` schedule, and a ticker that hands the recorder's interval to the calling thread on
 //! every progress boundary.
 
@@ -15,9 +16,9 @@ use std::time::{Duration, Instant};
 use measure::{FailureKind, Interval, Recorder};
 use target::{ConnConfig, Error, ErrorClass, Session};
 use tokio::sync::{oneshot, Notify, Semaphore};
-use workload::{
-    ClientStreams, ClientWorkload, Rng, Sleeper, StatementTimer, TxnContext, Workload,
-};
+
+use crate::exec::{Clock, JoinSet, Timer};
+use workload::{ClientStreams, ClientWorkload, Rng, Sleeper, StatementTimer, TxnContext, Workload};
 
 use crate::schedule::{choose, may_retry, Slot, StopRule, Throttle};
 use crate::{Abort, RunSpec, Shared};
@@ -80,12 +81,14 @@ pub(crate) struct ThreadCtx<W: Workload> {
     /// Clients still running; the last one to finish notifies `all_done`.
     pub live: Cell<usize>,
     pub all_done: Notify,
+    /// The thread's clock (from `t0`) and timer for `-R`, `-P` and `\sleep`.
+    pub timer: Timer,
 }
 
 impl<W: Workload> ThreadCtx<W> {
     #[inline]
     fn now_us(&self) -> u64 {
-        self.t0.get().elapsed().as_micros() as u64
+        self.timer.now_us()
     }
 
     #[inline]
@@ -93,14 +96,9 @@ impl<W: Workload> ThreadCtx<W> {
         self.shared.stopping.load(Ordering::Relaxed)
     }
 
-    fn at_us(&self, us: u64) -> tokio::time::Instant {
-        tokio::time::Instant::from_std(self.t0.get() + Duration::from_micros(us))
-    }
-
     /// Sleep until `us` (since the start). False if the run is being cancelled.
     async fn sleep_until_us(&self, us: u64) -> bool {
-        let deadline = self.at_us(us);
-        if tokio::time::Instant::now() >= deadline {
+        if self.now_us() >= us {
             return !self.stopping();
         }
         let notified = self.shared.wake.notified();
@@ -110,7 +108,7 @@ impl<W: Workload> ThreadCtx<W> {
             return false;
         }
         tokio::select! {
-            _ = tokio::time::sleep_until(deadline) => !self.stopping(),
+            _ = self.timer.sleep_until(us) => !self.stopping(),
             _ = notified => false,
         }
     }
@@ -133,6 +131,9 @@ struct Client<C> {
     choose: Rng,
     /// Transactions done (committed, failed or skipped), for `-t`.
     cnt: u64,
+    /// The clock read that ended the last transaction, which is also the start of the next in a
+    /// closed loop (pgbench reuses it the same way): one clock read per transaction boundary.
+    clock_hint: Option<u64>,
 }
 
 /// `-r` on: time each statement into the thread's recorder.
@@ -158,6 +159,7 @@ impl StatementTimer for RecTimer<'_> {
 /// as pgbench's `CSTATE_SLEEP`), cut short by cancellation.
 struct ScriptSleep<'a> {
     shared: &'a Shared,
+    timer: &'a Timer,
 }
 
 impl Sleeper for ScriptSleep<'_> {
@@ -170,7 +172,7 @@ impl Sleeper for ScriptSleep<'_> {
                 return false;
             }
             tokio::select! {
-                _ = tokio::time::sleep(Duration::from_micros(micros)) => true,
+                _ = self.timer.sleep_until(self.timer.now_us().saturating_add(micros)) => true,
                 _ = notified => false,
             }
         })
@@ -215,18 +217,18 @@ pub(crate) async fn thread_main<W: Workload>(
     start: oneshot::Receiver<Option<Instant>>,
 ) {
     // Phase 1: open every client's connection (none under -C: pgbench connects per transaction).
-    let sem = Rc::new(Semaphore::new(CONNECT_CONCURRENCY));
+    let sem = Semaphore::new(CONNECT_CONCURRENCY);
     let mut handles = Vec::with_capacity(mine.len());
     for (id, streams) in mine {
-        let ctx = ctx.clone();
-        let sem = sem.clone();
-        handles.push(tokio::task::spawn_local(async move {
+        let ctx = &*ctx;
+        let sem = &sem;
+        handles.push(async move {
             let mut wl = ctx.workload.new_client(id);
             let session = if ctx.spec.connect_per_txn {
                 None
             } else {
                 let _permit = sem.acquire().await.expect("never closed");
-                let (s, setup) = open(&ctx, &mut wl).await?;
+                let (s, setup) = open(ctx, &mut wl).await?;
                 let mut tot = ctx.totals.borrow_mut();
                 tot.setup_commits += setup;
                 tot.connections += 1;
@@ -239,13 +241,14 @@ pub(crate) async fn thread_main<W: Workload>(
                 rng: streams.func,
                 choose: streams.choose,
                 cnt: 0,
+                clock_hint: None,
             })
-        }));
+        });
     }
     let mut clients = Vec::with_capacity(handles.len());
     let mut first_err = None;
-    for h in handles {
-        match h.await.expect("connect task panicked") {
+    for h in JoinSet::new(handles, None).await {
+        match h {
             Ok(c) => clients.push(c),
             Err(e) => {
                 if first_err.is_none() {
@@ -279,44 +282,50 @@ pub(crate) async fn thread_main<W: Workload>(
         }
     };
     ctx.t0.set(t0);
+    ctx.timer.set_clock(Clock::from_instant(t0));
 
-    // Phase 3: run.
+    // Phase 3: run. The clients and the ticker are the members of one join set.
     ctx.live.set(clients.len());
-    for c in clients {
-        let ctx = ctx.clone();
-        tokio::task::spawn_local(async move {
-            run_client(&ctx, c).await;
-            let left = ctx.live.get() - 1;
-            ctx.live.set(left);
-            if left == 0 {
-                ctx.all_done.notify_one();
-            }
-        });
-    }
-    let mut ticks = 0u64;
+    let cx: &ThreadCtx<W> = &ctx;
+    let ticks = Cell::new(0u64);
     let period_us = ctx.spec.progress.map(|p| (p.as_micros() as u64).max(1));
-    let mut done = ctx.live.get() == 0;
-    if let Some(p) = period_us {
-        while !done {
-            let boundary = (ticks + 1) * p;
-            // Under -T no tick at or after the deadline: the last interval runs to the real end.
-            if !ctx.stop.before_end(boundary) {
-                break;
+    let mut members: Vec<Pin<Box<dyn Future<Output = ()> + '_>>> =
+        Vec::with_capacity(clients.len() + 1);
+    for c in clients {
+        members.push(Box::pin(async move {
+            run_client(cx, c).await;
+            let left = cx.live.get() - 1;
+            cx.live.set(left);
+            if left == 0 {
+                cx.all_done.notify_one();
             }
-            tokio::select! {
-                biased;
-                _ = ctx.all_done.notified() => done = true,
-                _ = tokio::time::sleep_until(ctx.at_us(boundary)) => {
-                    let interval = ctx.rec.borrow_mut().take(boundary);
-                    ticks += 1;
-                    let _ = tx.send(Msg::Tick { thread, k: ticks, interval });
+        }));
+    }
+    if let Some(p) = period_us {
+        let (ticks, tx) = (&ticks, &tx);
+        members.push(Box::pin(async move {
+            let mut done = cx.live.get() == 0;
+            while !done {
+                let boundary = (ticks.get() + 1) * p;
+                // Under -T no tick at or after the deadline: the last interval runs to the real
+                // end.
+                if !cx.stop.before_end(boundary) {
+                    break;
+                }
+                tokio::select! {
+                    biased;
+                    _ = cx.all_done.notified() => done = true,
+                    _ = cx.timer.sleep_until(boundary) => {
+                        let interval = cx.rec.borrow_mut().take(boundary);
+                        ticks.set(ticks.get() + 1);
+                        let _ = tx.send(Msg::Tick { thread, k: ticks.get(), interval });
+                    }
                 }
             }
-        }
+        }));
     }
-    if !done {
-        ctx.all_done.notified().await;
-    }
+    JoinSet::new(members, Some(&ctx.timer)).await;
+    let mut ticks = ticks.get();
     let end = ctx.now_us();
     // Boundaries that passed while the last clients were finishing.
     if let Some(p) = period_us {
@@ -354,7 +363,10 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) {
         }
         // CSTATE_CHOOSE_SCRIPT
         let txn = choose(&ctx.weights, ctx.total_weight, &mut c.choose);
-        let mut now = ctx.now_us();
+        let mut now = match c.clock_hint.take() {
+            Some(t) => t,
+            None => ctx.now_us(),
+        };
         if ctx.stop.time_is_up(now) {
             break;
         }
@@ -466,6 +478,7 @@ async fn run_txn<W: Workload>(
             };
             let mut sleeper = ScriptSleep {
                 shared: &ctx.shared,
+                timer: &ctx.timer,
             };
             let mut cx = TxnContext {
                 rng: &mut c.rng,
@@ -484,10 +497,13 @@ async fn run_txn<W: Workload>(
                 let mut rec = ctx.rec.borrow_mut();
                 rec.committed(txn, latency, lag, late);
                 rec.retries(txn, tries - 1);
+                if !ctx.spec.connect_per_txn {
+                    c.clock_hint = Some(end);
+                }
                 break TxnEnd::Done;
             }
             Err(e) => {
-                let kind = match e.class() {
+                let kind = match ctx.workload.classify(&e) {
                     ErrorClass::Serialization => FailureKind::Serialization,
                     ErrorClass::Deadlock => FailureKind::Deadlock,
                     ErrorClass::ConnectionLost | ErrorClass::Other => {

@@ -14,10 +14,12 @@
 //!   range of a [`driver::RowSource`], or run SQL) worked off by `jobs` connections, with
 //!   progress, cancellation and the rules for when `COPY ... FREEZE` is legal.
 //! - [`tpcb`]: pgbench's four tables (`pgbench -i`), `init`, `reset`, scale detection.
-//! - Later workloads (sysbench's `sbtestN`, TPC-C) are modules beside `tpcb` that build a task list
-//!   and hand it to the driver.
+//! - [`oltp`]: sysbench's `sbtestN` tables (`sysbench oltp_common prepare`).
+//! - Later workloads (TPC-C) are modules beside `tpcb` that build a task list and hand it to the
+//!   driver.
 
 pub mod driver;
+pub mod oltp;
 pub mod tpcb;
 
 use std::time::Duration;

@@ -23,7 +23,7 @@ use crate::svg::{bars, esc, Chart, Kind, Marker, Series};
 /// Wait events drawn separately in the load chart; the rest are summed as "other".
 const LOAD_EVENTS: usize = 8;
 
-const CSS: &str = r#"
+pub(crate) const CSS: &str = r#"
 :root{--ink:#1d2330;--muted:#5f6b7a;--line:#e3e7ee;--bg:#f6f8fb;--card:#fff;--accent:#3056d3;
 --ok:#1e8e3e;--bad:#c5221f;--skip:#8a8f98}
 *{box-sizing:border-box}
@@ -106,7 +106,7 @@ pub fn wait_color(event: &str, shade: usize) -> String {
     palette[shade % palette.len()].to_string()
 }
 
-fn pct_of(h: &Histogram, p: f64) -> f64 {
+pub(crate) fn pct_of(h: &Histogram, p: f64) -> f64 {
     ms(h.percentile_us(p) as f64)
 }
 
@@ -120,6 +120,15 @@ fn distribution(h: &Histogram, n: usize) -> Vec<(f64, f64, f64)> {
     }
     let lo = ms(h.min_us() as f64);
     let hi = pct_of(h, 99.9).max(lo + 0.001);
+    distribution_in(h, lo, hi, n)
+}
+
+/// [`distribution`] over given bounds `[lo, hi]` in ms (to draw several runs on the same bins);
+/// quantiles outside the bounds are left out.
+pub(crate) fn distribution_in(h: &Histogram, lo: f64, hi: f64, n: usize) -> Vec<(f64, f64, f64)> {
+    if h.is_empty() || n == 0 || hi <= lo {
+        return Vec::new();
+    }
     let width = (hi - lo) / n as f64;
     let mut counts = vec![0.0; n];
     const Q: usize = 2000;
@@ -127,7 +136,7 @@ fn distribution(h: &Histogram, n: usize) -> Vec<(f64, f64, f64)> {
     for i in 0..Q {
         let p = (i as f64 + 0.5) * 100.0 / Q as f64;
         let v = pct_of(h, p);
-        if v > hi {
+        if v > hi || v < lo {
             continue;
         }
         let b = (((v - lo) / width) as usize).min(n - 1);
@@ -140,7 +149,7 @@ fn distribution(h: &Histogram, n: usize) -> Vec<(f64, f64, f64)> {
         .collect()
 }
 
-fn kpi(o: &mut String, value: &str, unit: &str, label: &str) {
+pub(crate) fn kpi(o: &mut String, value: &str, unit: &str, label: &str) {
     // Numbers big, words (a wait event name) smaller so they fit.
     let numeric = value
         .chars()
@@ -155,7 +164,7 @@ fn kpi(o: &mut String, value: &str, unit: &str, label: &str) {
     );
 }
 
-fn share_bar(frac: f64) -> String {
+pub(crate) fn share_bar(frac: f64) -> String {
     format!(
         "<span class=\"sbar\" style=\"width:{:.0}px\"></span>",
         (frac.clamp(0.0, 1.0) * 90.0).max(1.0)
@@ -432,7 +441,7 @@ fn rate(m: &ServerMetrics, key: &str, scale: f64) -> Vec<(f64, f64)> {
         .collect()
 }
 
-fn chart_block(o: &mut String, title: &str, chart: &str) {
+pub(crate) fn chart_block(o: &mut String, title: &str, chart: &str) {
     let _ = write!(
         o,
         "<div><div class=\"chart-title\">{}</div>{chart}</div>",
@@ -667,7 +676,7 @@ fn transactions(o: &mut String, r: &RunResult) {
 }
 
 /// The load chart's series: the top events by samples, then "other".
-fn load_series(m: &ServerMetrics) -> Vec<Series> {
+pub(crate) fn load_series(m: &ServerMetrics) -> Vec<Series> {
     let top: Vec<&str> = m
         .waits
         .iter()
@@ -723,7 +732,7 @@ fn load_series(m: &ServerMetrics) -> Vec<Series> {
     out
 }
 
-fn event_tag(event: &str) -> String {
+pub(crate) fn event_tag(event: &str) -> String {
     format!(
         "<span class=\"tag\" style=\"background:{}\">{}</span>",
         esc(&wait_color(event, 0)),

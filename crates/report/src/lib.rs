@@ -5,12 +5,14 @@
 //! the progress line ([`render_progress`]), JSON with a schema ([`write_json`], [`read_json`],
 //! [`SCHEMA`]), a per-interval CSV ([`render_csv`]) and the "where the time went" section about
 //! the server ([`render_server_summary`], part of [`render_text`] when the run was observed), and
-//! the self-contained HTML report ([`html::render`]).
+//! the self-contained HTML report ([`html::render`]), and the comparison of runs with a verdict
+//! per metric that accounts for noise ([`compare`]).
 //!
 //! Must not touch: async runtimes, database drivers, the engine, files by name, the terminal.
 //! Depends on `measure` (the numbers), serde and serde_json only. The caller fills the result
 //! (redacting secrets first) and decides where each rendering goes.
 
+pub mod compare;
 mod csv;
 pub mod html;
 mod json;

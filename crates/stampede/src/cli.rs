@@ -39,6 +39,10 @@ pub enum Command {
     Reset(ResetArgs),
     /// Manage a persistent embedded PostgreSQL (for repeated runs without reloading).
     Server(ServerArgs),
+    /// Render the self-contained HTML report of a saved run (`run --json FILE`).
+    Report(ReportArgs),
+    /// Compare saved runs: each metric side by side, with a verdict that accounts for noise.
+    Compare(CompareArgs),
 }
 
 /// Where the database is. Nothing given (and no PG* variables) means the embedded server.
@@ -353,4 +357,36 @@ pub struct ServerDirArgs {
     /// A server setting NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub settings: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// A run result written by `stampede run --json FILE`.
+    #[arg(value_name = "RUN.json")]
+    pub input: PathBuf,
+    /// Where to write the HTML report (`-` or absent: standard output).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Two or more run results (`stampede run --json FILE`); the first is the baseline.
+    #[arg(value_name = "RUN.json", num_args = 2.., required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Also write the comparison as a self-contained HTML page, the runs overlaid.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Compare runs of different workloads anyway.
+    #[arg(long = "force")]
+    pub force: bool,
+    /// Smallest change, in percent, that counts as a difference (default 5).
+    #[arg(long = "min-effect", value_name = "PERCENT", default_value_t = 5.0)]
+    pub min_effect: f64,
+    /// Seconds at the start of each run left out of the verdicts as ramp-up (default 1).
+    #[arg(long = "warmup", value_name = "SECONDS", default_value_t = 1.0)]
+    pub warmup: f64,
+    /// Seed of the bootstrap (the verdicts are deterministic for a seed).
+    #[arg(long = "seed", value_name = "NUM", default_value_t = 1)]
+    pub seed: u64,
 }

@@ -1,7 +1,7 @@
 //! # workload: what a transaction does
 //!
-//! Owns the [`Workload`] trait and its implementations, one module per workload ([`tpcb`] now;
-//! `script/` for pgbench's language, `oltp/`, `tpcc/`, `ycsb/` later). A workload owns the
+//! Owns the [`Workload`] trait and its implementations, one module per workload ([`tpcb`], [`oltp`];
+//! `script/` for pgbench's language; `tpcc/`, `ycsb/` later). A workload owns the
 //! transaction: which statements, with which random values, and the checks that must hold after a
 //! run. It never owns time: the engine decides when a transaction starts, measures it, retries it
 //! and stops the run.
@@ -12,6 +12,7 @@
 //! hands each transaction the client's stream and restores it before a retry, so a retried
 //! transaction draws the same values (pgbench `--max-tries`), without the workload doing anything.
 
+pub mod oltp;
 pub mod random;
 pub mod script;
 pub mod tpcb;
@@ -20,7 +21,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 pub use random::{ClientStreams, Rng, Streams};
-use target::{Error, QueryMode, Session};
+use target::{Error, ErrorClass, QueryMode, Session};
 
 /// A transaction type a workload offers (pgbench: a builtin or a script).
 #[derive(Clone, Debug)]
@@ -45,6 +46,13 @@ pub trait Workload: Send + Sync + 'static {
     fn validate(&self, mode: QueryMode) -> Result<(), String> {
         let _ = mode;
         Ok(())
+    }
+
+    /// How the engine treats an error of this workload's transactions: by default the one
+    /// SQLSTATE table ([`Error::class`]). A workload may make more errors retryable (sysbench's
+    /// OLTP scripts: 23505 from delete+insert, as sysbench's pgsql driver ignores it).
+    fn classify(&self, e: &Error) -> ErrorClass {
+        e.class()
     }
 }
 

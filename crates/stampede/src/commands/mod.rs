@@ -1,7 +1,9 @@
 //! One module per subcommand. Each validates all of its input before any I/O, then does its
 //! work, and returns the process exit code.
 
+mod compare;
 mod init;
+mod report;
 mod run;
 mod server;
 
@@ -15,6 +17,8 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Some(Command::Init(args)) => init::init(args),
         Some(Command::Reset(args)) => init::reset(args),
         Some(Command::Server(args)) => server::run(args),
+        Some(Command::Report(args)) => report::run(args),
+        Some(Command::Compare(args)) => compare::run(args),
         None => run::run(default_benchmark()),
     }
 }

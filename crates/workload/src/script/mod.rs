@@ -9,8 +9,9 @@
 //! Owns everything under `script/`: parsing a script into a compiled [`Script`] ([`parse`]),
 //! expressions ([`expr`]), variables ([`vars`]), the run-time semantics that need neither a
 //! server nor a clock ([`exec`]), and running scripts on a server as a `Workload`
-//! ([`workload`]: `-f` files and the builtins, which are scripts too). Must not touch: the PRNG itself (`crate::random`), the engine,
-//! the session (`target`), time.
+//! ([`workload`]: `-f` files and the builtins, which are scripts too). Must not touch: the PRNG
+//! itself (`crate::random`), the engine, time; only [`workload`] talks to the session
+//! (`target`).
 //!
 //! A script is compiled once: commands become an enum, expressions a tree of enums whose
 //! variables are slot indexes into a per-client [`Vars`], SQL text is pre-split at its variable

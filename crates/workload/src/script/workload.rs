@@ -726,7 +726,10 @@ mod tests {
             scale: 7,
             seed: 3,
             clients: 2,
-            defines: vec![("scale".into(), "10000".into()), ("client_id".into(), "9".into())],
+            defines: vec![
+                ("scale".into(), "10000".into()),
+                ("client_id".into(), "9".into()),
+            ],
         });
         let mut c = w.new_client(1);
         assert_eq!(c.vars.text(SCALE), Some("10000"));

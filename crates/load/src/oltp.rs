@@ -1,0 +1,600 @@
+//! sysbench's OLTP tables (`sysbench oltp_common --db-driver=pgsql prepare`): `sbtest1..N`,
+//! loaded in parallel across tables and within a table, keys and the secondary index built after
+//! the data.
+//!
+//! Owns the tables `sbtest1` .. `sbtest<tables>` and nothing else: the drop names exactly the
+//! tables it is asked to create (no CASCADE, no pattern).
+//!
+//! ## Schema: sysbench's, for PostgreSQL
+//! sysbench 1.0.20 `oltp_common.lua`, `create_table()` with the pgsql driver:
+//! ```text
+//! CREATE TABLE sbtest%d(
+//!   id SERIAL,                               -- "INTEGER NOT NULL" with --auto-inc=off
+//!   k INTEGER DEFAULT '0' NOT NULL,
+//!   c CHAR(120) DEFAULT '' NOT NULL,
+//!   pad CHAR(60) DEFAULT '' NOT NULL,
+//!   PRIMARY KEY (id)
+//! )
+//! CREATE INDEX k_%d ON sbtest%d(k)           -- --create-secondary (default on)
+//! ```
+//! stampede creates the table without the inline `PRIMARY KEY (id)`, loads it, then runs
+//! `ALTER TABLE sbtestN ADD PRIMARY KEY (id)`: the catalog is the same (constraint
+//! `sbtestN_pkey`, index `sbtestN_pkey`, `id` NOT NULL, the sequence `sbtestN_id_seq`), and a
+//! B-tree built once from sorted data is much cheaper than one maintained row by row. The
+//! sequence is set to `table_size` afterwards, as sysbench's `INSERT (k, c, pad)` leaves it, so
+//! `oltp_insert` (which inserts without `id`) continues after the loaded rows. The integration
+//! test compares `information_schema.columns`, constraints and indexes with a database that
+//! sysbench itself prepared.
+//!
+//! ## Rows
+//! Row `r` (0-based) of table `t`: `id = r + 1`, `k` from the caller's [`KeyDraw`] (sysbench:
+//! `sb_rand(1, table_size)`, i.e. `--rand-type`'s distribution; the binary passes the workload's
+//! distribution), `c` and `pad` from sysbench's templates (`###########-` groups; `#` is a random
+//! digit, `sb_rand_str`). All of a row is a pure function of (seed, table, row): each row has its
+//! own SplitMix64 stream seeded from the three, so any connection can produce any range.
+//!
+//! ## Plan
+//! One task per table when there are at least as many tables as connections: each task owns its
+//! table (`TRUNCATE` + `COPY FREEZE`, see [`driver`](crate::driver)). With fewer tables than
+//! connections, each table is split into `ceil(jobs / tables)` row ranges loaded by plain COPY in
+//! parallel. Then, per table and in parallel across tables: primary key, secondary index, and
+//! `VACUUM ANALYZE` (not something sysbench does; it sets hint bits and statistics so the first
+//! seconds of a run do not pay for them; `--no-vacuum` skips it).
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use target::{ConnConfig, Session};
+
+use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
+use crate::{Event, LoadError, TableProgress, Timings};
+
+/// sysbench's `c` template: 10 groups of 11 digits, 119 characters (oltp_common.lua).
+pub const C_TEMPLATE: &str = "###########-###########-###########-###########-###########-###########-###########-###########-###########-###########";
+/// sysbench's `pad` template: 5 groups, 59 characters.
+pub const PAD_TEMPLATE: &str = "###########-###########-###########-###########-###########";
+
+/// How `k` is drawn for a row: `(table 1-based, row 0-based, per-row uniform source) -> k`.
+/// sysbench uses `sb_rand(1, table_size)` (its `--rand-type` distribution).
+pub trait KeyDraw: Send + Sync {
+    fn k(&self, table_size: u64, uniform: &mut dyn FnMut() -> f64) -> i64;
+}
+
+/// `k` uniform in `[1, table_size]` (sysbench's `--rand-type=uniform`).
+pub struct UniformKey;
+impl KeyDraw for UniformKey {
+    fn k(&self, table_size: u64, uniform: &mut dyn FnMut() -> f64) -> i64 {
+        1 + (uniform() * table_size as f64) as i64
+    }
+}
+
+/// `stampede init oltp` options (sysbench's names).
+#[derive(Clone)]
+pub struct InitOptions {
+    /// `--tables`.
+    pub tables: u32,
+    /// `--table-size`: rows per table.
+    pub table_size: u64,
+    /// `--auto-inc` (default on): `id SERIAL`; off: `id INTEGER NOT NULL`.
+    pub auto_inc: bool,
+    /// `--create-secondary` (default on): the index `k_N` on `k`.
+    pub create_secondary: bool,
+    /// Skip the VACUUM ANALYZE after the load.
+    pub no_vacuum: bool,
+    /// Seed of the generated data.
+    pub seed: u64,
+    /// Distribution of `k`.
+    pub key: Arc<dyn KeyDraw>,
+    /// Loader connections.
+    pub jobs: usize,
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl Default for InitOptions {
+    fn default() -> Self {
+        InitOptions {
+            tables: 1,
+            table_size: 10_000,
+            auto_inc: true,
+            create_secondary: true,
+            no_vacuum: false,
+            seed: 0,
+            key: Arc::new(UniformKey),
+            jobs: 1,
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+impl InitOptions {
+    pub fn validate(&self) -> Result<(), LoadError> {
+        if self.tables == 0 {
+            return Err(LoadError::Invalid("--tables must be at least 1".into()));
+        }
+        if self.table_size > i32::MAX as u64 {
+            return Err(LoadError::Invalid(format!(
+                "--table-size {} does not fit sysbench's INTEGER id",
+                self.table_size
+            )));
+        }
+        if self.jobs == 0 {
+            return Err(LoadError::Invalid("--jobs must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// What `init` did.
+#[derive(Clone, Debug)]
+pub struct InitReport {
+    pub timings: Timings,
+    pub rows: Vec<u64>,
+    pub plan: String,
+    pub frozen_tasks: u64,
+    pub plain_tasks: u64,
+}
+
+pub fn table_name(t: u32) -> String {
+    format!("sbtest{t}")
+}
+
+// ----- rows -----
+
+/// SplitMix64 (the per-row stream).
+struct Mix(u64);
+impl Mix {
+    fn new(seed: u64, table: u32, row: u64) -> Mix {
+        // Three rounds of mixing so neighbouring (table, row) pairs start far apart.
+        let mut m = Mix(seed ^ 0x5EED_0000_0000_0000);
+        let a = m.next();
+        let mut m = Mix(a ^ (table as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let b = m.next();
+        Mix(b ^ row)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn double(&mut self) -> f64 {
+        (self.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// sysbench's `sb_rand_str`: `#` becomes a random digit, other characters stay.
+fn put_template(out: &mut Vec<u8>, template: &str, m: &mut Mix) {
+    let mut bits = 0u64;
+    let mut left = 0u32;
+    for &b in template.as_bytes() {
+        if b == b'#' {
+            if left == 0 {
+                bits = m.next();
+                left = 19;
+            }
+            out.push(b'0' + (bits % 10) as u8);
+            bits /= 10;
+            left -= 1;
+        } else {
+            out.push(b);
+        }
+    }
+}
+
+/// The rows of one `sbtestN` as COPY text: `id \t k \t c \t pad`.
+pub struct SbtestRows {
+    pub seed: u64,
+    pub table: u32,
+    pub table_size: u64,
+    pub key: Arc<dyn KeyDraw>,
+}
+
+impl RowSource for SbtestRows {
+    fn write_row(&self, row: u64, out: &mut Vec<u8>) {
+        let mut m = Mix::new(self.seed, self.table, row);
+        let mut ib = itoa::Buffer::new();
+        out.extend_from_slice(ib.format(row + 1).as_bytes());
+        out.push(b'\t');
+        let k = self.key.k(self.table_size, &mut || m.double());
+        out.extend_from_slice(ib.format(k).as_bytes());
+        out.push(b'\t');
+        put_template(out, C_TEMPLATE, &mut m);
+        out.push(b'\t');
+        put_template(out, PAD_TEMPLATE, &mut m);
+        out.push(b'\n');
+    }
+}
+
+// ----- SQL -----
+
+/// `DROP TABLE IF EXISTS sbtest1, ..., sbtestN` (sysbench's `cleanup` drops them one by one).
+pub fn drop_sql(tables: u32) -> String {
+    let names: Vec<String> = (1..=tables).map(table_name).collect();
+    format!("DROP TABLE IF EXISTS {}", names.join(", "))
+}
+
+/// sysbench's CREATE TABLE for pgsql, without the inline primary key (added after the load).
+pub fn create_sql(t: u32, auto_inc: bool) -> String {
+    let id_def = if auto_inc { "SERIAL" } else { "INTEGER NOT NULL" };
+    format!(
+        "CREATE TABLE sbtest{t}(\n  id {id_def},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL\n)"
+    )
+}
+
+pub fn pkey_sql(t: u32) -> String {
+    format!("ALTER TABLE sbtest{t} ADD PRIMARY KEY (id)")
+}
+
+/// oltp_common.lua: `CREATE INDEX k_%d ON sbtest%d(k)`.
+pub fn index_sql(t: u32) -> String {
+    format!("CREATE INDEX k_{t} ON sbtest{t}(k)")
+}
+
+/// Where sysbench's SERIAL sequence stands after its `INSERT (k, c, pad)` of `table_size` rows.
+pub fn setval_sql(t: u32, table_size: u64) -> Option<String> {
+    (table_size > 0).then(|| format!("SELECT setval('sbtest{t}_id_seq', {table_size})"))
+}
+
+/// Split `total` rows into `n` nearly equal consecutive ranges (none empty).
+fn split_rows(total: u64, n: u64) -> Vec<Range<u64>> {
+    let n = n.clamp(1, total.max(1));
+    (0..n)
+        .map(|i| (total * i / n)..(total * (i + 1) / n))
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// The COPY tasks and the plan in words.
+pub fn copy_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
+    let per_table = (opts.jobs as u64).div_ceil(opts.tables as u64).max(1);
+    let mut tasks = Vec::new();
+    for t in 1..=opts.tables {
+        let source: Arc<dyn RowSource> = Arc::new(SbtestRows {
+            seed: opts.seed,
+            table: t,
+            table_size: opts.table_size,
+            key: opts.key.clone(),
+        });
+        let ranges = split_rows(opts.table_size, per_table);
+        let whole = ranges.len() == 1;
+        for r in ranges {
+            tasks.push(Task {
+                slot: (t - 1) as usize,
+                kind: TaskKind::Copy {
+                    relation: table_name(t),
+                    columns: Some("id, k, c, pad".into()),
+                    source: source.clone(),
+                    rows: r,
+                    whole,
+                },
+            });
+        }
+    }
+    let plan = if per_table == 1 {
+        format!(
+            "{} tables, one COPY FREEZE each, {} connections",
+            opts.tables, opts.jobs
+        )
+    } else {
+        format!(
+            "{} tables, {} row ranges each, plain COPY in parallel over {} connections",
+            opts.tables, per_table, opts.jobs
+        )
+    };
+    (tasks, plan)
+}
+
+// ----- steps -----
+
+fn check_cancel(cancel: &AtomicBool) -> Result<(), LoadError> {
+    if cancel.load(Ordering::Relaxed) {
+        Err(LoadError::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+async fn exec(s: &mut Session, sql: &str) -> Result<(), LoadError> {
+    s.simple_query(sql)
+        .await
+        .map(|_| ())
+        .map_err(|e| LoadError::db(sql.to_string(), e))
+}
+
+fn slots(opts: &InitOptions) -> Vec<TableProgress> {
+    (1..=opts.tables)
+        .map(|t| TableProgress {
+            table: table_name(t),
+            rows_done: 0,
+            rows_total: opts.table_size,
+        })
+        .collect()
+}
+
+/// Run SQL statements, one task each, over the driver's connections.
+async fn parallel_sql(
+    cfg: &ConnConfig,
+    opts: &InitOptions,
+    name: &'static str,
+    sqls: Vec<String>,
+    timings: &mut Timings,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(), LoadError> {
+    check_cancel(&opts.cancel)?;
+    if sqls.is_empty() {
+        return Ok(());
+    }
+    on_event(&Event::StepStarted(name));
+    let t = Instant::now();
+    let tasks = sqls
+        .into_iter()
+        .map(|sql| Task {
+            slot: 0,
+            kind: TaskKind::Sql { sql, rows: vec![] },
+        })
+        .collect();
+    driver::run(
+        cfg,
+        &DriverOptions {
+            jobs: opts.jobs,
+            cancel: opts.cancel.clone(),
+            freeze: false,
+        },
+        vec![TableProgress {
+            table: name.into(),
+            rows_done: 0,
+            rows_total: 0,
+        }],
+        tasks,
+        &mut |_e: &Event<'_>| {},
+    )
+    .await?;
+    let elapsed = t.elapsed();
+    timings.steps.push((name, elapsed));
+    on_event(&Event::StepFinished {
+        step: name,
+        elapsed,
+    });
+    Ok(())
+}
+
+/// Drop `sbtest1..tables` (only those).
+pub async fn drop_tables(s: &mut Session, tables: u32) -> Result<(), LoadError> {
+    exec(s, "set client_min_messages = warning").await?;
+    exec(s, &drop_sql(tables)).await
+}
+
+/// `stampede init oltp`: drop, create, generate, primary keys, secondary indexes, vacuum. On
+/// failure or interruption after the tables were created, they are dropped again (best effort).
+pub async fn init(
+    cfg: &ConnConfig,
+    opts: &InitOptions,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<InitReport, LoadError> {
+    opts.validate()?;
+    check_cancel(&opts.cancel)?;
+    let mut admin = Session::connect(cfg)
+        .await
+        .map_err(|e| LoadError::db("connecting", e))?;
+    let mut timings = Timings::default();
+    let mut created = false;
+    let r = init_steps(&mut admin, cfg, opts, &mut timings, &mut created, on_event).await;
+    match r {
+        Ok(mut report) => {
+            admin.close().await;
+            report.timings = timings;
+            Ok(report)
+        }
+        Err(e) => {
+            if created {
+                let dropped = match admin.is_usable() {
+                    true => drop_tables(&mut admin, opts.tables).await,
+                    false => match Session::connect(cfg).await {
+                        Ok(mut s) => {
+                            let r = drop_tables(&mut s, opts.tables).await;
+                            s.close().await;
+                            r
+                        }
+                        Err(e) => Err(LoadError::db("reconnecting to drop the tables", e)),
+                    },
+                };
+                let msg = match dropped {
+                    Ok(()) => "initialisation stopped: dropped the sbtest tables again".to_string(),
+                    Err(d) => format!("initialisation stopped, and dropping the sbtest tables failed too: {d}"),
+                };
+                on_event(&Event::Notice(&msg));
+            }
+            if admin.is_usable() {
+                admin.close().await;
+            }
+            Err(e)
+        }
+    }
+}
+
+async fn init_steps(
+    admin: &mut Session,
+    cfg: &ConnConfig,
+    opts: &InitOptions,
+    timings: &mut Timings,
+    created: &mut bool,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<InitReport, LoadError> {
+    let step_sql = |name: &'static str| name;
+    let t = Instant::now();
+    on_event(&Event::StepStarted(step_sql("drop tables")));
+    drop_tables(admin, opts.tables).await?;
+    timings.steps.push(("drop tables", t.elapsed()));
+    on_event(&Event::StepFinished {
+        step: "drop tables",
+        elapsed: t.elapsed(),
+    });
+
+    check_cancel(&opts.cancel)?;
+    let t = Instant::now();
+    on_event(&Event::StepStarted("create tables"));
+    *created = true;
+    for tn in 1..=opts.tables {
+        exec(admin, &create_sql(tn, opts.auto_inc)).await?;
+    }
+    timings.steps.push(("create tables", t.elapsed()));
+    on_event(&Event::StepFinished {
+        step: "create tables",
+        elapsed: t.elapsed(),
+    });
+
+    check_cancel(&opts.cancel)?;
+    let (tasks, plan) = copy_tasks(opts);
+    on_event(&Event::StepStarted("client-side generate"));
+    let t = Instant::now();
+    let outcome = driver::run(
+        cfg,
+        &DriverOptions {
+            jobs: opts.jobs,
+            cancel: opts.cancel.clone(),
+            freeze: true,
+        },
+        slots(opts),
+        tasks,
+        on_event,
+    )
+    .await?;
+    timings.steps.push(("client-side generate", t.elapsed()));
+    on_event(&Event::StepFinished {
+        step: "client-side generate",
+        elapsed: t.elapsed(),
+    });
+
+    let n = opts.tables;
+    let mut keys: Vec<String> = (1..=n).map(pkey_sql).collect();
+    if opts.auto_inc {
+        keys.extend((1..=n).filter_map(|t| setval_sql(t, opts.table_size)));
+    }
+    parallel_sql(cfg, opts, "primary keys", keys, timings, on_event).await?;
+    if opts.create_secondary {
+        let idx = (1..=n).map(index_sql).collect();
+        parallel_sql(cfg, opts, "secondary indexes", idx, timings, on_event).await?;
+    }
+    if !opts.no_vacuum {
+        let vac = (1..=n).map(|t| format!("VACUUM ANALYZE sbtest{t}")).collect();
+        parallel_sql(cfg, opts, "vacuum", vac, timings, on_event).await?;
+    }
+    check_cancel(&opts.cancel)?;
+    Ok(InitReport {
+        timings: Timings::default(),
+        rows: outcome.rows,
+        plan,
+        frozen_tasks: outcome.frozen_tasks,
+        plain_tasks: outcome.plain_tasks,
+    })
+}
+
+/// Rows per table, `sbtest1` first (for the check after a run).
+pub async fn row_counts(s: &mut Session, tables: u32) -> Result<Vec<i64>, LoadError> {
+    let parts: Vec<String> = (1..=tables)
+        .map(|t| format!("(SELECT count(*) FROM sbtest{t})"))
+        .collect();
+    let sql = format!("SELECT {}", parts.join(", "));
+    let rows = s
+        .simple_query(&sql)
+        .await
+        .map_err(|e| LoadError::db("counting sbtest rows", e))?;
+    let row = rows.first().cloned().unwrap_or_default();
+    Ok(row
+        .iter()
+        .map(|v| v.as_deref().and_then(|v| v.parse().ok()).unwrap_or(0))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(src: &SbtestRows, r: u64) -> String {
+        let mut out = Vec::new();
+        src.write_row(r, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn rows_follow_sysbench_templates_and_are_pure() {
+        let src = SbtestRows {
+            seed: 7,
+            table: 3,
+            table_size: 1000,
+            key: Arc::new(UniformKey),
+        };
+        let a = row(&src, 41);
+        assert_eq!(a, row(&src, 41));
+        assert_ne!(a, row(&src, 42));
+        let f: Vec<&str> = a.trim_end().split('\t').collect();
+        assert_eq!(f[0], "42");
+        let k: i64 = f[1].parse().unwrap();
+        assert!((1..=1000).contains(&k));
+        assert_eq!(f[2].len(), 119);
+        assert_eq!(f[3].len(), 59);
+        for (s, t) in [(f[2], C_TEMPLATE), (f[3], PAD_TEMPLATE)] {
+            for (c, p) in s.bytes().zip(t.bytes()) {
+                if p == b'#' {
+                    assert!(c.is_ascii_digit());
+                } else {
+                    assert_eq!(c, p);
+                }
+            }
+        }
+        let other = SbtestRows {
+            seed: 8,
+            ..src
+        };
+        assert_ne!(a, row(&other, 41));
+    }
+
+    #[test]
+    fn ddl_is_sysbench_s() {
+        assert_eq!(
+            create_sql(2, true),
+            "CREATE TABLE sbtest2(\n  id SERIAL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL\n)"
+        );
+        assert!(create_sql(1, false).contains("id INTEGER NOT NULL,"));
+        assert_eq!(index_sql(5), "CREATE INDEX k_5 ON sbtest5(k)");
+        assert_eq!(drop_sql(3), "DROP TABLE IF EXISTS sbtest1, sbtest2, sbtest3");
+        assert_eq!(setval_sql(1, 0), None);
+    }
+
+    #[test]
+    fn plans_split_tables_only_when_connections_are_left() {
+        let o = InitOptions {
+            tables: 4,
+            table_size: 100,
+            jobs: 2,
+            ..Default::default()
+        };
+        let (t, _) = copy_tasks(&o);
+        assert_eq!(t.len(), 4);
+        assert!(t
+            .iter()
+            .all(|t| matches!(t.kind, TaskKind::Copy { whole: true, .. })));
+        let o = InitOptions {
+            tables: 2,
+            table_size: 100,
+            jobs: 5,
+            ..Default::default()
+        };
+        let (t, _) = copy_tasks(&o);
+        assert_eq!(t.len(), 6);
+        let rows: u64 = t
+            .iter()
+            .map(|t| match &t.kind {
+                TaskKind::Copy { rows, whole, .. } => {
+                    assert!(!whole);
+                    rows.end - rows.start
+                }
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(rows, 200);
+    }
+}
