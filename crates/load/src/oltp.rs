@@ -218,7 +218,11 @@ pub fn drop_sql(tables: u32) -> String {
 
 /// sysbench's CREATE TABLE for pgsql, without the inline primary key (added after the load).
 pub fn create_sql(t: u32, auto_inc: bool) -> String {
-    let id_def = if auto_inc { "SERIAL" } else { "INTEGER NOT NULL" };
+    let id_def = if auto_inc {
+        "SERIAL"
+    } else {
+        "INTEGER NOT NULL"
+    };
     format!(
         "CREATE TABLE sbtest{t}(\n  id {id_def},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL\n)"
     )
@@ -403,7 +407,9 @@ pub async fn init(
                 };
                 let msg = match dropped {
                     Ok(()) => "initialisation stopped: dropped the sbtest tables again".to_string(),
-                    Err(d) => format!("initialisation stopped, and dropping the sbtest tables failed too: {d}"),
+                    Err(d) => format!(
+                        "initialisation stopped, and dropping the sbtest tables failed too: {d}"
+                    ),
                 };
                 on_event(&Event::Notice(&msg));
             }
@@ -423,9 +429,8 @@ async fn init_steps(
     created: &mut bool,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
-    let step_sql = |name: &'static str| name;
     let t = Instant::now();
-    on_event(&Event::StepStarted(step_sql("drop tables")));
+    on_event(&Event::StepStarted("drop tables"));
     drop_tables(admin, opts.tables).await?;
     timings.steps.push(("drop tables", t.elapsed()));
     on_event(&Event::StepFinished {
@@ -479,7 +484,9 @@ async fn init_steps(
         parallel_sql(cfg, opts, "secondary indexes", idx, timings, on_event).await?;
     }
     if !opts.no_vacuum {
-        let vac = (1..=n).map(|t| format!("VACUUM ANALYZE sbtest{t}")).collect();
+        let vac = (1..=n)
+            .map(|t| format!("VACUUM ANALYZE sbtest{t}"))
+            .collect();
         parallel_sql(cfg, opts, "vacuum", vac, timings, on_event).await?;
     }
     check_cancel(&opts.cancel)?;
@@ -545,10 +552,7 @@ mod tests {
                 }
             }
         }
-        let other = SbtestRows {
-            seed: 8,
-            ..src
-        };
+        let other = SbtestRows { seed: 8, ..src };
         assert_ne!(a, row(&other, 41));
     }
 
@@ -560,7 +564,10 @@ mod tests {
         );
         assert!(create_sql(1, false).contains("id INTEGER NOT NULL,"));
         assert_eq!(index_sql(5), "CREATE INDEX k_5 ON sbtest5(k)");
-        assert_eq!(drop_sql(3), "DROP TABLE IF EXISTS sbtest1, sbtest2, sbtest3");
+        assert_eq!(
+            drop_sql(3),
+            "DROP TABLE IF EXISTS sbtest1, sbtest2, sbtest3"
+        );
         assert_eq!(setval_sql(1, 0), None);
     }
 

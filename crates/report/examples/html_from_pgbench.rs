@@ -127,6 +127,7 @@ fn main() {
         }],
         interrupted: false,
         server_metrics,
+        sysbench: None,
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r)).unwrap();

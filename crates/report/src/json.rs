@@ -83,7 +83,7 @@ mod tests {
     /// The fully populated result: every optional part present, server metrics included.
     fn sample_value() -> Value {
         let mut buf = Vec::new();
-        write_json(&observed_run(), &mut buf).unwrap();
+        write_json(&crate::testdata::sysbench_run(), &mut buf).unwrap();
         serde_json::from_slice(&buf).unwrap()
     }
 
@@ -196,7 +196,7 @@ mod tests {
         let defs = &schema["$defs"];
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
-        const OPTIONAL: [&str; 1] = ["server_metrics"];
+        const OPTIONAL: [&str; 2] = ["server_metrics", "sysbench"];
         let objects = [
             (&schema, &v),
             (&defs["config"], &v["config"]),
@@ -230,6 +230,7 @@ mod tests {
                 &defs["txn_stats"]["properties"]["statements"]["items"],
                 &v["total"]["txns"][0]["statements"][0],
             ),
+            (&defs["sysbench"], &v["sysbench"]),
             (&defs["server_metrics"], m),
             (&sm["cost"], &m["cost"]),
             (&sm["notes"]["items"], &m["notes"][0]),

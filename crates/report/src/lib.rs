@@ -19,6 +19,7 @@ mod json;
 mod model;
 mod observed;
 mod svg;
+mod sysbench;
 mod text;
 
 #[cfg(test)]
@@ -28,10 +29,11 @@ pub use csv::{render_csv, CSV_HEADER};
 pub use json::{read_json, write_json, ReadError, SCHEMA};
 pub use model::{
     format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionStats,
-    EmbeddedTarget, Environment, RunConfig, RunResult, ServerEnvironment, TargetInfo,
-    TxnTypeConfig, SCHEMA_VERSION,
+    EmbeddedTarget, Environment, RunConfig, RunResult, ServerEnvironment, SysbenchSection,
+    TargetInfo, TxnTypeConfig, SCHEMA_VERSION,
 };
 pub use observed::render_server_summary;
+pub use sysbench::render_sysbench_summary;
 pub use text::{
     render_pgbench_summary, render_progress, render_stampede_summary, render_text, ProgressStyle,
 };

@@ -12,6 +12,8 @@
 //! - `server_metrics` (added): what was observed on the server during the run — database load by
 //!   wait event, top SQL, pg_stat_* deltas, OS samples ([`measure::ServerMetrics`], filled by
 //!   `observe`); absent when the run was not observed (`--no-observe`, older results);
+//! - `sysbench` (added): for sysbench's OLTP workloads (`run oltp_*`), what sysbench's own summary
+//!   is computed from ([`SysbenchSection`]); absent for other workloads;
 //! - `endpoints`: per-endpoint stats when one run drives several servers;
 //! - `drivers`: one [`ClientEnvironment`] + [`ConnectionStats`] per driver machine when the
 //!   results of several machines are merged (`environment.client` then describes the merger).
@@ -56,6 +58,36 @@ pub struct RunResult {
     /// What the server was doing during the run; `None` when it was not observed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_metrics: Option<ServerMetrics>,
+    /// sysbench's view of an `oltp_*` run; `None` for other workloads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sysbench: Option<SysbenchSection>,
+}
+
+/// The plain data behind sysbench's summary of an `oltp_*` run (rendered by
+/// [`crate::render_sysbench_summary`]). sysbench counts queries per statement sent; stampede's
+/// are the workload's statements per transaction times the transactions committed in the window.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SysbenchSection {
+    /// The sysbench test: `oltp_read_write`, ...
+    pub test: String,
+    /// sysbench's options as used (name without `--` -> value), defaults included.
+    pub options: BTreeMap<String, String>,
+    /// Queries per transaction, sysbench's classes: SELECTs.
+    pub reads_per_txn: u64,
+    /// UPDATE, DELETE, INSERT.
+    pub writes_per_txn: u64,
+    /// BEGIN, COMMIT.
+    pub other_per_txn: u64,
+    /// `--warmup-time`: seconds at the start left out of `window`.
+    pub warmup_s: f64,
+    /// The intervals after the warm-up, merged (the whole run when `warmup_s` is 0); sysbench's
+    /// numbers are computed from it.
+    pub window: Interval,
+    /// `--percentile`: the one sysbench prints (default 95).
+    pub percentile: f64,
+    /// Connections re-opened during the run (sysbench's "reconnects"; stampede reconnects only
+    /// under `-C`).
+    pub reconnects: u64,
 }
 
 /// The run's configuration, as the engine and the workload used it.

@@ -233,6 +233,7 @@ pub fn result(
         checks: vec![],
         interrupted: false,
         server_metrics: None,
+        sysbench: None,
     }
 }
 
@@ -589,4 +590,29 @@ pub fn observed_run() -> RunResult {
     let mut r = multi_rate_tries();
     r.server_metrics = Some(server_metrics());
     r
+}
+
+/// [`observed_run`] of `oltp_read_write`: with a [`sysbench_section`].
+pub fn sysbench_run() -> RunResult {
+    let mut r = observed_run();
+    r.sysbench = Some(sysbench_section(&r));
+    r
+}
+
+/// A sysbench section over `r`'s run, as `run oltp_read_write` fills it.
+pub fn sysbench_section(r: &RunResult) -> crate::SysbenchSection {
+    crate::SysbenchSection {
+        test: "oltp_read_write".into(),
+        options: BTreeMap::from([
+            ("tables".to_string(), "16".to_string()),
+            ("table-size".to_string(), "10000".to_string()),
+        ]),
+        reads_per_txn: 14,
+        writes_per_txn: 4,
+        other_per_txn: 2,
+        warmup_s: 0.0,
+        window: r.total.clone(),
+        percentile: 95.0,
+        reconnects: 0,
+    }
 }

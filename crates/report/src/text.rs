@@ -50,12 +50,17 @@ fn simple_stats(out: &mut String, prefix: &str, h: &Histogram) {
 }
 
 /// The full end-of-run summary: the pgbench-compatible block ([`render_pgbench_summary`]), a
-/// blank line, then stampede's additions ([`render_stampede_summary`]); when the server was
+/// blank line, then stampede's additions ([`render_stampede_summary`]); for sysbench's workloads
+/// another blank line and sysbench's summary ([`crate::render_sysbench_summary`]); when the server was
 /// observed, another blank line and "where the time went" ([`crate::render_server_summary`]).
 pub fn render_text(r: &RunResult) -> String {
     let mut out = render_pgbench_summary(r);
     out.push('\n');
     out.push_str(&render_stampede_summary(r));
+    if r.sysbench.is_some() {
+        out.push('\n');
+        out.push_str(&crate::render_sysbench_summary(r));
+    }
     if let Some(m) = &r.server_metrics {
         out.push('\n');
         out.push_str(&crate::observed::render_server_summary(m));
@@ -270,7 +275,15 @@ const PERCENTILES: [(&str, f64); 6] = [
     ("p99.99", 99.99),
 ];
 
-fn percentile_row(out: &mut String, h: &Histogram, label: &str) {
+/// The header of [`percentile_row`]'s table.
+pub(crate) fn percentile_header(out: &mut String) {
+    for (name, _) in PERCENTILES {
+        let _ = write!(out, " {name:>10}");
+    }
+    let _ = writeln!(out, " {:>10}", "max");
+}
+
+pub(crate) fn percentile_row(out: &mut String, h: &Histogram, label: &str) {
     for (_, p) in PERCENTILES {
         if h.is_empty() {
             let _ = write!(out, " {:>10}", "-");
@@ -298,10 +311,7 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
         o,
         "latency percentiles in milliseconds (committed transactions):"
     );
-    for (name, _) in PERCENTILES {
-        let _ = write!(o, " {name:>10}");
-    }
-    let _ = writeln!(o, " {:>10}", "max");
+    percentile_header(o);
     percentile_row(o, &total.latency, "all");
     if r.config.txn_types.len() > 1 {
         for (tt, s) in r.config.txn_types.iter().zip(&r.total.txns) {

@@ -60,7 +60,9 @@ pub struct TargetArgs {
     /// Database name, `key=value` connection string or postgresql:// URL (PGDATABASE).
     #[arg(short = 'd', long = "dbname", value_name = "DBNAME")]
     pub dbname: Option<String>,
-    /// Database name or connection string, as pgbench's positional DBNAME.
+    /// Database name or connection string, as pgbench's positional DBNAME. For `run`, a sysbench
+    /// test name (`oltp_read_write`, ... `bulk_insert`) here is the workload instead (then use
+    /// -d for the database).
     #[arg(value_name = "DBNAME")]
     pub positional_dbname: Option<String>,
     /// Embedded server: the PostgreSQL bin directory to use (default: pg_config --bindir, the
@@ -109,11 +111,11 @@ pub struct RunArgs {
     #[arg(skip)]
     pub script_order: Vec<ScriptArg>,
 
-    /// Number of concurrent database clients.
+    /// Number of concurrent database clients (sysbench's --threads).
     #[arg(
         short = 'c',
         long = "client",
-        visible_alias = "clients",
+        visible_aliases = ["clients", "threads"],
         value_name = "NUM",
         default_value_t = 1
     )]
@@ -132,8 +134,13 @@ pub struct RunArgs {
     /// Number of transactions each client runs (default 10 when -T is not given).
     #[arg(short = 't', long = "transactions", value_name = "NUM")]
     pub transactions: Option<u64>,
-    /// Show a progress report every NUM seconds.
-    #[arg(short = 'P', long = "progress", value_name = "NUM")]
+    /// Show a progress report every NUM seconds (sysbench's --report-interval).
+    #[arg(
+        short = 'P',
+        long = "progress",
+        visible_alias = "report-interval",
+        value_name = "NUM"
+    )]
     pub progress: Option<f64>,
     /// Target rate in transactions per second (Poisson schedule; latency from the scheduled start).
     #[arg(
@@ -214,6 +221,10 @@ pub struct RunArgs {
     #[arg(long = "html", value_name = "FILE")]
     pub html: Option<PathBuf>,
 
+    /// sysbench's options, for `run oltp_*` (see commands/oltp.rs).
+    #[command(flatten)]
+    pub sysbench: crate::commands::oltp::SysbenchArgs,
+
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -270,6 +281,8 @@ fn script_order(m: &clap::ArgMatches) -> Vec<ScriptArg> {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum InitWorkload {
     Tpcb,
+    /// sysbench's `sbtestN` tables (`sysbench oltp_common prepare`).
+    Oltp,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -318,6 +331,12 @@ pub struct InitArgs {
     /// No progress bar.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
+    /// `init oltp`: number of sbtest tables (sysbench's --tables).
+    #[arg(long = "tables", value_name = "N", default_value_t = 1)]
+    pub tables: u32,
+    /// `init oltp`: rows per table (sysbench's --table-size).
+    #[arg(long = "table-size", value_name = "N", default_value_t = 10_000)]
+    pub table_size: u64,
 
     #[command(flatten)]
     pub target: TargetArgs,

@@ -394,6 +394,12 @@ async fn count_rows(cfg: &ConnConfig, tables: u32) -> Vec<i64> {
 fn concurrent_delete_inserts_retry_duplicate_keys_and_keep_row_counts() {
     rt().block_on(async {
         let cfg = database("oltp_conflicts").await;
+        // Deadlocks are part of the point; don't wait a second for each.
+        query(
+            &cfg,
+            "alter database oltp_conflicts set deadlock_timeout = '20ms'",
+        )
+        .await;
         init(&cfg, 1, 20, 1).await;
         let w = OltpWorkload::new(
             Test::WriteOnly,
@@ -412,4 +418,201 @@ fn concurrent_delete_inserts_retry_duplicate_keys_and_keep_row_counts() {
         assert_eq!(count_rows(&cfg, 1).await[0], 20);
         eprintln!("retries: {}", t.retries);
     });
+}
+
+/// `stampede run ARGS -h SOCKET -p PORT -U postgres -d DB` on the fixture's server: (exit code,
+/// stdout, stderr).
+fn stampede_run(db: &str, args: &[&str]) -> (i32, String, String) {
+    let f = fixture();
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .arg("run")
+        .args(args)
+        .args(["-h", &f.socket, "-p", &f.port.to_string(), "-U", "postgres"])
+        .args(["-d", db])
+        .output()
+        .expect("run stampede");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The number after `label` on its line of `text`.
+fn number_after(text: &str, label: &str) -> u64 {
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no line {label:?} in:\n{text}"));
+    line.trim_start()[label.len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap_or_else(|_| panic!("{line}"))
+}
+
+#[test]
+fn cli_runs_oltp_read_write_and_point_select_with_sysbench_s_summary() {
+    rt().block_on(async {
+        let cfg = database("oltp_cli").await;
+        init(&cfg, 2, 1000, 2).await;
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("rw.json");
+    let (code, out, err) = stampede_run(
+        "oltp_cli",
+        &[
+            "oltp_read_write",
+            "--tables=2",
+            "--table-size=1000",
+            "--threads=2",
+            "--time=3",
+            "--warmup-time=1",
+            "--report-interval=1",
+            "--no-observe",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    eprintln!("{out}");
+    assert!(
+        out.contains("transaction type: <sysbench: oltp_read_write>\n"),
+        "{out}"
+    );
+    assert!(out.contains("number of clients: 2\n"), "{out}");
+    assert!(out.contains("duration: 3 s\n"), "{out}");
+    assert!(out.contains("\n  PASSED   commit count: "), "{out}");
+    assert!(
+        out.contains(
+            "\n  PASSED   row counts: sbtest1..2: 2000 rows before, 2000 after (+0; expected +0: "
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("sysbench summary (oltp_read_write, after a 1 s warm-up: "),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nSQL statistics:\n    queries performed:\n"),
+        "{out}"
+    );
+    assert!(out.contains("\n         95th percentile: "), "{out}");
+    assert!(
+        out.contains("latency percentiles in milliseconds after the warm-up"),
+        "{out}"
+    );
+    assert!(err.contains("progress: 1.0 s, "), "{err}");
+    // sysbench's split: 14 reads, 4 writes, 2 other per transaction at defaults.
+    let txns = number_after(&out, "transactions:");
+    assert!(txns > 0);
+    assert_eq!(number_after(&out, "read:"), 14 * txns);
+    assert_eq!(number_after(&out, "write:"), 4 * txns);
+    assert_eq!(number_after(&out, "other:"), 2 * txns);
+    assert_eq!(number_after(&out, "total number of events:"), txns);
+    // The warm-up is left out of the sysbench block only.
+    let all = number_after(&out, "number of transactions actually processed:");
+    assert!(txns < all, "{txns} after the warm-up, {all} in all");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["config"]["workload"], "oltp_read_write");
+    assert_eq!(v["sysbench"]["test"], "oltp_read_write");
+    assert_eq!(v["sysbench"]["reads_per_txn"], 14);
+    assert_eq!(v["sysbench"]["options"]["table-size"], "1000");
+    assert_eq!(v["sysbench"]["warmup_s"], 1.0);
+
+    // oltp_point_select by events: sysbench's total, shared between the clients.
+    let (code, out, err) = stampede_run(
+        "oltp_cli",
+        &[
+            "oltp_point_select",
+            "--tables=2",
+            "--table-size=1000",
+            "--threads=4",
+            "--events=200",
+            "--time=0",
+            "--rand-type=uniform",
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("transaction type: <sysbench: oltp_point_select>\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("number of transactions actually processed: 200/200\n"),
+        "{out}"
+    );
+    assert_eq!(number_after(&out, "total number of events:"), 200);
+    assert_eq!(number_after(&out, "read:"), 200);
+    assert_eq!(number_after(&out, "write:"), 0);
+    assert_eq!(number_after(&out, "other:"), 0);
+    assert_eq!(number_after(&out, "ignored errors:"), 0);
+    assert!(
+        out.contains("\n  PASSED   row counts: sbtest1..2: 2000 rows before, 2000 after (+0; expected +0: no inserts or deletes)\n"),
+        "{out}"
+    );
+    assert!(out.contains("\n  PASSED   commit count: "), "{out}");
+
+    // sysbench's options name a sysbench workload; a DBNAME positional stays a database.
+    let (code, _, err) = stampede_run("oltp_cli", &["--tables=2", "-T", "1"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("--tables only apply to sysbench's workloads"),
+        "{err}"
+    );
+}
+
+/// Seed 004's procedure (AWS's Aurora write-only sysbench run) at a reduced size, from one
+/// command line as in the README: oltp_read_write with every read at 0, many clients, a
+/// report per interval, on data `stampede init oltp` loaded; write-only is also `oltp_write_only`.
+#[test]
+fn seed_004_write_only_runs_from_one_command_line() {
+    rt().block_on(async {
+        let cfg = database("oltp_seed004").await;
+        init(&cfg, 4, 500, 2).await;
+        query(
+            &cfg,
+            "alter database oltp_seed004 set deadlock_timeout = '20ms'",
+        )
+        .await;
+    });
+    let common = [
+        "--tables=4",
+        "--table-size=500",
+        "--threads=16",
+        "--time=3",
+        "--report-interval=1",
+        "--no-observe",
+    ];
+    let mut args = vec!["oltp_read_write"];
+    args.extend(common);
+    args.extend([
+        "--point-selects=0",
+        "--simple-ranges=0",
+        "--sum-ranges=0",
+        "--order-ranges=0",
+        "--distinct-ranges=0",
+    ]);
+    let (code, out, err) = stampede_run("oltp_seed004", &args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let txns = number_after(&out, "transactions:");
+    assert!(txns > 0, "{out}");
+    assert_eq!(number_after(&out, "read:"), 0);
+    assert_eq!(number_after(&out, "write:"), 4 * txns);
+    assert!(out.contains("number of clients: 16\n"), "{out}");
+    assert!(
+        out.contains("\n  PASSED   row counts: sbtest1..4: 2000 rows before, 2000 after (+0; "),
+        "{out}"
+    );
+    // The same mix by its own name.
+    let mut args = vec!["oltp_write_only"];
+    args.extend(common);
+    let (code, out, err) = stampede_run("oltp_seed004", &args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(number_after(&out, "read:"), 0);
+    let txns = number_after(&out, "transactions:");
+    assert_eq!(number_after(&out, "write:"), 4 * txns);
+    assert!(out.contains("\n  PASSED   row counts: "), "{out}");
 }

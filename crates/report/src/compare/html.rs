@@ -20,6 +20,12 @@ pub const RUN_COLORS: [&str; 6] = [
     "#3056d3", "#e8590c", "#2e9e44", "#7048e8", "#d6336c", "#0ca678",
 ];
 
+/// The file name without its directories, for legends and cards.
+fn short(name: &str) -> String {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    one_line(base, 32)
+}
+
 fn run_color(i: usize) -> &'static str {
     RUN_COLORS[i % RUN_COLORS.len()]
 }
@@ -93,7 +99,7 @@ pub fn render_html(c: &Comparison, runs: &[Input<'_>]) -> String {
                 run_color(i),
                 v.map_or("-".into(), |x| format!("{x:.1}")),
                 esc(&c.labels[i]),
-                esc(&one_line(&c.names[i], 40))
+                esc(&short(&c.names[i]))
             );
         }
     }
@@ -108,20 +114,26 @@ pub fn render_html(c: &Comparison, runs: &[Input<'_>]) -> String {
     o.push_str("<section id=\"verdict\"><h2>Verdict</h2>");
     for metric in ["throughput", "latency p99"] {
         if let Some(r) = c.row(metric) {
-            for j in &r.judgements {
+            for (k, j) in r.judgements.iter().enumerate() {
                 let cls = match j.good {
                     Some(true) => "good",
                     Some(false) => "bad",
                     None => "same",
                 };
+                let vs = if c.labels.len() > 2 {
+                    format!(" ({} vs {})", c.labels[k + 1], c.labels[0])
+                } else {
+                    String::new()
+                };
                 let _ = write!(
                     o,
-                    "<div class=\"verdict {cls}\">{}: {}</div>",
-                    esc(if metric == "throughput" {
+                    "<div class=\"verdict {cls}\">{}{}: {}</div>",
+                    if metric == "throughput" {
                         "Throughput"
                     } else {
                         "p99 latency"
-                    }),
+                    },
+                    esc(&vs),
                     esc(&j.text)
                 );
             }
@@ -132,8 +144,11 @@ pub fn render_html(c: &Comparison, runs: &[Input<'_>]) -> String {
         .iter()
         .filter(|r| r.group == Group::Waits)
         .flat_map(|r| {
-            r.judgements.iter().enumerate().filter_map(move |(k, j)| {
-                matches!(j.verdict, Verdict::Higher | Verdict::Lower).then(|| {
+            r.judgements
+                .iter()
+                .enumerate()
+                .filter(|(_, j)| matches!(j.verdict, Verdict::Higher | Verdict::Lower))
+                .map(move |(k, j)| {
                     format!(
                         "{} {} {} → {} AAS in {}",
                         event_tag(&r.metric),
@@ -147,7 +162,6 @@ pub fn render_html(c: &Comparison, runs: &[Input<'_>]) -> String {
                         esc(&c.labels[k + 1])
                     )
                 })
-            })
         })
         .collect();
     if !moved.is_empty() {
@@ -320,16 +334,21 @@ fn over_time(o: &mut String, c: &Comparison, runs: &[Input<'_>]) {
         // All full intervals (ramp-up included, so the reader sees it), the partial last one out.
         let iv = usable_intervals(x.run, 0.0);
         tps.series.push(Series {
-            name: format!("{} {}", c.labels[i], one_line(x.name, 30)),
+            name: format!("{} {}", c.labels[i], short(x.name)),
             color: run_color(i).into(),
             points: iv
                 .iter()
-                .map(|v| (v.end_us as f64 / 1e6, v.total().committed() as f64 / v.duration_s()))
+                .map(|v| {
+                    (
+                        v.end_us as f64 / 1e6,
+                        v.total().committed() as f64 / v.duration_s(),
+                    )
+                })
                 .collect(),
             dashed: false,
         });
         p99.series.push(Series {
-            name: format!("{} {}", c.labels[i], one_line(x.name, 30)),
+            name: format!("{} {}", c.labels[i], short(x.name)),
             color: run_color(i).into(),
             points: iv
                 .iter()
@@ -362,10 +381,7 @@ fn distributions(o: &mut String, c: &Comparison, runs: &[Input<'_>]) {
         .iter()
         .map(|h| h.min_us() as f64 / 1000.0)
         .fold(f64::MAX, f64::min);
-    let hi = present
-        .iter()
-        .map(|h| pct_of(h, 99.5))
-        .fold(0.0, f64::max);
+    let hi = present.iter().map(|h| pct_of(h, 99.5)).fold(0.0, f64::max);
     let mut dist = Chart::new(
         "chart-distribution",
         "Latency distribution",
@@ -377,7 +393,7 @@ fn distributions(o: &mut String, c: &Comparison, runs: &[Input<'_>]) {
         for (i, h) in hs.iter().enumerate() {
             let n = h.count().max(1) as f64;
             dist.series.push(Series {
-                name: format!("{} {}", c.labels[i], one_line(&c.names[i], 30)),
+                name: format!("{} {}", c.labels[i], short(&c.names[i])),
                 color: run_color(i).into(),
                 points: distribution_in(h, lo, hi, 60)
                     .into_iter()
@@ -396,17 +412,18 @@ fn distributions(o: &mut String, c: &Comparison, runs: &[Input<'_>]) {
     let mut ladder = Chart::new(
         "chart-percentiles",
         "Latency by percentile",
-        "percentile (log scale of 1 - p: 50, 90, 99, 99.9, 99.99)",
+        "percentile (log scale: 1 = p90, 2 = p99, 3 = p99.9)",
         "ms",
         Kind::Lines,
     );
-    let ps = [50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.99];
+    // Up to p99.9: beyond it a handful of transactions set the scale (max is in the table).
+    let ps = [50.0, 75.0, 90.0, 95.0, 98.0, 99.0, 99.5, 99.8, 99.9];
     for (i, h) in hs.iter().enumerate() {
         if h.is_empty() {
             continue;
         }
         ladder.series.push(Series {
-            name: format!("{} {}", c.labels[i], one_line(&c.names[i], 30)),
+            name: format!("{} {}", c.labels[i], short(&c.names[i])),
             color: run_color(i).into(),
             points: ps
                 .iter()
@@ -526,7 +543,7 @@ fn load(o: &mut String, c: &Comparison, runs: &[Input<'_>]) {
         let title = format!(
             "Run {} · {} · {:.2} AAS{}",
             c.labels[*i],
-            one_line(&c.names[*i], 40),
+            short(&c.names[*i]),
             m.average_active(),
             m.waits
                 .first()
@@ -574,11 +591,25 @@ fn top_sql(o: &mut String, c: &Comparison, runs: &[Input<'_>]) {
     if !any {
         return;
     }
-    o.push_str("<section id=\"top-sql\"><h2>Top SQL by execution time, per run</h2><div class=\"grid2\">");
+    o.push_str(
+        "<section id=\"top-sql\"><h2>Top SQL by execution time, per run</h2><div class=\"grid2\">",
+    );
     for (i, x) in runs.iter().enumerate() {
-        let _ = write!(o, "<div><h3>{} {}</h3>", chip(i, &c.labels[i]), esc(&c.names[i]));
-        let Some(m) = x.run.server_metrics.as_ref().filter(|m| !m.statements.is_empty()) else {
-            o.push_str("<p class=\"muted\">No statement statistics in this run (see its notes).</p></div>");
+        let _ = write!(
+            o,
+            "<div><h3>{} {}</h3>",
+            chip(i, &c.labels[i]),
+            esc(&c.names[i])
+        );
+        let Some(m) = x
+            .run
+            .server_metrics
+            .as_ref()
+            .filter(|m| !m.statements.is_empty())
+        else {
+            o.push_str(
+                "<p class=\"muted\">No statement statistics in this run (see its notes).</p></div>",
+            );
             continue;
         };
         let all = m
@@ -592,8 +623,7 @@ fn top_sql(o: &mut String, c: &Comparison, runs: &[Input<'_>]) {
         );
         for s in m.statements.iter().take(6) {
             let frac = s.total_exec_time_ms / all;
-            let wait = crate::observed::top_wait_of(m, s)
-                .map_or("-".into(), |w| event_tag(&w));
+            let wait = crate::observed::top_wait_of(m, s).map_or("-".into(), |w| event_tag(&w));
             let _ = write!(
                 o,
                 "<tr><td class=\"l sql\"><code>{}</code></td><td>{}</td><td>{}</td>\

@@ -51,6 +51,11 @@ pub use text::render_text;
 /// nothing).
 pub const MIN_SAMPLES: usize = 3;
 
+/// Smallest change in average active sessions that counts. Activity is sampled once a second,
+/// so a short run holds a few samples of small counts; a change of less than half a session on
+/// average is within their noise and not something to act on.
+pub const MIN_AAS: f64 = 0.5;
+
 /// How to judge.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
@@ -130,14 +135,7 @@ pub fn check_comparable(runs: &[Input<'_>]) -> Result<(), String> {
         .enumerate()
         .skip(1)
         .filter(|(_, x)| key(x.run) != k0)
-        .map(|(i, x)| {
-            format!(
-                "{} ({}) ran {}",
-                label(i),
-                x.name,
-                describe_workload(x.run)
-            )
-        })
+        .map(|(i, x)| format!("{} ({}) ran {}", label(i), x.name, describe_workload(x.run)))
         .collect();
     if odd.is_empty() {
         Ok(())
@@ -242,7 +240,7 @@ pub struct Comparison {
 }
 
 /// The intervals a verdict is computed from: full-length ones starting after the ramp-up.
-pub fn usable_intervals<'a>(r: &'a RunResult, warmup_s: f64) -> Vec<&'a Interval> {
+pub fn usable_intervals(r: &RunResult, warmup_s: f64) -> Vec<&Interval> {
     let full = r
         .intervals
         .iter()
@@ -259,6 +257,11 @@ pub fn usable_intervals<'a>(r: &'a RunResult, warmup_s: f64) -> Vec<&'a Interval
         .collect()
 }
 
+/// Reads a whole-run value from a run.
+type WholeFn<'a> = Box<dyn Fn(&RunResult) -> Option<f64> + 'a>;
+/// Reads per-interval samples from a run (`None`: not measured in it).
+type SamplesFn<'a> = Box<dyn Fn(&RunResult) -> Option<Vec<f64>> + 'a>;
+
 /// A metric: how to read the whole-run value and the per-interval samples from a run.
 struct Metric<'a> {
     name: String,
@@ -269,8 +272,8 @@ struct Metric<'a> {
     statistic: Statistic,
     /// Changes smaller than this in absolute terms never count (e.g. 0.05 active sessions).
     min_abs: f64,
-    whole: Box<dyn Fn(&RunResult) -> Option<f64> + 'a>,
-    samples: Box<dyn Fn(&RunResult) -> Option<Vec<f64>> + 'a>,
+    whole: WholeFn<'a>,
+    samples: SamplesFn<'a>,
 }
 
 fn ms(us: f64) -> f64 {
@@ -338,7 +341,10 @@ fn window_s(m: &ServerMetrics) -> f64 {
     (m.window_end_ms - m.window_start_ms).max(0) as f64 / 1000.0
 }
 
-fn activity_after_warmup(m: &ServerMetrics, warmup_s: f64) -> impl Iterator<Item = &measure::server::ActivitySample> {
+fn activity_after_warmup(
+    m: &ServerMetrics,
+    warmup_s: f64,
+) -> impl Iterator<Item = &measure::server::ActivitySample> {
     let from = (warmup_s * 1000.0) as i64;
     m.activity
         .iter()
@@ -476,7 +482,10 @@ fn metrics<'a>(runs: &[Input<'_>], o: &Options) -> Vec<Metric<'a>> {
         min_abs: 0.0,
         whole: Box::new(|r| {
             let m = r.server_metrics.as_ref()?;
-            crate::observed::hit_pct(m.delta("database.blks_hit")?, m.delta("database.blks_read")?)
+            crate::observed::hit_pct(
+                m.delta("database.blks_hit")?,
+                m.delta("database.blks_read")?,
+            )
         }),
         samples: Box::new(move |r| Some(hit_ratios(r.server_metrics.as_ref()?, w))),
     });
@@ -487,7 +496,7 @@ fn metrics<'a>(runs: &[Input<'_>], o: &Options) -> Vec<Metric<'a>> {
         better: Better::Neither,
         words: Words::Level,
         statistic: Statistic::Mean,
-        min_abs: 0.1,
+        min_abs: MIN_AAS,
         whole: Box::new(|r| Some(r.server_metrics.as_ref()?.average_active())),
         samples: Box::new(move |r| {
             Some(
@@ -506,7 +515,7 @@ fn metrics<'a>(runs: &[Input<'_>], o: &Options) -> Vec<Metric<'a>> {
             better: Better::Lower,
             words: Words::Level,
             statistic: Statistic::Mean,
-            min_abs: 0.1,
+            min_abs: MIN_AAS,
             whole: Box::new(move |r| {
                 let m = r.server_metrics.as_ref()?;
                 Some(
@@ -724,12 +733,18 @@ fn differences(runs: &[Input<'_>]) -> Vec<Difference> {
         let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
         m.insert("clients (-c)".into(), c.clients.to_string());
         m.insert("threads (-j)".into(), c.threads.to_string());
-        m.insert("duration (-T)".into(), opt(c.duration_s.map(|d| format!("{d} s"))));
+        m.insert(
+            "duration (-T)".into(),
+            opt(c.duration_s.map(|d| format!("{d} s"))),
+        );
         m.insert(
             "transactions (-t)".into(),
             opt(c.transactions_per_client.map(|t| t.to_string())),
         );
-        m.insert("rate (-R)".into(), opt(c.rate_tps.map(|t| format!("{t} tps"))));
+        m.insert(
+            "rate (-R)".into(),
+            opt(c.rate_tps.map(|t| format!("{t} tps"))),
+        );
         m.insert("query mode (-M)".into(), c.query_mode.clone());
         m.insert("scale (-s)".into(), c.scale.to_string());
         m.insert("max tries".into(), c.max_tries.to_string());
@@ -759,7 +774,12 @@ fn differences(runs: &[Input<'_>]) -> Vec<Difference> {
         }
         m.insert(
             "observed".into(),
-            if r.server_metrics.is_some() { "yes" } else { "no" }.into(),
+            if r.server_metrics.is_some() {
+                "yes"
+            } else {
+                "no"
+            }
+            .into(),
         );
         per_run.push(m);
     }
@@ -767,7 +787,9 @@ fn differences(runs: &[Input<'_>]) -> Vec<Difference> {
     let mut out = Vec::new();
     for k in keys {
         // Embedded servers live in fresh temporary directories: their addresses always differ.
-        if k == "target" && runs.iter().all(|x| x.run.target.embedded.is_some()) {
+        if (k == "target" || k == "unix_socket_directories")
+            && runs.iter().all(|x| x.run.target.embedded.is_some())
+        {
             continue;
         }
         let values: Vec<String> = per_run
@@ -791,9 +813,7 @@ pub fn compare(runs: &[Input<'_>], o: &Options, forced: Option<String>) -> Compa
     let mut rows = Vec::new();
     for (mi, m) in metrics(runs, o).into_iter().enumerate() {
         let values: Vec<Option<f64>> = runs.iter().map(|x| (m.whole)(x.run)).collect();
-        let base = runs
-            .first()
-            .map(|x| ((m.whole)(x.run), (m.samples)(x.run)));
+        let base = runs.first().map(|x| ((m.whole)(x.run), (m.samples)(x.run)));
         let Some(base) = base else { continue };
         let judgements = runs
             .iter()
@@ -825,7 +845,11 @@ pub fn compare(runs: &[Input<'_>], o: &Options, forced: Option<String>) -> Compa
     }
     let interval_s = runs
         .first()
-        .and_then(|x| usable_intervals(x.run, o.warmup_s).first().map(|i| i.duration_s()))
+        .and_then(|x| {
+            usable_intervals(x.run, o.warmup_s)
+                .first()
+                .map(|i| i.duration_s())
+        })
         .unwrap_or(1.0);
     Comparison {
         labels,

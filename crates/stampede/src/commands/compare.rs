@@ -21,12 +21,19 @@ pub fn run(args: CompareArgs) -> Result<i32> {
     if !(args.warmup >= 0.0 && args.warmup.is_finite()) {
         bail!("--warmup must be 0 or more seconds, got {}", args.warmup);
     }
+    if args.output.as_ref().is_some_and(|p| p.as_os_str() == "-") {
+        bail!("-o -: the table already goes to standard output; give -o a file name");
+    }
     let runs = args
         .inputs
         .iter()
         .map(|p| read_run(p))
         .collect::<Result<Vec<_>>>()?;
-    let names: Vec<String> = args.inputs.iter().map(|p| p.display().to_string()).collect();
+    let names: Vec<String> = args
+        .inputs
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
     let inputs: Vec<Input<'_>> = names
         .iter()
         .zip(&runs)

@@ -67,6 +67,9 @@ fn options(a: &InitArgs) -> Result<InitOptions> {
 }
 
 pub fn init(args: InitArgs) -> Result<i32> {
+    if args.workload == crate::cli::InitWorkload::Oltp {
+        return super::oltp::init(args);
+    }
     let opts = options(&args)?;
     targeting::validate(&args.target)?;
     let rt = setup_runtime()?;
@@ -203,6 +206,9 @@ impl LoadView {
 }
 
 pub fn reset(args: ResetArgs) -> Result<i32> {
+    if args.workload == crate::cli::InitWorkload::Oltp {
+        bail!("reset oltp is not supported: run `stampede init oltp` again");
+    }
     targeting::validate(&args.target)?;
     if targeting::wants_embedded(&args.target) {
         bail!(

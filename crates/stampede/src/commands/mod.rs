@@ -3,6 +3,7 @@
 
 mod compare;
 mod init;
+pub(crate) mod oltp;
 mod report;
 mod run;
 mod server;

@@ -30,7 +30,7 @@ use workload::{TxnType, Workload};
 
 use crate::checks::{self, TpcbCoverage};
 use crate::cli::{Protocol, RunArgs, ScriptArg};
-use crate::commands::{init, setup_runtime};
+use crate::commands::{init, oltp, setup_runtime};
 use crate::{environment, interrupt, targeting};
 
 /// Default scale for the embedded server when `-s` is not given: 1,000,000 accounts, ~150 MB,
@@ -38,6 +38,11 @@ use crate::{environment, interrupt, targeting};
 const EMBEDDED_DEFAULT_SCALE: i64 = 10;
 
 pub fn run(args: RunArgs) -> Result<i32> {
+    // `run oltp_read_write ...`: sysbench's workloads (commands/oltp.rs).
+    if oltp::is_sysbench_test(args.target.positional_dbname.as_deref()) {
+        return oltp::run(args);
+    }
+    oltp::reject_without_test(&args)?;
     if args.builtin.iter().any(|b| b == "list") {
         println!("{}", tpcb::available_list());
         return Ok(0);
@@ -266,7 +271,7 @@ fn parse_file_weight(spec: &str) -> Result<(&str, u32)> {
 }
 
 /// pgbench's `--random-seed`: `time` (the default), `rand`, or an unsigned integer.
-fn parse_seed(s: Option<&str>) -> Result<u64> {
+pub(super) fn parse_seed(s: Option<&str>) -> Result<u64> {
     match s.unwrap_or("time") {
         "time" => Ok(SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
@@ -548,7 +553,7 @@ fn run_on(
     Ok(exit_code(&result))
 }
 
-fn skipped(name: &str, why: &str) -> Check {
+pub(super) fn skipped(name: &str, why: &str) -> Check {
     Check {
         name: name.into(),
         status: CheckStatus::Skipped,
@@ -556,7 +561,7 @@ fn skipped(name: &str, why: &str) -> Check {
     }
 }
 
-fn exit_code(r: &RunResult) -> i32 {
+pub(super) fn exit_code(r: &RunResult) -> i32 {
     if r.interrupted {
         130
     } else if !r.connections.aborted.is_empty()
@@ -569,7 +574,7 @@ fn exit_code(r: &RunResult) -> i32 {
 }
 
 /// "15.18 (Debian 15.18-0+deb12u1)" -> "15.18", as pgbench prints the server's version.
-fn short_version(v: &str) -> String {
+pub(super) fn short_version(v: &str) -> String {
     v.split_whitespace().next().unwrap_or(v).to_string()
 }
 
@@ -703,5 +708,6 @@ fn build_result(
         checks,
         interrupted: outcome.interrupted,
         server_metrics,
+        sysbench: None,
     }
 }

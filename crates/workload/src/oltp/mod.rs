@@ -247,7 +247,10 @@ impl OltpWorkload {
             return Err("--tables must be at least 1".into());
         }
         if opts.table_size == 0 && !matches!(test, Test::Insert) {
-            return Err(format!("--table-size must be at least 1 for {}", test.name()));
+            return Err(format!(
+                "--table-size must be at least 1 for {}",
+                test.name()
+            ));
         }
         let o = &opts;
         let g = |kind, count| Group { kind, count };
@@ -607,7 +610,10 @@ mod tests {
                 "COMMIT",
             ]
         );
-        assert_eq!(Kind::PointSelect.sql(3), "SELECT c FROM sbtest3 WHERE id=$1");
+        assert_eq!(
+            Kind::PointSelect.sql(3),
+            "SELECT c FROM sbtest3 WHERE id=$1"
+        );
         assert_eq!(
             Kind::Insert.sql(2),
             "INSERT INTO sbtest2 (id, k, c, pad) VALUES ($1, $2, $3, $4)"

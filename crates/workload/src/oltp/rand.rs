@@ -173,8 +173,7 @@ impl Dist {
             } else if k > n {
                 k = n;
             }
-            if k as f64 - x <= self.zipf_s || u >= h_integral(k as f64 + 0.5, e) - h(k as f64, e)
-            {
+            if k as f64 - x <= self.zipf_s || u >= h_integral(k as f64 + 0.5, e) - h(k as f64, e) {
                 return a + k - 1;
             }
         }
@@ -204,7 +203,7 @@ fn helper1(x: f64) -> f64 {
     if x.abs() > 1e-8 {
         x.ln_1p() / x
     } else {
-        1.0 - x * (0.5 - x * (0.333_333_333_333_333_33 - 0.25 * x))
+        1.0 - x * (0.5 - x * (0.333_333_333_333_333_3 - 0.25 * x))
     }
 }
 
@@ -212,7 +211,7 @@ fn helper2(x: f64) -> f64 {
     if x.abs() > 1e-8 {
         x.exp_m1() / x
     } else {
-        1.0 + x * 0.5 * (1.0 + x * 0.333_333_333_333_333_33 * (1.0 + 0.25 * x))
+        1.0 + x * 0.5 * (1.0 + x * 0.333_333_333_333_333_3 * (1.0 + 0.25 * x))
     }
 }
 

@@ -1,0 +1,240 @@
+//! Data generation: pgbench's rows (pgbench.c `initBranch`, `initTeller`, `initAccount`) as
+//! [`RowSource`]s, the per-table progress slots, and the task lists of the two loading plans
+//! (client-side COPY, server-side `INSERT ... SELECT generate_series`) described in the module
+//! header of `tpcb`.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use super::{
+    range_partition_rows, InitOptions, PartitionMethod, NACCOUNTS, NBRANCHES, NTELLERS, TABLES,
+};
+use crate::driver::{RowSource, Task, TaskKind};
+use crate::TableProgress;
+
+// ----- rows (pgbench.c initBranch, initTeller, initAccount) -----
+
+fn put_int(out: &mut Vec<u8>, v: u64) {
+    let mut b = itoa::Buffer::new();
+    out.extend_from_slice(b.format(v).as_bytes());
+}
+
+/// `bid \t 0 \t \N` (filler NULL).
+pub struct Branches;
+impl RowSource for Branches {
+    fn write_row(&self, row: u64, out: &mut Vec<u8>) {
+        put_int(out, row + 1);
+        out.extend_from_slice(b"\t0\t\\N\n");
+    }
+}
+
+/// `tid \t bid \t 0 \t \N` with bid = row / 10 + 1 (filler NULL).
+pub struct Tellers;
+impl RowSource for Tellers {
+    fn write_row(&self, row: u64, out: &mut Vec<u8>) {
+        put_int(out, row + 1);
+        out.push(b'\t');
+        put_int(out, row / NTELLERS + 1);
+        out.extend_from_slice(b"\t0\t\\N\n");
+    }
+}
+
+/// `aid \t bid \t 0 \t` with bid = row / 100000 + 1 (filler '': blank-padded by char(84)).
+pub struct Accounts;
+impl RowSource for Accounts {
+    fn write_row(&self, row: u64, out: &mut Vec<u8>) {
+        put_int(out, row + 1);
+        out.push(b'\t');
+        put_int(out, row / NACCOUNTS + 1);
+        out.extend_from_slice(b"\t0\t\n");
+    }
+}
+
+const SLOT_BRANCHES: usize = 0;
+const SLOT_TELLERS: usize = 1;
+const SLOT_ACCOUNTS: usize = 2;
+
+pub(super) fn slots(opts: &InitOptions) -> Vec<TableProgress> {
+    let s = opts.scale as u64;
+    [
+        ("pgbench_branches", NBRANCHES * s),
+        ("pgbench_tellers", NTELLERS * s),
+        ("pgbench_accounts", NACCOUNTS * s),
+    ]
+    .into_iter()
+    .map(|(t, n)| TableProgress {
+        table: t.into(),
+        rows_done: 0,
+        rows_total: n,
+    })
+    .collect()
+}
+
+/// Split `total` rows into `n` nearly equal consecutive ranges (none empty).
+pub fn split_rows(total: u64, n: u64) -> Vec<Range<u64>> {
+    let n = n.clamp(1, total.max(1));
+    (0..n)
+        .map(|i| (total * i / n)..(total * (i + 1) / n))
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// The client-side task list and the plan in words. Largest tasks first.
+pub fn client_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
+    let total = opts.total_accounts();
+    let s = opts.scale as u64;
+    let accounts: Arc<dyn RowSource> = Arc::new(Accounts);
+    let copy = |relation: String, rows: Range<u64>, whole: bool| Task {
+        slot: SLOT_ACCOUNTS,
+        kind: TaskKind::Copy {
+            relation,
+            columns: None,
+            source: accounts.clone(),
+            rows,
+            whole,
+        },
+    };
+    let (mut tasks, plan): (Vec<Task>, String) = match opts.method() {
+        None if opts.jobs == 1 => (
+            vec![copy("pgbench_accounts".into(), 0..total, true)],
+            "pgbench_accounts: one COPY FREEZE (pgbench's plan)".into(),
+        ),
+        None => {
+            let ranges = split_rows(total, opts.jobs as u64);
+            let n = ranges.len();
+            (
+                ranges
+                    .into_iter()
+                    .map(|r| copy("pgbench_accounts".into(), r, false))
+                    .collect(),
+                format!(
+                    "pgbench_accounts: {n} row ranges, plain COPY in parallel (FREEZE is impossible when connections share a table)"
+                ),
+            )
+        }
+        Some(PartitionMethod::Range) => {
+            let parts = opts.partitions as u64;
+            (
+                (1..=parts)
+                    .map(|p| (p, range_partition_rows(p, parts, total)))
+                    .filter(|(_, r)| !r.is_empty())
+                    .map(|(p, r)| copy(format!("pgbench_accounts_{p}"), r, true))
+                    .collect(),
+                format!(
+                    "pgbench_accounts: {parts} range partitions, each loaded directly with TRUNCATE + COPY FREEZE, in parallel"
+                ),
+            )
+        }
+        Some(PartitionMethod::Hash) => {
+            let ranges = split_rows(total, opts.jobs as u64);
+            let n = ranges.len();
+            (
+                ranges
+                    .into_iter()
+                    .map(|r| copy("pgbench_accounts".into(), r, false))
+                    .collect(),
+                format!(
+                    "pgbench_accounts: hash-partitioned, {n} row ranges through the parent, plain COPY (no FREEZE on a partitioned table)"
+                ),
+            )
+        }
+    };
+    tasks.push(Task {
+        slot: SLOT_TELLERS,
+        kind: TaskKind::Copy {
+            relation: "pgbench_tellers".into(),
+            columns: None,
+            source: Arc::new(Tellers),
+            rows: 0..NTELLERS * s,
+            whole: true,
+        },
+    });
+    tasks.push(Task {
+        slot: SLOT_BRANCHES,
+        kind: TaskKind::Copy {
+            relation: "pgbench_branches".into(),
+            columns: None,
+            source: Arc::new(Branches),
+            rows: 0..NBRANCHES * s,
+            whole: true,
+        },
+    });
+    (tasks, plan)
+}
+
+fn insert_accounts_sql(rows: Range<u64>) -> String {
+    format!(
+        "insert into pgbench_accounts(aid,bid,abalance,filler) select aid, (aid - 1) / {NACCOUNTS} + 1, 0, '' from generate_series({}, {}) as aid",
+        rows.start + 1,
+        rows.end
+    )
+}
+
+/// The server-side task list (pgbench.c `initGenerateDataServerSide`).
+pub fn server_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
+    let s = opts.scale as u64;
+    let total = opts.total_accounts();
+    let branches = format!(
+        "insert into pgbench_branches(bid,bbalance) select bid, 0 from generate_series(1, {}) as bid",
+        NBRANCHES * s
+    );
+    let tellers = format!(
+        "insert into pgbench_tellers(tid,bid,tbalance) select tid, (tid - 1) / {NTELLERS} + 1, 0 from generate_series(1, {}) as tid",
+        NTELLERS * s
+    );
+    if opts.jobs == 1 {
+        // pgbench's single transaction ("we do all of this in one transaction to enable the
+        // backend's data-loading optimizations").
+        let sql = format!(
+            "begin; truncate table {}; {branches}; {tellers}; {}; commit",
+            TABLES.join(", "),
+            insert_accounts_sql(0..total)
+        );
+        return (
+            vec![Task {
+                slot: SLOT_ACCOUNTS,
+                kind: TaskKind::Sql {
+                    sql,
+                    rows: vec![
+                        (SLOT_BRANCHES, NBRANCHES * s),
+                        (SLOT_TELLERS, NTELLERS * s),
+                        (SLOT_ACCOUNTS, total),
+                    ],
+                },
+            }],
+            "server-side INSERT ... SELECT generate_series in one transaction (pgbench's plan)"
+                .into(),
+        );
+    }
+    let n = (opts.jobs as u64).max(total.div_ceil(1_000_000));
+    let ranges = split_rows(total, n);
+    let n = ranges.len();
+    let mut tasks: Vec<Task> = ranges
+        .into_iter()
+        .map(|r| Task {
+            slot: SLOT_ACCOUNTS,
+            kind: TaskKind::Sql {
+                rows: vec![(SLOT_ACCOUNTS, r.end - r.start)],
+                sql: insert_accounts_sql(r),
+            },
+        })
+        .collect();
+    tasks.push(Task {
+        slot: SLOT_TELLERS,
+        kind: TaskKind::Sql {
+            sql: tellers,
+            rows: vec![(SLOT_TELLERS, NTELLERS * s)],
+        },
+    });
+    tasks.push(Task {
+        slot: SLOT_BRANCHES,
+        kind: TaskKind::Sql {
+            sql: branches,
+            rows: vec![(SLOT_BRANCHES, NBRANCHES * s)],
+        },
+    });
+    (
+        tasks,
+        format!("server-side INSERT ... SELECT generate_series, pgbench_accounts in {n} ranges over {} connections", opts.jobs),
+    )
+}

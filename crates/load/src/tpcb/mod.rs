@@ -1,0 +1,526 @@
+//! TPC-B tables as pgbench makes them (`pgbench -i`): `init`, `reset`, and scale detection.
+//!
+//! Owns pgbench's four tables — `pgbench_accounts`, `pgbench_branches`, `pgbench_history`,
+//! `pgbench_tellers` — and, when partitioned, `pgbench_accounts_1..N`. Must not touch anything
+//! else: drops name exactly those four tables (no CASCADE: an unrelated table with a foreign key
+//! to one of them makes the drop fail rather than lose data), as pgbench.c `initDropTables`.
+//!
+//! ## Schema: identical to pgbench's
+//! pgbench.c `initCreateTables` (PostgreSQL 15): the same column declarations (`aid` becomes
+//! `bigint` from scale 20000 up, `SCALE_32BIT_THRESHOLD`), `WITH (fillfactor=N)` on tellers,
+//! accounts (or each of its partitions) and branches — always written, also for 100, as pgbench
+//! does, so `reloptions` match — `create unlogged table` for `--unlogged`, `partition by
+//! range|hash (aid)` and `createPartitions`' bounds. Primary keys are added after the data
+//! (`initCreatePKeys`, so their names are PostgreSQL's defaults: `pgbench_branches_pkey`, ...),
+//! foreign keys last with pgbench's constraint names (`initCreateFKeys`). Rows are pgbench's:
+//! `initBranch`/`initTeller`/`initAccount` (branch and teller filler NULL, account filler '').
+//! The integration tests compare `information_schema.columns`, `pg_class.reloptions`, partition
+//! bounds and constraints with a database loaded by pgbench itself.
+//!
+//! ## Loading plan (client-side generation), and why
+//! Through the [`driver`](crate::driver) with `jobs` connections; branches and tellers are one
+//! task each, loaded with `BEGIN; TRUNCATE; COPY FREEZE; COMMIT` (legal: the task owns the
+//! table). For pgbench_accounts:
+//! - not partitioned, `jobs = 1`: one task, COPY FREEZE — exactly pgbench's plan;
+//! - not partitioned, `jobs > 1`: `jobs` row ranges, one plain COPY each, in parallel. FREEZE is
+//!   impossible here (several connections share one table), so VACUUM does more work afterwards;
+//! - range-partitioned: one task per partition, each `TRUNCATE pgbench_accounts_<p>; COPY
+//!   pgbench_accounts_<p> ... FREEZE` — legal per leaf partition and parallel (pgbench itself
+//!   loads through the parent without FREEZE). The rows of partition p are exactly those inside
+//!   pgbench's bounds for p;
+//! - hash-partitioned: `jobs` row ranges through the parent, plain COPY (FREEZE is not supported
+//!   on a partitioned table; routing rows to leaves client-side would mean reimplementing
+//!   PostgreSQL's partition hash).
+//!
+//! Measured on the development box (2 cores, 24 GiB, PostgreSQL 15.18 with stampede's embedded
+//! defaults — shared_buffers 4GB, max_wal_size 4GB, fsync on), scale 50 (5 M accounts), a
+//! CHECKPOINT before each load, three rounds, median total (generate / vacuum); the box was
+//! running other test suites at the same time (load average ~4.5), so expect ±20 %:
+//! ```text
+//! cargo build --release -p load --example measure_load
+//! measure_load <socket dir> <port> <db> 50 <jobs> [<partitions> range|hash] [server]
+//! pgbench -i -q -s 50 [--partitions 2]                    (PostgreSQL 15's pgbench, same server)
+//!
+//! pgbench -i                       6.97 s (4.32 / 0.27)
+//! jobs 1, one COPY FREEZE          6.58 s (3.77 / 0.31)   <- pgbench's plan
+//! jobs 2, 2 plain COPY ranges      7.60 s (3.74 / 1.15)
+//! pgbench -i --partitions 2        9.30 s (4.75 / 1.85)
+//! range 2, jobs 2, FREEZE per leaf 6.67 s (3.19 / 0.81)
+//! hash 2, jobs 2, plain via parent 9.13 s (4.69 / 1.77)
+//! server-side, jobs 1              10.90 s (7.71 / 0.67)
+//! server-side, jobs 2              8.53 s (5.39 / 0.70)
+//! ```
+//! So on two cores, for an unpartitioned table, parallel plain COPY saves nothing on generation
+//! (the server's COPY is the bottleneck and the two cores are shared with the client) and costs
+//! ~0.9 s of VACUUM per 5 M rows (it must set hint bits and the visibility map on every page,
+//! which FREEZE did at load time): `jobs = 1` is the fastest plan there, and the binary should
+//! default to it on small machines. With idle cores for the extra backends, generation scales with
+//! `jobs` while the VACUUM penalty stays at ~20 % of one backend's COPY time, so parallel wins.
+//! Per-leaf FREEZE on range partitions is legal and parallel, and beat pgbench's
+//! partitioned load by ~30 %.
+//!
+//! Server-side generation (`pgbench -I G`): with `jobs = 1`, pgbench's single transaction
+//! (`initGenerateDataServerSide`); with more, the same `INSERT ... SELECT generate_series`
+//! statements over row ranges of at most a million rows, in parallel.
+//!
+//! ## Interruption and failure: what is left behind
+//! A database is either fully initialised (the four tables, loaded, with primary keys) or holds
+//! none of them: if `init` is interrupted (cancel flag) or fails after it created the tables, it
+//! drops the four tables (best effort, reported with an [`Event::Notice`]) and returns the error
+//! ([`LoadError::Interrupted`] for a cancel). The cancel flag is checked between steps and, while
+//! generating, after every chunk of COPY data; a statement already running (a primary-key build,
+//! a VACUUM) finishes first.
+//!
+//! ## Module layout
+//! This file: the constants, [`InitOptions`], and the steps (`init`, `reset`, `inspect`, scale
+//! detection); `sql`: the statements (pgbench's schema, keys, vacuum, reset); `generate`: the
+//! rows and the client-side and server-side task lists.
+
+mod generate;
+mod sql;
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use target::{ConnConfig, Session};
+
+use crate::driver::{self, DriverOptions};
+use crate::{Event, LoadError, Timings};
+use generate::slots;
+pub use generate::{client_side_tasks, server_side_tasks, split_rows, Accounts, Branches, Tellers};
+pub use sql::{
+    create_sql, range_partition_rows, DROP_SQL, FKEY_SQL, PKEY_SQL, RESET_SQL, VACUUM_SQL,
+};
+
+/// pgbench's four tables, in the order of its DROP and TRUNCATE statements.
+pub const TABLES: [&str; 4] = [
+    "pgbench_accounts",
+    "pgbench_branches",
+    "pgbench_history",
+    "pgbench_tellers",
+];
+
+/// Rows per unit of scale (pgbench.c `nbranches`, `ntellers`, `naccounts`).
+pub const NBRANCHES: u64 = 1;
+pub const NTELLERS: u64 = 10;
+pub const NACCOUNTS: u64 = 100_000;
+
+/// pgbench.c `SCALE_32BIT_THRESHOLD`: from this scale on, account ids are `bigint`.
+pub const SCALE_32BIT_THRESHOLD: i64 = 20_000;
+
+/// `--partition-method`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartitionMethod {
+    Range,
+    Hash,
+}
+
+impl PartitionMethod {
+    fn sql(self) -> &'static str {
+        match self {
+            PartitionMethod::Range => "range",
+            PartitionMethod::Hash => "hash",
+        }
+    }
+}
+
+/// Where rows are generated (pgbench `-I g` / `-I G`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Generate {
+    /// Rows generated here and sent with COPY.
+    #[default]
+    ClientSide,
+    /// `INSERT ... SELECT generate_series(...)` on the server.
+    ServerSide,
+}
+
+/// `stampede init tpcb` options (pgbench's `-i` options).
+#[derive(Clone, Debug)]
+pub struct InitOptions {
+    /// `-s`: 1 branch, 10 tellers, 100 000 accounts per unit.
+    pub scale: i64,
+    /// `-F`: 10..=100.
+    pub fillfactor: u32,
+    /// `--partitions`: 0 = not partitioned.
+    pub partitions: u32,
+    /// `--partition-method`; `None` with partitions > 0 means range (pgbench's default).
+    pub partition_method: Option<PartitionMethod>,
+    /// `--unlogged-tables`.
+    pub unlogged: bool,
+    /// `--foreign-keys`.
+    pub foreign_keys: bool,
+    /// `-n`: no VACUUM after loading.
+    pub no_vacuum: bool,
+    pub generate: Generate,
+    /// Loader connections.
+    pub jobs: usize,
+    /// Raised to stop (Ctrl-C).
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl Default for InitOptions {
+    fn default() -> Self {
+        InitOptions {
+            scale: 1,
+            fillfactor: 100,
+            partitions: 0,
+            partition_method: None,
+            unlogged: false,
+            foreign_keys: false,
+            no_vacuum: false,
+            generate: Generate::ClientSide,
+            jobs: 1,
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+impl InitOptions {
+    /// pgbench's checks (pgbench.c `main`), with its messages.
+    pub fn validate(&self) -> Result<(), LoadError> {
+        if self.scale < 1 || self.scale > i32::MAX as i64 {
+            return Err(LoadError::Invalid(format!(
+                "invalid scaling factor: \"{}\"",
+                self.scale
+            )));
+        }
+        if !(10..=100).contains(&self.fillfactor) {
+            return Err(LoadError::Invalid(format!(
+                "invalid fillfactor: \"{}\" (must be 10..100)",
+                self.fillfactor
+            )));
+        }
+        if self.partition_method.is_some() && self.partitions == 0 {
+            return Err(LoadError::Invalid(
+                "--partition-method requires greater than zero --partitions".into(),
+            ));
+        }
+        if self.partitions > i32::MAX as u32 {
+            return Err(LoadError::Invalid(format!(
+                "invalid number of partitions: \"{}\"",
+                self.partitions
+            )));
+        }
+        if self.jobs == 0 {
+            return Err(LoadError::Invalid("--jobs must be at least 1".into()));
+        }
+        Ok(())
+    }
+
+    /// The partition method in effect (None: not partitioned).
+    pub fn method(&self) -> Option<PartitionMethod> {
+        if self.partitions == 0 {
+            None
+        } else {
+            Some(self.partition_method.unwrap_or(PartitionMethod::Range))
+        }
+    }
+
+    /// Accounts (and history) ids are `bigint` from scale 20000 on.
+    pub fn bigint_aid(&self) -> bool {
+        self.scale >= SCALE_32BIT_THRESHOLD
+    }
+
+    fn total_accounts(&self) -> u64 {
+        NACCOUNTS * self.scale as u64
+    }
+}
+
+/// What `init` did.
+#[derive(Clone, Debug)]
+pub struct InitReport {
+    pub timings: Timings,
+    pub scale: i64,
+    /// Rows loaded: branches, tellers, accounts.
+    pub rows: [u64; 3],
+    /// How pgbench_accounts was loaded, in words (for the log and `--verbose`).
+    pub plan: String,
+    /// COPY tasks committed with / without FREEZE (client-side generation).
+    pub frozen_tasks: u64,
+    pub plain_tasks: u64,
+    /// The server refused COPY FREEZE (a sharded PostgreSQL-alike) and the load went on without.
+    pub freeze_refused: bool,
+}
+
+// ----- steps -----
+
+fn check_cancel(cancel: &AtomicBool) -> Result<(), LoadError> {
+    if cancel.load(Ordering::Relaxed) {
+        Err(LoadError::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+async fn exec(s: &mut Session, sql: &str) -> Result<(), LoadError> {
+    s.simple_query(sql)
+        .await
+        .map(|_| ())
+        .map_err(|e| LoadError::db(sql.to_string(), e))
+}
+
+/// Run one step's statements on `s`, timed and reported.
+async fn step(
+    s: &mut Session,
+    name: &'static str,
+    sqls: &[&str],
+    cancel: &AtomicBool,
+    timings: &mut Timings,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(), LoadError> {
+    check_cancel(cancel)?;
+    on_event(&Event::StepStarted(name));
+    let t = Instant::now();
+    for sql in sqls {
+        check_cancel(cancel)?;
+        exec(s, sql).await?;
+    }
+    let elapsed = t.elapsed();
+    timings.steps.push((name, elapsed));
+    on_event(&Event::StepFinished {
+        step: name,
+        elapsed,
+    });
+    Ok(())
+}
+
+/// Drop pgbench's four tables (and with them, pgbench_accounts' partitions). Nothing else.
+pub async fn drop_tables(s: &mut Session) -> Result<(), LoadError> {
+    exec(s, DROP_SQL).await
+}
+
+/// `stampede init tpcb`: drop, create, generate, vacuum, primary keys, foreign keys — pgbench's
+/// steps `dtgvp[f]` (or `dtGvp[f]`), through `cfg` (the loader opens up to `jobs` more
+/// connections). See the module header for what an interruption leaves behind.
+pub async fn init(
+    cfg: &ConnConfig,
+    opts: &InitOptions,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<InitReport, LoadError> {
+    opts.validate()?;
+    check_cancel(&opts.cancel)?;
+    let mut admin = Session::connect(cfg)
+        .await
+        .map_err(|e| LoadError::db("connecting", e))?;
+    let mut timings = Timings::default();
+    let mut report = InitReport {
+        timings: Timings::default(),
+        scale: opts.scale,
+        rows: [0; 3],
+        plan: String::new(),
+        frozen_tasks: 0,
+        plain_tasks: 0,
+        freeze_refused: false,
+    };
+    let mut created = false;
+    let r = init_steps(
+        &mut admin,
+        cfg,
+        opts,
+        &mut timings,
+        &mut report,
+        &mut created,
+        on_event,
+    )
+    .await;
+    if let Err(e) = r {
+        if created {
+            // Leave nothing that looks loaded (module header).
+            let dropped = match admin.is_usable() {
+                true => drop_tables(&mut admin).await,
+                false => match Session::connect(cfg).await {
+                    Ok(mut s) => {
+                        let r = drop_tables(&mut s).await;
+                        s.close().await;
+                        r
+                    }
+                    Err(e) => Err(LoadError::db("reconnecting to drop the tables", e)),
+                },
+            };
+            let msg = match dropped {
+                Ok(()) => "initialisation stopped: dropped the pgbench tables again".to_string(),
+                Err(d) => format!(
+                    "initialisation stopped, and dropping the partly loaded pgbench tables failed too: {d}"
+                ),
+            };
+            on_event(&Event::Notice(&msg));
+        }
+        if admin.is_usable() {
+            admin.close().await;
+        }
+        return Err(e);
+    }
+    admin.close().await;
+    report.timings = timings;
+    Ok(report)
+}
+
+async fn init_steps(
+    admin: &mut Session,
+    cfg: &ConnConfig,
+    opts: &InitOptions,
+    timings: &mut Timings,
+    report: &mut InitReport,
+    created: &mut bool,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(), LoadError> {
+    let cancel = &*opts.cancel;
+    // Quiet the NOTICEs of "drop table if exists" (pgbench shows them; they say nothing).
+    exec(admin, "set client_min_messages = warning").await?;
+    step(admin, "drop tables", &[DROP_SQL], cancel, timings, on_event).await?;
+
+    let creates = create_sql(opts, admin.server_version_num());
+    let creates: Vec<&str> = creates.iter().map(String::as_str).collect();
+    *created = true;
+    step(admin, "create tables", &creates, cancel, timings, on_event).await?;
+
+    let (name, (tasks, plan)) = match opts.generate {
+        Generate::ClientSide => ("client-side generate", client_side_tasks(opts)),
+        Generate::ServerSide => ("server-side generate", server_side_tasks(opts)),
+    };
+    report.plan = plan;
+    check_cancel(cancel)?;
+    on_event(&Event::StepStarted(name));
+    let t = Instant::now();
+    let outcome = driver::run(
+        cfg,
+        &DriverOptions {
+            jobs: opts.jobs,
+            cancel: opts.cancel.clone(),
+            freeze: true,
+        },
+        slots(opts),
+        tasks,
+        on_event,
+    )
+    .await?;
+    let elapsed = t.elapsed();
+    timings.steps.push((name, elapsed));
+    on_event(&Event::StepFinished {
+        step: name,
+        elapsed,
+    });
+    report.rows = [outcome.rows[0], outcome.rows[1], outcome.rows[2]];
+    report.frozen_tasks = outcome.frozen_tasks;
+    report.plain_tasks = outcome.plain_tasks;
+    report.freeze_refused = outcome.freeze_refused;
+
+    if !opts.no_vacuum {
+        step(admin, "vacuum", &VACUUM_SQL, cancel, timings, on_event).await?;
+    }
+    step(admin, "primary keys", &PKEY_SQL, cancel, timings, on_event).await?;
+    if opts.foreign_keys {
+        step(admin, "foreign keys", &FKEY_SQL, cancel, timings, on_event).await?;
+    }
+    check_cancel(cancel)
+}
+
+/// `stampede reset tpcb` (seed 000's `vacuum.sql`): balances back to 0 where they are not,
+/// history emptied, the four tables vacuumed and analysed. Steps: "reset balances", "truncate
+/// history", "vacuum".
+pub async fn reset(
+    s: &mut Session,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<Timings, LoadError> {
+    if let TpcbTables::Missing(table) = inspect(s).await? {
+        return Err(LoadError::Missing {
+            table,
+            workload: "tpcb",
+        });
+    }
+    let never = AtomicBool::new(false);
+    let mut timings = Timings::default();
+    step(
+        s,
+        "reset balances",
+        &RESET_SQL[..3],
+        &never,
+        &mut timings,
+        on_event,
+    )
+    .await?;
+    step(
+        s,
+        "truncate history",
+        &RESET_SQL[3..],
+        &never,
+        &mut timings,
+        on_event,
+    )
+    .await?;
+    step(s, "vacuum", &VACUUM_SQL, &never, &mut timings, on_event).await?;
+    Ok(timings)
+}
+
+/// What a database holds of pgbench's tables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TpcbTables {
+    /// This table (the first missing, in pgbench's order) does not exist.
+    Missing(&'static str),
+    Present {
+        /// `count(*)` of pgbench_branches (how pgbench finds the scale, pgbench.c `main`).
+        scale: i64,
+        /// Partitions of pgbench_accounts, and their method (pgbench.c `GetTableInfo`).
+        partitions: i64,
+        partition_method: Option<PartitionMethod>,
+        /// pgbench_branches, pgbench_tellers and pgbench_accounts all have primary keys.
+        primary_keys: bool,
+    },
+}
+
+/// Look at pgbench's tables, as they resolve through `search_path` (as pgbench does).
+pub async fn inspect(s: &mut Session) -> Result<TpcbTables, LoadError> {
+    let sql = "select to_regclass('pgbench_accounts') is not null, \
+               to_regclass('pgbench_branches') is not null, \
+               to_regclass('pgbench_history') is not null, \
+               to_regclass('pgbench_tellers') is not null";
+    let rows = s
+        .simple_query(sql)
+        .await
+        .map_err(|e| LoadError::db("looking for the pgbench tables", e))?;
+    let row = rows.first().cloned().unwrap_or_default();
+    for (i, table) in TABLES.iter().enumerate() {
+        if row.get(i).and_then(|v| v.as_deref()) != Some("t") {
+            return Ok(TpcbTables::Missing(table));
+        }
+    }
+    let sql = "select (select count(*) from pgbench_branches), \
+               (select count(*) from pg_catalog.pg_inherits where inhparent = 'pgbench_accounts'::regclass), \
+               (select partstrat from pg_catalog.pg_partitioned_table where partrelid = 'pgbench_accounts'::regclass), \
+               (select count(*) from pg_catalog.pg_constraint where contype = 'p' and conrelid in \
+                  ('pgbench_branches'::regclass, 'pgbench_tellers'::regclass, 'pgbench_accounts'::regclass))";
+    let rows = s
+        .simple_query(sql)
+        .await
+        .map_err(|e| LoadError::db("reading the pgbench tables", e))?;
+    let row = rows.first().cloned().unwrap_or_default();
+    let num = |i: usize| -> i64 {
+        row.get(i)
+            .and_then(|v| v.as_deref())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let method = match row.get(2).and_then(|v| v.as_deref()) {
+        Some("r") => Some(PartitionMethod::Range),
+        Some("h") => Some(PartitionMethod::Hash),
+        _ => None,
+    };
+    Ok(TpcbTables::Present {
+        scale: num(0),
+        partitions: num(1),
+        partition_method: method,
+        primary_keys: num(3) == 3,
+    })
+}
+
+/// The scale of a pgbench database: `count(*)` of pgbench_branches; `None` when any of the four
+/// tables is missing (use [`inspect`] to learn which).
+pub async fn detect_tpcb_scale(s: &mut Session) -> Result<Option<i64>, LoadError> {
+    Ok(match inspect(s).await? {
+        TpcbTables::Missing(_) => None,
+        TpcbTables::Present { scale, .. } => Some(scale),
+    })
+}

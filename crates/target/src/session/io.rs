@@ -1,0 +1,359 @@
+//! The session's transport and connection: the `Transport` enum (TCP, unix socket, TLS over
+//! TCP — an enum, not a trait object, so reads and writes are direct calls), `Session::connect`
+//! with its per-host attempts and libpq's sslmode fall-back rules, the SSLRequest / TLS
+//! handshake, and the buffer I/O every reader and writer uses: `fill`, message framing
+//! (`buffered_msg`, `next_msg`) and `write_out`.
+
+use std::collections::VecDeque;
+use std::io;
+
+use bytes::BytesMut;
+use postgres_protocol::message::frontend;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpStream, UnixStream};
+
+use super::decode::Capture;
+use super::{be_i32, protocol, Session, MAX_MESSAGE, OUT_START, READ_CHUNK};
+use crate::conninfo::{HostSpec, SslMode};
+use crate::{tls, ConnConfig, Error};
+
+pub(super) enum Transport {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
+
+impl Transport {
+    pub(super) async fn read_buf(&mut self, buf: &mut BytesMut) -> io::Result<usize> {
+        match self {
+            Transport::Tcp(s) => s.read_buf(buf).await,
+            Transport::Unix(s) => s.read_buf(buf).await,
+            Transport::Tls(s) => s.read_buf(buf).await,
+        }
+    }
+
+    pub(super) async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+        match self {
+            Transport::Tcp(s) => s.write_all(data).await,
+            Transport::Unix(s) => s.write_all(data).await,
+            // rustls buffers records: flush pushes them to the socket.
+            Transport::Tls(s) => {
+                s.write_all(data).await?;
+                s.flush().await
+            }
+        }
+    }
+
+    pub(super) async fn shutdown(&mut self) {
+        let _ = match self {
+            Transport::Tcp(s) => s.shutdown().await,
+            Transport::Unix(s) => s.shutdown().await,
+            Transport::Tls(s) => s.shutdown().await,
+        };
+    }
+}
+
+fn connect_error(h: &HostSpec, e: io::Error) -> Error {
+    let hint = if h.is_unix() {
+        format!(
+            "is the server running locally and accepting connections on Unix domain socket \"{}\"?",
+            h.socket_path().display()
+        )
+    } else {
+        format!(
+            "is the server running on host \"{}\" and accepting TCP/IP connections on port {}?",
+            h.host, h.port
+        )
+    };
+    Error::Connect {
+        target: h.describe(),
+        source: io::Error::new(e.kind(), format!("{e}; {hint}")),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TlsWant {
+    No,
+    /// Ask; fall back to plaintext if the server says no.
+    Prefer,
+    Required,
+}
+
+/// Why one connection attempt failed, with what the sslmode fall-back rules need to know.
+struct Failure {
+    err: Error,
+    tls_used: bool,
+    /// The server refused the connection at pg_hba (SQLSTATE 28000), before any password.
+    hba_reject: bool,
+}
+
+impl From<Error> for Failure {
+    fn from(err: Error) -> Failure {
+        Failure {
+            err,
+            tls_used: false,
+            hba_reject: false,
+        }
+    }
+}
+
+impl Session {
+    /// Connect (TCP or unix socket, TLS per sslmode), authenticate (trust, password, md5,
+    /// SCRAM-SHA-256), and wait for ReadyForQuery. Tries each host in order; stops at an
+    /// authentication failure, as libpq does. `connect_timeout` applies to each host.
+    ///
+    /// sslmode, as libpq: `disable` plaintext; `allow` plaintext first, TLS if the server refuses
+    /// the plaintext connection at pg_hba; `prefer` TLS if the server offers it, plaintext if it
+    /// does not, if the handshake fails, or if the server refuses the TLS connection at pg_hba;
+    /// `require`/`verify-ca`/`verify-full` TLS or nothing. Unix sockets never use TLS.
+    pub async fn connect(cfg: &ConnConfig) -> Result<Session, Error> {
+        if cfg.hosts.is_empty() {
+            return Err(Error::Config("no host to connect to".into()));
+        }
+        let mut last = None;
+        for h in &cfg.hosts {
+            let attempt = Self::connect_host(cfg, h);
+            let r = match cfg.connect_timeout {
+                Some(t) => match tokio::time::timeout(t, attempt).await {
+                    Ok(r) => r,
+                    Err(_) => Err(Error::Connect {
+                        target: h.describe(),
+                        source: io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            format!(
+                                "timeout expired after {} s (connect_timeout); is the server up \
+                                 and reachable?",
+                                t.as_secs()
+                            ),
+                        ),
+                    }),
+                },
+                None => attempt.await,
+            };
+            match r {
+                Ok(s) => return Ok(s),
+                Err(e @ Error::Auth { .. }) => return Err(e),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.expect("at least one host"))
+    }
+
+    async fn connect_host(cfg: &ConnConfig, h: &HostSpec) -> Result<Session, Error> {
+        let want = match cfg.sslmode {
+            _ if h.is_unix() => TlsWant::No,
+            SslMode::Disable | SslMode::Allow => TlsWant::No,
+            SslMode::Prefer => TlsWant::Prefer,
+            SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull => TlsWant::Required,
+        };
+        match Self::attempt(cfg, h, want).await {
+            Ok(s) => Ok(s),
+            Err(f) if cfg.sslmode == SslMode::Allow && f.hba_reject && !h.is_unix() => {
+                Self::attempt(cfg, h, TlsWant::Required)
+                    .await
+                    .map_err(|f| f.err)
+            }
+            Err(f)
+                if want == TlsWant::Prefer
+                    && f.tls_used
+                    && (f.hba_reject || matches!(f.err, Error::Tls(_))) =>
+            {
+                Self::attempt(cfg, h, TlsWant::No).await.map_err(|f| f.err)
+            }
+            Err(f) => Err(f.err),
+        }
+    }
+
+    async fn attempt(cfg: &ConnConfig, h: &HostSpec, want: TlsWant) -> Result<Session, Failure> {
+        let mut tls_used = false;
+        let io = if h.is_unix() {
+            Transport::Unix(
+                UnixStream::connect(h.socket_path())
+                    .await
+                    .map_err(|e| connect_error(h, e))?,
+            )
+        } else {
+            let tcp = TcpStream::connect((h.host.as_str(), h.port))
+                .await
+                .map_err(|e| connect_error(h, e))?;
+            // Each round trip is one small write the server waits for: never delay it (Nagle).
+            tcp.set_nodelay(true).map_err(|e| connect_error(h, e))?;
+            if want == TlsWant::No {
+                Transport::Tcp(tcp)
+            } else {
+                match Self::negotiate_tls(cfg, h, tcp, want).await? {
+                    t @ Transport::Tls(_) => {
+                        tls_used = true;
+                        t
+                    }
+                    t => t,
+                }
+            }
+        };
+        let mut s = Session {
+            io,
+            // Small to start (issue 4 asks <= 24 KiB of client memory per connection at 10,000
+            // connections): both grow on demand (large results, pipelines, COPY) and keep that
+            // size; an OLTP round trip touches only their first page.
+            inb: BytesMut::with_capacity(READ_CHUNK),
+            out: BytesMut::with_capacity(OUT_START),
+            target: h.describe(),
+            stmts: Vec::new(),
+            params: Vec::new(),
+            pid: 0,
+            secret_key: 0,
+            version_num: 0,
+            broken: false,
+            status: b'I',
+            commits: 0,
+            open_work: false,
+            cur_rows: 0,
+            row: Vec::with_capacity(256),
+            has_row: false,
+            sent: VecDeque::with_capacity(64),
+            pipe: VecDeque::with_capacity(64),
+            aborted: false,
+            deferred: None,
+            collect: None,
+            in_copy: false,
+            cap: Capture::default(),
+        };
+        match s.startup(cfg, h).await {
+            Ok(()) => Ok(s),
+            Err((err, hba_reject)) => Err(Failure {
+                err,
+                tls_used,
+                hba_reject,
+            }),
+        }
+    }
+
+    /// SSLRequest, then the TLS handshake if the server answers 'S' ("Message Flow", "SSL
+    /// Session Encryption"). Exactly one byte is read before the handshake, so nothing the server
+    /// sent in plaintext can be mistaken for data inside TLS.
+    async fn negotiate_tls(
+        cfg: &ConnConfig,
+        h: &HostSpec,
+        mut tcp: TcpStream,
+        want: TlsWant,
+    ) -> Result<Transport, Failure> {
+        // Build the configuration first: a missing root certificate should fail before any I/O.
+        let config = tls::client_config(cfg)?;
+        let mut req = BytesMut::with_capacity(8);
+        frontend::ssl_request(&mut req);
+        tcp.write_all(&req).await.map_err(|e| connect_error(h, e))?;
+        let mut answer = [0u8; 1];
+        tcp.read_exact(&mut answer)
+            .await
+            .map_err(|e| connect_error(h, e))?;
+        match answer[0] {
+            b'S' => {
+                let name = match tls::server_name(&h.host) {
+                    Ok(n) => n,
+                    Err(e) if cfg.sslmode == SslMode::VerifyFull => return Err(e.into()),
+                    // Without host-name checks any syntactically valid name will do for SNI.
+                    Err(_) => tls::server_name("localhost")?,
+                };
+                let stream = tokio_rustls::TlsConnector::from(config)
+                    .connect(name, tcp)
+                    .await
+                    .map_err(|e| Failure {
+                        err: Error::Tls(format!("TLS handshake with {} failed: {e}", h.describe())),
+                        tls_used: true,
+                        hba_reject: false,
+                    })?;
+                Ok(Transport::Tls(Box::new(stream)))
+            }
+            b'N' if want == TlsWant::Prefer => Ok(Transport::Tcp(tcp)),
+            b'N' => Err(Error::Tls(format!(
+                "{}: the server does not support SSL, but sslmode={} requires it",
+                h.describe(),
+                cfg.sslmode
+            ))
+            .into()),
+            b'E' => Err(Error::Tls(format!(
+                "{}: the server answered the SSL request with an error (a pre-7.0 server?)",
+                h.describe()
+            ))
+            .into()),
+            other => Err(protocol(format!(
+                "unexpected answer {other:#04x} to the SSL request from {}",
+                h.describe()
+            ))
+            .into()),
+        }
+    }
+
+    // ----- reading -----
+
+    /// Read more bytes into the input buffer: one `read` call, as large as the buffer allows.
+    pub(super) async fn fill(&mut self) -> Result<(), Error> {
+        if self.inb.capacity() - self.inb.len() < READ_CHUNK / 2 {
+            // Reclaims consumed space in place when the buffer is drained (no allocation).
+            self.inb.reserve(READ_CHUNK);
+        }
+        match self.io.read_buf(&mut self.inb).await {
+            Ok(0) => {
+                self.broken = true;
+                Err(Error::Io(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "the server ({}) closed the connection unexpectedly; it may have \
+                         terminated abnormally or been shut down",
+                        self.target
+                    ),
+                )))
+            }
+            Ok(_) => Ok(()),
+            Err(e) => {
+                self.broken = true;
+                Err(Error::Io(e))
+            }
+        }
+    }
+
+    /// Type and total length of the next message if it is complete in the input buffer;
+    /// otherwise room is made for it and `None` returned. No await point: a reply that arrived
+    /// whole (the usual case: BindComplete, DataRow, CommandComplete and ReadyForQuery in one
+    /// segment) is parsed in one synchronous pass.
+    #[inline]
+    pub(super) fn buffered_msg(&mut self) -> Result<Option<(u8, usize)>, Error> {
+        let b = &self.inb[..];
+        if b.len() < 5 {
+            return Ok(None);
+        }
+        let len = be_i32(&b[1..5]);
+        if len < 4 || len as usize > MAX_MESSAGE {
+            self.broken = true;
+            return Err(protocol(format!("invalid message length {len}")));
+        }
+        let total = len as usize + 1;
+        if b.len() >= total {
+            return Ok(Some((b[0], total)));
+        }
+        let more = total - b.len();
+        self.inb.reserve(more);
+        Ok(None)
+    }
+
+    /// Type and total length of the next complete message in the input buffer, reading as needed.
+    /// The message stays in the buffer until the caller advances past it.
+    pub(super) async fn next_msg(&mut self) -> Result<(u8, usize), Error> {
+        loop {
+            if let Some(m) = self.buffered_msg()? {
+                return Ok(m);
+            }
+            self.fill().await?;
+        }
+    }
+
+    /// One write of everything buffered.
+    pub(super) async fn write_out(&mut self) -> Result<(), Error> {
+        let r = self.io.write_all(&self.out).await;
+        self.out.clear();
+        r.map_err(|e| {
+            self.broken = true;
+            Error::Io(e)
+        })
+    }
+}

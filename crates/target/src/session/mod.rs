@@ -1,0 +1,353 @@
+//! One connection to a PostgreSQL server, speaking the v3 wire protocol by hand.
+//!
+//! Why by hand (issue "driver is never the bottleneck"): tokio-postgres routes every statement
+//! through channels to a separately polled connection task and sends a Sync per statement; measured
+//! here it costs 1.1-1.5x pgbench's client CPU per transaction and 2-3x its instructions. A session
+//! that encodes straight into one reusable output buffer (message encoding from
+//! `postgres-protocol`), writes once per round trip and parses replies in place costs a quarter of
+//! tokio-postgres's instructions. The hot path (`queue`, `flush`, `read_result`, `read_ready`,
+//! `execute`) does not allocate.
+//!
+//! Owns: the transport (TCP with TCP_NODELAY, unix socket, TLS over TCP — an enum, not a trait
+//! object, so reads and writes are direct calls), startup and authentication (trust, cleartext,
+//! md5, SCRAM-SHA-256 through `postgres_protocol::authentication`), the three query modes of
+//! pgbench's `-M`, pipelining, COPY FROM STDIN for loaders, and the wire-level transaction count
+//! ([`Session::server_commits`]).
+//!
+//! Buffers: one input buffer and one output buffer per session, both reused. Backend messages
+//! are parsed in place in the input buffer (no per-message `Bytes`); a round trip is one write
+//! and usually one read. Parameters and results are text format, as pgbench's.
+//!
+//! Protocol references are to the PostgreSQL docs, chapter "Frontend/Backend Protocol", sections
+//! "Message Flow" (Start-up, Simple Query, Extended Query, Pipelining, COPY Operations, Asynchronous
+//! Operations) and "Message Formats".
+//!
+//! Module layout (one `Session`, its `impl` spread by responsibility):
+//!
+//! * this file: the `Session` type and its state, the public value types, accessors,
+//!   `execute`, `simple_query`, result capture and `close`;
+//! * `io`: the transport, connecting (hosts, sslmode fall-back, TLS negotiation), reading
+//!   and writing the buffers, message framing;
+//! * `auth`: the start-up message and authentication;
+//! * `encode`: statement registration, the pre-encoded Parse/Bind, simple-mode interpolation;
+//! * `decode`: backend message parsing, events, results, captured results;
+//! * `pipeline`: `queue`, `flush`, `read_result`, `read_ready`;
+//! * `copy`: COPY FROM STDIN.
+
+mod auth;
+mod copy;
+mod decode;
+mod encode;
+mod io;
+mod pipeline;
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+
+use bytes::BytesMut;
+use postgres_protocol::message::frontend;
+
+use crate::Error;
+
+use decode::{row_columns, Capture};
+pub use decode::{CapturedResult, Columns};
+use encode::{put_interpolated_query, Seg};
+use io::Transport;
+
+/// pgbench's `-M`: how statements are sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum QueryMode {
+    /// Query message, parameters interpolated as text (pgbench's default).
+    #[default]
+    Simple,
+    /// Unnamed Parse + Bind + Execute each time.
+    Extended,
+    /// Named statements parsed once per connection, then Bind + Execute.
+    Prepared,
+}
+
+/// A statement registered on a session with [`Session::register`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StmtId(pub u32);
+
+/// A parameter value. Sent in text format in every mode (as pgbench does); in simple mode it is
+/// interpolated into the SQL text verbatim (no quoting, as pgbench).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value<'a> {
+    Null,
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Text(&'a str),
+}
+
+/// What one statement returned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StmtResult {
+    /// DataRow messages received.
+    pub rows: u64,
+    /// The count in the CommandComplete tag (`UPDATE 1` -> 1), 0 when the tag has none.
+    pub affected: u64,
+}
+
+/// Size of each read from the socket; results of OLTP statements fit in one.
+const READ_CHUNK: usize = 16 * 1024;
+/// Initial capacity of the output buffer: a transaction's messages fit (it grows as needed).
+const OUT_START: usize = 2 * 1024;
+/// Backend messages larger than this are treated as a protocol violation (the server's own limit
+/// for a field is 1 GB).
+const MAX_MESSAGE: usize = 1 << 30;
+
+/// SQLSTATE reported for statements skipped after an error in a pipeline (not a server code).
+pub const PIPELINE_ABORTED: &str = "PIPAB";
+#[derive(Clone, Copy, PartialEq, Eq)]
+
+enum PrepState {
+    Unprepared,
+    /// A Parse was sent; ParseComplete not yet seen.
+    InFlight,
+    Prepared,
+}
+
+struct Stmt {
+    sql: String,
+    mode: QueryMode,
+    /// Server-side name in prepared mode (`s0`, `s1`, ...).
+    name: String,
+    state: PrepState,
+    /// Simple mode: the text split at `$n` placeholders.
+    segs: Vec<Seg>,
+    /// The SQL text contains a NUL byte: it cannot be sent in a Parse or a Query (checked once,
+    /// at registration, instead of a scan of the text per execution).
+    nul: bool,
+    /// The whole Parse message for this statement (named in prepared mode, unnamed otherwise),
+    /// encoded once at registration (empty when `nul`).
+    parse_msg: Vec<u8>,
+    /// The constant middle of its Bind message, encoded once at registration: portal name (""),
+    /// statement name, and zero parameter format codes (all text). `encode_extended` writes
+    /// only the message header, the parameter values and the trailer around it.
+    bind_head: Vec<u8>,
+    /// Capture the results of [`Session::execute`] (column names, last row, row count) and, in
+    /// extended and prepared modes, send a Describe of the portal so the column names come back.
+    /// Set by [`Session::capture_results`].
+    describe: bool,
+}
+
+/// What a sent message will produce, in order, so replies can be matched to requests.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    /// A Parse of statement `Some(i)` (named) or the unnamed statement.
+    Parse(Option<u32>),
+    /// Something that ends with ReadyForQuery (Sync, Query).
+    Sync,
+}
+
+/// Pipeline bookkeeping for `read_result`/`read_ready`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pipe {
+    Stmt,
+    Sync,
+}
+
+pub struct Session {
+    io: Transport,
+    inb: BytesMut,
+    out: BytesMut,
+    /// `host=... port=...` of the connected host, for messages.
+    target: String,
+    stmts: Vec<Stmt>,
+    params: Vec<(String, String)>,
+    pid: i32,
+    secret_key: i32,
+    version_num: u32,
+    broken: bool,
+    status: u8,
+    commits: u64,
+    /// Work ran in the current transaction since the last commit or rollback (see
+    /// [`Session::server_commits`]).
+    open_work: bool,
+    /// DataRows so far in the current statement's result.
+    cur_rows: u64,
+    /// The body of the first DataRow of the last result, when `has_row`.
+    row: Vec<u8>,
+    has_row: bool,
+    sent: VecDeque<Sent>,
+    pipe: VecDeque<Pipe>,
+    aborted: bool,
+    /// An encoding failure in `queue` (which cannot return one), reported by `flush`.
+    deferred: Option<Error>,
+    collect: Option<Vec<Vec<Option<String>>>>,
+    in_copy: bool,
+    /// Results kept for `\gset`/`\aset` ([`Session::capture_results`]).
+    cap: Capture,
+}
+
+fn be_i32(b: &[u8]) -> i32 {
+    i32::from_be_bytes([b[0], b[1], b[2], b[3]])
+}
+
+fn protocol(msg: impl Into<String>) -> Error {
+    Error::Protocol(msg.into())
+}
+
+impl Session {
+    /// `server_version_num`, e.g. 150018.
+    pub fn server_version_num(&self) -> u32 {
+        self.version_num
+    }
+
+    /// A ParameterStatus value reported by the server (server_version, TimeZone, ...).
+    pub fn parameter(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn backend_pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// The secret key from BackendKeyData (for a CancelRequest).
+    pub fn backend_secret_key(&self) -> i32 {
+        self.secret_key
+    }
+
+    /// False once an I/O error or protocol violation happened; the session must be dropped.
+    pub fn is_usable(&self) -> bool {
+        !self.broken
+    }
+
+    /// The transaction status of the last ReadyForQuery: `b'I'` idle, `b'T'` in a transaction
+    /// block, `b'E'` in a failed transaction block.
+    pub fn transaction_status(&self) -> u8 {
+        self.status
+    }
+
+    /// Transactions this session ended with a commit, as seen on the wire, for reconciling with
+    /// the server's `pg_stat_database.xact_commit`. Counted:
+    ///
+    /// * each CommandComplete tagged `COMMIT` (an explicit COMMIT/END that committed; a COMMIT of
+    ///   a failed transaction block is tagged `ROLLBACK` and is not counted);
+    /// * each ReadyForQuery with status `I` that ends an implicit transaction in which work ran
+    ///   since the last commit/rollback (a CommandComplete other than COMMIT/ROLLBACK, an
+    ///   EmptyQueryResponse, ParseComplete or BindComplete) and no ErrorResponse came after it.
+    ///
+    /// So `BEGIN; UPDATE; COMMIT` counts 1, an autocommit statement 1, a pipeline segment up to
+    /// Sync 1 (one implicit transaction), `prepare_all` 1 (the server parses inside a
+    /// transaction), a failed autocommit statement or a ROLLBACK 0. Not counted: the
+    /// transactions the server runs during connection start-up, and `PREPARE TRANSACTION`/`COMMIT
+    /// PREPARED` are counted as ordinary statements.
+    pub fn server_commits(&self) -> u64 {
+        self.commits
+    }
+
+    fn check_ready(&self) -> Result<(), Error> {
+        if self.broken {
+            return Err(Error::Io(std::io::Error::new(
+                std::io::ErrorKind::NotConnected,
+                "the session is unusable after an earlier I/O error or protocol violation; reconnect",
+            )));
+        }
+        if self.in_copy {
+            return Err(Error::Config(
+                "a COPY is in progress: call copy_finish or copy_fail first".into(),
+            ));
+        }
+        if !self.pipe.is_empty() {
+            return Err(Error::Config(
+                "a pipeline is in progress: read its results (read_result/read_ready) first".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    // ----- setup path (not hot) -----
+
+    /// Run one or more `;`-separated statements with the simple protocol; returns the rows of all
+    /// results in text form (NULL as `None`).
+    pub async fn simple_query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, Error> {
+        self.check_ready()?;
+        frontend::query(sql, &mut self.out)
+            .map_err(|_| Error::Config("SQL text may not contain a NUL byte".into()))?;
+        self.sent.push_back(Sent::Sync);
+        self.write_out().await?;
+        self.collect = Some(Vec::new());
+        let r = self.run_to_ready().await;
+        let rows = self.collect.take().unwrap_or_default();
+        r.map(|_| rows)
+    }
+
+    /// Run one statement and wait for its result and ReadyForQuery (one round trip). In simple
+    /// mode a Query message; otherwise [Parse] Bind Execute Sync. A server error comes back as
+    /// `Err(Error::Db)`, with the session still usable.
+    pub async fn execute(
+        &mut self,
+        stmt: StmtId,
+        params: &[Value<'_>],
+    ) -> Result<StmtResult, Error> {
+        self.check_ready()?;
+        let Some(st) = self.stmts.get(stmt.0 as usize) else {
+            return Err(Error::Config(format!("unknown statement id {}", stmt.0)));
+        };
+        self.cap.start(st.describe);
+        if st.mode == QueryMode::Simple {
+            put_interpolated_query(&mut self.out, &st.sql, &st.segs, params)?;
+        } else {
+            self.encode_extended(stmt, params)?;
+            frontend::sync(&mut self.out);
+        }
+        self.sent.push_back(Sent::Sync);
+        self.has_row = false;
+        self.cur_rows = 0;
+        self.write_out().await?;
+        self.run_to_ready().await
+    }
+
+    /// Capture the results of `stmt` whenever [`Session::execute`] runs it (pgbench's `\gset` and
+    /// `\aset`): each result's column names, row count and last row, read with
+    /// [`Session::captured`]. In extended and prepared modes the statement is sent with a
+    /// Describe of its portal (its RowDescription carries the names); simple-mode queries always
+    /// return one. Statements without capture cost nothing more. Not for [`Session::queue`]
+    /// (pgbench forbids `\gset` in a pipeline).
+    pub fn capture_results(&mut self, stmt: StmtId) {
+        if let Some(st) = self.stmts.get_mut(stmt.0 as usize) {
+            st.describe = true;
+        }
+    }
+
+    /// The results of the last [`Session::execute`] of a capturing statement, in order (several
+    /// for a simple-mode compound statement `a\; b`); empty for other statements. After an error
+    /// the results before it are present.
+    pub fn captured(&self) -> impl Iterator<Item = CapturedResult<'_>> + '_ {
+        let n = if self.cap.on { self.cap.n } else { 0 };
+        self.cap.slots[..n]
+            .iter()
+            .map(|slot| CapturedResult { slot })
+    }
+
+    /// Columns of the first row of the last statement's result, text format (for `\gset`).
+    pub fn first_row(&self) -> Option<Vec<Option<&str>>> {
+        if !self.has_row {
+            return None;
+        }
+        let cols = row_columns(&self.row)?;
+        // The session asks for client_encoding UTF8, so text columns are UTF-8.
+        Some(
+            cols.into_iter()
+                .map(|c| c.map(|v| std::str::from_utf8(v).unwrap_or("")))
+                .collect(),
+        )
+    }
+
+    /// Send Terminate and close.
+    pub async fn close(mut self) {
+        if !self.broken {
+            self.out.clear();
+            frontend::terminate(&mut self.out);
+            let _ = self.write_out().await;
+        }
+        self.io.shutdown().await;
+    }
+}
