@@ -4,6 +4,6 @@
 # test that cannot find a server fails instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")"
-./scripts/install-deps.sh
+./scripts/install-deps.sh --tests
 [ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
 cargo test --workspace --all-targets "$@"

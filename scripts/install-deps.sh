@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Installs what stampede needs on Debian/Ubuntu and is missing: PostgreSQL server binaries (the
 # embedded default and the test suite start private servers from them), a C toolchain (mimalloc,
-# ring), openssl (TLS tests), Rust if cargo is absent, and chromium (the HTML test) where the
-# distribution packages it. Idempotent: installs nothing when all is there.
+# ring), and Rust if cargo is absent. With --tests, also what only the test suite uses: openssl
+# (TLS tests), sysbench (OLTP comparisons) and chromium (the HTML test) where the distribution
+# packages it. Idempotent: installs nothing when all is there.
 set -euo pipefail
+
+TESTS=0
+[ "${1:-}" = "--tests" ] && TESTS=1
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -19,10 +23,10 @@ have_pg() {
 missing=()
 have_pg || missing+=(pg)
 command -v cc >/dev/null || missing+=(build-essential)
-command -v openssl >/dev/null || missing+=(openssl)
+[ $TESTS = 1 ] && { command -v openssl >/dev/null || missing+=(openssl); }
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 # sysbench 1.0.20 (pgsql driver included): the OLTP tests compare schemas and runs with it.
-command -v sysbench >/dev/null || missing+=(sysbench)
+[ $TESTS = 1 ] && { command -v sysbench >/dev/null || missing+=(sysbench); }
 command -v cargo >/dev/null || [ -x "$HOME/.cargo/bin/cargo" ] || missing+=(rust)
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -51,7 +55,7 @@ fi
 
 # Headless Chromium for the HTML report test (crates/stampede/tests/html_in_chromium.rs), when
 # the distribution packages it (Debian's `chromium`; Ubuntu ships only a snap stub, so skip it).
-if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+if [ $TESTS = 1 ] && ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
   apt-cache show chromium >/dev/null 2>&1 || $SUDO apt-get update -qq || true
   if apt-cache show chromium >/dev/null 2>&1 && ! apt-cache show chromium 2>/dev/null | grep -q 'snap'; then
     echo "install-deps: installing chromium" >&2
