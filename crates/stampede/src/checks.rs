@@ -116,6 +116,8 @@ pub async fn commit_baseline(conn: &ConnConfig) -> Result<CommitBaseline> {
 pub struct CommitCheck {
     pub passed: bool,
     pub detail: String,
+    /// Server commits minus the expected ones (0 when passed).
+    pub difference: i128,
 }
 
 impl CommitBaseline {
@@ -153,7 +155,11 @@ impl CommitBaseline {
                 );
             }
         }
-        Ok(CommitCheck { passed, detail })
+        Ok(CommitCheck {
+            passed,
+            detail,
+            difference: delta - expected,
+        })
     }
 }
 

@@ -483,7 +483,12 @@ fn cli_runs_oltp_read_write_and_point_select_with_sysbench_s_summary() {
     );
     assert!(out.contains("number of clients: 2\n"), "{out}");
     assert!(out.contains("duration: 3 s\n"), "{out}");
-    assert!(out.contains("\n  PASSED   commit count: "), "{out}");
+    // Passed, or inconclusive when autovacuum ran meanwhile (its commits count too).
+    assert!(
+        out.contains("\n  PASSED   commit count: ")
+            || out.contains("\n  SKIPPED  commit count: inconclusive: "),
+        "{out}"
+    );
     assert!(
         out.contains(
             "\n  PASSED   row counts: sbtest1..2: 2000 rows before, 2000 after (+0; expected +0: "
