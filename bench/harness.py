@@ -116,13 +116,13 @@ def case_commands(case, server, pgbench, seconds, clients, tcp, scriptfile):
     jobs = ["-j", "2"]
     common = ["-c", str(clients)] + jobs + ["-T", str(seconds), "-n", "-M", "prepared"]
     if case == "select-only":
-        a = [STAMPEDE, "run", "-S"] + common + ["--no-check"] + t + ["-d", "postgres"]
+        a = [STAMPEDE, "run", "-S"] + common + ["--no-check", "--no-observe"] + t + ["-d", "postgres"]
         b = [pgbench, "-S"] + common + t + ["postgres"]
     elif case == "tpcb-like":
-        a = [STAMPEDE, "run", "-b", "tpcb-like"] + common + ["--no-check"] + t + ["-d", "postgres"]
+        a = [STAMPEDE, "run", "-b", "tpcb-like"] + common + ["--no-check", "--no-observe"] + t + ["-d", "postgres"]
         b = [pgbench, "-b", "tpcb-like"] + common + t + ["postgres"]
     elif case == "tpcb-pipelined":
-        a = [STAMPEDE, "run", "-b", "tpcb-like-pipelined"] + common + ["--no-check"] + t + ["-d", "postgres"]
+        a = [STAMPEDE, "run", "-b", "tpcb-like-pipelined"] + common + ["--no-check", "--no-observe"] + t + ["-d", "postgres"]
         b = [pgbench, "-f", scriptfile] + common + t + ["postgres"]
     else:
         raise ValueError(case)
@@ -166,7 +166,7 @@ def instructions_per_txn(case, server, pgbench, scriptfile, n1, n2):
             if tool == "stampede":
                 flag = {"select-only": ["-S"], "tpcb-like": ["-b", "tpcb-like"],
                         "tpcb-pipelined": ["-b", "tpcb-like-pipelined"]}[case]
-                cmd = [STAMPEDE, "run"] + flag + base + ["--no-check"] + t + ["-d", "postgres"]
+                cmd = [STAMPEDE, "run"] + flag + base + ["--no-check", "--no-observe"] + t + ["-d", "postgres"]
             else:
                 flag = {"select-only": ["-S"], "tpcb-like": ["-b", "tpcb-like"],
                         "tpcb-pipelined": ["-f", scriptfile]}[case]
@@ -279,7 +279,9 @@ def write_results(args, started, table, instr, loads, commands, bindir):
     w(f"- stampede: commit {commit}, release build; {pgv}; server: PostgreSQL from {bindir}, "
       f"stampede's embedded settings (client and server on the same machine)")
     w(f"- rounds: {args.rounds} interleaved (stampede, pgbench, stampede, ...), {args.seconds} s each, "
-      f"scale {args.scale}; medians shown; ratios are stampede / pgbench\n")
+      f"scale {args.scale}; medians shown; ratios are stampede / pgbench; stampede runs with "
+      f"`--no-check --no-observe` (its checks and server sampler run in-process and would count as "
+      f"client CPU), both tools with `-n` (no pre-run vacuum)\n")
     if table:
         w("## Runs\n")
         w("| case | tps stampede | tps pgbench | tps ratio | CPU us/txn stampede | CPU us/txn pgbench | CPU ratio | RSS KiB/conn stampede | RSS KiB/conn pgbench |")
