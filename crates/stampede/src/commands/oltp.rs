@@ -50,7 +50,9 @@ use workload::Workload;
 
 use crate::checks;
 use crate::cli::{InitArgs, Protocol, RunArgs};
-use crate::commands::run::{exit_code, parse_seed, short_version, skipped};
+use crate::commands::run::{
+    assemble_result, exit_code, parse_seed, short_version, skipped, ResultParts,
+};
 use crate::commands::setup_runtime;
 use crate::{environment, interrupt, targeting};
 
@@ -841,90 +843,45 @@ fn build_result(
     sysbench: report::SysbenchSection,
 ) -> RunResult {
     let spec = &plan.spec;
-    let client = environment::client_info();
-    RunResult {
-        schema_version: report::SCHEMA_VERSION,
-        stampede_version: env!("CARGO_PKG_VERSION").into(),
-        command_line: std::env::args()
-            .map(|a| target::conninfo::redact(&a))
+    let config = report::RunConfig {
+        workload: plan.test.name().into(),
+        txn_types: txn_types
+            .iter()
+            .map(|t| report::TxnTypeConfig {
+                name: t.name.clone(),
+                weight: 1,
+                statements: t.statements.clone(),
+            })
             .collect(),
-        started_at: report::format_rfc3339_utc(outcome.started_at),
-        measured_duration_s: outcome.total.duration_s(),
-        config: report::RunConfig {
-            workload: plan.test.name().into(),
-            txn_types: txn_types
-                .iter()
-                .map(|t| report::TxnTypeConfig {
-                    name: t.name.clone(),
-                    weight: 1,
-                    statements: t.statements.clone(),
-                })
-                .collect(),
-            clients: spec.clients,
-            threads: spec.threads,
-            duration_s: match spec.stop {
-                Stop::Duration(d) => Some(d.as_secs()),
-                Stop::Transactions(_) => None,
-            },
-            transactions_per_client: match spec.stop {
-                Stop::Transactions(n) => Some(n),
-                Stop::Duration(_) => None,
-            },
-            rate_tps: spec.rate_tps,
-            latency_limit_ms: args.latency_limit,
-            query_mode: format!("{:?}", spec.mode).to_lowercase(),
-            max_tries: spec.max_tries,
-            connect_per_txn: spec.connect_per_txn,
-            progress_s: args.progress,
-            random_seed: spec.seed,
-            per_statement: spec.per_statement,
-            // No scale: sysbench's size is --tables x --table-size (in `sysbench.options`).
-            scale: 0,
+        clients: spec.clients,
+        threads: spec.threads,
+        duration_s: match spec.stop {
+            Stop::Duration(d) => Some(d.as_secs()),
+            Stop::Transactions(_) => None,
         },
-        target: report::TargetInfo {
-            conninfo: target.conn.redacted(),
-            embedded: target.embedded.as_ref().map(|e| report::EmbeddedTarget {
-                bin_dir: e.binaries().bindir.display().to_string(),
-                settings: e.settings().iter().cloned().collect(),
-            }),
+        transactions_per_client: match spec.stop {
+            Stop::Transactions(n) => Some(n),
+            Stop::Duration(_) => None,
         },
-        environment: report::Environment {
-            server: report::ServerEnvironment {
-                version: server.version.clone(),
-                version_num: Some(server.version_num),
-                settings: server.settings.clone(),
-            },
-            client: report::ClientEnvironment {
-                cpus: client.cpus as u32,
-                cpu_model: Some(client.cpu_model),
-                memory_bytes: Some(client.memory_bytes),
-                os: client.os,
-                hostname: client.hostname,
-                stampede_version: env!("CARGO_PKG_VERSION").into(),
-            },
-        },
-        connections: report::ConnectionStats {
-            initial_connect_ms: outcome.connect_time.as_secs_f64() * 1000.0,
-            clients: spec.clients,
-            reconnect_total_ms: spec
-                .connect_per_txn
-                .then_some(outcome.reconnect_time.as_secs_f64() * 1000.0),
-            aborted: outcome
-                .aborted
-                .iter()
-                .map(|a| report::AbortedClient {
-                    client_id: a.client_id,
-                    reason: a.reason.clone(),
-                })
-                .collect(),
-        },
-        intervals: outcome.intervals,
-        total: outcome.total,
+        rate_tps: spec.rate_tps,
+        latency_limit_ms: args.latency_limit,
+        query_mode: format!("{:?}", spec.mode).to_lowercase(),
+        max_tries: spec.max_tries,
+        connect_per_txn: spec.connect_per_txn,
+        progress_s: args.progress,
+        random_seed: spec.seed,
+        per_statement: spec.per_statement,
+        // No scale: sysbench's size is --tables x --table-size (in `sysbench.options`).
+        scale: 0,
+    };
+    let parts = ResultParts {
+        target,
+        server,
+        outcome,
         checks,
-        interrupted: outcome.interrupted,
         server_metrics,
-        sysbench: Some(sysbench),
-    }
+    };
+    assemble_result(config, parts, Some(sysbench))
 }
 
 #[cfg(test)]

@@ -628,8 +628,68 @@ fn build_result(
     server_metrics: Option<measure::server::ServerMetrics>,
 ) -> RunResult {
     let spec = &plan.spec;
+    let config = report::RunConfig {
+        workload: if plan.custom() { "script" } else { "tpcb" }.into(),
+        txn_types: txn_types
+            .iter()
+            .zip(&plan.weights)
+            .map(|(t, w)| report::TxnTypeConfig {
+                name: t.name.clone(),
+                weight: *w,
+                statements: t.statements.clone(),
+            })
+            .collect(),
+        clients: spec.clients,
+        threads: spec.threads,
+        duration_s: args.time,
+        transactions_per_client: match spec.stop {
+            Stop::Transactions(n) => Some(n),
+            Stop::Duration(_) => None,
+        },
+        rate_tps: spec.rate_tps,
+        latency_limit_ms: args.latency_limit,
+        query_mode: format!("{:?}", args.protocol).to_lowercase(),
+        max_tries: spec.max_tries,
+        connect_per_txn: spec.connect_per_txn,
+        progress_s: args.progress,
+        random_seed: plan.seed,
+        per_statement: spec.per_statement,
+        scale: scale as u32,
+    };
+    let parts = ResultParts {
+        target,
+        server,
+        outcome,
+        checks,
+        server_metrics,
+    };
+    assemble_result(config, parts, None)
+}
+
+/// What every run command puts into its result the same way, beside its own configuration.
+pub(super) struct ResultParts<'a> {
+    pub target: &'a targeting::Target,
+    pub server: &'a environment::ServerInfo,
+    pub outcome: engine::Outcome,
+    pub checks: Vec<Check>,
+    pub server_metrics: Option<measure::server::ServerMetrics>,
+}
+
+/// The one place a `RunResult` is put together: command line (redacted), times, target,
+/// environment, connections, intervals, checks.
+pub(super) fn assemble_result(
+    config: report::RunConfig,
+    parts: ResultParts<'_>,
+    sysbench: Option<report::SysbenchSection>,
+) -> RunResult {
+    let ResultParts {
+        target,
+        server,
+        outcome,
+        checks,
+        server_metrics,
+    } = parts;
     let client = environment::client_info();
-    let measured_duration_s = outcome.total.duration_s();
     RunResult {
         schema_version: report::SCHEMA_VERSION,
         stampede_version: env!("CARGO_PKG_VERSION").into(),
@@ -637,35 +697,7 @@ fn build_result(
             .map(|a| target::conninfo::redact(&a))
             .collect(),
         started_at: report::format_rfc3339_utc(outcome.started_at),
-        measured_duration_s,
-        config: report::RunConfig {
-            workload: if plan.custom() { "script" } else { "tpcb" }.into(),
-            txn_types: txn_types
-                .iter()
-                .zip(&plan.weights)
-                .map(|(t, w)| report::TxnTypeConfig {
-                    name: t.name.clone(),
-                    weight: *w,
-                    statements: t.statements.clone(),
-                })
-                .collect(),
-            clients: spec.clients,
-            threads: spec.threads,
-            duration_s: args.time,
-            transactions_per_client: match spec.stop {
-                Stop::Transactions(n) => Some(n),
-                Stop::Duration(_) => None,
-            },
-            rate_tps: spec.rate_tps,
-            latency_limit_ms: args.latency_limit,
-            query_mode: format!("{:?}", args.protocol).to_lowercase(),
-            max_tries: spec.max_tries,
-            connect_per_txn: spec.connect_per_txn,
-            progress_s: args.progress,
-            random_seed: plan.seed,
-            per_statement: spec.per_statement,
-            scale: scale as u32,
-        },
+        measured_duration_s: outcome.total.duration_s(),
         target: report::TargetInfo {
             conninfo: target.conn.redacted(),
             embedded: target.embedded.as_ref().map(|e| report::EmbeddedTarget {
@@ -690,8 +722,8 @@ fn build_result(
         },
         connections: report::ConnectionStats {
             initial_connect_ms: outcome.connect_time.as_secs_f64() * 1000.0,
-            clients: spec.clients,
-            reconnect_total_ms: spec
+            clients: config.clients,
+            reconnect_total_ms: config
                 .connect_per_txn
                 .then_some(outcome.reconnect_time.as_secs_f64() * 1000.0),
             aborted: outcome
@@ -703,11 +735,12 @@ fn build_result(
                 })
                 .collect(),
         },
+        config,
         intervals: outcome.intervals,
         total: outcome.total,
         checks,
         interrupted: outcome.interrupted,
         server_metrics,
-        sysbench: None,
+        sysbench,
     }
 }
