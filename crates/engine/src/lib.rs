@@ -74,7 +74,10 @@ pub mod schedule;
 
 mod collect;
 mod exec;
+mod txnlog;
 mod worker;
+
+pub use txnlog::LogSpec;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -126,6 +129,9 @@ pub struct RunSpec {
     /// Weight of each transaction type (pgbench `-b name@weight`), same order as `txn_types()`.
     /// Empty means 1 each.
     pub weights: Vec<u32>,
+    /// `-l`: per-thread transaction logs (see [`LogSpec`]); `None`: no logging (one branch per
+    /// transaction).
+    pub log: Option<LogSpec>,
 }
 
 /// What the engine tells its caller while running (on the caller's thread, through a callback).
@@ -190,6 +196,12 @@ pub enum RunError {
     /// transaction types or sum to zero, a query mode the workload cannot use).
     #[error("{0}")]
     Invalid(String),
+    /// A `-l` log file cannot be created.
+    #[error("could not open logfile \"{path}\": {source}")]
+    Log {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 /// State shared by the calling thread and every engine thread.
@@ -269,6 +281,37 @@ pub fn run<W: workload::Workload>(
         })
         .collect();
 
+    // ----- log files (one per thread), before any connection -----
+    let mut log_files: Vec<Option<std::fs::File>> = (0..threads).map(|_| None).collect();
+    if let Some(log) = &spec.log {
+        if log.paths.len() < threads as usize {
+            return Err(RunError::Invalid(format!(
+                "{} log files for {threads} threads",
+                log.paths.len()
+            )));
+        }
+        if let Some(r) = log.sampling_rate {
+            if !(r > 0.0 && r <= 1.0) {
+                return Err(RunError::Invalid(format!("invalid sampling rate: {r}")));
+            }
+        }
+        if log.aggregate.is_some_and(|d| d.is_zero()) {
+            return Err(RunError::Invalid("invalid aggregation interval: 0".into()));
+        }
+        for (slot, path) in log_files.iter_mut().zip(&log.paths) {
+            *slot = Some(std::fs::File::create(path).map_err(|source| RunError::Log {
+                path: path.display().to_string(),
+                source,
+            })?);
+        }
+    }
+    let log_fields = txnlog::Fields {
+        lag: spec.rate_tps.is_some(),
+        retries: spec.max_tries != 1,
+        detailed: spec.log.as_ref().is_some_and(|l| l.failures_detailed),
+    };
+    let streams = Streams::new(spec.seed, spec.clients);
+
     // ----- streams and client placement -----
     let mut per_thread: Vec<Vec<_>> = (0..threads).map(|_| Vec::new()).collect();
     for (i, s) in Streams::new(spec.seed, spec.clients)
@@ -289,7 +332,12 @@ pub fn run<W: workload::Workload>(
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads as usize);
         let mut starts = Vec::with_capacity(threads as usize);
-        for (t, mine) in per_thread.into_iter().enumerate() {
+        for ((t, mine), log_file) in per_thread.into_iter().enumerate().zip(log_files) {
+            let log = log_file.map(|f| {
+                let spec = spec.log.as_ref().expect("files only with -l");
+                let sample = streams.slot_streams(t as u32).2;
+                RefCell::new(txnlog::TxnLog::new(f, spec, log_fields, sample))
+            });
             let (start_tx, start_rx) = oneshot::channel::<Option<Instant>>();
             starts.push(start_tx);
             let throttle_rng = mine[0].1.throttle.clone();
@@ -354,6 +402,7 @@ pub fn run<W: workload::Workload>(
                         live: Cell::new(0),
                         all_done: Notify::new(),
                         timer,
+                        log,
                     });
                     rt.block_on(worker::thread_main(ctx, t, mine, tx, start_rx));
                 })

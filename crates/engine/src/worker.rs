@@ -11,7 +11,7 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use measure::{FailureKind, Interval, Recorder};
 use target::{ConnConfig, Error, ErrorClass, Session};
@@ -21,6 +21,7 @@ use crate::exec::{Clock, JoinSet, Timer};
 use workload::{ClientStreams, ClientWorkload, Rng, Sleeper, StatementTimer, TxnContext, Workload};
 
 use crate::schedule::{choose, may_retry, Slot, StopRule, Throttle};
+use crate::txnlog::{Logged, TxnLog};
 use crate::{Abort, RunSpec, Shared};
 
 /// At most this many connection attempts in flight per thread while opening the initial
@@ -83,6 +84,8 @@ pub(crate) struct ThreadCtx<W: Workload> {
     pub all_done: Notify,
     /// The thread's clock (from `t0`) and timer for `-R`, `-P` and `\sleep`.
     pub timer: Timer,
+    /// `-l`: this thread's log.
+    pub log: Option<RefCell<TxnLog>>,
 }
 
 impl<W: Workload> ThreadCtx<W> {
@@ -110,6 +113,15 @@ impl<W: Workload> ThreadCtx<W> {
         tokio::select! {
             _ = self.timer.sleep_until(us) => !self.stopping(),
             _ = notified => false,
+        }
+    }
+
+    /// `-l`: log one transaction (one branch when logging is off).
+    #[inline]
+    fn log(&self, client: u32, cnt: u64, txn: usize, now_us: u64, what: Logged, retries: u32) {
+        if let Some(log) = &self.log {
+            log.borrow_mut()
+                .txn(client, cnt, txn, now_us, what, retries);
         }
     }
 
@@ -283,6 +295,14 @@ pub(crate) async fn thread_main<W: Workload>(
     };
     ctx.t0.set(t0);
     ctx.timer.set_clock(Clock::from_instant(t0));
+    if let Some(log) = &ctx.log {
+        // Wall clock at t0: now, less the time since t0.
+        let wall = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .saturating_sub(t0.elapsed());
+        log.borrow_mut().set_epoch(wall.as_micros() as u64);
+    }
 
     // Phase 3: run. The clients and the ticker are the members of one join set.
     ctx.live.set(clients.len());
@@ -339,6 +359,9 @@ pub(crate) async fn thread_main<W: Workload>(
             });
         }
     }
+    if let Some(log) = &ctx.log {
+        log.borrow_mut().finish(end);
+    }
     let tail = ctx.rec.borrow_mut().take(end);
     let totals = std::mem::take(&mut *ctx.totals.borrow_mut());
     let _ = tx.send(Msg::Done {
@@ -381,6 +404,7 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) {
                         Slot::Skip(_) => {
                             ctx.rec.borrow_mut().skipped(txn, None);
                             c.cnt += 1;
+                            ctx.log(c.id, c.cnt, txn, now, Logged::Skipped, 0);
                             if ctx.stop.time_is_up(now) || ctx.stop.count_reached(c.cnt) {
                                 finished = true;
                                 break 0;
@@ -497,6 +521,18 @@ async fn run_txn<W: Workload>(
                 let mut rec = ctx.rec.borrow_mut();
                 rec.committed(txn, latency, lag, late);
                 rec.retries(txn, tries - 1);
+                drop(rec);
+                ctx.log(
+                    c.id,
+                    c.cnt + 1,
+                    txn,
+                    end,
+                    Logged::Committed {
+                        latency,
+                        lag: lag.unwrap_or(0),
+                    },
+                    tries - 1,
+                );
                 if !ctx.spec.connect_per_txn {
                     c.clock_hint = Some(end);
                 }
@@ -542,6 +578,8 @@ async fn run_txn<W: Workload>(
                 let mut rec = ctx.rec.borrow_mut();
                 rec.failed(txn, kind, None);
                 rec.retries(txn, tries - 1);
+                drop(rec);
+                ctx.log(c.id, c.cnt + 1, txn, now, Logged::Failed(kind), tries - 1);
                 break TxnEnd::Done;
             }
         }

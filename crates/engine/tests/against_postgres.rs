@@ -133,6 +133,7 @@ fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
         seed: 1,
         per_statement: false,
         weights: vec![],
+        log: None,
     }
 }
 

@@ -129,6 +129,7 @@ fn spec(clients: u32, per_client: u64) -> RunSpec {
         seed: 7,
         per_statement: false,
         weights: vec![],
+        log: None,
     }
 }
 

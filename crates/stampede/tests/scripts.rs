@@ -139,6 +139,7 @@ fn spec(clients: u32, txns: u64, mode: QueryMode, seed: u64) -> RunSpec {
         seed,
         per_statement: true,
         weights: vec![],
+        log: None,
     }
 }
 

@@ -426,6 +426,7 @@ fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
         seed,
         per_statement: a.report_per_command,
         weights: vec![1],
+        log: None,
     };
     let o = &opts;
     let on_off = |b: bool| if b { "on" } else { "off" }.to_string();

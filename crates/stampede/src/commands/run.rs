@@ -149,9 +149,7 @@ impl Plan {
         if a.max_tries == 0 && a.time.is_none() {
             bail!("--max-tries=0 (unlimited) needs -T/--time, or the run might never end");
         }
-        if a.log {
-            bail!("--log is not supported yet");
-        }
+        let log = log_spec(a)?;
         let defines = a
             .define
             .iter()
@@ -187,6 +185,7 @@ impl Plan {
             seed,
             per_statement: a.report_per_command,
             weights: weights.clone(),
+            log,
         };
         Ok(Plan {
             builtins,
@@ -197,6 +196,64 @@ impl Plan {
             seed,
         })
     }
+}
+
+/// `-l` and its options, validated as pgbench does (before any connection). The files are named
+/// as pgbench names them: `PREFIX.PID` for the first thread, `PREFIX.PID.N` for thread N.
+fn log_spec(a: &RunArgs) -> Result<Option<engine::LogSpec>> {
+    if !a.log {
+        if a.aggregate_interval.is_some() {
+            bail!("--aggregate-interval needs -l/--log (aggregation is only done when logging)");
+        }
+        if a.sampling_rate.is_some() {
+            bail!("--sampling-rate needs -l/--log (sampling is only done when logging)");
+        }
+        if a.log_prefix.is_some() {
+            bail!("--log-prefix needs -l/--log");
+        }
+        return Ok(None);
+    }
+    if let Some(r) = a.sampling_rate {
+        if !(r > 0.0 && r <= 1.0) {
+            bail!("--sampling-rate must be greater than 0 and at most 1, got {r}");
+        }
+    }
+    if let Some(n) = a.aggregate_interval {
+        if n == 0 {
+            bail!("--aggregate-interval must be at least 1 second");
+        }
+        if a.sampling_rate.is_some() {
+            bail!(
+                "--sampling-rate and --aggregate-interval cannot be used together (as in pgbench)"
+            );
+        }
+        if let Some(t) = a.time {
+            if t % n != 0 {
+                bail!("-T/--time ({t}) must be a multiple of --aggregate-interval ({n})");
+            }
+        }
+    }
+    let prefix = a.log_prefix.as_deref().unwrap_or("pgbench_log");
+    if prefix.is_empty() {
+        bail!("--log-prefix must not be empty");
+    }
+    let pid = std::process::id();
+    let threads = a.jobs.min(a.clients).max(1);
+    let paths = (0..threads)
+        .map(|t| {
+            if t == 0 {
+                format!("{prefix}.{pid}").into()
+            } else {
+                format!("{prefix}.{pid}.{t}").into()
+            }
+        })
+        .collect();
+    Ok(Some(engine::LogSpec {
+        paths,
+        aggregate: a.aggregate_interval.map(Duration::from_secs),
+        sampling_rate: a.sampling_rate,
+        failures_detailed: a.failures_detailed,
+    }))
 }
 
 /// `-b name[@weight]`, `-N`, `-S` and `-f file[@weight]`, in the order given (pgbench's order of
