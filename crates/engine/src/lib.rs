@@ -132,6 +132,9 @@ pub struct RunSpec {
     /// `-l`: per-thread transaction logs (see [`LogSpec`]); `None`: no logging (one branch per
     /// transaction).
     pub log: Option<LogSpec>,
+    /// `--exit-on-abort`: when one client aborts, stop the whole run (pgbench: "exit immediately
+    /// when any client is aborted"); in-flight transactions of the others still finish.
+    pub exit_on_abort: bool,
 }
 
 /// What the engine tells its caller while running (on the caller's thread, through a callback).
@@ -581,7 +584,8 @@ pub fn run<W: workload::Workload>(
             intervals,
             total,
             aborted: totals.aborted,
-            interrupted: cancel.load(Ordering::Relaxed) || shared.stopping.load(Ordering::Relaxed),
+            // Ctrl-C only: a stop caused by `--exit-on-abort` is reported through `aborted`.
+            interrupted: cancel.load(Ordering::Relaxed),
             server_commits: totals.server_commits,
             setup_commits: totals.setup_commits,
             reconnects: totals.reconnects,

@@ -131,6 +131,11 @@ impl<W: Workload> ThreadCtx<W> {
             .borrow_mut()
             .aborted
             .push(Abort { client_id, reason });
+        if self.spec.exit_on_abort {
+            // Every thread's clients check `stopping` before their next transaction.
+            self.shared.stopping.store(true, Ordering::SeqCst);
+            self.shared.wake.notify_waiters();
+        }
     }
 }
 

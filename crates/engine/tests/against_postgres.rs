@@ -134,6 +134,7 @@ fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
         per_statement: false,
         weights: vec![],
         log: None,
+        exit_on_abort: false,
     }
 }
 

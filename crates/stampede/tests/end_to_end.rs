@@ -389,3 +389,43 @@ fn a_persistent_server_starts_serves_runs_reports_status_and_stops() {
         stop.stderr
     );
 }
+
+#[test]
+fn exit_on_abort_ends_the_run_when_one_client_aborts() {
+    let srv = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    // Client 0 divides by zero on its first transaction; the others would run for a minute.
+    let script = dir.path().join("abort.sql");
+    std::fs::write(&script, "\\set x 10 / :client_id\nSELECT :x;\n").unwrap();
+    let json = dir.path().join("r.json");
+    let script_arg = script.to_str().unwrap().to_string();
+    let mut args: Vec<String> = [
+        "run",
+        "-c",
+        "3",
+        "-j",
+        "1",
+        "-T",
+        "60",
+        "--exit-on-abort",
+        "-n",
+        "--no-observe",
+        "-f",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.push(script_arg);
+    args.extend(["--json".into(), json.to_str().unwrap().into()]);
+    args.extend(srv.target("postgres"));
+    let r = stampede(&args);
+    assert_eq!(r.code, 2, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("aborted clients: 1 of 3"), "{}", r.stdout);
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(value["interrupted"], false);
+    // Stopped by the abort, not by -T: far short of the 60 s asked for.
+    assert!(
+        value["measured_duration_s"].as_f64().unwrap() < 45.0,
+        "{value}"
+    );
+}

@@ -130,6 +130,7 @@ fn spec(clients: u32, per_client: u64) -> RunSpec {
         per_statement: false,
         weights: vec![],
         log: None,
+        exit_on_abort: false,
     }
 }
 

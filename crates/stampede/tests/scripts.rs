@@ -140,6 +140,7 @@ fn spec(clients: u32, txns: u64, mode: QueryMode, seed: u64) -> RunSpec {
         per_statement: true,
         weights: vec![],
         log: None,
+        exit_on_abort: false,
     }
 }
 

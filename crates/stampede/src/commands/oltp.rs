@@ -427,6 +427,7 @@ fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
         per_statement: a.report_per_command,
         weights: vec![1],
         log: None,
+        exit_on_abort: false,
     };
     let o = &opts;
     let on_off = |b: bool| if b { "on" } else { "off" }.to_string();

@@ -186,6 +186,7 @@ impl Plan {
             per_statement: a.report_per_command,
             weights: weights.clone(),
             log,
+            exit_on_abort: a.exit_on_abort,
         };
         Ok(Plan {
             builtins,
