@@ -45,6 +45,7 @@ use std::time::{Duration, Instant};
 
 use target::{ConnConfig, Session};
 
+use crate::steps::exec;
 use crate::{Event, LoadError, TableProgress};
 
 /// COPY data is sent (and cancellation checked, progress counted) in chunks of about this size.
@@ -246,13 +247,6 @@ async fn worker(cfg: ConnConfig, shared: Arc<Shared>) -> Result<(), LoadError> {
         s.close().await;
     }
     r
-}
-
-async fn exec(s: &mut Session, sql: &str) -> Result<(), LoadError> {
-    s.simple_query(sql)
-        .await
-        .map(|_| ())
-        .map_err(|e| LoadError::db(sql.to_string(), e))
 }
 
 /// Best effort: leave the session idle, outside any COPY or transaction.

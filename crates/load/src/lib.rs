@@ -20,6 +20,7 @@
 
 pub mod driver;
 pub mod oltp;
+mod steps;
 pub mod tpcb;
 
 use std::time::Duration;

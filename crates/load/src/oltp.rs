@@ -42,13 +42,14 @@
 //! seconds of a run do not pay for them; `--no-vacuum` skips it).
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
 use target::{ConnConfig, Session};
 
 use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
+use crate::steps::{check_cancel, exec, undo_create};
 use crate::{Event, LoadError, TableProgress, Timings};
 
 /// sysbench's `c` template: 10 groups of 11 digits, 119 characters (oltp_common.lua).
@@ -293,21 +294,6 @@ pub fn copy_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
 
 // ----- steps -----
 
-fn check_cancel(cancel: &AtomicBool) -> Result<(), LoadError> {
-    if cancel.load(Ordering::Relaxed) {
-        Err(LoadError::Interrupted)
-    } else {
-        Ok(())
-    }
-}
-
-async fn exec(s: &mut Session, sql: &str) -> Result<(), LoadError> {
-    s.simple_query(sql)
-        .await
-        .map(|_| ())
-        .map_err(|e| LoadError::db(sql.to_string(), e))
-}
-
 fn slots(opts: &InitOptions) -> Vec<TableProgress> {
     (1..=opts.tables)
         .map(|t| TableProgress {
@@ -393,29 +379,9 @@ pub async fn init(
             Ok(report)
         }
         Err(e) => {
-            if created {
-                let dropped = match admin.is_usable() {
-                    true => drop_tables(&mut admin, opts.tables).await,
-                    false => match Session::connect(cfg).await {
-                        Ok(mut s) => {
-                            let r = drop_tables(&mut s, opts.tables).await;
-                            s.close().await;
-                            r
-                        }
-                        Err(e) => Err(LoadError::db("reconnecting to drop the tables", e)),
-                    },
-                };
-                let msg = match dropped {
-                    Ok(()) => "initialisation stopped: dropped the sbtest tables again".to_string(),
-                    Err(d) => format!(
-                        "initialisation stopped, and dropping the sbtest tables failed too: {d}"
-                    ),
-                };
-                on_event(&Event::Notice(&msg));
-            }
-            if admin.is_usable() {
-                admin.close().await;
-            }
+            let drop = drop_sql(opts.tables);
+            let sqls = ["set client_min_messages = warning", drop.as_str()];
+            undo_create(cfg, admin, created, &sqls, "sbtest", on_event).await;
             Err(e)
         }
     }

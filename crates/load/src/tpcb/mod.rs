@@ -81,13 +81,14 @@ mod sql;
 #[cfg(test)]
 mod tests;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
 use target::{ConnConfig, Session};
 
 use crate::driver::{self, DriverOptions};
+use crate::steps::{check_cancel, exec, undo_create};
 use crate::{Event, LoadError, Timings};
 use generate::slots;
 pub use generate::{client_side_tasks, server_side_tasks, split_rows, Accounts, Branches, Tellers};
@@ -247,21 +248,6 @@ pub struct InitReport {
 
 // ----- steps -----
 
-fn check_cancel(cancel: &AtomicBool) -> Result<(), LoadError> {
-    if cancel.load(Ordering::Relaxed) {
-        Err(LoadError::Interrupted)
-    } else {
-        Ok(())
-    }
-}
-
-async fn exec(s: &mut Session, sql: &str) -> Result<(), LoadError> {
-    s.simple_query(sql)
-        .await
-        .map(|_| ())
-        .map_err(|e| LoadError::db(sql.to_string(), e))
-}
-
 /// Run one step's statements on `s`, timed and reported.
 async fn step(
     s: &mut Session,
@@ -327,30 +313,8 @@ pub async fn init(
     )
     .await;
     if let Err(e) = r {
-        if created {
-            // Leave nothing that looks loaded (module header).
-            let dropped = match admin.is_usable() {
-                true => drop_tables(&mut admin).await,
-                false => match Session::connect(cfg).await {
-                    Ok(mut s) => {
-                        let r = drop_tables(&mut s).await;
-                        s.close().await;
-                        r
-                    }
-                    Err(e) => Err(LoadError::db("reconnecting to drop the tables", e)),
-                },
-            };
-            let msg = match dropped {
-                Ok(()) => "initialisation stopped: dropped the pgbench tables again".to_string(),
-                Err(d) => format!(
-                    "initialisation stopped, and dropping the partly loaded pgbench tables failed too: {d}"
-                ),
-            };
-            on_event(&Event::Notice(&msg));
-        }
-        if admin.is_usable() {
-            admin.close().await;
-        }
+        // Leave nothing that looks loaded (module header).
+        undo_create(cfg, admin, created, &[DROP_SQL], "pgbench", on_event).await;
         return Err(e);
     }
     admin.close().await;

@@ -51,7 +51,7 @@ use workload::Workload;
 use crate::checks;
 use crate::cli::{InitArgs, Protocol, RunArgs};
 use crate::commands::run::{
-    assemble_result, exit_code, parse_seed, short_version, skipped, ResultParts,
+    assemble_result, emit_result, parse_seed, short_version, skipped, ResultParts,
 };
 use crate::commands::setup_runtime;
 use crate::{environment, interrupt, targeting};
@@ -816,20 +816,7 @@ fn run_on(
         server_metrics,
         sysbench,
     );
-    print!("{}", report::render_text(&result));
-    if let Some(path) = &args.json {
-        let f = std::fs::File::create(path)
-            .with_context(|| format!("--json {}: cannot create the file", path.display()))?;
-        report::write_json(&result, std::io::BufWriter::new(f))
-            .with_context(|| format!("--json {}: cannot write the result", path.display()))?;
-        eprintln!("result saved to {}", path.display());
-    }
-    if let Some(path) = &args.html {
-        std::fs::write(path, report::html::render(&result))
-            .with_context(|| format!("--html {}: cannot write the report", path.display()))?;
-        eprintln!("report saved to {}", path.display());
-    }
-    Ok(exit_code(&result))
+    emit_result(args, &result)
 }
 
 #[allow(clippy::too_many_arguments)]

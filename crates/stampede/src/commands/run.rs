@@ -595,20 +595,26 @@ fn run_on(
         check_list,
         server_metrics,
     );
-    print!("{}", report::render_text(&result));
+    emit_result(args, &result)
+}
+
+/// Print the summary on stdout, save `--json` and `--html`, and pick the exit code: the end of
+/// every run command.
+pub(super) fn emit_result(args: &RunArgs, result: &RunResult) -> Result<i32> {
+    print!("{}", report::render_text(result));
     if let Some(path) = &args.json {
         let f = std::fs::File::create(path)
             .with_context(|| format!("--json {}: cannot create the file", path.display()))?;
-        report::write_json(&result, std::io::BufWriter::new(f))
+        report::write_json(result, std::io::BufWriter::new(f))
             .with_context(|| format!("--json {}: cannot write the result", path.display()))?;
         eprintln!("result saved to {}", path.display());
     }
     if let Some(path) = &args.html {
-        std::fs::write(path, report::html::render(&result))
+        std::fs::write(path, report::html::render(result))
             .with_context(|| format!("--html {}: cannot write the report", path.display()))?;
         eprintln!("report saved to {}", path.display());
     }
-    Ok(exit_code(&result))
+    Ok(exit_code(result))
 }
 
 pub(super) fn skipped(name: &str, why: &str) -> Check {

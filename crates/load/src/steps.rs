@@ -1,0 +1,70 @@
+//! The small pieces every loader's steps share: running one setup statement, honouring the
+//! cancel flag between statements, and undoing a half-finished `init` so that no table is left
+//! looking loaded (what `init tpcb` and `init oltp` both promise after an error or Ctrl-C).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use target::{ConnConfig, Session};
+
+use crate::{Event, LoadError};
+
+/// Run one statement; an error names the statement.
+pub(crate) async fn exec(s: &mut Session, sql: &str) -> Result<(), LoadError> {
+    s.simple_query(sql)
+        .await
+        .map(|_| ())
+        .map_err(|e| LoadError::db(sql.to_string(), e))
+}
+
+/// `Err(Interrupted)` once the cancel flag is raised.
+pub(crate) fn check_cancel(cancel: &AtomicBool) -> Result<(), LoadError> {
+    if cancel.load(Ordering::Relaxed) {
+        Err(LoadError::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+/// After an `init` failed (or was interrupted) once it had created its tables: run `drop_sql`
+/// on the admin session, or on a new one if that session broke, and say what happened through
+/// a Notice. Best effort: the original error is what the caller returns. Closes `admin`.
+pub(crate) async fn undo_create(
+    cfg: &ConnConfig,
+    mut admin: Session,
+    created: bool,
+    drop_sql: &[&str],
+    what: &str,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) {
+    if created {
+        let dropped = if admin.is_usable() {
+            exec_all(&mut admin, drop_sql).await
+        } else {
+            match Session::connect(cfg).await {
+                Ok(mut s) => {
+                    let r = exec_all(&mut s, drop_sql).await;
+                    s.close().await;
+                    r
+                }
+                Err(e) => Err(LoadError::db("reconnecting to drop the tables", e)),
+            }
+        };
+        let msg = match dropped {
+            Ok(()) => format!("initialisation stopped: dropped the {what} tables again"),
+            Err(d) => format!(
+                "initialisation stopped, and dropping the partly loaded {what} tables failed too: {d}"
+            ),
+        };
+        on_event(&Event::Notice(&msg));
+    }
+    if admin.is_usable() {
+        admin.close().await;
+    }
+}
+
+async fn exec_all(s: &mut Session, sqls: &[&str]) -> Result<(), LoadError> {
+    for sql in sqls {
+        exec(s, sql).await?;
+    }
+    Ok(())
+}
