@@ -274,9 +274,14 @@ fn wal_waits_top_a_commit_heavy_load_and_vanish_without_synchronous_commit() {
 #[test]
 fn without_pg_stat_statements_it_says_how_to_enable_it_and_still_samples() {
     let server = server(&[("shared_preload_libraries", "''")]);
-    pgbench(&server, &["-i", "-q", "-s", "1"], &[]);
+    // Clients that are active for the whole window (each transaction sleeps on the server), so
+    // every once-a-second sample sees them; a fast write load can fall between samples.
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("sleep.sql");
+    std::fs::write(&script, "SELECT pg_sleep(0.2);\n").unwrap();
+    let script = script.to_str().unwrap().to_string();
     let (m, _) = observe_while(&server, "postgres", || {
-        pgbench(&server, &["-c", "2", "-T", "2", "-n"], &[])
+        pgbench(&server, &["-c", "2", "-T", "3", "-n", "-f", &script], &[])
     });
     let n = m
         .notes
