@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use measure::{FailureKind, Interval, Recorder};
 use target::{ConnConfig, Error, ErrorClass, Session};
-use tokio::sync::{oneshot, Notify, Semaphore};
+use tokio::sync::{oneshot, Notify};
 
 use crate::exec::{Clock, JoinSet, Timer};
 use workload::{ClientStreams, ClientWorkload, Rng, Sleeper, StatementTimer, TxnContext, Workload};
@@ -25,8 +25,44 @@ use crate::txnlog::{Logged, TxnLog};
 use crate::{Abort, RunSpec, Shared};
 
 /// At most this many connection attempts in flight per thread while opening the initial
-/// connections (a connection storm helps nobody; the server's accept queue is finite).
-const CONNECT_CONCURRENCY: usize = 32;
+/// connections (a connection storm helps nobody; the server's accept queue is finite, and
+/// PostgreSQL forks a backend per connection: on 2 cores more in flight only queues).
+pub(crate) const CONNECT_CONCURRENCY: usize = 32;
+
+/// A connection attempt that failed because the server's listen queue was full (a unix socket's
+/// `connect` returns EAGAIN then, where TCP would retransmit the SYN) is retried after a pause
+/// that doubles from [`RETRY_FIRST_US`] up to [`RETRY_MAX_US`], for at most this long in all.
+const RETRY_FOR_US: u64 = 30_000_000;
+const RETRY_FIRST_US: u64 = 1_000;
+const RETRY_MAX_US: u64 = 100_000;
+
+/// True for a connection error worth retrying in a connection storm: the socket's listen queue
+/// was full (EAGAIN / WouldBlock from `connect`). Refusals (nothing listening, "too many clients"
+/// from the server) are not retried: waiting would not change them.
+fn storm_full(e: &Error) -> bool {
+    matches!(e, Error::Connect { source, .. } if source.kind() == std::io::ErrorKind::WouldBlock)
+}
+
+/// `Session::connect`, retrying while the listen queue is full (see [`RETRY_FOR_US`]); pauses on
+/// the thread's timer (the runtime has no time driver). Returns the session and the retries.
+async fn connect_retrying(conn: &ConnConfig, timer: &Timer) -> Result<(Session, u64), Error> {
+    let mut pause = RETRY_FIRST_US;
+    let mut retries = 0;
+    let give_up = timer.now_us().saturating_add(RETRY_FOR_US);
+    loop {
+        // Boxed: the connect future (~2 KiB) would otherwise be part of every client's future
+        // for its whole life, though it runs only at the start (or per transaction under -C).
+        match Box::pin(Session::connect(conn)).await {
+            Err(e) if storm_full(&e) && timer.now_us() < give_up => {
+                retries += 1;
+                timer.sleep_until(timer.now_us() + pause).await;
+                pause = (pause * 2).min(RETRY_MAX_US);
+            }
+            Err(e) => return Err(e),
+            Ok(s) => return Ok((s, retries)),
+        }
+    }
+}
 
 /// From an engine thread to the calling thread.
 pub(crate) enum Msg {
@@ -55,6 +91,8 @@ pub(crate) struct Totals {
     pub reconnects: u64,
     pub reconnect_time: Duration,
     pub connections: u64,
+    /// Connection attempts retried because the listen queue was full.
+    pub connect_retries: u64,
 }
 
 /// Committed server transactions seen on a session's wire (`Session::server_commits`: explicit
@@ -212,7 +250,8 @@ async fn open<W: Workload>(
     ctx: &ThreadCtx<W>,
     wl: &mut W::Client,
 ) -> Result<(Session, u64), Error> {
-    let mut s = Session::connect(&ctx.conn).await?;
+    let (mut s, retries) = connect_retrying(&ctx.conn, &ctx.timer).await?;
+    ctx.totals.borrow_mut().connect_retries += retries;
     let before = wire_commits(&s);
     wl.on_connect(&mut s, ctx.spec.mode).await?;
     let setup = wire_commits(&s) - before;
@@ -234,46 +273,60 @@ pub(crate) async fn thread_main<W: Workload>(
     start: oneshot::Receiver<Option<Instant>>,
 ) {
     // Phase 1: open every client's connection (none under -C: pgbench connects per transaction).
-    let sem = Semaphore::new(CONNECT_CONCURRENCY);
-    let mut handles = Vec::with_capacity(mine.len());
-    for (id, streams) in mine {
-        let ctx = &*ctx;
-        let sem = &sem;
-        handles.push(async move {
-            let mut wl = ctx.workload.new_client(id);
-            let session = if ctx.spec.connect_per_txn {
-                None
-            } else {
-                let _permit = sem.acquire().await.expect("never closed");
-                let (s, setup) = open(ctx, &mut wl).await?;
-                let mut tot = ctx.totals.borrow_mut();
-                tot.setup_commits += setup;
-                tot.connections += 1;
-                Some(s)
-            };
-            Ok::<_, Error>(Client {
-                id,
-                wl,
-                session,
-                rng: streams.func,
-                choose: streams.choose,
-                cnt: 0,
-                clock_hint: None,
-            })
+    // CONNECT_CONCURRENCY openers take the clients in order: at most that many attempts (and
+    // their futures, ~3 KiB each) exist at a time, so a 10,000-client thread does not hold
+    // 10,000 half-made connections at once (peak memory), and the first failure stops the
+    // openers from starting more.
+    let queue = RefCell::new(mine.into_iter().rev().collect::<Vec<_>>());
+    let opened = RefCell::new(Vec::with_capacity(queue.borrow().len()));
+    let first_err: RefCell<Option<Error>> = RefCell::new(None);
+    let openers = CONNECT_CONCURRENCY.min(queue.borrow().len()).max(1);
+    let (queue_r, opened_r, err_r, cx) = (&queue, &opened, &first_err, &*ctx);
+    let mut workers = Vec::with_capacity(openers);
+    for _ in 0..openers {
+        workers.push(async move {
+            loop {
+                if err_r.borrow().is_some() {
+                    break;
+                }
+                let Some((id, streams)) = queue_r.borrow_mut().pop() else {
+                    break;
+                };
+                let mut wl = cx.workload.new_client(id);
+                let session = if cx.spec.connect_per_txn {
+                    None
+                } else {
+                    match open(cx, &mut wl).await {
+                        Ok((s, setup)) => {
+                            let mut tot = cx.totals.borrow_mut();
+                            tot.setup_commits += setup;
+                            tot.connections += 1;
+                            Some(s)
+                        }
+                        Err(e) => {
+                            err_r.borrow_mut().get_or_insert(e);
+                            break;
+                        }
+                    }
+                };
+                opened_r.borrow_mut().push(Client {
+                    id,
+                    wl,
+                    session,
+                    rng: streams.func,
+                    choose: streams.choose,
+                    cnt: 0,
+                    clock_hint: None,
+                });
+            }
         });
     }
-    let mut clients = Vec::with_capacity(handles.len());
-    let mut first_err = None;
-    for h in JoinSet::new(handles, None).await {
-        match h {
-            Ok(c) => clients.push(c),
-            Err(e) => {
-                if first_err.is_none() {
-                    first_err = Some(e);
-                }
-            }
-        }
-    }
+    // The timer serves the retry pauses of a connection storm.
+    JoinSet::new(workers, Some(&ctx.timer)).await;
+    let mut clients = opened.into_inner();
+    // In client order, as before (the openers finish in any order).
+    clients.sort_by_key(|c| c.id);
+    let first_err = first_err.into_inner();
     let result = match first_err {
         Some(e) => Err(e),
         None => Ok(()),
@@ -453,14 +506,15 @@ async fn run_txn<W: Workload>(
     let mut fresh_session = false;
     if c.session.is_none() {
         let t = Instant::now();
-        let r = Session::connect(&ctx.conn).await;
+        let r = connect_retrying(&ctx.conn, &ctx.timer).await;
         {
             let mut tot = ctx.totals.borrow_mut();
             tot.reconnects += 1;
             tot.reconnect_time += t.elapsed();
         }
         match r {
-            Ok(s) => {
+            Ok((s, retries)) => {
+                ctx.totals.borrow_mut().connect_retries += retries;
                 ctx.totals.borrow_mut().connections += 1;
                 now = ctx.now_us();
                 c.session = Some(s);

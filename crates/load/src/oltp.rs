@@ -465,6 +465,58 @@ async fn init_steps(
     })
 }
 
+/// sysbench 1.0.20 `bulk_insert.lua`'s `prepare()`, verbatim: one table per thread, `id` and `k`
+/// only, empty. (Not `oltp_common`'s schema: no `c`, `pad`, sequence or index on `k`.)
+pub fn bulk_create_sql(t: u32) -> String {
+    format!(
+        "CREATE TABLE IF NOT EXISTS sbtest{t} (\n  id INTEGER NOT NULL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  PRIMARY KEY (id))"
+    )
+}
+
+/// `stampede init oltp --bulk-insert`: sysbench's `bulk_insert cleanup` then `prepare` (drop
+/// `sbtest1..tables`, create them empty with [`bulk_create_sql`]), in one transaction so a
+/// failure leaves the old tables.
+pub async fn init_bulk(cfg: &ConnConfig, tables: u32) -> Result<(), LoadError> {
+    if tables == 0 {
+        return Err(LoadError::Invalid("--tables must be at least 1".into()));
+    }
+    let mut s = Session::connect(cfg)
+        .await
+        .map_err(|e| LoadError::db("connecting", e))?;
+    let mut sql = vec![
+        "set client_min_messages = warning".to_string(),
+        "BEGIN".to_string(),
+        drop_sql(tables),
+    ];
+    sql.extend((1..=tables).map(bulk_create_sql));
+    sql.push("COMMIT".into());
+    let mut r = Ok(());
+    for q in &sql {
+        r = exec(&mut s, q).await;
+        if r.is_err() {
+            // Closing the session rolls the transaction back.
+            break;
+        }
+    }
+    s.close().await;
+    r
+}
+
+/// Per table `sbtest1..tables`: `(rows, max(id))` (0 for an empty table), for `bulk_insert`'s
+/// checks: the tables must be empty before a run, and hold exactly ids 1..n after it.
+pub async fn bulk_state(s: &mut Session, tables: u32) -> Result<Vec<(i64, i64)>, LoadError> {
+    let parts: Vec<String> = (1..=tables)
+        .map(|t| format!("SELECT {t}, count(*), coalesce(max(id), 0) FROM sbtest{t}"))
+        .collect();
+    let sql = format!("{} ORDER BY 1", parts.join(" UNION ALL "));
+    let rows = s
+        .simple_query(&sql)
+        .await
+        .map_err(|e| LoadError::db("counting bulk_insert's rows", e))?;
+    let num = |v: &Option<String>| v.as_deref().and_then(|v| v.parse().ok()).unwrap_or(0);
+    Ok(rows.iter().map(|r| (num(&r[1]), num(&r[2]))).collect())
+}
+
 /// Rows per table, `sbtest1` first (for the check after a run).
 pub async fn row_counts(s: &mut Session, tables: u32) -> Result<Vec<i64>, LoadError> {
     let parts: Vec<String> = (1..=tables)

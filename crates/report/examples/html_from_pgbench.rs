@@ -110,6 +110,7 @@ fn main() {
                 os: std::env::consts::OS.into(),
                 hostname: "localhost".into(),
                 stampede_version: env!("CARGO_PKG_VERSION").into(),
+                fd_limit: None,
             },
         },
         connections: ConnectionStats {
@@ -117,6 +118,7 @@ fn main() {
             clients: clients.len() as u32,
             reconnect_total_ms: None,
             aborted: vec![],
+            setup: None,
         },
         intervals,
         total,

@@ -159,6 +159,17 @@ mod tests {
             ("counter as text", |v| {
                 v["server_metrics"]["deltas"]["wal.wal_bytes"] = json!("1")
             }),
+            ("an open-file limit as text", |v| {
+                v["environment"]["client"]["fd_limit"]["soft"] = json!("1024")
+            }),
+            ("a connection setup without its rate", |v| {
+                drop(
+                    v["connections"]["setup"]
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("rate_per_s"),
+                )
+            }),
             ("statement without calls", |v| {
                 drop(
                     v["server_metrics"]["statements"][0]
@@ -183,6 +194,11 @@ mod tests {
         // And the added ones are optional: a result written before them still validates.
         let mut old = v.clone();
         old.as_object_mut().unwrap().remove("server_metrics");
+        old["environment"]["client"]
+            .as_object_mut()
+            .unwrap()
+            .remove("fd_limit");
+        old["connections"].as_object_mut().unwrap().remove("setup");
         assert_eq!(errors(&old), Vec::<String>::new());
     }
 
@@ -196,7 +212,7 @@ mod tests {
         let defs = &schema["$defs"];
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
-        const OPTIONAL: [&str; 2] = ["server_metrics", "sysbench"];
+        const OPTIONAL: [&str; 4] = ["server_metrics", "sysbench", "fd_limit", "setup"];
         let objects = [
             (&schema, &v),
             (&defs["config"], &v["config"]),
@@ -223,6 +239,8 @@ mod tests {
                 &defs["connections"]["properties"]["aborted"]["items"],
                 &v["connections"]["aborted"][0],
             ),
+            (&defs["fd_limit"], &v["environment"]["client"]["fd_limit"]),
+            (&defs["connection_setup"], &v["connections"]["setup"]),
             (&defs["check"], &v["checks"][0]),
             (&defs["interval"], &v["total"]),
             (&defs["txn_stats"], &v["total"]["txns"][0]),

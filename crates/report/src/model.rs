@@ -88,6 +88,41 @@ pub struct SysbenchSection {
     /// Connections re-opened during the run (sysbench's "reconnects"; stampede reconnects only
     /// under `-C`).
     pub reconnects: u64,
+    /// `bulk_insert`: the queries are the INSERTs recorded per statement in each interval (one
+    /// per ~33,000 events), not the per-transaction counts times the transactions.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub queries_from_statements: bool,
+    /// `bulk_insert`: INSERTs sent after the last event (each client's buffer flushed, sysbench's
+    /// `bulk_insert_done`); writes, though neither events nor timed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub writes_after_run: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl SysbenchSection {
+    /// Queries (reads, writes, other) in `interval`, sysbench's way: the workload's statements
+    /// per transaction times the transactions committed there, or, with
+    /// `queries_from_statements`, the statements that succeeded there (all writes).
+    pub fn queries(&self, interval: &Interval) -> (u64, u64, u64) {
+        if self.queries_from_statements {
+            let ok: u64 = interval
+                .txns
+                .iter()
+                .flat_map(|t| &t.statements)
+                .map(|s| s.latency.count().saturating_sub(s.failures))
+                .sum();
+            return (0, ok, 0);
+        }
+        let n = interval.total().committed();
+        (
+            n * self.reads_per_txn,
+            n * self.writes_per_txn,
+            n * self.other_per_txn,
+        )
+    }
 }
 
 /// The run's configuration, as the engine and the workload used it.
@@ -121,7 +156,8 @@ pub struct RunConfig {
     pub random_seed: u64,
     /// `-r`
     pub per_statement: bool,
-    /// `-s` as found in the database (pgbench's "scaling factor").
+    /// `-s` as found in the database (pgbench's "scaling factor"); 0 for workloads without one
+    /// (sysbench's: their size is `sysbench.options`' tables and table-size).
     pub scale: u32,
 }
 
@@ -186,6 +222,24 @@ pub struct ClientEnvironment {
     pub os: String,
     pub hostname: String,
     pub stampede_version: String,
+    /// The process's open-file limit (RLIMIT_NOFILE) as the run used it, and what the run
+    /// needed; absent in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fd_limit: Option<FdLimit>,
+}
+
+/// RLIMIT_NOFILE of the client process: one descriptor per connection, so it caps the clients.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FdLimit {
+    /// The soft limit in effect during the run (after raising it, if it was raised).
+    pub soft: u64,
+    /// The hard limit; `None` when unlimited.
+    pub hard: Option<u64>,
+    /// Descriptors the run needed: clients, observer and check connections, the engine threads'
+    /// own descriptors, and a margin.
+    pub needed: u64,
+    /// The soft limit before stampede raised it (towards the hard limit), when it did.
+    pub raised_from: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -200,6 +254,24 @@ pub struct ConnectionStats {
     pub reconnect_total_ms: Option<f64>,
     /// Clients that stopped for good before the end (pgbench: "client N aborted ...").
     pub aborted: Vec<AbortedClient>,
+    /// How the initial connections were opened (count, rate, concurrency, retries); absent in
+    /// results written before it was recorded. `initial_connect_ms` is their total time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<ConnectionSetup>,
+}
+
+/// The initial connections: how many, how fast, and how hard the server's queue pushed back.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConnectionSetup {
+    /// Connections opened before the measured run (0 under `-C`).
+    pub opened: u64,
+    /// `opened` divided by `initial_connect_ms` (per second): the connection setup rate,
+    /// including each workload's `on_connect` (preparing statements in prepared mode).
+    pub rate_per_s: f64,
+    /// Most connection attempts in flight at once (all engine threads).
+    pub concurrency: u32,
+    /// Attempts retried because the server's listen queue was full (EAGAIN on a unix socket).
+    pub retries: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

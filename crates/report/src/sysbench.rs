@@ -7,7 +7,15 @@
 //! `--warmup-time`) and the workload's queries per transaction. Differences from sysbench, all
 //! stated here:
 //! - queries are the statements of *committed* transactions (per-transaction counts times
-//!   transactions); sysbench also counts the statements of events it restarted;
+//!   transactions); sysbench also counts the statements of events it restarted, and counts an
+//!   UPDATE or DELETE that matched no row as "other" (`pgsql_check_status`: a command with 0
+//!   rows), where stampede counts each statement by its kind. `bulk_insert` counts the INSERTs
+//!   it sent (recorded per statement in each interval, plus the final flush after the run);
+//! - the progress lines ([`render_sysbench_progress`], `report_intermediate` /
+//!   `db_report_intermediate`: `[ 10s ] thds: ... reconn/s: ...`) count queries the same way
+//!   per interval; `thds` is the number of clients (sysbench's running threads), and the
+//!   `queue length` / `concurrency` line sysbench adds under `--rate` is not printed (stampede
+//!   does not keep a queue: lateness is its lag, in stampede's own progress line and summary);
 //! - "ignored errors" are the retries of the errors sysbench ignores (40001, 40P01, 23505): each
 //!   retry follows one such error, as each of sysbench's restarts does;
 //! - "reconnects" are stampede's (`-C`); stampede does not reconnect on its own;
@@ -16,6 +24,8 @@
 //! - "total time" is the window's length (after the warm-up); sysbench's includes connection set-up.
 
 use std::fmt::Write as _;
+
+use measure::Interval;
 
 use crate::model::{RunResult, SysbenchSection};
 use crate::text::{percentile_header, percentile_row};
@@ -36,6 +46,78 @@ fn ordinal(p: f64) -> String {
     }
 }
 
+/// The run-wide facts a sysbench progress line needs beside the interval.
+#[derive(Clone, Copy, Debug)]
+pub struct SysbenchProgress {
+    /// Clients (sysbench's `--threads`), printed as `thds:`.
+    pub threads: u32,
+    /// `-C`: every transaction reconnects, so reconnects per second are transactions per second.
+    pub connect_per_txn: bool,
+}
+
+/// sysbench's `--percentile` as its `%u` prints it (stampede also takes fractions: `99.9`).
+fn percentile_label(p: f64) -> String {
+    if p.fract() == 0.0 {
+        format!("{}", p as u64)
+    } else {
+        format!("{p}")
+    }
+}
+
+/// One progress line in sysbench 1.0.20's format (`db_report_intermediate` in db_driver.c,
+/// printed through `log_timestamp`'s `"[ %.0fs ] "` prefix), no trailing newline:
+///
+/// `[ 10s ] thds: 64 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,95%): 61.08 err/s: 0.00 reconn/s: 0.00`
+///
+/// `%4.2f` is `{:.2}` (two decimals are always at least four characters). tps are committed
+/// transactions per second of the interval's own length, err/s the retries of ignored errors,
+/// the latency the interval's exact percentile (0 when nothing committed, as sysbench).
+pub fn render_sysbench_progress(
+    s: &SysbenchSection,
+    interval: &Interval,
+    elapsed_s: f64,
+    p: &SysbenchProgress,
+) -> String {
+    let t = interval.total();
+    let secs = interval.duration_s();
+    let rate = |n: u64| per_sec(n, secs);
+    let (r, w, o) = s.queries(interval);
+    let lat = if t.latency.is_empty() {
+        0.0
+    } else {
+        t.latency.percentile_us(s.percentile) as f64 / 1000.0
+    };
+    let reconnects = if p.connect_per_txn {
+        t.committed() + t.failed()
+    } else {
+        0
+    };
+    format!(
+        "[ {elapsed_s:.0}s ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) \
+         lat (ms,{}%): {lat:.2} err/s: {:.2} reconn/s: {:.2}",
+        p.threads,
+        rate(t.committed()),
+        rate(r + w + o),
+        rate(r),
+        rate(w),
+        rate(o),
+        percentile_label(s.percentile),
+        rate(t.retries),
+        rate(reconnects),
+    )
+}
+
+/// `tables:` line of the pgbench-style block for a sysbench run: its size, in place of pgbench's
+/// "scaling factor" (sysbench's workloads have none).
+pub(crate) fn size_line(s: &SysbenchSection) -> String {
+    let opt = |k: &str| s.options.get(k).map_or("?", String::as_str);
+    if s.test == "bulk_insert" {
+        format!("tables: {} (one per client, bulk_insert)", opt("threads"))
+    } else {
+        format!("tables: {} x {} rows", opt("tables"), opt("table-size"))
+    }
+}
+
 /// sysbench's summary block for an `oltp_*` run; empty when the result has no sysbench section.
 pub fn render_sysbench_summary(r: &RunResult) -> String {
     let Some(s) = &r.sysbench else {
@@ -50,11 +132,8 @@ fn render(s: &SysbenchSection) -> String {
     let t = s.window.total();
     let secs = s.window.duration_s();
     let events = t.committed();
-    let (reads, writes, other) = (
-        events * s.reads_per_txn,
-        events * s.writes_per_txn,
-        events * s.other_per_txn,
-    );
+    let (reads, writes, other) = s.queries(&s.window);
+    let writes = writes + s.writes_after_run;
     let queries = reads + writes + other;
     let errors = t.retries;
     let window = if s.warmup_s > 0.0 {
@@ -162,8 +241,65 @@ mod tests {
         let mut w = r.clone();
         w.sysbench.as_mut().unwrap().warmup_s = 2.0;
         assert!(render_sysbench_summary(&w).contains("after a 2 s warm-up"));
+        // The pgbench-style block says the size and sysbench's threads, not "scaling factor".
+        let pg = crate::render_pgbench_summary(&r);
+        assert!(pg.contains("\ntables: 16 x 10000 rows\n"), "{pg}");
+        assert!(!pg.contains("scaling factor"), "{pg}");
+        assert!(pg.contains(&format!(
+            "\nnumber of clients (sysbench threads): {}\nengine threads (-j): {}\n",
+            r.config.clients, r.config.threads
+        )));
         // In the full text, after stampede's block.
         let full = crate::render_text(&r);
         assert!(full.find("checks:").unwrap() < full.find("SQL statistics:").unwrap());
+    }
+
+    /// sysbench 1.0.20's line, character for character, on an interval of known content: 2 s,
+    /// 10 committed transactions of 20 ms (p95 20 ms), 3 retries.
+    #[test]
+    fn progress_line_is_sysbench_s() {
+        let mut iv = Interval::new(1, 8_000_000);
+        iv.end_us = 10_000_000;
+        for _ in 0..10 {
+            iv.txns[0].latency.record(20_000);
+        }
+        iv.txns[0].retries = 3;
+        let r = testdata::sysbench_run();
+        let s = r.sysbench.as_ref().unwrap();
+        let p = SysbenchProgress {
+            threads: 64,
+            connect_per_txn: false,
+        };
+        let line = render_sysbench_progress(s, &iv, 10.0, &p);
+        let lat = iv.txns[0].latency.percentile_us(95.0) as f64 / 1000.0;
+        assert_eq!(
+            line,
+            format!(
+                "[ 10s ] thds: 64 tps: 5.00 qps: 100.00 (r/w/o: 70.00/20.00/10.00) \
+                 lat (ms,95%): {lat:.2} err/s: 1.50 reconn/s: 0.00"
+            )
+        );
+        assert!((lat - 20.0).abs() < 0.1);
+        // bulk_insert: the INSERTs recorded per statement (ok ones) are the writes.
+        let mut b = s.clone();
+        b.queries_from_statements = true;
+        b.test = "bulk_insert".into();
+        b.options.insert("threads".into(), "4".into());
+        iv.txns[0].statements = vec![Default::default()];
+        iv.txns[0].statements[0].latency.record(5_000);
+        iv.txns[0].statements[0].latency.record(5_000);
+        iv.txns[0].statements[0].failures = 1;
+        assert_eq!(b.queries(&iv), (0, 1, 0));
+        let line = render_sysbench_progress(&b, &iv, 10.0, &p);
+        assert!(
+            line.contains(" qps: 0.50 (r/w/o: 0.00/0.50/0.00) "),
+            "{line}"
+        );
+        assert_eq!(size_line(&b), "tables: 4 (one per client, bulk_insert)");
+        // An empty interval prints zeros, as sysbench.
+        let empty = Interval::new(1, 0);
+        assert!(render_sysbench_progress(s, &empty, 1.0, &p).starts_with(
+            "[ 1s ] thds: 64 tps: 0.00 qps: 0.00 (r/w/o: 0.00/0.00/0.00) lat (ms,95%): 0.00 "
+        ));
     }
 }

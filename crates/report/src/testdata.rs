@@ -223,6 +223,7 @@ pub fn result(
             clients,
             reconnect_total_ms: None,
             aborted: vec![],
+            setup: None,
         },
         intervals: vec![],
         total: Interval {
@@ -357,8 +358,20 @@ pub fn multi_rate_tries() -> RunResult {
             os: "linux".into(),
             hostname: "bench-1".into(),
             stampede_version: "0.1.0".into(),
+            fd_limit: Some(FdLimit {
+                soft: 20_000,
+                hard: Some(20_000),
+                needed: 8_200,
+                raised_from: Some(1_024),
+            }),
         },
     };
+    r.connections.setup = Some(ConnectionSetup {
+        opened: 8_000,
+        rate_per_s: 1_234.5,
+        concurrency: 64,
+        retries: 3,
+    });
     r.connections.aborted = vec![AbortedClient {
         client_id: 3,
         reason: "connection to server was lost".into(),
@@ -614,5 +627,6 @@ pub fn sysbench_section(r: &RunResult) -> crate::SysbenchSection {
         window: r.total.clone(),
         percentile: 95.0,
         reconnects: 0,
+        ..Default::default()
     }
 }

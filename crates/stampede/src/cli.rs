@@ -76,7 +76,9 @@ pub struct TargetArgs {
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub settings: Vec<String>,
     /// Use the embedded server even if PG* environment variables are set.
-    #[arg(long = "embedded", conflicts_with_all = ["host", "port", "username", "dbname", "positional_dbname"])]
+    // Not in conflict with the positional in clap: for `run` it may be a sysbench test name
+    // (`run --embedded oltp_read_write`); a DBNAME there is refused by [`parse`] instead.
+    #[arg(long = "embedded", conflicts_with_all = ["host", "port", "username", "dbname"])]
     pub embedded: bool,
 }
 
@@ -247,7 +249,44 @@ pub fn parse() -> Cli {
     if let (Some(Command::Run(args)), Some(("run", m))) = (&mut cli.command, matches.subcommand()) {
         args.script_order = script_order(m);
     }
+    if let Err(msg) = check(&cli) {
+        Cli::command()
+            .error(clap::error::ErrorKind::ArgumentConflict, msg)
+            .exit();
+    }
     cli
+}
+
+/// Conflicts clap's derive cannot express: `--embedded` with a DBNAME positional (allowed with a
+/// sysbench test name, which takes that place on `run`), and the sysbench-only options of `init`
+/// with a workload other than oltp.
+pub fn check(cli: &Cli) -> Result<(), String> {
+    let (target, sysbench_test) = match &cli.command {
+        Some(Command::Run(a)) => (
+            &a.target,
+            crate::commands::oltp::is_sysbench_test(a.target.positional_dbname.as_deref()),
+        ),
+        Some(Command::Init(a)) => {
+            let mut given = a.pgsql.given();
+            if a.bulk_insert {
+                given.push("--bulk-insert");
+            }
+            if a.workload != InitWorkload::Oltp && !given.is_empty() {
+                return Err(format!("{} only apply to `init oltp`", given.join(", ")));
+            }
+            (&a.target, false)
+        }
+        Some(Command::Reset(a)) => (&a.target, false),
+        _ => return Ok(()),
+    };
+    if target.embedded && target.positional_dbname.is_some() && !sysbench_test {
+        return Err(
+            "the argument '--embedded' cannot be used with '[DBNAME]': the embedded server has \
+             its own database"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 fn script_order(m: &clap::ArgMatches) -> Vec<ScriptArg> {
@@ -337,6 +376,13 @@ pub struct InitArgs {
     /// `init oltp`: rows per table (sysbench's --table-size).
     #[arg(long = "table-size", value_name = "N", default_value_t = 10_000)]
     pub table_size: u64,
+    /// `init oltp`: create sysbench bulk_insert's tables instead (sbtest1..N, id and k, empty;
+    /// N = --tables = the run's --threads).
+    #[arg(long = "bulk-insert")]
+    pub bulk_insert: bool,
+    /// `init oltp`: sysbench's pgsql connection options.
+    #[command(flatten)]
+    pub pgsql: crate::commands::oltp::PgsqlArgs,
 
     #[command(flatten)]
     pub target: TargetArgs,

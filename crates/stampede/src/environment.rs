@@ -1,8 +1,16 @@
 //! The environment a result was measured in: the server's version and the settings that decide
 //! its performance, and the client machine. Captured once per run, stored in the JSON result, so
 //! two results can be compared knowing what differed.
+//!
+//! Also the client process's open-file limit ([`ensure_fd_limit`]): every connection is a
+//! descriptor, and Debian's default soft limit (1024) stops a run at ~1000 clients with EMFILE
+//! in the middle of connecting. Before anything connects (or starts the embedded server, which
+//! inherits the limit), `run` counts what it needs, raises the soft limit towards the hard one
+//! (any process may, without privileges) and refuses with the way to raise it when even the hard
+//! limit is too low. What it found and did is recorded in the result.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use anyhow::Result;
 use target::Session;
@@ -70,6 +78,97 @@ pub struct ClientInfo {
     pub memory_bytes: u64,
     pub os: String,
     pub hostname: String,
+    /// What [`ensure_fd_limit`] found and did, when it ran in this process.
+    pub fd_limit: Option<report::FdLimit>,
+}
+
+/// Descriptors a run needs besides one per client: the observer's sampler and the checks'
+/// connections (up to 4 at once), the main runtime (epoll, its wake-up eventfd, the signal
+/// pipe), stdio, the embedded server's pipes and the output files; with room to spare, since
+/// running out mid-run loses the run.
+const FD_BASE: u64 = 64;
+/// Per engine thread: its epoll, the runtime's eventfd, its timerfd, and a `-l` log file.
+const FD_PER_THREAD: u64 = 4;
+
+/// The open-file limit this process recorded for its result (set once by [`ensure_fd_limit`]).
+static FD_LIMIT: OnceLock<report::FdLimit> = OnceLock::new();
+
+/// Descriptors a run with `clients` clients on `threads` engine threads needs.
+fn fds_needed(clients: u32, threads: u32) -> u64 {
+    u64::from(clients) + FD_PER_THREAD * u64::from(threads.clamp(1, clients.max(1))) + FD_BASE
+}
+
+/// Make sure this process may open `needed` descriptors: raise the soft RLIMIT_NOFILE (to the
+/// hard limit, which needs no privilege) when it is lower, and refuse, saying how to raise it,
+/// when the hard limit is lower too. Call before connecting or starting the embedded server
+/// (which inherits the limit). `flag` names the clients' flag for the message (`-c`).
+pub fn ensure_fd_limit(clients: u32, threads: u32, flag: &str) -> Result<report::FdLimit> {
+    let needed = fds_needed(clients, threads);
+    let (soft, hard) = get_nofile()?;
+    let mut rec = report::FdLimit {
+        soft,
+        hard,
+        needed,
+        raised_from: None,
+    };
+    if soft < needed && hard.is_none_or(|h| h >= needed) {
+        // Up to the hard limit: later connections (-C, retries) need no second look. An
+        // unlimited hard limit is capped by the kernel (fs.nr_open); ask for what is needed
+        // with room (the kernel refuses values above nr_open, so fall back to `needed`).
+        let target = hard.unwrap_or_else(|| needed.max(65_536));
+        if set_nofile(target, hard).is_ok() || set_nofile(needed, hard).is_ok() {
+            rec.raised_from = Some(soft);
+            rec.soft = get_nofile()?.0;
+        }
+    }
+    if rec.soft < needed {
+        let hard_s = hard.map_or("unlimited".to_string(), |h| h.to_string());
+        anyhow::bail!(
+            "{flag} {clients} needs about {needed} open files ({clients} connections, plus {} \
+             for the observer, checks and engine threads), but this process may open only {} (soft \
+             limit; hard limit {hard_s}) and could not raise it. Raise the limit where stampede \
+             starts: in the shell, `ulimit -n {needed}` (above the hard limit only as root); for \
+             logins, `* hard nofile {needed}` and `* soft nofile {needed}` in \
+             /etc/security/limits.conf; for a systemd service, LimitNOFILE={needed}. Or use fewer \
+             clients.",
+            needed - u64::from(clients),
+            rec.soft
+        );
+    }
+    let _ = FD_LIMIT.set(rec.clone());
+    Ok(rec)
+}
+
+/// The soft and hard RLIMIT_NOFILE (`None`: unlimited).
+// `rlim_t` is u64 on 64-bit Linux but not everywhere: the casts are not all no-ops.
+#[allow(clippy::unnecessary_cast)]
+fn get_nofile() -> Result<(u64, Option<u64>)> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit fills a caller-owned struct.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
+        anyhow::bail!(
+            "cannot read the open-file limit (getrlimit): {}",
+            std::io::Error::last_os_error()
+        );
+    }
+    let lim = |v: libc::rlim_t| (v != libc::RLIM_INFINITY).then_some(v as u64);
+    Ok((lim(r.rlim_cur).unwrap_or(u64::MAX), lim(r.rlim_max)))
+}
+
+#[allow(clippy::unnecessary_cast)]
+fn set_nofile(soft: u64, hard: Option<u64>) -> std::io::Result<()> {
+    let r = libc::rlimit {
+        rlim_cur: soft as libc::rlim_t,
+        rlim_max: hard.map_or(libc::RLIM_INFINITY, |h| h as libc::rlim_t),
+    };
+    // SAFETY: setrlimit reads a caller-owned struct.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &r) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 pub fn client_info() -> ClientInfo {
@@ -101,6 +200,7 @@ pub fn client_info() -> ClientInfo {
         memory_bytes,
         os,
         hostname,
+        fd_limit: FD_LIMIT.get().cloned(),
     }
 }
 

@@ -88,6 +88,62 @@ const CASES: &[(&[&str], &str)] = &[
     ),
     (&["init", "nosuch"], "invalid value 'nosuch'"),
     (&["init", "tpcb", "-j", "0"], "-j/--jobs must be at least 1"),
+    // sysbench's workloads and options.
+    (
+        &["run", "--embedded", "mydb", "--set", "a=b"],
+        "'--embedded' cannot be used with '[DBNAME]'",
+    ),
+    (
+        &["init", "tpcb", "--bulk-insert"],
+        "--bulk-insert only apply to `init oltp`",
+    ),
+    (
+        &["run", "oltp_point_select", "--db-driver=mysql"],
+        "stampede drives PostgreSQL only today",
+    ),
+    (
+        &["run", "oltp_point_select", "--db-driver=oracle"],
+        "--db-driver=oracle: unknown driver",
+    ),
+    (
+        &["run", "oltp_point_select", "--pgsql-host", "db1"],
+        "--pgsql-host and -h/--host give the same setting: give one",
+    ),
+    (
+        &[
+            "run",
+            "oltp_point_select",
+            "--pgsql-user",
+            "u",
+            "-d",
+            "x",
+            "-U",
+            "v",
+        ],
+        "--pgsql-user and -U/--username give the same setting",
+    ),
+    (
+        &["run", "bulk_insert", "--tables", "4"],
+        "--tables do not apply to bulk_insert",
+    ),
+    (
+        &["run", "oltp_point_select", "--db-ps-mode=sometimes"],
+        "invalid value 'sometimes'",
+    ),
+    (
+        &[
+            "run",
+            "oltp_point_select",
+            "--db-ps-mode=disable",
+            "-M",
+            "prepared",
+        ],
+        "--db-ps-mode=disable and -M extended/prepared: give one",
+    ),
+    (
+        &["run", "--pgsql-db", "x"],
+        "only apply to sysbench's workloads",
+    ),
 ];
 
 #[test]
@@ -139,6 +195,28 @@ fn an_unreachable_server_is_named_and_no_password_is_printed() {
     assert!(err.contains("cannot connect"), "{err}");
     assert!(
         !err.contains("s3cr3t-pw") && !out.contains("s3cr3t-pw"),
+        "password leaked: {err}"
+    );
+}
+
+#[test]
+fn a_pgsql_password_is_never_printed() {
+    let (code, out, err) = stampede(&[
+        "run",
+        "oltp_point_select",
+        "--pgsql-host",
+        "127.0.0.1",
+        "--pgsql-port",
+        "1",
+        "--pgsql-password",
+        "s3cr3t-sb",
+        "--events=1",
+        "--time=0",
+    ]);
+    assert_eq!(code, 1, "stderr: {err}");
+    assert!(err.contains("127.0.0.1"), "{err}");
+    assert!(
+        !err.contains("s3cr3t-sb") && !out.contains("s3cr3t-sb"),
         "password leaked: {err}"
     );
 }

@@ -37,7 +37,8 @@ use crate::{environment, interrupt, targeting};
 /// loads in a few seconds and is large enough that tpcb-like's updates rarely collide.
 const EMBEDDED_DEFAULT_SCALE: i64 = 10;
 
-pub fn run(args: RunArgs) -> Result<i32> {
+pub fn run(mut args: RunArgs) -> Result<i32> {
+    prepare_for_clients(&mut args)?;
     // `run oltp_read_write ...`: sysbench's workloads (commands/oltp.rs).
     if oltp::is_sysbench_test(args.target.positional_dbname.as_deref()) {
         return oltp::run(args);
@@ -62,6 +63,35 @@ pub fn run(args: RunArgs) -> Result<i32> {
     let code = outcome?;
     closed?;
     Ok(code)
+}
+
+/// What every run command (`run`, `run oltp_*`) needs for its clients before anything connects
+/// or the embedded server starts: enough open files (raising the soft limit when allowed,
+/// refusing with how to raise it otherwise; see `environment::ensure_fd_limit`), and an
+/// embedded server that accepts them all (`max_connections` from `-c` unless `--set`, the rule
+/// in `target::embedded::max_connections_for`).
+fn prepare_for_clients(args: &mut RunArgs) -> Result<()> {
+    let clients = args.clients.max(1);
+    environment::ensure_fd_limit(clients, args.jobs.min(clients), "-c/--client")?;
+    // The sysbench test name takes DBNAME's place: it names no server.
+    let mut t = args.target.clone();
+    if oltp::is_sysbench_test(t.positional_dbname.as_deref()) {
+        t.positional_dbname = None;
+    }
+    let user_set = args.target.settings.iter().any(|kv| {
+        kv.split_once('=')
+            .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case("max_connections"))
+    });
+    let wanted = target::embedded::max_connections_for(clients);
+    if targeting::wants_embedded(&t)
+        && !user_set
+        && wanted > target::embedded::max_connections_for(0)
+    {
+        args.target
+            .settings
+            .push(format!("max_connections={wanted}"));
+    }
+    Ok(())
 }
 
 /// Everything decided from the command line alone (script files read and compiled).
@@ -782,6 +812,7 @@ pub(super) fn assemble_result(
                 os: client.os,
                 hostname: client.hostname,
                 stampede_version: env!("CARGO_PKG_VERSION").into(),
+                fd_limit: client.fd_limit,
             },
         },
         connections: report::ConnectionStats {
@@ -798,6 +829,16 @@ pub(super) fn assemble_result(
                     reason: a.reason.clone(),
                 })
                 .collect(),
+            setup: Some(report::ConnectionSetup {
+                opened: outcome.initial_connections,
+                rate_per_s: if outcome.connect_time.is_zero() {
+                    0.0
+                } else {
+                    outcome.initial_connections as f64 / outcome.connect_time.as_secs_f64()
+                },
+                concurrency: outcome.connect_concurrency,
+                retries: outcome.connect_retries,
+            }),
         },
         config,
         intervals: outcome.intervals,

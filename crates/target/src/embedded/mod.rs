@@ -49,7 +49,21 @@
 //!   100 000 rows × scale; more memory means fewer sort passes.
 //! - `max_connections = 1100`: enough for 1000 clients plus the loader and admin connections.
 //!   Each slot costs some shared memory (PGPROC, lock table) and a backend ~1.5-2 MB when used;
-//!   raise it with `--set max_connections=N`.
+//!   raise it with `--set max_connections=N`. A run with more clients sizes it itself when the
+//!   user did not `--set` it ([`max_connections_for`]): `max(1100, clients + 100)`, the 100
+//!   covering the loader's `-j` connections, the observer's and the checks' connections and the
+//!   3 `superuser_reserved_connections`. So `stampede run -c 5000` on the embedded server gets
+//!   `max_connections = 5100` (~9 GB of backends when all are used: 1.7 MB each here, plus
+//!   ~60 MB of shared memory for the lock table and PGPROCs).
+//!
+//! ## File descriptors
+//! The postmaster inherits stampede's RLIMIT_NOFILE (which `stampede run` raises to the hard
+//! limit when its clients need it). The server's needs are per process: each backend opens at
+//! most `max_files_per_process` (1000) files, checked against its own limit, and the postmaster
+//! holds no descriptor per client (a backend's socket is closed in the postmaster after the
+//! fork). So a server with 10,000 connections needs no larger limit than one with 10, and the
+//! client's count of needed descriptors includes nothing for the embedded server but its
+//! pipes.
 //! - `max_wal_size = 4GB`, `min_wal_size = 1GB`, `checkpoint_timeout = 15min`,
 //!   `checkpoint_completion_target = 0.9`: with the 1GB default, a write-heavy TPC-B run
 //!   checkpoints every few seconds, and the full-page writes after each checkpoint dominate WAL
@@ -92,6 +106,12 @@ use settings::{conf_value, merge_settings, unquote};
 
 pub use process::{read_postmaster_pid, tail_lines, PostmasterPid};
 pub use settings::default_settings;
+
+/// `max_connections` for an embedded server that `clients` clients use, when the user did not
+/// `--set` it: the default 1100, or `clients + 100` when more are needed (see the module header).
+pub fn max_connections_for(clients: u32) -> u32 {
+    1100.max(clients.saturating_add(100))
+}
 
 /// The default port. The socket directory is private, so it cannot clash with a system server.
 pub const DEFAULT_PORT: u16 = 5432;

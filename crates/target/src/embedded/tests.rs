@@ -65,3 +65,12 @@ fn bogus_bindir_gives_install_hint() {
     assert!(msg.contains("apt-get install postgresql-15"), "{msg}");
     assert!(msg.contains("--pg-bindir"), "{msg}");
 }
+
+#[test]
+fn max_connections_grows_with_the_clients_beyond_the_default() {
+    assert_eq!(max_connections_for(8), 1100);
+    assert_eq!(max_connections_for(1000), 1100);
+    assert_eq!(max_connections_for(1001), 1101);
+    assert_eq!(max_connections_for(5000), 5100);
+    assert_eq!(max_connections_for(u32::MAX), u32::MAX);
+}

@@ -411,12 +411,9 @@ impl Session {
             b'3' | b'n' | b't' | b's' | b'N' | b'A' | b'v' | b'H' | b'd' | b'c' => None,
             b'S' => {
                 let mut it = body.split(|&c| c == 0);
-                let k = String::from_utf8_lossy(it.next().unwrap_or_default()).into_owned();
-                let v = String::from_utf8_lossy(it.next().unwrap_or_default()).into_owned();
-                match self.params.iter_mut().find(|(pk, _)| *pk == k) {
-                    Some(p) => p.1 = v,
-                    None => self.params.push((k, v)),
-                }
+                let k = String::from_utf8_lossy(it.next().unwrap_or_default()).replace('\0', "");
+                let v = String::from_utf8_lossy(it.next().unwrap_or_default()).replace('\0', "");
+                self.set_param(&k, &v);
                 None
             }
             b'K' => {
@@ -441,6 +438,21 @@ impl Session {
                 )))
             }
         })
+    }
+
+    /// Record a ParameterStatus (start-up sends a dozen; `SET` of a reported setting sends one
+    /// later): replaces the pair if present, keeps the string's `name\0value\0` form.
+    fn set_param(&mut self, k: &str, v: &str) {
+        if super::param_pairs(&self.params).any(|(pk, _)| pk == k) {
+            let mut rebuilt = String::with_capacity(self.params.len() + v.len());
+            for (pk, pv) in super::param_pairs(&self.params) {
+                let pv = if pk == k { v } else { pv };
+                rebuilt.extend([pk, "\0", pv, "\0"]);
+            }
+            self.params = rebuilt;
+        } else {
+            self.params.extend([k, "\0", v, "\0"]);
+        }
     }
 
     /// The next event among the messages already in the input buffer, if there is one.
@@ -496,6 +508,7 @@ impl Session {
                 Event::Ready => break,
             }
         }
+        self.trim_buffers();
         match err {
             Some(e) => Err(Error::Db(e)),
             None => Ok(last),

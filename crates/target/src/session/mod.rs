@@ -18,6 +18,23 @@
 //! are parsed in place in the input buffer (no per-message `Bytes`); a round trip is one write
 //! and usually one read. Parameters and results are text format, as pgbench's.
 //!
+//! Buffer sizes (issue 4: at most 24 KiB of client memory per connection at 10,000
+//! connections). A session starts small: [`IN_START`] = 2 KiB of input, [`OUT_START`] = 512 B of
+//! output, room for 8 requests in flight, and the server's ParameterStatus values in one string.
+//! An OLTP reply (BindComplete, a DataRow, CommandComplete, ReadyForQuery: 50-300 bytes) and a
+//! transaction's Bind/Execute messages (tpcb-like prepared: ~400 bytes) fit, so the usual round
+//! trip never grows anything. Larger results grow the input buffer on demand: `fill` doubles the
+//! read size (up to [`IN_KEEP`]) whenever a read filled all the free space, so a 100-row range
+//! select (sysbench: ~13 KB) is read in one or two system calls, not a dozen, and the buffer
+//! keeps its size while results stay that large: no allocation per statement. After an unusually
+//! large result or request (more than [`IN_KEEP`] / [`OUT_KEEP`] = 64 KiB: COPY, a big
+//! `SELECT *`), the buffer is dropped back to its start size at the next ReadyForQuery when
+//! nothing is buffered (one comparison per statement). Measured (stampede run -S -M prepared
+//! -R 100, `ru_maxrss` of the whole process divided by the connections, 2 engine threads, PostgreSQL
+//! 15 on a unix socket): 16 KiB input buffer, 2 KiB output, 64-entry queues before: 39 KiB per
+//! connection at 2,000 connections; after (with the engine's changes of the same issue): see
+//! `bench/RESULTS.md` and the engine's module header for the figures at 5,000 and 10,000.
+//!
 //! Protocol references are to the PostgreSQL docs, chapter "Frontend/Backend Protocol", sections
 //! "Message Flow" (Start-up, Simple Query, Extended Query, Pipelining, COPY Operations, Asynchronous
 //! Operations) and "Message Formats".
@@ -91,10 +108,20 @@ pub struct StmtResult {
     pub affected: u64,
 }
 
-/// Size of each read from the socket; results of OLTP statements fit in one.
-const READ_CHUNK: usize = 16 * 1024;
-/// Initial capacity of the output buffer: a transaction's messages fit (it grows as needed).
-const OUT_START: usize = 2 * 1024;
+/// Initial capacity of the input buffer, and the smallest read: an OLTP reply fits (see the
+/// module header for why these sizes).
+const IN_START: usize = 2 * 1024;
+/// Above this the input buffer is shrunk back to [`IN_START`] once drained, and reads never ask
+/// for more than this at a time.
+const IN_KEEP: usize = 64 * 1024;
+/// Initial capacity of the output buffer: a transaction's Bind/Execute messages fit (it grows as
+/// needed and keeps its size up to [`OUT_KEEP`]).
+const OUT_START: usize = 512;
+/// Above this the output buffer is shrunk back to [`OUT_START`] at the next ReadyForQuery.
+const OUT_KEEP: usize = 64 * 1024;
+/// Initial capacity of the queues of requests in flight (`sent`, `pipe`): a pipelined tpcb-like
+/// transaction has 7 entries; longer pipelines grow them once.
+const QUEUE_START: usize = 8;
 /// Backend messages larger than this are treated as a protocol violation (the server's own limit
 /// for a field is 1 GB).
 const MAX_MESSAGE: usize = 1 << 30;
@@ -157,7 +184,12 @@ pub struct Session {
     /// `host=... port=...` of the connected host, for messages.
     target: String,
     stmts: Vec<Stmt>,
-    params: Vec<(String, String)>,
+    /// ParameterStatus values as `name\0value\0` pairs in one string: a dozen pairs arrive at
+    /// start-up, are read rarely, and as separate `String`s cost ~1 KiB per session.
+    params: String,
+    /// How much `fill` makes room for before a read: starts at [`IN_START`], doubles (up to
+    /// [`IN_KEEP`]) when a read fills all the free space.
+    read_size: usize,
     pid: i32,
     secret_key: i32,
     version_num: u32,
@@ -183,6 +215,15 @@ pub struct Session {
     cap: Capture,
 }
 
+/// The `(name, value)` pairs of a `name\0value\0...` string (see `Session::params`).
+fn param_pairs(s: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut it = s.split('\0');
+    std::iter::from_fn(move || match (it.next(), it.next()) {
+        (Some(k), Some(v)) => Some((k, v)),
+        _ => None,
+    })
+}
+
 fn be_i32(b: &[u8]) -> i32 {
     i32::from_be_bytes([b[0], b[1], b[2], b[3]])
 }
@@ -199,10 +240,23 @@ impl Session {
 
     /// A ParameterStatus value reported by the server (server_version, TimeZone, ...).
     pub fn parameter(&self, name: &str) -> Option<&str> {
-        self.params
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+        param_pairs(&self.params)
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v)
+    }
+
+    /// After ReadyForQuery: drop a buffer that an unusually large result or request grew beyond
+    /// what a session keeps (see the module header). One comparison each when nothing was
+    /// large; never allocates on the usual path.
+    #[inline]
+    pub(super) fn trim_buffers(&mut self) {
+        if self.inb.capacity() > IN_KEEP && self.inb.is_empty() {
+            self.inb = BytesMut::with_capacity(IN_START);
+            self.read_size = IN_START;
+        }
+        if self.out.capacity() > OUT_KEEP && self.out.is_empty() {
+            self.out = BytesMut::with_capacity(OUT_START);
+        }
     }
 
     pub fn backend_pid(&self) -> i32 {

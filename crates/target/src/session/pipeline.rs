@@ -76,6 +76,7 @@ impl Session {
                         }
                     }
                     self.aborted = false;
+                    self.trim_buffers();
                     return Ok(first);
                 }
             }

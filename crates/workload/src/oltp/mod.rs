@@ -2,7 +2,8 @@
 //! `oltp_read_write`, `oltp_read_only`, `oltp_write_only`, `oltp_point_select`,
 //! `oltp_update_index`, `oltp_update_non_index`, `oltp_insert`, `oltp_delete` — the same
 //! statements on the same `sbtestN` tables, the same option names and defaults, the same order of
-//! random draws, the same transaction boundaries.
+//! random draws, the same transaction boundaries. `bulk_insert.lua`, which shares only the table
+//! names, is [`bulk`].
 //!
 //! Owns: the statement texts (`stmt_defs` in oltp_common.lua, `?` written as `$n`), the event of
 //! each script (its `event()` function), the per-transaction query counts in sysbench's
@@ -41,6 +42,7 @@
 //! the same random values, which then succeed: the retry's DELETE sees the other client's row).
 //! Retries are counted by the engine; sysbench's "ignored errors" is the retry count.
 
+pub mod bulk;
 pub mod rand;
 
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -49,6 +51,7 @@ use std::sync::Arc;
 use target::{Error, ErrorClass, QueryMode, Session, StmtId, Value};
 
 use crate::{ClientWorkload, Rng, TxnContext, TxnType, Workload};
+pub use bulk::BulkInsert;
 pub use rand::{Dist, RandType};
 
 /// sysbench's `c` template (oltp_common.lua `c_value_template`: 10 groups, 119 characters).

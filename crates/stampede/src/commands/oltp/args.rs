@@ -1,0 +1,329 @@
+//! sysbench's command-line options: the workload options of `oltp_common.lua` and `sysbench`
+//! ([`SysbenchArgs`], `run` only) and the pgsql driver's connection options ([`PgsqlArgs`], `run`
+//! and `init oltp`), and what a sysbench test name on `run`'s positional means.
+//!
+//! The connection options are other spellings of stampede's own (module notes of `oltp`):
+//! `--pgsql-host` is `-h`, `--pgsql-port` `-p`, `--pgsql-user` `-U`, `--pgsql-db` `-d`,
+//! `--pgsql-password` the password (as PGPASSWORD, but winning over it; a password inside a
+//! connection string still wins). sysbench's defaults for them (localhost, 5432, sbtest, sbtest;
+//! `drv_pgsql.c`) are *not* applied: what is not given follows libpq's rules, as for `-h -p -U
+//! -d`, so a half-given sysbench command line cannot silently reach another server.
+
+use anyhow::{bail, Result};
+use clap::Args;
+use target::conninfo::Password;
+use target::ConnConfig;
+
+use crate::cli::{RunArgs, TargetArgs};
+
+/// sysbench's options of `oltp_common.lua` and of `sysbench` itself that `run oltp_*` takes (the
+/// others map to stampede's own flags: module notes). `None`: sysbench's default.
+#[derive(Args, Debug, Default)]
+#[command(next_help_heading = "sysbench workloads (`run oltp_*`, sysbench's option names)")]
+pub struct SysbenchArgs {
+    /// Number of sbtest tables [1].
+    #[arg(long = "tables", value_name = "N")]
+    pub tables: Option<u32>,
+    /// Rows per table [10000].
+    #[arg(long = "table-size", value_name = "N")]
+    pub table_size: Option<u32>,
+    /// Rows per range query [100].
+    #[arg(long = "range-size", value_name = "N")]
+    pub range_size: Option<u32>,
+    /// Point SELECTs per transaction [10].
+    #[arg(long = "point-selects", value_name = "N")]
+    pub point_selects: Option<u32>,
+    /// Simple range SELECTs per transaction [1].
+    #[arg(long = "simple-ranges", value_name = "N")]
+    pub simple_ranges: Option<u32>,
+    /// SELECT SUM() ranges per transaction [1].
+    #[arg(long = "sum-ranges", value_name = "N")]
+    pub sum_ranges: Option<u32>,
+    /// SELECT ORDER BY ranges per transaction [1].
+    #[arg(long = "order-ranges", value_name = "N")]
+    pub order_ranges: Option<u32>,
+    /// SELECT DISTINCT ranges per transaction [1].
+    #[arg(long = "distinct-ranges", value_name = "N")]
+    pub distinct_ranges: Option<u32>,
+    /// UPDATEs of the indexed column per transaction [1].
+    #[arg(long = "index-updates", value_name = "N")]
+    pub index_updates: Option<u32>,
+    /// UPDATEs of a non-indexed column per transaction [1].
+    #[arg(long = "non-index-updates", value_name = "N")]
+    pub non_index_updates: Option<u32>,
+    /// DELETE+INSERT pairs per transaction [1].
+    #[arg(long = "delete-inserts", value_name = "N")]
+    pub delete_inserts: Option<u32>,
+    /// Enable the range SELECTs [on].
+    #[arg(long = "range-selects", value_name = "on|off", value_parser = parse_switch,
+          num_args = 0..=1, require_equals = true, default_missing_value = "on")]
+    pub range_selects: Option<bool>,
+    /// Do not use BEGIN/COMMIT [off].
+    #[arg(long = "skip-trx", value_name = "on|off", value_parser = parse_switch,
+          num_args = 0..=1, require_equals = true, default_missing_value = "on")]
+    pub skip_trx: Option<bool>,
+    /// oltp_insert: let the server assign ids [on].
+    #[arg(long = "auto-inc", value_name = "on|off", value_parser = parse_switch,
+          num_args = 0..=1, require_equals = true, default_missing_value = "on")]
+    pub auto_inc: Option<bool>,
+    /// Distribution of ids: uniform, gaussian, special, pareto, zipfian [special].
+    #[arg(long = "rand-type", value_name = "TYPE")]
+    pub rand_type: Option<String>,
+    /// Iterations of the special distribution [12].
+    #[arg(long = "rand-spec-iter", value_name = "N")]
+    pub rand_spec_iter: Option<u32>,
+    /// Percentage of values treated as special [1].
+    #[arg(long = "rand-spec-pct", value_name = "N")]
+    pub rand_spec_pct: Option<u32>,
+    /// Percentage of draws that hit the special values [75].
+    #[arg(long = "rand-spec-res", value_name = "N")]
+    pub rand_spec_res: Option<u32>,
+    /// The pareto distribution's h [0.2].
+    #[arg(long = "rand-pareto-h", value_name = "H")]
+    pub rand_pareto_h: Option<f64>,
+    /// The zipfian distribution's exponent [0.8].
+    #[arg(long = "rand-zipfian-exp", value_name = "E")]
+    pub rand_zipfian_exp: Option<f64>,
+    /// Total transactions over all clients (each runs ceil(N / clients)); 0: no limit [0].
+    #[arg(long = "events", value_name = "N")]
+    pub events: Option<u64>,
+    /// Seconds at the start left out of the sysbench summary [0].
+    #[arg(long = "warmup-time", value_name = "N")]
+    pub warmup_time: Option<u64>,
+    /// The latency percentile sysbench prints (1-100) [95]; all of stampede's are printed too.
+    #[arg(long = "percentile", value_name = "P")]
+    pub percentile: Option<f64>,
+    /// Prepared statements: auto (server-side, sysbench's default) or disable (values
+    /// interpolated into the text, sent with the simple protocol) [auto].
+    #[arg(long = "db-ps-mode", value_name = "auto|disable", value_parser = ["auto", "disable"])]
+    pub db_ps_mode: Option<String>,
+    /// Progress lines (-P/--report-interval) in sysbench's format or stampede's pgbench-style
+    /// one (with lag, p99, retries) [sysbench].
+    #[arg(long = "progress-style", value_name = "sysbench|pgbench", value_parser = ["sysbench", "pgbench"])]
+    pub progress_style: Option<String>,
+
+    #[command(flatten)]
+    pub pgsql: PgsqlArgs,
+}
+
+impl SysbenchArgs {
+    /// The options given, as `--name=value`, for the error when there is no sysbench workload.
+    pub(super) fn given(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        let mut add = |set: bool, name: &'static str| {
+            if set {
+                v.push(name);
+            }
+        };
+        add(self.tables.is_some(), "--tables");
+        add(self.table_size.is_some(), "--table-size");
+        add(self.range_size.is_some(), "--range-size");
+        add(self.point_selects.is_some(), "--point-selects");
+        add(self.simple_ranges.is_some(), "--simple-ranges");
+        add(self.sum_ranges.is_some(), "--sum-ranges");
+        add(self.order_ranges.is_some(), "--order-ranges");
+        add(self.distinct_ranges.is_some(), "--distinct-ranges");
+        add(self.index_updates.is_some(), "--index-updates");
+        add(self.non_index_updates.is_some(), "--non-index-updates");
+        add(self.delete_inserts.is_some(), "--delete-inserts");
+        add(self.range_selects.is_some(), "--range-selects");
+        add(self.skip_trx.is_some(), "--skip-trx");
+        add(self.auto_inc.is_some(), "--auto-inc");
+        add(self.rand_type.is_some(), "--rand-type");
+        add(self.rand_spec_iter.is_some(), "--rand-spec-iter");
+        add(self.rand_spec_pct.is_some(), "--rand-spec-pct");
+        add(self.rand_spec_res.is_some(), "--rand-spec-res");
+        add(self.rand_pareto_h.is_some(), "--rand-pareto-h");
+        add(self.rand_zipfian_exp.is_some(), "--rand-zipfian-exp");
+        add(self.events.is_some(), "--events");
+        add(self.warmup_time.is_some(), "--warmup-time");
+        add(self.percentile.is_some(), "--percentile");
+        add(self.db_ps_mode.is_some(), "--db-ps-mode");
+        add(self.progress_style.is_some(), "--progress-style");
+        v
+    }
+
+    /// The mix options of `oltp_common.lua` given, which `bulk_insert.lua` does not have.
+    pub(super) fn mix_given(&self) -> Vec<&'static str> {
+        let keep = [
+            "--events",
+            "--warmup-time",
+            "--percentile",
+            "--db-ps-mode",
+            "--progress-style",
+        ];
+        self.given()
+            .into_iter()
+            .filter(|n| !keep.contains(n))
+            .collect()
+    }
+}
+
+/// sysbench's boolean option values.
+fn parse_switch(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("expected on or off, got {s:?}")),
+    }
+}
+
+/// `bulk_insert`, which is not one of `workload::oltp::Test` (it shares only the table names).
+pub(super) const BULK_INSERT: &str = "bulk_insert";
+
+/// `run`'s positional names a sysbench test (module notes).
+pub fn is_sysbench_test(positional: Option<&str>) -> bool {
+    positional.is_some_and(|p| {
+        workload::oltp::Test::from_name(p).is_some()
+            || p.strip_suffix(".lua").unwrap_or(p) == BULK_INSERT
+    })
+}
+
+/// For `run` without a sysbench test: sysbench's options are a mistake, say so rather than
+/// ignore them; and `--embedded` with a DBNAME names two targets.
+pub fn reject_without_test(a: &RunArgs) -> Result<()> {
+    let mut given = a.sysbench.given();
+    given.extend(a.sysbench.pgsql.given());
+    if !given.is_empty() {
+        bail!(
+            "{} only apply to sysbench's workloads: `stampede run oltp_read_write {} ...` \
+             (the workload is the positional argument; the database then goes in -d)",
+            given.join(", "),
+            given[0]
+        );
+    }
+    Ok(())
+}
+
+/// sysbench's pgsql driver options (`drv_pgsql.c`) and `--db-driver`, for `run oltp_*` and
+/// `init oltp`.
+#[derive(Args, Debug, Default, Clone)]
+#[command(next_help_heading = "sysbench connection options (sysbench's pgsql driver names)")]
+pub struct PgsqlArgs {
+    /// Database driver: pgsql (the only one stampede drives today).
+    #[arg(long = "db-driver", value_name = "pgsql")]
+    pub db_driver: Option<String>,
+    /// Same as -h/--host.
+    #[arg(long = "pgsql-host", value_name = "HOST")]
+    pub pgsql_host: Option<String>,
+    /// Same as -p/--port.
+    #[arg(long = "pgsql-port", value_name = "PORT")]
+    pub pgsql_port: Option<String>,
+    /// Same as -U/--username.
+    #[arg(long = "pgsql-user", value_name = "USER")]
+    pub pgsql_user: Option<String>,
+    /// The password (never printed; PGPASSWORD or ~/.pgpass keep it off the command line).
+    #[arg(long = "pgsql-password", value_name = "PASSWORD", value_parser = parse_password)]
+    pub pgsql_password: Option<Password>,
+    /// Same as -d/--dbname.
+    #[arg(long = "pgsql-db", value_name = "DBNAME")]
+    pub pgsql_db: Option<String>,
+}
+
+fn parse_password(s: &str) -> Result<Password, String> {
+    Ok(Password(s.to_string()))
+}
+
+impl PgsqlArgs {
+    /// The options given, by name.
+    pub fn given(&self) -> Vec<&'static str> {
+        [
+            (self.db_driver.is_some(), "--db-driver"),
+            (self.pgsql_host.is_some(), "--pgsql-host"),
+            (self.pgsql_port.is_some(), "--pgsql-port"),
+            (self.pgsql_user.is_some(), "--pgsql-user"),
+            (self.pgsql_password.is_some(), "--pgsql-password"),
+            (self.pgsql_db.is_some(), "--pgsql-db"),
+        ]
+        .into_iter()
+        .filter_map(|(set, n)| set.then_some(n))
+        .collect()
+    }
+
+    /// Check `--db-driver` and fold the `--pgsql-*` options into stampede's target flags
+    /// (before any I/O). Giving a value both ways is refused rather than resolved silently.
+    pub fn apply(&self, t: &mut TargetArgs) -> Result<()> {
+        match self.db_driver.as_deref() {
+            None | Some("pgsql") => {}
+            Some("mysql") => bail!(
+                "--db-driver=mysql: stampede drives PostgreSQL only today (MySQL-compatible \
+                 targets are planned); use --db-driver=pgsql with a PostgreSQL server"
+            ),
+            Some(d) => bail!(
+                "--db-driver={d}: unknown driver (sysbench's are mysql and pgsql; stampede \
+                 supports pgsql)"
+            ),
+        }
+        let remote = self.pgsql_host.is_some()
+            || self.pgsql_port.is_some()
+            || self.pgsql_user.is_some()
+            || self.pgsql_db.is_some()
+            || self.pgsql_password.is_some();
+        if remote && t.embedded {
+            bail!("--embedded and --pgsql-* options name two targets: give one");
+        }
+        let pairs: [(&Option<String>, &mut Option<String>, &str, &str); 3] = [
+            (&self.pgsql_host, &mut t.host, "--pgsql-host", "-h/--host"),
+            (&self.pgsql_port, &mut t.port, "--pgsql-port", "-p/--port"),
+            (
+                &self.pgsql_user,
+                &mut t.username,
+                "--pgsql-user",
+                "-U/--username",
+            ),
+        ];
+        for (ours, theirs, name, flag) in pairs {
+            if let Some(v) = ours {
+                if theirs.is_some() {
+                    bail!("{name} and {flag} give the same setting: give one");
+                }
+                *theirs = Some(v.clone());
+            }
+        }
+        if let Some(db) = &self.pgsql_db {
+            if t.dbname.is_some() || t.positional_dbname.is_some() {
+                bail!("--pgsql-db and -d/--dbname give the same setting: give one");
+            }
+            t.dbname = Some(db.clone());
+        }
+        Ok(())
+    }
+
+    /// `--pgsql-password` onto the resolved target: it wins over PGPASSWORD and the password
+    /// file, but not over a password written in the connection string (libpq's order:
+    /// connection string, then flags, then environment).
+    pub fn apply_password(&self, conn: &mut ConnConfig, t: &TargetArgs) -> Result<()> {
+        let Some(p) = &self.pgsql_password else {
+            return Ok(());
+        };
+        let flags = target::ConnFlags {
+            host: t.host.clone(),
+            port: t.port.clone(),
+            user: t.username.clone(),
+            dbname: t.dbname.clone().or_else(|| t.positional_dbname.clone()),
+        };
+        let no_env_password = |k: &str| {
+            (k != "PGPASSWORD")
+                .then(|| std::env::var(k).ok())
+                .flatten()
+                .filter(|v| !v.is_empty())
+        };
+        let in_conninfo = ConnConfig::resolve(&flags, &no_env_password)
+            .map(|c| c.password.is_some())
+            .unwrap_or(false);
+        if !in_conninfo {
+            conn.password = Some(p.clone());
+        }
+        Ok(())
+    }
+}
+
+/// The command line for the result, with `--pgsql-password VALUE`'s value removed too (the
+/// `--pgsql-password=VALUE` form is already caught by `target::conninfo::redact`).
+pub fn redact_argv(argv: &mut [String]) {
+    for i in 1..argv.len() {
+        if argv[i - 1] == "--pgsql-password" {
+            argv[i] = "***".into();
+        }
+    }
+}
