@@ -4,6 +4,10 @@
 //!
 //! Owns axis scaling ("nice" ticks of 1, 2 or 5 times a power of ten), the drawing, and escaping
 //! every text it draws. Must not touch: what the numbers mean (the HTML module picks them).
+//!
+//! Both kinds of chart, time series ([`Chart`]) and bars ([`bars`]), draw the same frame (the
+//! "no data" note, the `<figure>` with its title, the grid with its y ticks, the x ticks, the
+//! axes and their labels) through one `Frame`, so a change to the frame is made once.
 
 use std::fmt::Write as _;
 
@@ -122,6 +126,103 @@ const MR: f64 = 16.0;
 const MT: f64 = 14.0;
 const MB: f64 = 40.0;
 
+/// Width and height of the plot area inside the margins.
+const PW: f64 = W - ML - MR;
+const PH: f64 = H - MT - MB;
+
+/// What a chart shows instead of an empty plot.
+fn no_data(id: &str, title: &str) -> String {
+    format!(
+        "<div class=\"chart empty\" id=\"{}\"><div class=\"nodata\">{}: no data</div></div>",
+        esc(id),
+        esc(title)
+    )
+}
+
+/// The plot area of one chart: data coordinates (x from `x0` to `x1`, y from 0 to `ytop`) onto
+/// SVG pixels, and the parts of the drawing that every kind of chart shares.
+struct Frame {
+    x0: f64,
+    x1: f64,
+    ytop: f64,
+}
+
+impl Frame {
+    fn sx(&self, x: f64) -> f64 {
+        ML + (x - self.x0) / (self.x1 - self.x0) * PW
+    }
+
+    fn sy(&self, y: f64) -> f64 {
+        MT + PH - (y / self.ytop) * PH
+    }
+
+    /// The `<figure>` and `<svg>` with the accessible title, then the horizontal grid with its
+    /// y tick labels.
+    fn open(&self, o: &mut String, id: &str, title: &str, yticks: &[f64]) {
+        let _ = write!(
+            o,
+            "<figure class=\"chart\" id=\"{id}\"><svg viewBox=\"0 0 {W} {H}\" role=\"img\" \
+             aria-label=\"{t}\" xmlns=\"http://www.w3.org/2000/svg\"><title>{t}</title>",
+            id = esc(id),
+            t = esc(title)
+        );
+        for t in yticks {
+            let y = self.sy(*t);
+            let _ = write!(
+                o,
+                "<line class=\"grid\" x1=\"{ML}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>\
+                 <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+                W - MR,
+                ML - 6.0,
+                y + 4.0,
+                esc(&short(*t))
+            );
+        }
+    }
+
+    /// The x tick labels inside the range, each with a tick mark above it when `marks`.
+    fn x_ticks(&self, o: &mut String, xticks: &[f64], marks: bool) {
+        for t in xticks
+            .iter()
+            .filter(|t| **t >= self.x0 - 1e-9 && **t <= self.x1 + 1e-9)
+        {
+            let x = self.sx(*t);
+            if marks {
+                let _ = write!(
+                    o,
+                    "<line class=\"xtick\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>",
+                    MT + PH,
+                    MT + PH + 4.0,
+                );
+            }
+            let _ = write!(
+                o,
+                "<text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                MT + PH + 17.0,
+                esc(&short(*t))
+            );
+        }
+    }
+
+    /// The x axis line and both axis labels.
+    fn axes(&self, o: &mut String, x_label: &str, y_label: &str) {
+        let _ = write!(
+            o,
+            "<line class=\"axis\" x1=\"{ML}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>\
+             <text class=\"label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>\
+             <text class=\"label\" transform=\"translate(13 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+            W - MR,
+            MT + PH,
+            MT + PH,
+            ML + PW / 2.0,
+            H - 6.0,
+            esc(x_label),
+            MT + PH / 2.0,
+            esc(y_label)
+        );
+    }
+}
+
 impl Chart {
     pub fn new(id: &str, title: &str, x_label: &str, y_label: &str, kind: Kind) -> Chart {
         Chart {
@@ -169,11 +270,7 @@ impl Chart {
     /// The chart as an `<svg>` element with a legend below it (HTML), or a "no data" note.
     pub fn render(&self) -> String {
         if self.is_empty() {
-            return format!(
-                "<div class=\"chart empty\" id=\"{}\"><div class=\"nodata\">{}: no data</div></div>",
-                esc(&self.id),
-                esc(&self.title)
-            );
+            return no_data(&self.id, &self.title);
         }
         let xs = self
             .series
@@ -204,61 +301,11 @@ impl Chart {
             .max(self.y_max.unwrap_or(0.0));
         let (yticks, ytop) = nice_ticks(0.0, if ymax_data > 0.0 { ymax_data } else { 1.0 }, 4);
         let (xticks, _) = nice_ticks(x0, x1, 8);
-        let pw = W - ML - MR;
-        let ph = H - MT - MB;
-        let sx = |x: f64| ML + (x - x0) / (x1 - x0) * pw;
-        let sy = |y: f64| MT + ph - (y / ytop) * ph;
-
+        let f = Frame { x0, x1, ytop };
         let mut o = String::new();
-        let _ = write!(
-            o,
-            "<figure class=\"chart\" id=\"{id}\"><svg viewBox=\"0 0 {W} {H}\" role=\"img\" \
-             aria-label=\"{t}\" xmlns=\"http://www.w3.org/2000/svg\"><title>{t}</title>",
-            id = esc(&self.id),
-            t = esc(&self.title)
-        );
-        // Grid and axes.
-        for t in &yticks {
-            let y = sy(*t);
-            let _ = write!(
-                o,
-                "<line class=\"grid\" x1=\"{ML}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>\
-                 <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-                W - MR,
-                ML - 6.0,
-                y + 4.0,
-                esc(&short(*t))
-            );
-        }
-        for t in xticks
-            .iter()
-            .filter(|t| **t >= x0 - 1e-9 && **t <= x1 + 1e-9)
-        {
-            let x = sx(*t);
-            let _ = write!(
-                o,
-                "<line class=\"xtick\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>\
-                 <text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-                MT + ph,
-                MT + ph + 4.0,
-                MT + ph + 17.0,
-                esc(&short(*t))
-            );
-        }
-        let _ = write!(
-            o,
-            "<line class=\"axis\" x1=\"{ML}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>\
-             <text class=\"label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>\
-             <text class=\"label\" transform=\"translate(13 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
-            W - MR,
-            MT + ph,
-            MT + ph,
-            ML + pw / 2.0,
-            H - 6.0,
-            esc(&self.x_label),
-            MT + ph / 2.0,
-            esc(&self.y_label)
-        );
+        f.open(&mut o, &self.id, &self.title, &yticks);
+        f.x_ticks(&mut o, &xticks, true);
+        f.axes(&mut o, &self.x_label, &self.y_label);
         // Data.
         match &stacked {
             Some(st) => {
@@ -272,12 +319,12 @@ impl Chart {
                             d,
                             "{}{:.1},{:.1}",
                             if i == 0 { "M" } else { "L" },
-                            sx(*x),
-                            sy(*y1)
+                            f.sx(*x),
+                            f.sy(*y1)
                         );
                     }
                     for (x, y0, _) in pts.iter().rev() {
-                        let _ = write!(d, "L{:.1},{:.1}", sx(*x), sy(*y0));
+                        let _ = write!(d, "L{:.1},{:.1}", f.sx(*x), f.sy(*y0));
                     }
                     let _ = write!(
                         o,
@@ -298,8 +345,8 @@ impl Chart {
                             d,
                             "{}{:.1},{:.1}",
                             if i == 0 { "M" } else { "L" },
-                            sx(*x),
-                            sy(*y)
+                            f.sx(*x),
+                            f.sy(*y)
                         );
                     }
                     let dash = if s.dashed {
@@ -319,8 +366,8 @@ impl Chart {
                                 o,
                                 "<circle class=\"dot\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.2\" fill=\"{}\">\
                                  <title>{}: {} at {}</title></circle>",
-                                sx(*x),
-                                sy(*y),
+                                f.sx(*x),
+                                f.sy(*y),
                                 esc(&s.color),
                                 esc(&s.name),
                                 esc(&short(*y)),
@@ -332,7 +379,7 @@ impl Chart {
             }
         }
         if let Some((v, label)) = &self.reference {
-            let y = sy(*v);
+            let y = f.sy(*v);
             let _ = write!(
                 o,
                 "<line class=\"ref\" x1=\"{ML}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>\
@@ -344,12 +391,12 @@ impl Chart {
             );
         }
         for m in self.markers.iter().filter(|m| m.x >= x0 && m.x <= x1) {
-            let x = sx(m.x);
+            let x = f.sx(m.x);
             let _ = write!(
                 o,
                 "<g class=\"marker\"><line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{MT}\" y2=\"{:.1}\"/>\
                  <text x=\"{:.1}\" y=\"{:.1}\">{}</text><title>{}</title></g>",
-                MT + ph,
+                MT + PH,
                 x + 3.0,
                 MT + 10.0,
                 esc(&m.label),
@@ -387,85 +434,36 @@ pub fn bars(
     color: &str,
 ) -> String {
     if bins.is_empty() {
-        return format!(
-            "<div class=\"chart empty\" id=\"{}\"><div class=\"nodata\">{}: no data</div></div>",
-            esc(id),
-            esc(title)
-        );
+        return no_data(id, title);
     }
     let x0 = bins.first().map_or(0.0, |b| b.0);
     let x1 = bins.last().map_or(1.0, |b| b.1).max(x0 + 1e-9);
     let ymax = bins.iter().map(|b| b.2).fold(0.0, f64::max).max(1e-9);
     let (yticks, ytop) = nice_ticks(0.0, ymax, 4);
     let (xticks, _) = nice_ticks(x0, x1, 8);
-    let pw = W - ML - MR;
-    let ph = H - MT - MB;
-    let sx = |x: f64| ML + (x - x0) / (x1 - x0) * pw;
-    let sy = |y: f64| MT + ph - (y / ytop) * ph;
+    let f = Frame { x0, x1, ytop };
     let mut o = String::new();
-    let _ = write!(
-        o,
-        "<figure class=\"chart\" id=\"{id}\"><svg viewBox=\"0 0 {W} {H}\" role=\"img\" \
-         aria-label=\"{t}\" xmlns=\"http://www.w3.org/2000/svg\"><title>{t}</title>",
-        id = esc(id),
-        t = esc(title)
-    );
-    for t in &yticks {
-        let y = sy(*t);
-        let _ = write!(
-            o,
-            "<line class=\"grid\" x1=\"{ML}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>\
-             <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            W - MR,
-            ML - 6.0,
-            y + 4.0,
-            esc(&short(*t))
-        );
-    }
+    f.open(&mut o, id, title, &yticks);
     for (lo, hi, v) in bins {
-        let (a, b) = (sx(*lo), sx(*hi));
+        let (a, b) = (f.sx(*lo), f.sx(*hi));
         let _ = write!(
             o,
             "<rect class=\"bar\" x=\"{a:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\">\
              <title>{}-{}: {}</title></rect>",
-            sy(*v),
+            f.sy(*v),
             (b - a - 0.6).max(0.6),
-            (MT + ph - sy(*v)).max(0.0),
+            (MT + PH - f.sy(*v)).max(0.0),
             esc(color),
             esc(&short(*lo)),
             esc(&short(*hi)),
             esc(&short(*v))
         );
     }
-    for t in xticks
-        .iter()
-        .filter(|t| **t >= x0 - 1e-9 && **t <= x1 + 1e-9)
-    {
-        let x = sx(*t);
-        let _ = write!(
-            o,
-            "<text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            MT + ph + 17.0,
-            esc(&short(*t))
-        );
-    }
-    let _ = write!(
-        o,
-        "<line class=\"axis\" x1=\"{ML}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>\
-         <text class=\"label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>\
-         <text class=\"label\" transform=\"translate(13 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text></svg></figure>",
-        W - MR,
-        MT + ph,
-        MT + ph,
-        ML + pw / 2.0,
-        H - 6.0,
-        esc(x_label),
-        MT + ph / 2.0,
-        esc(y_label)
-    );
+    f.x_ticks(&mut o, &xticks, false);
+    f.axes(&mut o, x_label, y_label);
+    o.push_str("</svg></figure>");
     o
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

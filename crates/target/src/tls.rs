@@ -107,7 +107,7 @@ pub(crate) fn client_config(cfg: &ConnConfig) -> Result<Arc<ClientConfig>, Error
     let roots = roots(cfg, verify)?;
     let algs = provider.signature_verification_algorithms;
     let verifier: Arc<dyn ServerCertVerifier> = match roots {
-        None => Arc::new(NoVerify(algs)),
+        None => Arc::new(Relaxed { chain: None, algs }),
         Some(store) => {
             let webpki =
                 WebPkiServerVerifier::builder_with_provider(Arc::new(store), provider.clone())
@@ -116,7 +116,10 @@ pub(crate) fn client_config(cfg: &ConnConfig) -> Result<Arc<ClientConfig>, Error
             if cfg.sslmode == SslMode::VerifyFull {
                 webpki
             } else {
-                Arc::new(ChainOnly(webpki))
+                Arc::new(Relaxed {
+                    chain: Some(webpki),
+                    algs,
+                })
             }
         }
     };
@@ -172,52 +175,23 @@ pub(crate) fn server_name(host: &str) -> Result<ServerName<'static>, Error> {
         .map_err(|_| Error::Tls(format!("\"{host}\" is not a valid host name for TLS")))
 }
 
-/// sslmode=require without a root certificate: encrypt, trust any certificate (libpq does the
-/// same). Handshake signatures are still checked so the session key is bound to the certificate.
+/// The verifier for the modes that check less than verify-full, with `chain`:
+/// - `None`: sslmode=require without a root certificate: encrypt, trust any certificate (libpq
+///   does the same);
+/// - `Some`: verify-ca (or require with a root certificate, as libpq): the chain must lead to a
+///   trusted root; the host name is not checked. webpki checks the chain before the name, so a
+///   name mismatch means the chain was good.
+///
+/// Either way the handshake signatures are checked, with the provider's algorithms (those the
+/// webpki verifier was built with, so verify-ca checks exactly what it would), so the session key
+/// is bound to the certificate.
 #[derive(Debug)]
-struct NoVerify(WebPkiSupportedAlgorithms);
-
-impl ServerCertVerifier for NoVerify {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_schemes()
-    }
+struct Relaxed {
+    chain: Option<Arc<WebPkiServerVerifier>>,
+    algs: WebPkiSupportedAlgorithms,
 }
 
-/// verify-ca: the chain must lead to a trusted root; the host name is not checked. webpki checks
-/// the chain before the name, so a name mismatch means the chain was good.
-#[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for ChainOnly {
+impl ServerCertVerifier for Relaxed {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -226,10 +200,10 @@ impl ServerCertVerifier for ChainOnly {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
-        {
+        let Some(chain) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
@@ -243,7 +217,7 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algs)
     }
 
     fn verify_tls13_signature(
@@ -252,10 +226,10 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algs)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
+        self.algs.supported_schemes()
     }
 }

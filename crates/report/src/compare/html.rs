@@ -11,7 +11,10 @@ use measure::server::CPU;
 use measure::Histogram;
 
 use super::{num, signed_pct, usable_intervals, Better, Comparison, Group, Input, Verdict};
-use crate::html::{chart_block, distribution_in, event_tag, pct_of, share_bar, wait_color, CSS};
+use crate::html::{
+    chart_block, distribution_in, event_colors, event_series, event_tag, other_series, pct_of,
+    share_bar, CSS,
+};
 use crate::observed::one_line;
 use crate::svg::{esc, Chart, Kind, Marker, Series};
 
@@ -467,17 +470,7 @@ fn load(o: &mut String, c: &Comparison, runs: &[Input<'_>]) {
     let mut events: Vec<(&str, f64)> = load.into_iter().collect();
     events.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
     let events: Vec<&str> = events.into_iter().take(8).map(|e| e.0).collect();
-    let mut shades: BTreeMap<&str, usize> = BTreeMap::new();
-    let colors: BTreeMap<&str, String> = events
-        .iter()
-        .map(|e| {
-            let class = e.split(':').next().unwrap_or(e);
-            let s = shades.entry(class).or_default();
-            let col = wait_color(e, *s);
-            *s += 1;
-            (*e, col)
-        })
-        .collect();
+    let colors = event_colors(&events);
     let ymax = observed
         .iter()
         .flat_map(|(_, m)| m.activity.iter().map(|s| f64::from(s.active)))
@@ -497,44 +490,10 @@ fn load(o: &mut String, c: &Comparison, runs: &[Input<'_>]) {
             "average active sessions",
             Kind::StackedArea,
         );
-        let mut series: Vec<Series> = events
-            .iter()
-            .map(|e| Series {
-                name: (*e).to_string(),
-                color: colors[e].clone(),
-                points: m
-                    .activity
-                    .iter()
-                    .map(|s| {
-                        (
-                            s.t_ms as f64 / 1000.0,
-                            f64::from(s.waits.get(*e).copied().unwrap_or(0)),
-                        )
-                    })
-                    .collect(),
-                dashed: false,
-            })
-            .collect();
-        let other: Vec<(f64, f64)> = m
-            .activity
-            .iter()
-            .map(|s| {
-                let rest: u32 = s
-                    .waits
-                    .iter()
-                    .filter(|(e, _)| !events.contains(&e.as_str()))
-                    .map(|(_, n)| *n)
-                    .sum();
-                (s.t_ms as f64 / 1000.0, f64::from(rest))
-            })
-            .collect();
-        if other.iter().any(|p| p.1 > 0.0) {
-            series.push(Series {
-                name: "other".into(),
-                color: "#ced4da".into(),
-                points: other,
-                dashed: false,
-            });
+        let mut series = event_series(m, &events, &colors);
+        let other = other_series(m, &events);
+        if other.points.iter().any(|p| p.1 > 0.0) {
+            series.push(other);
         }
         series.sort_by_key(|s| s.name != CPU);
         ch.series = series;

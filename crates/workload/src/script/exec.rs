@@ -12,7 +12,7 @@
 //!
 //! Conditionals: pgbench keeps a stack of branch states and skips commands one by one; here each
 //! `\if`/`\elif` knows where a false condition continues and each `\elif`/`\else` where an executed
-//! branch ends (computed by `parse.rs`), which visits, evaluates and times exactly the commands
+//! branch ends (computed by `parse`), which visits, evaluates and times exactly the commands
 //! pgbench's state machine does.
 
 use std::fmt;

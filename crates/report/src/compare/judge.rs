@@ -1,0 +1,173 @@
+//! The verdict on one metric of one run against the baseline: the bootstrap and the rank test
+//! (`stats`), the rule that a difference counts only when both agree and it is at least the
+//! minimum effect, and the verdict in words ("B is 2.29x faster (95% CI 2.10-2.45x), p<0.001").
+//! The number formats are shared with the text and HTML renderings.
+
+use super::metrics::Metric;
+use super::stats::bootstrap;
+use super::{Better, Judgement, Options, Verdict, Words, MIN_SAMPLES};
+
+/// A ratio (or its inverse) in words: `2.29x` from 1.5x on, else a percentage.
+fn ratio_words(r: f64, ci: (f64, f64), up: &str, down: &str, conf: f64) -> String {
+    let c = (conf * 100.0).round();
+    if r >= 1.0 {
+        if r >= 1.5 {
+            format!("{r:.2}x {up} ({c}% CI {:.2}-{:.2}x)", ci.0, ci.1)
+        } else {
+            format!(
+                "{:.1}% {up} ({c}% CI {:.1}-{:.1}%)",
+                (r - 1.0) * 100.0,
+                (ci.0 - 1.0) * 100.0,
+                (ci.1 - 1.0) * 100.0
+            )
+        }
+    } else if 1.0 / r >= 1.5 {
+        format!(
+            "{:.2}x {down} ({c}% CI {:.2}-{:.2}x)",
+            1.0 / r,
+            1.0 / ci.1,
+            1.0 / ci.0
+        )
+    } else {
+        format!(
+            "{:.1}% {down} ({c}% CI {:.1}-{:.1}%)",
+            (1.0 - r) * 100.0,
+            (1.0 - ci.1) * 100.0,
+            (1.0 - ci.0) * 100.0
+        )
+    }
+}
+
+pub(super) fn signed_pct(x: f64) -> String {
+    format!("{:+.1}%", x * 100.0)
+}
+
+pub(super) fn num(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn p_words(p: f64) -> String {
+    if p < 0.001 {
+        "p<0.001".into()
+    } else {
+        format!("p={p:.3}")
+    }
+}
+
+pub(super) fn judge(
+    m: &Metric<'_>,
+    a: (Option<f64>, Option<Vec<f64>>),
+    b: (Option<f64>, Option<Vec<f64>>),
+    b_label: &str,
+    o: &Options,
+    seed: u64,
+) -> Judgement {
+    let change = match (a.0, b.0) {
+        (Some(x), Some(y)) if x > 0.0 => Some(y / x - 1.0),
+        _ => None,
+    };
+    let untested = |text: String| Judgement {
+        change,
+        verdict: Verdict::Untested,
+        good: None,
+        estimate: None,
+        text,
+    };
+    let (Some(sa), Some(sb)) = (a.1, b.1) else {
+        return untested("not measured in both runs".into());
+    };
+    if sa.len() < MIN_SAMPLES || sb.len() < MIN_SAMPLES {
+        return untested(format!(
+            "too few intervals to judge ({} and {}; needs {MIN_SAMPLES} each after the first {} s)",
+            sa.len(),
+            sb.len(),
+            o.warmup_s
+        ));
+    }
+    if sa.iter().chain(&sb).all(|x| *x == 0.0) {
+        return Judgement {
+            change,
+            verdict: Verdict::NoDifference,
+            good: None,
+            estimate: None,
+            text: "none in either run".into(),
+        };
+    }
+    let e = bootstrap(&sa, &sb, m.statistic, o.resamples, o.confidence, seed);
+    let rel = e.ratio.map_or(f64::INFINITY, |r| r - 1.0);
+    let significant = e.ci_excludes_zero() && e.p_value < o.alpha;
+    let large = rel.abs() >= o.min_effect && (e.b - e.a).abs() >= m.min_abs;
+    let (up, down) = match m.words {
+        Words::Speed => ("faster", "slower"),
+        Words::Level => ("higher", "lower"),
+    };
+    let c = (o.confidence * 100.0).round();
+    let verdict = if significant && large {
+        if e.b > e.a {
+            Verdict::Higher
+        } else {
+            Verdict::Lower
+        }
+    } else {
+        Verdict::NoDifference
+    };
+    let text = match verdict {
+        Verdict::Higher | Verdict::Lower => {
+            let body = match (e.ratio, e.ratio_ci) {
+                (Some(r), Some(ci)) if r > 0.0 && ci.0 > 0.0 => {
+                    ratio_words(r, ci, up, down, o.confidence)
+                }
+                _ => format!(
+                    "{} {} {} ({c}% CI {}-{})",
+                    num((e.b - e.a).abs()),
+                    m.unit,
+                    if e.b > e.a { up } else { down },
+                    num(e.diff_ci.0.abs().min(e.diff_ci.1.abs())),
+                    num(e.diff_ci.0.abs().max(e.diff_ci.1.abs()))
+                ),
+            };
+            format!("{b_label} is {body}, {}", p_words(e.p_value))
+        }
+        _ => {
+            let detail = match (e.ratio, e.ratio_ci) {
+                (Some(r), Some(ci)) => format!(
+                    "{}, {c}% CI {} to {}",
+                    signed_pct(r - 1.0),
+                    signed_pct(ci.0 - 1.0),
+                    signed_pct(ci.1 - 1.0)
+                ),
+                _ => format!(
+                    "{:+} {}, {c}% CI {} to {}",
+                    num(e.b - e.a),
+                    m.unit,
+                    num(e.diff_ci.0),
+                    num(e.diff_ci.1)
+                ),
+            };
+            let why = if significant {
+                format!("; under the {:.0}% that counts", o.min_effect * 100.0)
+            } else {
+                String::new()
+            };
+            format!("no difference beyond noise ({detail}{why})")
+        }
+    };
+    let good = match (verdict, m.better) {
+        (Verdict::Higher, Better::Higher) | (Verdict::Lower, Better::Lower) => Some(true),
+        (Verdict::Higher, Better::Lower) | (Verdict::Lower, Better::Higher) => Some(false),
+        _ => None,
+    };
+    Judgement {
+        change,
+        verdict,
+        good,
+        estimate: Some(e),
+        text,
+    }
+}

@@ -1,0 +1,227 @@
+//! Database load by wait event and top SQL: where the server's sessions spent their time
+//! (Performance Insights' "average active sessions" view) and which statements spent it, each
+//! joined to the wait events it was sampled in.
+//!
+//! Must not touch: counters and the OS (`server`), the client's measurements (`client`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use measure::server::CPU;
+use measure::ServerMetrics;
+
+use super::server::checkpoint_markers;
+use super::style::{event_tag, wait_color};
+use super::{chart_block, f3, share_bar};
+use crate::model::RunResult;
+use crate::observed::{bytes, hit_pct, top_wait_of};
+use crate::svg::{esc, Chart, Kind, Series};
+
+/// Wait events drawn separately in the load chart; the rest are summed as "other".
+const LOAD_EVENTS: usize = 8;
+
+/// The load chart's series: the top events by samples, then "other".
+pub(crate) fn load_series(m: &ServerMetrics) -> Vec<Series> {
+    let top: Vec<&str> = m
+        .waits
+        .iter()
+        .take(LOAD_EVENTS)
+        .map(|w| w.event.as_str())
+        .collect();
+    let mut out = event_series(m, &top, &event_colors(&top));
+    if m.waits.len() > LOAD_EVENTS {
+        out.push(other_series(m, &top));
+    }
+    // CPU at the bottom, as Performance Insights draws it.
+    out.sort_by_key(|s| s.name != CPU);
+    out
+}
+
+/// A colour for each of `events`: by class, shaded within the class in the order given, so that
+/// charts drawn with the same colours (one per run on the comparison page) agree.
+pub(crate) fn event_colors<'e>(events: &[&'e str]) -> BTreeMap<&'e str, String> {
+    let mut shades: BTreeMap<&str, usize> = BTreeMap::new();
+    events
+        .iter()
+        .map(|e| {
+            let class = e.split(':').next().unwrap_or(e);
+            let shade = shades.entry(class).or_default();
+            let color = wait_color(e, *shade);
+            *shade += 1;
+            (*e, color)
+        })
+        .collect()
+}
+
+/// The sessions in each of `events` per activity sample of `m`, one series per event in the
+/// order given, coloured by `colors`.
+pub(crate) fn event_series(
+    m: &ServerMetrics,
+    events: &[&str],
+    colors: &BTreeMap<&str, String>,
+) -> Vec<Series> {
+    events
+        .iter()
+        .map(|e| Series {
+            name: (*e).to_string(),
+            color: colors[e].clone(),
+            points: m
+                .activity
+                .iter()
+                .map(|s| {
+                    (
+                        s.t_ms as f64 / 1000.0,
+                        f64::from(s.waits.get(*e).copied().unwrap_or(0)),
+                    )
+                })
+                .collect(),
+            dashed: false,
+        })
+        .collect()
+}
+
+/// The sessions in any event but `events` per activity sample of `m`, as the grey "other".
+pub(crate) fn other_series(m: &ServerMetrics, events: &[&str]) -> Series {
+    Series {
+        name: "other".into(),
+        color: "#ced4da".into(),
+        points: m
+            .activity
+            .iter()
+            .map(|s| {
+                let rest: u32 = s
+                    .waits
+                    .iter()
+                    .filter(|(e, _)| !events.contains(&e.as_str()))
+                    .map(|(_, n)| *n)
+                    .sum();
+                (s.t_ms as f64 / 1000.0, f64::from(rest))
+            })
+            .collect(),
+        dashed: false,
+    }
+}
+
+/// The load chart with the table of wait events beside it.
+pub(super) fn load(o: &mut String, r: &RunResult, m: &ServerMetrics, x_range: Option<(f64, f64)>) {
+    o.push_str("<section id=\"load\"><h2>Database load by wait event</h2><div class=\"grid2\">");
+    let mut load = Chart::new(
+        "chart-load",
+        "Database load",
+        "seconds",
+        "average active sessions",
+        Kind::StackedArea,
+    );
+    load.series = load_series(m);
+    load.x_range = x_range;
+    load.markers = checkpoint_markers(m);
+    if !m.os.is_empty() && r.environment.client.cpus > 0 {
+        load.reference = Some((
+            f64::from(r.environment.client.cpus),
+            format!("{} CPUs", r.environment.client.cpus),
+        ));
+    }
+    chart_block(
+        o,
+        &format!(
+            "Active sessions by wait event, sampled every {:.1} s",
+            m.sample_interval_ms as f64 / 1000.0
+        ),
+        &load.render(),
+    );
+    o.push_str("<div><table><tr><th class=\"l\">wait event</th><th>AAS</th><th class=\"l\">share</th></tr>");
+    let total: u64 = m.waits.iter().map(|w| w.samples).sum();
+    for w in m.waits.iter().take(12) {
+        let frac = w.samples as f64 / total.max(1) as f64;
+        let _ = write!(
+            o,
+            "<tr><td class=\"l\">{}</td><td>{:.2}</td><td class=\"l\">{} {:.1}%</td></tr>",
+            event_tag(&w.event),
+            w.aas,
+            share_bar(frac),
+            100.0 * frac
+        );
+    }
+    if m.waits.is_empty() {
+        o.push_str(
+            "<tr><td class=\"l muted\" colspan=\"3\">no active sessions were seen</td></tr>",
+        );
+    }
+    let _ = write!(
+        o,
+        "</table><p class=\"muted\">Average active sessions (AAS) = sessions seen in state \
+         <code>active</code> per sample, over the {:.1} s of the run; CPU = active with no wait \
+         event. {:.2} AAS in all.</p></div></div></section>",
+        (m.window_end_ms - m.window_start_ms) as f64 / 1000.0,
+        m.average_active()
+    );
+}
+
+/// Top SQL by execution time, with the wait events each statement was sampled in.
+pub(super) fn top_sql(o: &mut String, m: &ServerMetrics) {
+    o.push_str("<section id=\"top-sql\"><h2>Top SQL by execution time</h2>");
+    if m.statements.is_empty() {
+        o.push_str("<p class=\"muted\">No statement statistics: see the notes below.</p>");
+    } else {
+        let all = m
+            .statements_total
+            .as_ref()
+            .map_or(0.0, |t| t.total_exec_time_ms)
+            .max(1e-9);
+        o.push_str(
+            "<table><tr><th class=\"l\">statement</th><th>calls</th><th>total ms</th>\
+             <th class=\"l\">share</th><th>mean ms</th><th>rows</th><th>hit %</th>\
+             <th>WAL</th><th class=\"l\">waits</th></tr>",
+        );
+        for s in &m.statements {
+            let frac = s.total_exec_time_ms / all;
+            let waits = s
+                .query_id
+                .map(|id| {
+                    let ws = m.waits_of(id);
+                    let n: u64 = ws.iter().map(|w| w.samples).sum();
+                    ws.iter()
+                        .take(3)
+                        .map(|w| {
+                            format!(
+                                "{} {:.0}%",
+                                event_tag(&w.event),
+                                100.0 * w.samples as f64 / n.max(1) as f64
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("<br>")
+                })
+                .unwrap_or_default();
+            let _ = write!(
+                o,
+                "<tr><td class=\"l sql\"><code>{}</code></td><td>{}</td><td>{:.1}</td>\
+                 <td class=\"l\">{} {:.1}%</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td class=\"l\">{}</td></tr>",
+                esc(&s.query),
+                s.calls,
+                s.total_exec_time_ms,
+                share_bar(frac),
+                100.0 * frac,
+                f3(s.mean_exec_time_ms),
+                s.rows,
+                hit_pct(s.shared_blks_hit as f64, s.shared_blks_read as f64)
+                    .map_or("-".into(), |h| format!("{h:.1}")),
+                s.wal_bytes.map_or("-".into(), bytes),
+                if waits.is_empty() { "-".into() } else { waits }
+            );
+        }
+        o.push_str("</table>");
+        if let Some(t) = m.statements.first() {
+            if let Some(w) = top_wait_of(m, t) {
+                let _ = write!(
+                    o,
+                    "<p class=\"muted\">The statement with the most execution time spent most of \
+                     its sampled time in {}.</p>",
+                    event_tag(&w)
+                );
+            }
+        }
+    }
+    o.push_str("</section>");
+}

@@ -1,0 +1,203 @@
+//! The HTML report: one self-contained file a performance engineer can hand to the team.
+//!
+//! Owns the page: a header with what ran where and the verdicts (checks), headline numbers,
+//! throughput and latency percentiles over time (from `RunResult::intervals`), the latency
+//! distribution (from the whole-run histogram), per-transaction and per-statement tables, and,
+//! when the server was observed, database load by wait event as a stacked area, top SQL joined
+//! to its waits, server counters with checkpoints on the time axis, client and server CPU, and
+//! what could not be observed and why. Must not touch: I/O (the caller writes the string),
+//! clocks, the network: CSS is inline, charts are SVG drawn by `svg`, there is no script and no
+//! external reference, so the file opens offline and prints. Every string from the result
+//! (SQL text, settings, command line, notes) goes through [`esc`].
+//!
+//! This file owns the page skeleton ([`render`]: head, header, headline numbers, footer, the
+//! order of the sections) and the small helpers every section uses (numbers in ms, headline
+//! cards, share bars, titled chart blocks). The sections live beside it, one file per part of the
+//! page, so each can be read without the others:
+//! - `style`: the inline stylesheet and the colours of wait events;
+//! - `run`: verdicts (checks, aborted clients) and what ran where;
+//! - `client`: the client's measurements (over time, latency distribution, transactions and
+//!   statements);
+//! - `load`: database load by wait event and top SQL joined to its waits;
+//! - `server`: server counters, totals, I/O, CPU and the observation notes.
+//!
+//! The comparison page (`compare::html`) reuses the stylesheet, the helpers and the load chart's
+//! colours and series (one chart per run, the same colours in each), hence the `pub(crate)`
+//! re-exports.
+
+mod client;
+mod load;
+mod run;
+mod server;
+mod style;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt::Write as _;
+
+use measure::Histogram;
+
+use crate::model::RunResult;
+use crate::svg::{esc, Chart, Series};
+
+pub(crate) use client::distribution_in;
+pub(crate) use load::{event_colors, event_series, other_series};
+pub use style::wait_color;
+pub(crate) use style::{event_tag, CSS};
+
+fn ms(us: f64) -> f64 {
+    us / 1000.0
+}
+
+pub(crate) fn pct_of(h: &Histogram, p: f64) -> f64 {
+    ms(h.percentile_us(p) as f64)
+}
+
+pub(crate) fn kpi(o: &mut String, value: &str, unit: &str, label: &str) {
+    // Numbers big, words (a wait event name) smaller so they fit.
+    let numeric = value
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == '.' || c == '-');
+    let _ = write!(
+        o,
+        "<div class=\"kpi\"><div class=\"v{}\">{}<small>{}</small></div><div class=\"k\">{}</div></div>",
+        if numeric { "" } else { " txt" },
+        esc(value),
+        esc(unit),
+        esc(label)
+    );
+}
+
+pub(crate) fn share_bar(frac: f64) -> String {
+    format!(
+        "<span class=\"sbar\" style=\"width:{:.0}px\"></span>",
+        (frac.clamp(0.0, 1.0) * 90.0).max(1.0)
+    )
+}
+
+fn f3(v: f64) -> String {
+    format!("{v:.3}")
+}
+
+pub(crate) fn chart_block(o: &mut String, title: &str, chart: &str) {
+    let _ = write!(
+        o,
+        "<div><div class=\"chart-title\">{}</div>{chart}</div>",
+        esc(title)
+    );
+}
+
+/// Adds `points` to `chart` as a dashed line only when they rise above zero somewhere: failures,
+/// rollbacks and block reads are usually none, and a flat line at zero would only crowd the
+/// chart and its legend.
+fn dashed_if_any(chart: &mut Chart, name: &str, color: &str, points: Vec<(f64, f64)>) {
+    if points.iter().any(|p| p.1 > 0.0) {
+        chart.series.push(Series {
+            name: name.into(),
+            color: color.into(),
+            points,
+            dashed: true,
+        });
+    }
+}
+
+/// The page.
+pub fn render(r: &RunResult) -> String {
+    let mut o = String::with_capacity(64 * 1024);
+    let c = &r.config;
+    let total = r.total.total();
+    let m = r.server_metrics.as_ref();
+    let title = format!(
+        "stampede {} · {} clients · {}",
+        c.workload, c.clients, r.started_at
+    );
+    let _ = write!(
+        o,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{}</title><style>{CSS}</style></head><body>",
+        esc(&title)
+    );
+
+    // Header.
+    let server_version = r
+        .environment
+        .server
+        .version
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let _ = write!(
+        o,
+        "<header class=\"top\"><h1>stampede run report <span>· {} · {} client{}</span></h1>\
+         <div class=\"sub\">{} · {:.1} s measured · PostgreSQL {} · stampede {}</div></header><main>",
+        esc(&c.workload),
+        c.clients,
+        if c.clients == 1 { "" } else { "s" },
+        esc(&r.started_at),
+        r.measured_duration_s,
+        esc(&server_version),
+        esc(&r.stampede_version)
+    );
+
+    // Headline numbers.
+    o.push_str("<div class=\"kpis\">");
+    kpi(
+        &mut o,
+        &format!("{:.1}", r.tps()),
+        "tps",
+        "committed transactions per second",
+    );
+    let lat = &total.latency;
+    kpi(&mut o, &f3(ms(lat.mean_us())), "ms", "latency average");
+    kpi(&mut o, &f3(pct_of(lat, 50.0)), "ms", "latency p50");
+    kpi(&mut o, &f3(pct_of(lat, 99.0)), "ms", "latency p99");
+    let scheduled = total.scheduled().max(1);
+    kpi(
+        &mut o,
+        &format!("{:.2}", 100.0 * total.failed() as f64 / scheduled as f64),
+        "%",
+        &format!("failed ({} of {})", total.failed(), total.scheduled()),
+    );
+    if let Some(m) = m {
+        kpi(
+            &mut o,
+            &format!("{:.2}", m.average_active()),
+            "AAS",
+            "database load (average active sessions)",
+        );
+        if let Some(w) = m.waits.first() {
+            kpi(&mut o, &w.event, "", "top wait event");
+        }
+    }
+    o.push_str("</div>");
+
+    if r.interrupted {
+        o.push_str(
+            "<div class=\"banner\">The run was interrupted: the numbers cover the part that ran.</div>",
+        );
+    }
+    run::verdicts(&mut o, r);
+    run::run_details(&mut o, r);
+    client::over_time(&mut o, r);
+    client::latency_distribution(&mut o, r);
+    client::transactions(&mut o, r);
+    match m {
+        Some(m) => server::server(&mut o, r, m),
+        None => o.push_str(
+            "<section id=\"server\"><h2>Server</h2><p class=\"muted\">The server was not observed \
+             during this run (it is by default; <code>--no-observe</code> turns it off), so there \
+             is no database load, top SQL or server counters.</p></section>",
+        ),
+    }
+    let _ = writeln!(
+        o,
+        "<footer>Generated by stampede {} from <code>run.json</code> schema version {}. \
+         Self-contained: no scripts, no network.</footer></main></body></html>",
+        esc(&r.stampede_version),
+        r.schema_version
+    );
+    o
+}

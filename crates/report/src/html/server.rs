@@ -1,0 +1,395 @@
+//! The server's side of an observed run beyond its load: counters over time (commits, WAL,
+//! blocks read) with checkpoints on the time axis, connections by state and lock waits, totals
+//! over the run and I/O by backend type, client and server CPU, and the observation notes with
+//! the observer's own cost.
+//!
+//! Owns [`server`], the order of the server sections; database load and top SQL are in `load`.
+//! Must not touch: the client's measurements.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use measure::ServerMetrics;
+
+use super::load::{load, top_sql};
+use super::{chart_block, dashed_if_any};
+use crate::model::RunResult;
+use crate::observed::{bytes, hit_pct, machine_averages};
+use crate::svg::{esc, Chart, Kind, Marker, Series};
+
+/// Checkpoint markers: every counter sample where the checkpoint count went up.
+pub(super) fn checkpoint_markers(m: &ServerMetrics) -> Vec<Marker> {
+    let count = |v: &BTreeMap<String, f64>| -> Option<f64> {
+        let g = |k: &str| v.get(k).copied();
+        Some(
+            g("checkpointer.num_timed").or(g("bgwriter.checkpoints_timed"))?
+                + g("checkpointer.num_requested")
+                    .or(g("bgwriter.checkpoints_req"))
+                    .unwrap_or(0.0),
+        )
+    };
+    let mut out = Vec::new();
+    for w in m.counters.windows(2) {
+        if let (Some(a), Some(b)) = (count(&w[0].values), count(&w[1].values)) {
+            if b > a {
+                out.push(Marker {
+                    x: w[1].t_ms as f64 / 1000.0,
+                    label: if b - a > 1.0 {
+                        format!("{} checkpoints", b - a)
+                    } else {
+                        "checkpoint".into()
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Per-second rate of counter `key` between consecutive counter samples, at the later time.
+fn rate(m: &ServerMetrics, key: &str, scale: f64) -> Vec<(f64, f64)> {
+    m.counters
+        .windows(2)
+        .filter_map(|w| {
+            let a = w[0].values.get(key)?;
+            let b = w[1].values.get(key)?;
+            let dt = (w[1].t_ms - w[0].t_ms) as f64 / 1000.0;
+            (dt > 0.0).then(|| (w[1].t_ms as f64 / 1000.0, (b - a).max(0.0) / dt * scale))
+        })
+        .collect()
+}
+
+/// The server sections, in page order.
+pub(super) fn server(o: &mut String, r: &RunResult, m: &ServerMetrics) {
+    let x_range = Some((
+        (m.window_start_ms.min(0)) as f64 / 1000.0,
+        m.window_end_ms as f64 / 1000.0,
+    ));
+    load(o, r, m, x_range);
+    top_sql(o, m);
+    o.push_str("<section id=\"server-activity\"><h2>Server activity</h2>");
+    activity(o, m, x_range);
+    totals(o, m);
+    o.push_str("</section>");
+    cpu(o, r, m, x_range);
+    notes(o, m);
+}
+
+/// Server counters over time, connections by state and lock waits.
+fn activity(o: &mut String, m: &ServerMetrics, x_range: Option<(f64, f64)>) {
+    o.push_str("<div class=\"grid2\">");
+    let markers = checkpoint_markers(m);
+    let mut commits = Chart::new(
+        "chart-commits",
+        "Commits and rollbacks",
+        "seconds",
+        "per second",
+        Kind::Lines,
+    );
+    commits.series.push(Series {
+        name: "commits/s".into(),
+        color: "#3056d3".into(),
+        points: rate(m, "database.xact_commit", 1.0),
+        dashed: false,
+    });
+    dashed_if_any(
+        &mut commits,
+        "rollbacks/s",
+        "#c5221f",
+        rate(m, "database.xact_rollback", 1.0),
+    );
+    commits.markers = markers.clone();
+    commits.x_range = x_range;
+    chart_block(
+        o,
+        "Commits per second (pg_stat_database)",
+        &commits.render(),
+    );
+    let mut wal = Chart::new("chart-wal", "WAL", "seconds", "MiB / s", Kind::Lines);
+    wal.series.push(Series {
+        name: "WAL written".into(),
+        color: "#7048e8".into(),
+        points: rate(m, "wal.wal_bytes", 1.0 / (1024.0 * 1024.0)),
+        dashed: false,
+    });
+    dashed_if_any(
+        &mut wal,
+        "blocks read (8 KiB)",
+        "#1f6fd1",
+        rate(m, "database.blks_read", 8192.0 / (1024.0 * 1024.0)),
+    );
+    wal.markers = markers.clone();
+    wal.x_range = x_range;
+    chart_block(
+        o,
+        "WAL generated and blocks read, with checkpoints",
+        &wal.render(),
+    );
+
+    // Connections by state and lock waits.
+    let mut states: Vec<String> = m
+        .activity
+        .iter()
+        .flat_map(|s| s.states.keys().cloned())
+        .collect();
+    states.sort();
+    states.dedup();
+    let state_color = |s: &str| match s {
+        "active" => "#2e9e44",
+        "idle in transaction" => "#f08c00",
+        "idle in transaction (aborted)" => "#c5221f",
+        "idle" => "#adb5bd",
+        _ => "#7048e8",
+    };
+    let mut conns = Chart::new(
+        "chart-connections",
+        "Connections",
+        "seconds",
+        "connections",
+        Kind::StackedArea,
+    );
+    for st in &states {
+        conns.series.push(Series {
+            name: st.clone(),
+            color: state_color(st).into(),
+            points: m
+                .activity
+                .iter()
+                .map(|s| {
+                    (
+                        s.t_ms as f64 / 1000.0,
+                        f64::from(s.states.get(st).copied().unwrap_or(0)),
+                    )
+                })
+                .collect(),
+            dashed: false,
+        });
+    }
+    conns.x_range = x_range;
+    chart_block(o, "Client connections by state", &conns.render());
+    let mut locks = Chart::new(
+        "chart-locks",
+        "Lock waits",
+        "seconds",
+        "requests",
+        Kind::Lines,
+    );
+    locks.series.push(Series {
+        name: "ungranted lock requests".into(),
+        color: "#f08c00".into(),
+        points: m
+            .activity
+            .iter()
+            .map(|s| (s.t_ms as f64 / 1000.0, f64::from(s.lock_waits)))
+            .collect(),
+        dashed: false,
+    });
+    locks.x_range = x_range;
+    chart_block(o, "Lock waits (pg_locks not granted)", &locks.render());
+    o.push_str("</div>");
+}
+
+/// Totals over the run, and I/O by backend type when pg_stat_io was read.
+fn totals(o: &mut String, m: &ServerMetrics) {
+    let d = |k: &str| m.delta(k);
+    let mut kv: Vec<(String, String)> = Vec::new();
+    let n = |v: Option<f64>| v.map_or("-".into(), |x| format!("{x:.0}"));
+    kv.push(("commits".into(), n(d("database.xact_commit"))));
+    kv.push(("rollbacks".into(), n(d("database.xact_rollback"))));
+    kv.push(("deadlocks".into(), n(d("database.deadlocks"))));
+    kv.push(("conflicts".into(), n(d("database.conflicts"))));
+    kv.push((
+        "temp files".into(),
+        format!(
+            "{} ({})",
+            n(d("database.temp_files")),
+            bytes(d("database.temp_bytes").unwrap_or(0.0))
+        ),
+    ));
+    if let Some(h) = hit_pct(
+        d("database.blks_hit").unwrap_or(0.0),
+        d("database.blks_read").unwrap_or(0.0),
+    ) {
+        kv.push(("buffer hit ratio".into(), format!("{h:.2}%")));
+    }
+    if let Some(b) = d("wal.wal_bytes") {
+        kv.push((
+            "WAL".into(),
+            format!(
+                "{} in {} records, {} full-page images, {} syncs",
+                bytes(b),
+                n(d("wal.wal_records")),
+                n(d("wal.wal_fpi")),
+                n(d("wal.wal_sync"))
+            ),
+        ));
+    }
+    if let Some((t, q)) = m.checkpoints() {
+        kv.push((
+            "checkpoints".into(),
+            format!("{:.0} ({t:.0} timed, {q:.0} requested)", t + q),
+        ));
+    }
+    if let Some(b) = m.delta_any(&["bgwriter.buffers_clean"]) {
+        kv.push((
+            "buffers written by the background writer".into(),
+            format!("{b:.0}"),
+        ));
+    }
+    o.push_str("<h3>Over the run</h3><div class=\"kv\">");
+    for (k, v) in kv {
+        let _ = write!(o, "<div>{}</div><div>{}</div>", esc(&k), esc(&v));
+    }
+    o.push_str("</div>");
+    if !m.io.is_empty() {
+        o.push_str(
+            "<h3>I/O by backend type (pg_stat_io)</h3><table><tr><th class=\"l\">backend</th>\
+             <th class=\"l\">object</th><th class=\"l\">context</th><th>reads</th><th>writes</th>\
+             <th>extends</th><th>hits</th><th>evictions</th><th>fsyncs</th></tr>",
+        );
+        for io in &m.io {
+            let g = |k: &str| io.values.get(k).map_or("-".into(), |v| format!("{v:.0}"));
+            let _ = write!(
+                o,
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td>\
+                 <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&io.backend_type),
+                esc(&io.object),
+                esc(&io.context),
+                g("reads"),
+                g("writes"),
+                g("extends"),
+                g("hits"),
+                g("evictions"),
+                g("fsyncs")
+            );
+        }
+        o.push_str("</table>");
+    }
+}
+
+/// Process and machine CPU, when the server is on the client's machine.
+fn cpu(o: &mut String, r: &RunResult, m: &ServerMetrics, x_range: Option<(f64, f64)>) {
+    o.push_str("<section id=\"cpu\"><h2>Client and server CPU</h2>");
+    if m.os.is_empty() {
+        o.push_str(
+            "<p class=\"muted\">The server is not on the machine that ran the client, so its \
+             CPU, memory and disks were not sampled.</p>",
+        );
+    } else {
+        o.push_str("<div class=\"grid2\">");
+        let mut cpu = Chart::new(
+            "chart-cpu",
+            "Process CPU",
+            "seconds",
+            "% of one CPU",
+            Kind::Lines,
+        );
+        cpu.series.push(Series {
+            name: "client (stampede)".into(),
+            color: "#3056d3".into(),
+            points: m
+                .os
+                .iter()
+                .map(|s| (s.t_ms as f64 / 1000.0, s.client_cpu_pct))
+                .collect(),
+            dashed: false,
+        });
+        let srv: Vec<(f64, f64)> =
+            m.os.iter()
+                .filter_map(|s| s.server_cpu_pct.map(|v| (s.t_ms as f64 / 1000.0, v)))
+                .collect();
+        if !srv.is_empty() {
+            cpu.series.push(Series {
+                name: "server (all PostgreSQL processes)".into(),
+                color: "#2e9e44".into(),
+                points: srv,
+                dashed: false,
+            });
+        }
+        if r.environment.client.cpus > 0 {
+            cpu.reference = Some((
+                100.0 * f64::from(r.environment.client.cpus),
+                format!("{} CPUs", r.environment.client.cpus),
+            ));
+        }
+        cpu.x_range = x_range;
+        chart_block(o, "Client and server CPU (% of one CPU)", &cpu.render());
+        let mut mach = Chart::new(
+            "chart-machine",
+            "Machine CPU",
+            "seconds",
+            "% of all CPUs",
+            Kind::StackedArea,
+        );
+        for (name, color, f) in [
+            (
+                "user",
+                "#2e9e44",
+                (|s: &measure::server::OsSample| s.cpu_user_pct) as fn(&_) -> f64,
+            ),
+            ("system", "#d6336c", |s| s.cpu_system_pct),
+            ("iowait", "#1f6fd1", |s| s.cpu_iowait_pct),
+        ] {
+            mach.series.push(Series {
+                name: name.into(),
+                color: color.into(),
+                points: m
+                    .os
+                    .iter()
+                    .map(|s| (s.t_ms as f64 / 1000.0, f(s)))
+                    .collect(),
+                dashed: false,
+            });
+        }
+        mach.y_max = Some(100.0);
+        mach.x_range = x_range;
+        chart_block(o, "Machine CPU (/proc/stat)", &mach.render());
+        o.push_str("</div>");
+        if let Some(a) = machine_averages(m) {
+            let _ = write!(
+                o,
+                "<p class=\"muted\">Averages over the run: machine {:.0}% user, {:.0}% system, \
+                 {:.0}% iowait; client {:.0}% of a CPU{}; disks {}/s read, {}/s written.</p>",
+                a.user,
+                a.system,
+                a.iowait,
+                a.client,
+                a.server
+                    .map_or(String::new(), |s| format!(", server {s:.0}% of a CPU")),
+                esc(&bytes(a.read_bps)),
+                esc(&bytes(a.write_bps))
+            );
+        }
+    }
+    o.push_str("</section>");
+}
+
+/// What could not be observed and why, and what observing cost.
+fn notes(o: &mut String, m: &ServerMetrics) {
+    o.push_str("<section id=\"notes\"><h2>Observation notes</h2>");
+    if m.notes.is_empty() {
+        o.push_str("<p class=\"muted\">Everything was observed.</p>");
+    }
+    for n in &m.notes {
+        let _ = write!(
+            o,
+            "<div class=\"note\"><b>{}</b>: {}</div>",
+            esc(&n.topic),
+            esc(&n.message)
+        );
+    }
+    let c = &m.cost;
+    let _ = write!(
+        o,
+        "<p class=\"muted\">Observer cost: {} samples, {} statements in {} session{}, {:.0} ms \
+         waiting on the server (slowest sample {:.1} ms), {:.0} ms of CPU.</p></section>",
+        c.samples,
+        c.queries,
+        c.connections,
+        if c.connections == 1 { "" } else { "s" },
+        c.busy_ms,
+        c.max_sample_ms,
+        c.cpu_ms
+    );
+}

@@ -1,0 +1,146 @@
+//! stampede's additions to the end-of-run summary, after pgbench's block: latency percentiles
+//! (overall, and per transaction type when there are several), failures by kind, aborted
+//! clients, how the connections were opened, the checks and the interrupted note.
+//!
+//! The percentile table is shared with sysbench's summary.
+
+use std::fmt::Write as _;
+
+use measure::{FailureKind, Histogram};
+
+use super::{ms, pct};
+use crate::model::RunResult;
+
+const PERCENTILES: [(&str, f64); 6] = [
+    ("p50", 50.0),
+    ("p90", 90.0),
+    ("p95", 95.0),
+    ("p99", 99.0),
+    ("p99.9", 99.9),
+    ("p99.99", 99.99),
+];
+
+/// The header of [`percentile_row`]'s table.
+pub(crate) fn percentile_header(out: &mut String) {
+    for (name, _) in PERCENTILES {
+        let _ = write!(out, " {name:>10}");
+    }
+    let _ = writeln!(out, " {:>10}", "max");
+}
+
+pub(crate) fn percentile_row(out: &mut String, h: &Histogram, label: &str) {
+    for (_, p) in PERCENTILES {
+        if h.is_empty() {
+            let _ = write!(out, " {:>10}", "-");
+        } else {
+            let _ = write!(out, " {:10.3}", ms(h.percentile_us(p) as f64));
+        }
+    }
+    if h.is_empty() {
+        let _ = write!(out, " {:>10}", "-");
+    } else {
+        let _ = write!(out, " {:10.3}", ms(h.max_us() as f64));
+    }
+    let _ = writeln!(out, "  {label}");
+}
+
+/// How the connections were opened and what the open-file limit allowed (absent from results
+/// that predate them):
+/// `connections: 500 opened in 1.234 s (405.2/s, at most 64 in flight, 0 retries); open files:
+/// limit 20000 (hard 20000, raised from 1024), needed 600`.
+fn connections_line(o: &mut String, r: &RunResult) {
+    let setup = r.connections.setup.as_ref();
+    let fd = r.environment.client.fd_limit.as_ref();
+    if setup.is_none() && fd.is_none() {
+        return;
+    }
+    let mut parts = Vec::new();
+    if let Some(c) = setup {
+        parts.push(format!(
+            "{} opened in {:.3} s ({:.1}/s, at most {} in flight, {} retries)",
+            c.opened,
+            r.connections.initial_connect_ms / 1000.0,
+            c.rate_per_s,
+            c.concurrency,
+            c.retries
+        ));
+    }
+    if let Some(f) = fd {
+        let hard = f.hard.map_or("unlimited".to_string(), |h| h.to_string());
+        let raised = f
+            .raised_from
+            .map_or(String::new(), |v| format!(", raised from {v}"));
+        parts.push(format!(
+            "open files: limit {} (hard {hard}{raised}), needed {}",
+            f.soft, f.needed
+        ));
+    }
+    let _ = writeln!(o, "connections: {}", parts.join("; "));
+}
+
+/// stampede's additions: latency percentiles (overall, and per transaction type when there are
+/// several), failures by kind, aborted clients, checks, and the interrupted note.
+pub fn render_stampede_summary(r: &RunResult) -> String {
+    let mut out = String::new();
+    let o = &mut out;
+    let total = r.total.total();
+    let total_cnt = total.scheduled();
+
+    let _ = writeln!(
+        o,
+        "latency percentiles in milliseconds (committed transactions):"
+    );
+    percentile_header(o);
+    percentile_row(o, &total.latency, "all");
+    if r.config.txn_types.len() > 1 {
+        for (tt, s) in r.config.txn_types.iter().zip(&r.total.txns) {
+            percentile_row(o, &s.latency, &tt.name);
+        }
+    }
+
+    let _ = write!(o, "failed transactions by kind:");
+    for (i, kind) in FailureKind::ALL.into_iter().enumerate() {
+        let name = match kind {
+            FailureKind::Serialization => "serialization",
+            FailureKind::Deadlock => "deadlock",
+            FailureKind::Other => "other",
+        };
+        let n = total.failures_of(kind);
+        let sep = if i == 0 { " " } else { ", " };
+        let _ = write!(o, "{sep}{name} {n} ({:.3}%)", pct(n, total_cnt));
+    }
+    o.push('\n');
+
+    let aborted = &r.connections.aborted;
+    let _ = writeln!(
+        o,
+        "aborted clients: {} of {}",
+        aborted.len(),
+        r.connections.clients
+    );
+    for a in aborted {
+        let _ = writeln!(o, "  client {}: {}", a.client_id, a.reason);
+    }
+    connections_line(o, r);
+
+    if r.checks.is_empty() {
+        let _ = writeln!(o, "checks: none");
+    } else {
+        let _ = writeln!(o, "checks:");
+        for ch in &r.checks {
+            let _ = write!(o, "  {:<7}  {}", ch.status.label(), ch.name);
+            if !ch.detail.is_empty() {
+                let _ = write!(o, ": {}", ch.detail);
+            }
+            o.push('\n');
+        }
+    }
+
+    if r.interrupted {
+        let _ = writeln!(
+            o,
+            "interrupted: the run was cut short; the results above are incomplete"
+        );
+    }
+    out
+}
