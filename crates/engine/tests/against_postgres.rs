@@ -9,105 +9,35 @@ use std::time::{Duration, Instant};
 
 use engine::{Event, Outcome, RunSpec, Stop};
 use measure::FailureKind;
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
 use target::{ConnConfig, QueryMode, Session};
+use testkit::{block_on, Pg, THROWAWAY};
 use workload::tpcb::{check_tpcb_invariant, Builtin, InvariantReport, TpcbWorkload};
 use workload::Streams;
 
-struct Pg {
-    server: EmbeddedServer,
-    cfg: ConnConfig,
-}
-
+/// A server of its own for each test, `extra` settings last, loaded with `pgbench -i -s 1`.
 fn start_pg(extra: &[(&str, &str)]) -> Pg {
-    let mut settings: Vec<(String, String)> = [
-        ("fsync", "off"),
-        ("synchronous_commit", "off"),
-        ("full_page_writes", "off"),
-        ("shared_buffers", "64MB"),
-        ("max_connections", "120"),
-        ("autovacuum", "off"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    settings.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    let server = EmbeddedServer::start(&EmbeddedOptions {
-        settings,
-        ..Default::default()
-    })
-    .expect("start the embedded PostgreSQL (needs the postgresql-15 server binaries)");
-    let cfg = server.conn_config();
-    // EmbeddedServer::start can return while the server still answers "the database system is
-    // starting up" (postmaster.pid without its status line yet is taken as ready): wait until it
-    // accepts a session.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while let Err(e) = block_on(async { Session::connect(&cfg).await.map(drop) }) {
-        assert!(
-            Instant::now() < deadline,
-            "the server never accepted a session: {e}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let pg = Pg { server, cfg };
-    pgbench_init(&pg, 1);
+    let pg = Pg::start(&[
+        THROWAWAY,
+        &[("shared_buffers", "64MB"), ("max_connections", "120")],
+        extra,
+    ]);
+    pg.pgbench("postgres", &["-i", "-q", "-s", "1"]);
     pg
 }
 
-fn pgbench_init(pg: &Pg, scale: u32) {
-    let pgbench = pg.server.binaries().bindir.join("pgbench");
-    let out = std::process::Command::new(pgbench)
-        .args(["-i", "-q", "-s", &scale.to_string(), "-h"])
-        .arg(pg.server.socket_dir())
-        .args([
-            "-p",
-            &pg.server.port().to_string(),
-            "-U",
-            "postgres",
-            "postgres",
-        ])
-        .output()
-        .expect("run pgbench -i");
-    assert!(
-        out.status.success(),
-        "pgbench -i failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
-
-fn sql(cfg: &ConnConfig, q: &str) -> Vec<Vec<Option<String>>> {
-    block_on(async {
-        let mut s = Session::connect(cfg).await.expect("connect");
-        let r = s
-            .simple_query(q)
-            .await
-            .unwrap_or_else(|e| panic!("{q}: {e}"));
-        s.close().await;
-        r
-    })
-}
-
 fn scalar(cfg: &ConnConfig, q: &str) -> i64 {
-    sql(cfg, q)[0][0].as_deref().unwrap().parse().unwrap()
+    block_on(testkit::scalar(cfg, q)).parse().unwrap()
 }
 
 /// `stampede reset tpcb`'s effect: balances 0, history empty.
 fn reset(cfg: &ConnConfig) {
-    sql(
+    block_on(testkit::query(
         cfg,
         "UPDATE pgbench_accounts SET abalance = 0 WHERE abalance <> 0; \
          UPDATE pgbench_tellers SET tbalance = 0 WHERE tbalance <> 0; \
          UPDATE pgbench_branches SET bbalance = 0 WHERE bbalance <> 0; \
          TRUNCATE pgbench_history",
-    );
+    ));
 }
 
 fn invariant(cfg: &ConnConfig) -> InvariantReport {
@@ -154,7 +84,7 @@ fn run_with_cancel(
         spec.weights = w.weights();
     }
     let mut connected = 0;
-    let out = engine::run(&spec, w, &pg.cfg, cancel, &mut |e| {
+    let out = engine::run(&spec, w, pg.conn_config(), cancel, &mut |e| {
         if let Event::Connected { clients, .. } = e {
             connected = clients;
         }
@@ -189,7 +119,7 @@ fn every_builtin_in_every_query_mode_commits_exactly_clients_times_t() {
             builtins.push(Builtin::TpcbLikePipelined);
         }
         for b in builtins {
-            reset(&pg.cfg);
+            reset(pg.conn_config());
             let out = run(
                 &pg,
                 &spec(clients, 2, Stop::Transactions(t), mode),
@@ -212,8 +142,8 @@ fn every_builtin_in_every_query_mode_commits_exactly_clients_times_t() {
                 out.setup_commits, setup,
                 "{ctx}: prepare_all commits once per session"
             );
-            let history = scalar(&pg.cfg, "SELECT count(*) FROM pgbench_history");
-            let inv = invariant(&pg.cfg);
+            let history = scalar(pg.conn_config(), "SELECT count(*) FROM pgbench_history");
+            let inv = invariant(pg.conn_config());
             match b {
                 Builtin::SelectOnly => {
                     assert_eq!(history, 0);
@@ -260,12 +190,18 @@ fn a_weighted_mix_runs_each_type_by_weight_with_per_statement_latencies() {
         1,
     ));
     s.weights = w.weights();
-    let out = engine::run(&s, w, &pg.cfg, Arc::new(AtomicBool::new(false)), &mut |e| {
-        if let Event::Progress(iv) = e {
-            assert!(iv.end_us > iv.start_us);
-            progress += 1;
-        }
-    })
+    let out = engine::run(
+        &s,
+        w,
+        pg.conn_config(),
+        Arc::new(AtomicBool::new(false)),
+        &mut |e| {
+            if let Event::Progress(iv) = e {
+                assert!(iv.end_us > iv.start_us);
+                progress += 1;
+            }
+        },
+    )
     .unwrap();
     assert_commit_identity(&out);
     let sel = &out.total.txns[0];
@@ -278,7 +214,7 @@ fn a_weighted_mix_runs_each_type_by_weight_with_per_statement_latencies() {
         sel.committed()
     );
     assert_eq!(
-        scalar(&pg.cfg, "SELECT count(*) FROM pgbench_history") as u64,
+        scalar(pg.conn_config(), "SELECT count(*) FROM pgbench_history") as u64,
         tpcb.committed()
     );
     // -r: one entry per script line, each statement timed once per committed transaction.
@@ -378,26 +314,26 @@ fn serialization_failures_are_retried_and_the_invariant_still_holds() {
         "repeatable read on one branch row must conflict"
     );
     assert!(tot.retried > 0 && tot.retried <= tot.retries);
-    let inv = invariant(&pg.cfg);
+    let inv = invariant(pg.conn_config());
     assert!(inv.passed, "{inv:?}");
     assert_eq!(inv.history_rows as u64, tot.committed());
 
     // Without retries the conflicts are failures, sorted by kind.
-    reset(&pg.cfg);
+    reset(pg.conn_config());
     s.max_tries = 1;
     let out = run(&pg, &s, vec![(Builtin::TpcbLike, 1)]);
     let tot = out.total.total();
     assert_eq!(tot.committed() + tot.failed(), clients as u64 * t);
     assert!(tot.failures_of(FailureKind::Serialization) > 0);
     assert_eq!(tot.retries, 0);
-    assert!(invariant(&pg.cfg).passed);
+    assert!(invariant(pg.conn_config()).passed);
 }
 
 #[test]
 fn connect_per_transaction_opens_one_session_per_transaction() {
     let pg = start_pg(&[]);
     for mode in [QueryMode::Simple, QueryMode::Prepared] {
-        reset(&pg.cfg);
+        reset(pg.conn_config());
         let mut s = spec(3, 2, Stop::Transactions(10), mode);
         s.connect_per_txn = true;
         let out = run(&pg, &s, vec![(Builtin::TpcbLike, 1)]);
@@ -405,7 +341,7 @@ fn connect_per_transaction_opens_one_session_per_transaction() {
         assert_eq!(out.reconnects, 30);
         assert_eq!(out.connections, 30);
         assert!(out.reconnect_time > Duration::ZERO);
-        assert!(invariant(&pg.cfg).passed);
+        assert!(invariant(pg.conn_config()).passed);
     }
 }
 
@@ -437,7 +373,7 @@ fn cancellation_finishes_in_flight_transactions_and_returns_a_partial_result() {
         0,
         "in-flight transactions finish, they are not cut"
     );
-    assert!(invariant(&pg.cfg).passed);
+    assert!(invariant(pg.conn_config()).passed);
 
     // Clients sleeping until a far scheduled start wake up at once.
     let cancel = Arc::new(AtomicBool::new(false));
@@ -470,7 +406,7 @@ fn server_commits_reconcile_with_pg_stat_database() {
     let q = "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()";
     // Let the load's backends flush their statistics.
     std::thread::sleep(Duration::from_millis(1500));
-    let before = scalar(&pg.cfg, q);
+    let before = scalar(pg.conn_config(), q);
     let mut s = spec(4, 2, Stop::Transactions(50), QueryMode::Prepared);
     s.max_tries = 1;
     let mut out = run(
@@ -490,7 +426,7 @@ fn server_commits_reconcile_with_pg_stat_database() {
     let mut after;
     loop {
         std::thread::sleep(Duration::from_millis(500));
-        after = scalar(&pg.cfg, q);
+        after = scalar(pg.conn_config(), q);
         if after >= expected(polls) || polls >= 10 {
             break;
         }

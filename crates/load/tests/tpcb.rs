@@ -2,59 +2,24 @@
 //! test binary, one database per test. Every load is compared with what `pgbench -i` makes from
 //! the same options (catalog and data), and pgbench itself runs on stampede's data.
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use load::driver::{self, DriverOptions, RowSource, Task, TaskKind};
 use load::tpcb::{self, Generate, InitOptions, PartitionMethod, TpcbTables};
 use load::{Event, LoadError, TableProgress};
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
 use target::{ConnConfig, Session};
-
-struct Fixture {
-    cfg: ConnConfig,
-    bindir: PathBuf,
-    socket: PathBuf,
-    port: u16,
-}
-
-static SERVER: OnceLock<Mutex<Option<EmbeddedServer>>> = OnceLock::new();
-
-extern "C" fn stop_server() {
-    if let Some(m) = SERVER.get() {
-        if let Ok(mut g) = m.lock() {
-            drop(g.take());
-        }
-    }
-}
+use testkit::{query, scalar, PerBinary, Pg};
 
 /// The shared server, started on first use and stopped (directory removed) at process exit.
-fn fixture() -> &'static Fixture {
-    static F: OnceLock<Fixture> = OnceLock::new();
-    F.get_or_init(|| {
-        let server = EmbeddedServer::start(&EmbeddedOptions {
-            // Small: many test binaries may run at once.
-            settings: vec![
-                ("shared_buffers".into(), "128MB".into()),
-                ("max_connections".into(), "100".into()),
-                ("maintenance_work_mem".into(), "64MB".into()),
-            ],
-            ..Default::default()
-        })
-        .expect("start the embedded server (are the PostgreSQL binaries installed?)");
-        let f = Fixture {
-            cfg: server.conn_config(),
-            bindir: server.binaries().bindir.clone(),
-            socket: server.socket_dir().to_path_buf(),
-            port: server.port(),
-        };
-        SERVER.set(Mutex::new(Some(server))).ok().unwrap();
-        // SAFETY: registering a plain extern "C" fn.
-        unsafe { libc::atexit(stop_server) };
-        f
-    })
+fn fixture() -> &'static Pg {
+    // Small: many test binaries may run at once.
+    static PG: PerBinary = PerBinary::new(&[&[
+        ("shared_buffers", "128MB"),
+        ("max_connections", "100"),
+        ("maintenance_work_mem", "64MB"),
+    ]]);
+    PG.get()
 }
 
 fn rt() -> tokio::runtime::Runtime {
@@ -67,48 +32,11 @@ fn rt() -> tokio::runtime::Runtime {
 
 /// A fresh database; returns its config.
 async fn database(name: &str) -> ConnConfig {
-    let f = fixture();
-    let mut admin = Session::connect(&f.cfg).await.unwrap();
-    admin
-        .simple_query(&format!("drop database if exists {name}"))
-        .await
-        .unwrap();
-    admin
-        .simple_query(&format!("create database {name}"))
-        .await
-        .unwrap();
-    admin.close().await;
-    f.cfg.with_dbname(name)
+    fixture().fresh_database(name).await
 }
 
 fn pgbench(db: &str, args: &[&str]) -> String {
-    let f = fixture();
-    let out = Command::new(f.bindir.join("pgbench"))
-        .arg("-h")
-        .arg(&f.socket)
-        .args(["-p", &f.port.to_string(), "-U", "postgres"])
-        .args(args)
-        .arg(db)
-        .output()
-        .expect("run pgbench");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "pgbench {args:?} failed:\n{text}");
-    text
-}
-
-async fn query(cfg: &ConnConfig, sql: &str) -> Vec<Vec<Option<String>>> {
-    let mut s = Session::connect(cfg).await.unwrap();
-    let r = s.simple_query(sql).await.unwrap();
-    s.close().await;
-    r
-}
-
-async fn scalar(cfg: &ConnConfig, sql: &str) -> String {
-    query(cfg, sql).await[0][0].clone().unwrap_or_default()
+    fixture().pgbench(db, args)
 }
 
 /// Everything about the pgbench tables that pgbench decides: columns, relation kinds,
@@ -497,7 +425,7 @@ fn invalid_options_fail_before_connecting() {
                 host: "/nonexistent".into(),
                 port: 1,
             }],
-            ..fixture().cfg.clone()
+            ..fixture().conn_config().clone()
         };
         let e = tpcb::init(
             &nowhere,

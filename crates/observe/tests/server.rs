@@ -1,71 +1,22 @@
 //! The observer against real servers started by the test itself (Debian's `postgresql-15`), with
 //! load from the server's own `pgbench`. A missing server fails the test, it never skips.
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use measure::ServerMetrics;
 use observe::{Options, Sampler};
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
+use testkit::Pg;
 
-fn server(settings: &[(&str, &str)]) -> EmbeddedServer {
-    let mut s: Vec<(String, String)> = vec![
-        ("shared_buffers".into(), "128MB".into()),
-        ("max_connections".into(), "50".into()),
-    ];
-    s.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    EmbeddedServer::start(&EmbeddedOptions {
-        settings: s,
-        ..Default::default()
-    })
-    .expect("start the embedded PostgreSQL (apt-get install postgresql-15)")
+/// A server of its own for each test, `settings` last.
+fn server(settings: &[(&str, &str)]) -> Pg {
+    Pg::start(&[
+        &[("shared_buffers", "128MB"), ("max_connections", "50")],
+        settings,
+    ])
 }
 
-fn bin(server: &EmbeddedServer, name: &str) -> PathBuf {
-    server.binaries().bindir.join(name)
-}
-
-fn conn_args(server: &EmbeddedServer, user: &str) -> Vec<String> {
-    vec![
-        "-h".into(),
-        server.socket_dir().display().to_string(),
-        "-p".into(),
-        server.port().to_string(),
-        "-U".into(),
-        user.into(),
-    ]
-}
-
-fn psql(server: &EmbeddedServer, sql: &str) -> String {
-    let out = Command::new(bin(server, "psql"))
-        .args(["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1"])
-        .args(conn_args(server, "postgres"))
-        .args(["-d", "postgres", "-c", sql])
-        .output()
-        .expect("psql");
-    assert!(
-        out.status.success(),
-        "{sql}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn pgbench(server: &EmbeddedServer, args: &[&str], env: &[(&str, &str)]) -> String {
-    let out = Command::new(bin(server, "pgbench"))
-        .args(conn_args(server, "postgres"))
-        .args(args)
-        .arg("postgres")
-        .envs(env.iter().copied())
-        .output()
-        .expect("pgbench");
-    assert!(
-        out.status.success(),
-        "pgbench {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+fn pgbench(server: &Pg, args: &[&str], env: &[(&str, &str)]) -> String {
+    server.pgbench_env("postgres", args, env)
 }
 
 fn tps(pgbench_out: &str) -> f64 {
@@ -79,7 +30,7 @@ fn tps(pgbench_out: &str) -> f64 {
 
 /// Sample while `load` runs: start, mark the start, load, finish.
 fn observe_while(
-    server: &EmbeddedServer,
+    server: &Pg,
     user: &str,
     load: impl FnOnce() -> String,
 ) -> (ServerMetrics, String) {
@@ -87,12 +38,12 @@ fn observe_while(
 }
 
 fn observe_every(
-    server: &EmbeddedServer,
+    server: &Pg,
     user: &str,
     every: Duration,
     load: impl FnOnce() -> String,
 ) -> (ServerMetrics, String) {
-    let mut cfg = server.conn_config();
+    let mut cfg = server.conn_config().clone();
     cfg.user = user.into();
     let opts = Options {
         sample_interval: every,
@@ -126,7 +77,7 @@ fn is_wal(event: &str) -> bool {
 #[test]
 fn a_write_load_shows_waits_statements_commits_and_the_machine() {
     let server = server(&[]);
-    psql(&server, "CREATE EXTENSION pg_stat_statements");
+    server.psql("CREATE EXTENSION pg_stat_statements");
     pgbench(&server, &["-i", "-q", "-s", "2"], &[]);
     let (m, out) = observe_while(&server, "postgres", || {
         pgbench(&server, &["-c", "4", "-j", "2", "-T", "3", "-n"], &[])
@@ -211,7 +162,7 @@ fn wal_waits_top_a_commit_heavy_load_and_vanish_without_synchronous_commit() {
         ("max_wal_size", "64MB"),
         ("min_wal_size", "32MB"),
     ]);
-    psql(&server, "CREATE EXTENSION pg_stat_statements");
+    server.psql("CREATE EXTENSION pg_stat_statements");
     pgbench(&server, &["-i", "-q", "-s", "1"], &[]);
     let args = ["-c", "8", "-j", "2", "-T", "3", "-n", "-b", "simple-update"];
     // Sampled every 100 ms: enough session-samples in 3 s for the shares to be stable.
@@ -306,10 +257,7 @@ fn without_pg_stat_statements_it_says_how_to_enable_it_and_still_samples() {
 #[test]
 fn a_role_without_monitoring_privileges_is_told_what_is_missing() {
     let server = server(&[]);
-    psql(
-        &server,
-        "CREATE EXTENSION pg_stat_statements; CREATE ROLE watcher LOGIN",
-    );
+    server.psql("CREATE EXTENSION pg_stat_statements; CREATE ROLE watcher LOGIN");
     pgbench(&server, &["-i", "-q", "-s", "1"], &[]);
     let (m, _) = observe_while(&server, "watcher", || {
         pgbench(&server, &["-c", "2", "-T", "2", "-n"], &[])
@@ -378,8 +326,8 @@ fn tempfile_dir() -> String {
 #[test]
 fn the_observer_commits_nothing_but_its_startup_transactions() {
     let server = server(&[]);
-    psql(&server, "CREATE EXTENSION pg_stat_statements");
-    let cfg = server.conn_config();
+    server.psql("CREATE EXTENSION pg_stat_statements");
+    let cfg = server.conn_config().clone();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

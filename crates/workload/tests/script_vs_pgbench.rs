@@ -10,19 +10,13 @@
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::Arc;
 
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
+use testkit::{bindir, Pg, WhileUsed, THROWAWAY};
 use workload::script::exec::NoTimer;
 use workload::script::vars::{CLIENT_ID, DEFAULT_SEED, RANDOM_SEED, SCALE};
 use workload::script::{Action, Interp, Script, Symbols, Value, Vars};
 use workload::Streams;
-
-fn bindir() -> PathBuf {
-    EmbeddedServer::find_binaries(None)
-        .expect("PostgreSQL binaries (pgbench, psql) are needed")
-        .bindir
-}
 
 fn temp_file(name: &str, text: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
@@ -37,83 +31,16 @@ fn temp_file(name: &str, text: &str) -> PathBuf {
     p
 }
 
-struct Pg {
-    server: EmbeddedServer,
-}
-
 /// One private server shared by the tests running at the same time (stopped when the last one
 /// drops it).
 fn pg() -> Arc<Pg> {
-    static CUR: Mutex<Weak<Pg>> = Mutex::new(Weak::new());
-    let mut g = CUR.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(p) = g.upgrade() {
-        return p;
-    }
-    let settings = [
-        ("fsync", "off"),
-        ("synchronous_commit", "off"),
-        ("full_page_writes", "off"),
-        ("shared_buffers", "64MB"),
-        ("autovacuum", "off"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let server = EmbeddedServer::start(&EmbeddedOptions {
-        settings,
-        ..Default::default()
-    })
-    .expect("start the embedded PostgreSQL");
-    let p = Arc::new(Pg { server });
-    *g = Arc::downgrade(&p);
-    p
+    static PG: WhileUsed = WhileUsed::new(&[THROWAWAY, &[("shared_buffers", "64MB")]]);
+    PG.get()
 }
 
-impl Pg {
-    fn conn_args(&self) -> Vec<String> {
-        vec![
-            "-h".into(),
-            self.server.socket_dir().display().to_string(),
-            "-p".into(),
-            self.server.port().to_string(),
-            "-U".into(),
-            "postgres".into(),
-        ]
-    }
-
-    fn psql(&self, sql: &str) -> String {
-        let out = Command::new(self.server.binaries().bindir.join("psql"))
-            .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"])
-            .args(self.conn_args())
-            .args(["-d", "postgres", "-c", sql])
-            .output()
-            .expect("run psql");
-        assert!(
-            out.status.success(),
-            "psql failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    }
-
-    /// Run pgbench; (success, stdout + stderr).
-    fn pgbench(&self, args: &[&str]) -> (bool, String) {
-        let out = Command::new(self.server.binaries().bindir.join("pgbench"))
-            .arg("-n")
-            .args(self.conn_args())
-            .args(args)
-            .arg("postgres")
-            .output()
-            .expect("run pgbench");
-        (
-            out.status.success(),
-            format!(
-                "{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ),
-        )
-    }
+/// pgbench without the initial vacuum, on database postgres: (success, stdout + stderr).
+fn pgbench(pg: &Pg, args: &[&str]) -> (bool, String) {
+    pg.try_pgbench("postgres", &[&["-n"], args].concat())
 }
 
 /// Run `text` with stampede's interpreter as pgbench's client 0 of a one-client run with
@@ -416,15 +343,18 @@ fn deterministic_values_match_pgbench() {
     script.push_str(&rows.join(", "));
     script.push_str(";\n");
     let f = temp_file("det.sql", &script);
-    let (ok, out) = pg.pgbench(&[
-        "-t",
-        "1",
-        "-s",
-        "5",
-        "--random-seed=42",
-        "-f",
-        f.to_str().unwrap(),
-    ]);
+    let (ok, out) = pgbench(
+        &pg,
+        &[
+            "-t",
+            "1",
+            "-s",
+            "5",
+            "--random-seed=42",
+            "-f",
+            f.to_str().unwrap(),
+        ],
+    );
     assert!(ok, "pgbench failed:\n{out}");
     let theirs: Vec<String> = pg
         .psql("SELECT v FROM det ORDER BY i")
@@ -457,7 +387,7 @@ fn simple_mode_sql_text_matches_pgbench() {
     pg.psql("DROP TABLE IF EXISTS txt; CREATE TABLE txt (q text)");
     let script = "\\set a 0.1 + 0.2\n\\set b 5\n\\set c NULL\n\\set d true\n\\set e 1e20\nINSERT INTO txt SELECT current_query() -- :a :b::int :c :d :e :undefined ::x\n;\n";
     let f = temp_file("txt.sql", script);
-    let (ok, out) = pg.pgbench(&["-t", "1", "-f", f.to_str().unwrap()]);
+    let (ok, out) = pgbench(&pg, &["-t", "1", "-f", f.to_str().unwrap()]);
     assert!(ok, "{out}");
     let theirs = pg.psql("SELECT q FROM txt");
     let mut mine = String::new();
@@ -518,7 +448,7 @@ fn runtime_errors_match_pgbench() {
     for (expr, msg) in cases {
         let text = format!("\\set x {expr}\nSELECT 1;\n");
         let f = temp_file("rt.sql", &text);
-        let (ok, out) = pg.pgbench(&["-t", "1", "-f", f.to_str().unwrap()]);
+        let (ok, out) = pgbench(&pg, &["-t", "1", "-f", f.to_str().unwrap()]);
         assert!(!ok, "pgbench accepted {expr}");
         assert!(
             out.contains(&format!("error: {msg}\n")),
@@ -630,15 +560,18 @@ fn distributions_match_pgbench() {
         "DROP TABLE IF EXISTS draws; CREATE UNLOGGED TABLE draws (k int, j int, d text, v bigint)",
     );
     let f = temp_file("draws.sql", &draw_script());
-    let (ok, out) = pg.pgbench(&[
-        "-t",
-        &TXNS.to_string(),
-        "-D",
-        "k=0",
-        &format!("--random-seed={seed}"),
-        "-f",
-        f.to_str().unwrap(),
-    ]);
+    let (ok, out) = pgbench(
+        &pg,
+        &[
+            "-t",
+            &TXNS.to_string(),
+            "-D",
+            "k=0",
+            &format!("--random-seed={seed}"),
+            "-f",
+            f.to_str().unwrap(),
+        ],
+    );
     assert!(ok, "pgbench failed:\n{out}");
     let theirs: Vec<Vec<i64>> = DISTRIBUTIONS
         .iter()

@@ -5,6 +5,8 @@
 //! `target::embedded::EmbeddedServer` instead.
 //!
 //! As root, initdb and postgres run as `postgres` (or `nobody`): PostgreSQL refuses to run as root.
+//! That handling, the private directory and the commands that must succeed are `testkit`'s; only
+//! what makes this server unlike the embedded one (TCP, TLS, pg_hba.conf, roles) is here.
 //! Dropping the handle stops the server (SIGINT, fast shutdown) and removes the directory.
 
 #![allow(dead_code)]
@@ -16,8 +18,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use target::embedded::{read_postmaster_pid, EmbeddedServer};
+use target::embedded::read_postmaster_pid;
 use target::{ConnConfig, ConnFlags, Session};
+use testkit::{as_server_user, give, run};
+
+pub use testkit::free_port;
 
 pub const MD5_PASSWORD: &str = "md5-Secret!";
 pub const SCRAM_PASSWORD: &str = "scram Secret:'x";
@@ -29,56 +34,11 @@ pub struct TestServer {
     child: Child,
 }
 
-fn run_as() -> Option<(u32, u32)> {
-    // SAFETY: plain libc calls; the returned struct is read immediately.
-    unsafe {
-        if libc::geteuid() != 0 {
-            return None;
-        }
-        for name in [c"postgres", c"nobody"] {
-            let p = libc::getpwnam(name.as_ptr());
-            if !p.is_null() && (*p).pw_uid != 0 {
-                return Some(((*p).pw_uid, (*p).pw_gid));
-            }
-        }
-    }
-    panic!("running as root with neither a postgres nor a nobody account");
-}
-
-fn as_server_user(cmd: &mut Command) -> &mut Command {
-    if let Some((uid, gid)) = run_as() {
-        cmd.uid(uid).gid(gid);
-    }
-    cmd
-}
-
-fn give(path: &Path) {
-    if let Some((uid, gid)) = run_as() {
-        std::os::unix::fs::chown(path, Some(uid), Some(gid)).unwrap();
-    }
-}
-
-fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// CA + server certificate (SAN DNS:localhost only, so 127.0.0.1 fails verify-full).
 fn make_certs(dir: &Path) {
-    let ossl = |args: &[&str]| run(Command::new("openssl").args(args).current_dir(dir));
+    let ossl = |args: &[&str]| {
+        run(Command::new("openssl").args(args).current_dir(dir));
+    };
     ossl(&[
         "req",
         "-x509",
@@ -141,28 +101,21 @@ fn make_certs(dir: &Path) {
 
 impl TestServer {
     pub fn start() -> TestServer {
-        let bins = EmbeddedServer::find_binaries(None).expect("PostgreSQL server binaries");
-        let dir = tempfile::Builder::new()
-            .prefix("stampede-target-test")
-            .tempdir()
-            .unwrap();
-        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).unwrap();
-        give(dir.path());
+        let bindir = testkit::bindir();
+        let dir = testkit::server_dir("stampede-target-test");
         let data = dir.path().join("data");
-        run(as_server_user(
-            Command::new(bins.bindir.join("initdb")).args([
-                "-D",
-                data.to_str().unwrap(),
-                "-A",
-                "trust",
-                "-U",
-                "postgres",
-                "-E",
-                "UTF8",
-                "--no-locale",
-                "-N",
-            ]),
-        ));
+        run(as_server_user(Command::new(bindir.join("initdb")).args([
+            "-D",
+            data.to_str().unwrap(),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--no-locale",
+            "-N",
+        ])));
         make_certs(dir.path());
         let port = free_port();
         let d = dir.path().display();
@@ -189,7 +142,7 @@ impl TestServer {
         let log = fs::File::create(dir.path().join("server.log")).unwrap();
         give(&dir.path().join("server.log"));
         let child = as_server_user(
-            Command::new(bins.bindir.join("postgres"))
+            Command::new(bindir.join("postgres"))
                 .arg("-D")
                 .arg(&data)
                 .process_group(0),
