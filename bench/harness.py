@@ -9,13 +9,22 @@ and reports medians and ratios of
   - client RSS per connection: the client's peak RSS divided by its connections,
   - instructions per transaction: valgrind --tool=callgrind with 1 client at two transaction
     counts; the difference cancels start-up and connection cost (deterministic, noise-free),
-  - load time: `stampede init tpcb -s N` against `pgbench -i -s N` (client- and server-side).
+  - load time: `stampede init tpcb -s N` against `pgbench -i -s N` (client- and server-side),
+  - connections at scale (cases `pgbouncer-10000`, `direct-5000`, `busy-8`, `trickle-8`;
+    `connections` names all four): 10,000 clients through a private pgbouncer and 5,000
+    directly, each a rate-limited trickle (select-only, `-R`), beside 8 busy clients and 8
+    clients at the same trickle rate: peak client RSS per
+    connection, client CPU per transaction over the whole process (connecting included) and in
+    the steady state (CPU between the first and the last progress line, from
+    /proc/PID/task/*/schedstat, over the transactions those lines report), and the connection
+    setup rate. pgbench's `-T` includes connecting, so pgbench gets `-T` plus
+    --conn-grace seconds; its steady-state figures come from its progress lines all the same.
 
 The server is stampede's own embedded PostgreSQL (`stampede server start`), with a unix socket
 and TCP on 127.0.0.1. Results go to bench/RESULTS.md (regenerated, never edited) with the
 machine, the date and every exact command.
 
-Usage: bench/run [--quick] [--rounds N] [--seconds S] [--cases a,b,...]
+Usage: bench/run [--quick] [--rounds N] [--seconds S] [--cases a,b,...] [--output FILE]
 """
 
 import argparse
@@ -92,14 +101,14 @@ def parse_run(out):
 
 
 class Server:
-    def __init__(self, bindir):
+    def __init__(self, bindir, max_connections=300):
         self.dir = tempfile.mkdtemp(prefix="stampede-bench-")
         os.chmod(self.dir, 0o755)
         self.data = os.path.join(self.dir, "data")
         self.bindir = bindir
         out = sh([STAMPEDE, "server", "start", "--data-dir", self.data, "--pg-bindir", bindir,
                   "--set", f"port={PORT}", "--set", "listen_addresses=127.0.0.1",
-                  "--set", "max_connections=300"])
+                  "--set", f"max_connections={max_connections}"])
         self.settings = out.stderr.strip()
         self.socket = self.data
 
@@ -176,6 +185,243 @@ def instructions_per_txn(case, server, pgbench, scriptfile, n1, n2):
     return result
 
 
+# ----- connections at scale -----
+
+# trickle-8: 8 clients at the trickles' rate, to tell the cost of holding thousands of
+# connections from the cost of a transaction that wakes the client from sleep (twice: its slot,
+# its response), which a busy client does not pay.
+CONN_CASES = ("pgbouncer-10000", "direct-5000", "busy-8", "trickle-8")
+PGBOUNCER_PORT = 6432
+
+
+def raise_nofile():
+    """Soft open-file limit to the hard one (in a child between fork and exec: pgbench does not
+    raise it itself; stampede does, and pgbouncer gets `ulimit -n` in its launcher)."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+class Pgbouncer:
+    """A private pgbouncer 1.18 (Debian's) in front of the server: transaction pooling, trust over
+    unix sockets only, in its own directory; as root it runs as postgres (pgbouncer refuses root),
+    like crates/stampede/tests/common/pgbouncer.rs. 10,000 clients need an open-file limit above
+    max_client_conn, raised with `ulimit -n` in the launcher."""
+
+    def __init__(self, server, max_client_conn, pool_size=20):
+        import pwd
+        self.bin = next((p for p in ("/usr/sbin/pgbouncer", "/usr/bin/pgbouncer") if os.path.exists(p)), None)
+        if not self.bin:
+            sys.exit("bench: pgbouncer is not installed (bench/run installs it)")
+        self.dir = tempfile.mkdtemp(prefix="stampede-bench-pgbouncer-")
+        os.chmod(self.dir, 0o755)
+        d = self.dir
+        with open(os.path.join(d, "pgbouncer.ini"), "w") as f:
+            f.write(f"""[databases]
+* = host={server.socket} port={PORT}
+[pgbouncer]
+unix_socket_dir = {d}
+listen_port = {PGBOUNCER_PORT}
+auth_type = trust
+auth_file = {d}/userlist.txt
+pool_mode = transaction
+max_client_conn = {max_client_conn}
+default_pool_size = {pool_size}
+max_db_connections = {pool_size}
+ignore_startup_parameters = extra_float_digits,options
+logfile = {d}/pgbouncer.log
+pidfile = {d}/pgbouncer.pid
+listen_backlog = 4096
+""")
+        with open(os.path.join(d, "userlist.txt"), "w") as f:
+            f.write('"postgres" ""\n')
+        import resource
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        # Clients, server connections and pgbouncer's own descriptors.
+        need = max_client_conn + pool_size + 100
+        if hard != resource.RLIM_INFINITY and hard < need:
+            sys.exit(f"bench: pgbouncer needs an open-file limit of {need} for {max_client_conn} "
+                     f"clients, the hard limit is {hard}: raise it (ulimit -Hn, limits.conf)")
+        user = []
+        if os.geteuid() == 0:
+            try:
+                pwd.getpwnam("postgres")
+                u = "postgres"
+            except KeyError:
+                u = "nobody"
+            sh(["chown", "-R", u, d])
+            user = ["-u", u]
+        cmd = " ".join([self.bin] + user + [os.path.join(d, "pgbouncer.ini")])
+        self.proc = subprocess.Popen(["bash", "-c", f"ulimit -n {need} && exec {cmd}"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        sock = os.path.join(d, f".s.PGSQL.{PGBOUNCER_PORT}")
+        deadline = time.monotonic() + 15
+        while not os.path.exists(sock):
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                self.stop()
+                sys.exit(f"bench: pgbouncer did not start:\n{self.log()}")
+            time.sleep(0.05)
+        self.launch = f"bash -c 'ulimit -n {need} && exec {cmd}'"
+
+    def target(self):
+        return ["-h", self.dir, "-p", str(PGBOUNCER_PORT), "-U", "postgres"]
+
+    def log(self):
+        try:
+            return open(os.path.join(self.dir, "pgbouncer.log")).read()[-3000:]
+        except OSError:
+            return ""
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()  # SIGTERM: immediate shutdown
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def task_cpu_ns(pid):
+    """(CPU time of every thread of `pid` so far in nanoseconds, the set of thread ids), from
+    schedstat's first field (time on a CPU, user and system). A thread that has ended is not
+    counted, so two readings compare only when their thread sets are equal (pgbench's last
+    progress line comes when its other threads may have finished)."""
+    total, tids = 0, set()
+    try:
+        for t in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{t}/schedstat") as f:
+                    total += int(f.read().split()[0])
+                tids.add(t)
+            except (OSError, ValueError, IndexError):
+                pass
+    except OSError:
+        return None
+    return total, frozenset(tids)
+
+
+PROGRESS = re.compile(r"^progress: ([0-9.]+) s, ([0-9.]+) tps")
+
+
+def timed_progress(cmd, progress_s):
+    """Run cmd (with -P progress_s) with the open-file limit raised; sample the client's CPU at
+    every progress line. Returns (output, wall s, whole-process CPU s, peak RSS KiB,
+    steady-state CPU us per transaction or None)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         preexec_fn=raise_nofile)
+    lines, marks = [], []
+    for line in p.stdout:
+        lines.append(line)
+        m = PROGRESS.match(line)
+        if m:
+            marks.append((float(m.group(2)), task_cpu_ns(p.pid)))
+    _, status, ru = os.wait4(p.pid, 0)
+    p.stdout.close()
+    out = "".join(lines)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {code}:\n{out[-3000:]}")
+    steady = None
+    # From the first progress line to the last one read with the same threads alive: no
+    # connecting, no closing in between.
+    if len(marks) >= 3 and marks[0][1] is not None:
+        end = len(marks) - 1
+        while end > 1 and (marks[end][1] is None or marks[end][1][1] != marks[0][1][1]):
+            end -= 1
+        txns = sum(tps * progress_s for tps, _ in marks[1:end + 1])
+        if end >= 2 and txns > 0:
+            steady = (marks[end][1][0] - marks[0][1][0]) / 1e3 / txns
+    return out, time.monotonic() - t0, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, steady
+
+
+def setup_rate(out, clients):
+    """Connections per second while opening the initial ones, as each tool reports it."""
+    m = re.search(r"connections: (\d+) opened in ([0-9.]+) s \(([0-9.]+)/s", out)
+    if m:
+        return float(m.group(3)), float(m.group(2))
+    m = re.search(r"initial connection time = ([0-9.]+) ms", out)
+    if m:
+        secs = float(m.group(1)) / 1e3
+        return clients / secs if secs > 0 else float("nan"), secs
+    return float("nan"), float("nan")
+
+
+def conn_case_commands(case, server, bouncer, pgbench, seconds, grace, progress_s):
+    """(description, clients, stampede command, pgbench command) of a connections case."""
+    P = ["-P", str(progress_s)]
+    if case == "pgbouncer-10000":
+        clients, rate = 10000, 500
+        t = bouncer.target()
+        # -M extended: pgbouncer 1.18 has no max_prepared_statements.
+        mode = ["-M", "extended"]
+        desc = f"10,000 connections through pgbouncer (transaction pooling), trickle -R {rate}"
+    elif case == "direct-5000":
+        clients, rate = 5000, 500
+        t = server.target(False)
+        mode = ["-M", "prepared"]
+        desc = f"5,000 mostly idle direct connections, trickle -R {rate}"
+    elif case == "busy-8":
+        clients, rate = 8, None
+        t = server.target(False)
+        mode = ["-M", "prepared"]
+        desc = "8 busy clients (no rate limit), for comparison"
+    elif case == "trickle-8":
+        clients, rate = 8, 500
+        t = server.target(False)
+        mode = ["-M", "prepared"]
+        desc = f"8 direct clients, trickle -R {rate}, for comparison"
+    else:
+        raise ValueError(case)
+    r = ["-R", str(rate)] if rate else []
+    base = ["-S", "-c", str(clients), "-j", "2", "-n"] + mode + r + P
+    a = [STAMPEDE, "run"] + base + ["-T", str(seconds), "--no-check", "--no-observe"] + t + ["-d", "postgres"]
+    # pgbench's -T runs from before it connects: give it the connecting time on top.
+    pg_t = seconds + (grace if clients > 100 else 0)
+    b = [pgbench] + base + ["-T", str(pg_t)] + t + ["postgres"]
+    return desc, clients, a, b
+
+
+def wait_for_backends(server, most=30, limit_s=180):
+    """Wait until the previous run's backends have exited (thousands take seconds to), so the
+    next many-client run finds max_connections free and the machine quiet."""
+    psql = os.path.join(server.bindir, "psql")
+    sql = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        n = int(sh([psql, "-X", "-At", "-c", sql] + server.target(False) + ["postgres"]).stdout.strip())
+        if n <= most:
+            return
+        time.sleep(1)
+
+
+def run_conn_case(case, server, bouncer, pgbench, args, log):
+    desc, clients, a, b = conn_case_commands(case, server, bouncer, pgbench, args.conn_seconds,
+                                             args.conn_grace, args.conn_progress)
+    res = {"stampede": [], "pgbench": []}
+    for r in range(args.rounds):
+        for tool, cmd in (("stampede", a), ("pgbench", b)):
+            wait_for_backends(server)
+            out, wall, cpu, rss, steady = timed_progress(cmd, args.conn_progress)
+            tps, txns = parse_run(out)
+            rate, secs = setup_rate(out, clients)
+            row = {"tps": tps, "txns": txns, "cpu_us": cpu * 1e6 / max(txns, 1),
+                   "steady_us": steady if steady is not None else float("nan"),
+                   "rss_kib_conn": rss / clients, "setup_rate": rate, "connect_s": secs,
+                   "wall": wall}
+            res[tool].append(row)
+            log(f"  {case} round {r + 1} {tool}: {txns} txns, {tps:.0f} tps, "
+                f"{row['cpu_us']:.1f} us CPU/txn (whole process), {row['steady_us']:.1f} us steady, "
+                f"{row['rss_kib_conn']:.1f} KiB RSS/conn, {rate:.0f} connections/s, {wall:.0f} s wall")
+    keys = ("tps", "txns", "cpu_us", "steady_us", "rss_kib_conn", "setup_rate", "connect_s")
+    s = {k: med([x[k] for x in res["stampede"]]) for k in keys}
+    p = {k: med([x[k] for x in res["pgbench"]]) for k in keys}
+    return desc, s, p, [" ".join(a), " ".join(b)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
@@ -186,10 +432,19 @@ def main():
     ap.add_argument("--clients", default="8,64")
     ap.add_argument("--quick", action="store_true", help="1 round, 3 s, scale-5 load: a smoke test")
     ap.add_argument("--output", default=os.path.join(ROOT, "bench", "RESULTS.md"))
+    ap.add_argument("--conn-seconds", type=int, default=20,
+                    help="measured seconds of the connections cases (-T)")
+    ap.add_argument("--conn-grace", type=int, default=60,
+                    help="seconds added to pgbench's -T in the many-client cases (it counts connecting)")
+    ap.add_argument("--conn-progress", type=int, default=2, help="-P of the connections cases")
     args = ap.parse_args()
     if args.quick:
         args.rounds, args.seconds, args.load_scale = 1, 3, 5
+        args.conn_seconds = 6
     cases = args.cases.split(",")
+    if "connections" in cases:
+        cases = [c for c in cases if c != "connections"] + list(CONN_CASES)
+    conn_cases = [c for c in CONN_CASES if c in cases]
     clients_list = [int(c) for c in args.clients.split(",")]
 
     subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "stampede"], cwd=ROOT, check=True)
@@ -200,7 +455,8 @@ def main():
     def log(s):
         print(s, flush=True)
 
-    server = Server(bindir)
+    # 5,000 direct clients plus the pooler's connections and the loader.
+    server = Server(bindir, max_connections=5100 if conn_cases else 300)
     scriptfile = os.path.join(server.dir, "tpcb-pipelined.sql")
     with open(scriptfile, "w") as f:
         f.write(PIPELINE_SCRIPT)
@@ -247,10 +503,25 @@ def main():
                 loads.append((mode, med(walls["stampede"]), med(walls["pgbench"])))
             # Leave the data the run cases expect for a later invocation.
             sh(init)
+        conns = []
+        if conn_cases:
+            bouncer = None
+            try:
+                if "pgbouncer-10000" in conn_cases:
+                    bouncer = Pgbouncer(server, max_client_conn=10100)
+                    commands.append(bouncer.launch)
+                for case in conn_cases:
+                    log(case)
+                    desc, s, p, cmds = run_conn_case(case, server, bouncer, pgbench, args, log)
+                    commands += cmds
+                    conns.append((desc, s, p))
+            finally:
+                if bouncer:
+                    bouncer.stop()
     finally:
         server.stop()
 
-    write_results(args, started, table, instr, loads, commands, bindir)
+    write_results(args, started, table, instr, loads, commands, bindir, conns)
 
 
 def machine():
@@ -266,7 +537,7 @@ def machine():
     return f"{os.cpu_count()} CPUs ({model}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
 
 
-def write_results(args, started, table, instr, loads, commands, bindir):
+def write_results(args, started, table, instr, loads, commands, bindir, conns=()):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip() or "unknown"
     pgv = sh([os.path.join(bindir, "pgbench"), "--version"]).stdout.strip()
@@ -303,6 +574,27 @@ def write_results(args, started, table, instr, loads, commands, bindir):
         w("|---|---|---|---|")
         for mode, s, p in loads:
             w(f"| {mode}-side | {s:.2f} s | {p:.2f} s | {p / s:.2f}x faster |")
+        w("")
+    if conns:
+        w(f"## Connections at scale (select-only, {args.conn_seconds} s measured, -P {args.conn_progress})\n")
+        w("CPU per transaction: whole process = the client's rusage over its whole life (connecting "
+          "and closing included) / transactions; steady = CPU between the first and the last progress "
+          "line / the transactions those lines report. RSS per connection: peak RSS / clients. "
+          f"pgbench's -T includes connecting, so it ran {args.conn_grace} s longer in the many-client "
+          "cases.\n")
+        w("| case | tool | transactions | CPU us/txn, whole process | CPU us/txn, steady | RSS KiB/conn | connections/s |")
+        w("|---|---|---|---|---|---|---|")
+        for desc, s, p in conns:
+            for tool, x in (("stampede", s), ("pgbench", p)):
+                w(f"| {desc} | {tool} | {x['txns']:.0f} | {x['cpu_us']:.1f} | {x['steady_us']:.1f} | "
+                  f"{x['rss_kib_conn']:.1f} | {x['setup_rate']:.0f} |")
+        busy = next((s for d, s, _ in conns if d.startswith("8 busy")), None)
+        if busy:
+            for desc, s, _ in conns:
+                if not desc.startswith("8 "):
+                    w(f"\n{desc}: stampede's steady CPU per transaction is "
+                      f"{s['steady_us'] / busy['steady_us']:.1f}x its figure at 8 busy clients "
+                      f"(whole process: {s['cpu_us'] / busy['cpu_us']:.1f}x).")
         w("")
     w("## Commands\n")
     w("```")

@@ -88,6 +88,11 @@ struct Ready {
     queued: Vec<bool>,
     /// The waker of the future that owns the set (the runtime's `block_on`).
     parent: Option<Waker>,
+    /// The set is inside its poll loop, which runs the list until it finds it empty: a wake now
+    /// needs no wake of the parent. Waking it anyway made the runtime poll the set once more
+    /// after every timer expiry and every wake-up within the loop, each time after a
+    /// non-blocking `epoll_wait` (one extra system call per transaction under -R).
+    polling: bool,
 }
 
 struct ReadyQueue(Mutex<Ready>);
@@ -109,8 +114,10 @@ impl Wake for Member {
         if !r.queued[i] {
             r.queued[i] = true;
             r.list.push(self.idx);
-            if let Some(p) = &r.parent {
-                p.wake_by_ref();
+            if !r.polling {
+                if let Some(p) = &r.parent {
+                    p.wake_by_ref();
+                }
             }
         }
     }
@@ -141,6 +148,7 @@ impl<'t, F: Future> JoinSet<'t, F> {
             list: (0..n as u32).collect(),
             queued,
             parent: None,
+            polling: false,
         })));
         let wakers = (0..=n as u32)
             .map(|idx| Waker::from(Arc::new(Member { idx, q: q.clone() })))
@@ -171,9 +179,14 @@ impl<F: Future> Future for JoinSet<'_, F> {
                     Some(p) if p.will_wake(cx.waker()) => {}
                     _ => r.parent = Some(cx.waker().clone()),
                 }
+                // Cleared under the same lock that finds the list empty: a wake from another
+                // thread either lands in the list before that (and is run) or sees `polling`
+                // false (and wakes the parent).
                 if r.list.is_empty() {
+                    r.polling = false;
                     break;
                 }
+                r.polling = true;
                 std::mem::swap(&mut r.list, &mut this.batch);
                 for &i in &this.batch {
                     r.queued[i as usize] = false;

@@ -367,16 +367,18 @@ pub(crate) async fn thread_main<W: Workload>(
     let cx: &ThreadCtx<W> = &ctx;
     let ticks = Cell::new(0u64);
     let period_us = ctx.spec.progress.map(|p| (p.as_micros() as u64).max(1));
-    let mut members: Vec<Pin<Box<dyn Future<Output = ()> + '_>>> =
+    // A member's output is its client's session, still open: see "Closing" below.
+    let mut members: Vec<Pin<Box<dyn Future<Output = Option<Session>> + '_>>> =
         Vec::with_capacity(clients.len() + 1);
     for c in clients {
         members.push(Box::pin(async move {
-            run_client(cx, c).await;
+            let session = run_client(cx, c).await;
             let left = cx.live.get() - 1;
             cx.live.set(left);
             if left == 0 {
                 cx.all_done.notify_one();
             }
+            session
         }));
     }
     if let Some(p) = period_us {
@@ -400,9 +402,14 @@ pub(crate) async fn thread_main<W: Workload>(
                     }
                 }
             }
+            None
         }));
     }
-    JoinSet::new(members, Some(&ctx.timer)).await;
+    let sessions: Vec<Session> = JoinSet::new(members, Some(&ctx.timer))
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
     let mut ticks = ticks.get();
     let end = ctx.now_us();
     // Boundaries that passed while the last clients were finishing.
@@ -421,12 +428,31 @@ pub(crate) async fn thread_main<W: Workload>(
         log.borrow_mut().finish(end);
     }
     let tail = ctx.rec.borrow_mut().take(end);
+    // Closing. A client that is done keeps its session open until every client of every thread
+    // is done (the calling thread's release): closing is not part of the measured run any more
+    // than connecting is. Closing as each client finished made a disconnect storm inside it:
+    // under -R with thousands of clients most clients find their first slot beyond -T's end and
+    // finish at once, and thousands of backends exiting together took the machine's cores for
+    // seconds (PostgreSQL forks a process per connection; its exit is not free), starving the
+    // clients that did have slots: 9 of ~300 transactions ran at -c 5000 -R 100 -T 3, and at
+    // -c 2000 the schedule lag averaged 0.3-0.6 s. A thread that finished early would likewise
+    // disturb the others' measured transactions. The wire commits are counted now, for Done.
+    ctx.totals.borrow_mut().server_commits += sessions.iter().map(wire_commits).sum::<u64>();
     let totals = std::mem::take(&mut *ctx.totals.borrow_mut());
     let _ = tx.send(Msg::Done {
         thread,
         tail,
         totals,
     });
+    let released = ctx.shared.release.notified();
+    tokio::pin!(released);
+    released.as_mut().enable();
+    if !ctx.shared.released.load(Ordering::SeqCst) {
+        released.await;
+    }
+    for s in sessions {
+        s.close().await;
+    }
 }
 
 /// How one transaction ended.
@@ -436,8 +462,9 @@ enum TxnEnd {
     Abort,
 }
 
-/// A client's loop (pgbench's `advanceConnectionState`, as straight-line async code).
-async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) {
+/// A client's loop (pgbench's `advanceConnectionState`, as straight-line async code). Returns
+/// the client's session, still open.
+async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -> Option<Session> {
     loop {
         if ctx.stopping() || ctx.stop.count_reached(c.cnt) {
             break;
@@ -488,9 +515,8 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) {
             TxnEnd::Abort => break,
         }
     }
-    if let Some(s) = c.session.take() {
-        close(ctx, s).await;
-    }
+    // Closed after the run (see "Closing" in thread_main).
+    c.session.take()
 }
 
 /// CSTATE_START_TX .. CSTATE_END_TX: one transaction with its retries.

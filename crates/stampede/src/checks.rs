@@ -17,6 +17,20 @@
 //! Statistics reach shared memory lazily (at the latest when a backend exits), so the final read
 //! waits until stampede's sessions are gone and the counter stops moving.
 //!
+//! **Through a connection pooler** (pgbouncer in transaction mode, say) the identity cannot be
+//! exact, and the check says "inconclusive" (skipped, with the numbers) rather than pass or fail
+//! on a guess. The server sees the pool's few sessions, not one per client; the pool's start-ups
+//! could be counted (`pg_stat_database.sessions`, PostgreSQL 14+), but the pooler also runs
+//! statements of its own, each a server transaction: pgbouncer 1.18 sends
+//! `SET application_name='stampede';` on a server connection the first time it serves one of
+//! stampede's clients (its start-up packet to the server does not carry the client's
+//! parameters), and `server_check_query` on connections idle for `server_check_delay`; other
+//! poolers differ. What stays exact is the lower bound: every counted transaction is one server
+//! commit, so a deficit fails. A pooler is recognised by the calibration connection: it connects
+//! and leaves without a query, and a pooler starts no server session for it (`sessions` does not
+//! move). Its sessions stay connected after the run, so the final read waits for them to be idle
+//! for 2 s (an idle backend flushes its statistics within a second) instead of gone.
+//!
 //! **TPC-B invariant.** `tpcb-like` adds the same delta to one account, one teller, one branch and
 //! one history row, so over any run Δsum(abalance) = Δsum(tbalance) = Δsum(bbalance) =
 //! Δsum(history.delta), and history grows by one row per committed tpcb-like or simple-update
@@ -42,17 +56,32 @@ async fn scalar_i128(s: &mut Session, sql: &str) -> Result<i128> {
         .with_context(|| format!("`{sql}` returned {v:?}, not a number"))
 }
 
-const XACT_COMMIT: &str =
-    "SELECT pg_stat_clear_snapshot(), xact_commit FROM pg_stat_database WHERE datname = current_database()";
+/// `xact_commit` and, on PostgreSQL 14+, `sessions` (server session start-ups; read through
+/// `to_jsonb` so that older servers answer NULL instead of an error) in one statistics snapshot.
+const COUNTERS: &str = "SELECT pg_stat_clear_snapshot(), xact_commit, to_jsonb(d) ->> 'sessions' \
+     FROM pg_stat_database d WHERE datname = current_database()";
 
-async fn read_commits(s: &mut Session) -> Result<i128> {
-    let rows = s.simple_query(XACT_COMMIT).await?;
-    let v = rows
-        .first()
+/// The database's counters at one moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Counters {
+    commits: i128,
+    /// `None` before PostgreSQL 14.
+    sessions: Option<i128>,
+}
+
+async fn read_counters(s: &mut Session) -> Result<Counters> {
+    let rows = s.simple_query(COUNTERS).await?;
+    let row = rows.first();
+    let v = row
         .and_then(|r| r.get(1).cloned().flatten())
         .unwrap_or_default();
-    v.parse::<i128>()
-        .with_context(|| format!("pg_stat_database.xact_commit is {v:?}"))
+    let commits = v
+        .parse::<i128>()
+        .with_context(|| format!("pg_stat_database.xact_commit is {v:?}"))?;
+    let sessions = row
+        .and_then(|r| r.get(2).cloned().flatten())
+        .and_then(|v| v.parse::<i128>().ok());
+    Ok(Counters { commits, sessions })
 }
 
 /// Other client sessions on the database: their commits would make the identity fail, so the
@@ -66,15 +95,37 @@ async fn foreign_sessions(s: &mut Session) -> Result<i128> {
     .await
 }
 
-/// Read the counter until it stops moving (stats flush lazily), at most `limit`.
-async fn settle(s: &mut Session, limit: Duration) -> Result<i128> {
+/// Other client sessions that are busy or were within the last 2 s. Through a pooler the pool's
+/// server sessions stay connected after the run; an idle backend flushes its statistics within
+/// about a second of going idle (PostgreSQL 15's `PGSTAT_MIN_INTERVAL`; the statistics
+/// collector's 500 ms before), so sessions idle for longer have nothing left to report.
+async fn recently_active_sessions(s: &mut Session) -> Result<i128> {
+    scalar_i128(
+        s,
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+         AND backend_type = 'client backend' AND pid <> pg_backend_pid() \
+         AND (state IS DISTINCT FROM 'idle' OR state_change > clock_timestamp() - interval '2 s')",
+    )
+    .await
+}
+
+/// Read the counters until they stop moving (stats flush lazily), at most `limit`. Direct, "quiet"
+/// means no other session at all: stampede's own sessions must have exited (a backend flushes
+/// its last statistics when it exits). Through a pooler the pool's sessions stay; quiet means
+/// none of them was active in the last 2 s.
+async fn settle(s: &mut Session, limit: Duration, pooled: bool) -> Result<Counters> {
     let deadline = Instant::now() + limit;
-    let mut last = read_commits(s).await?;
+    let mut last = read_counters(s).await?;
     let mut stable = 0;
     while Instant::now() < deadline && stable < 3 {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        let now = read_commits(s).await?;
-        if now == last && foreign_sessions(s).await? == 0 {
+        let now = read_counters(s).await?;
+        let others = if pooled {
+            recently_active_sessions(s).await?
+        } else {
+            foreign_sessions(s).await?
+        };
+        if now == last && others == 0 {
             stable += 1;
         } else {
             stable = 0;
@@ -86,10 +137,13 @@ async fn settle(s: &mut Session, limit: Duration) -> Result<i128> {
 
 pub struct CommitBaseline {
     session: Session,
-    before: i128,
+    before: Counters,
     pub per_connection: i128,
     /// Client sessions other than ours when the baseline was taken.
     pub foreign_before: i128,
+    /// The target is a connection pooler: the calibration connection started no server session
+    /// (PostgreSQL 14+ only; older servers do not count sessions).
+    pub pooled: bool,
 }
 
 /// Open the baseline session, calibrate the commits one connection startup costs on this server,
@@ -100,16 +154,24 @@ pub async fn commit_baseline(conn: &ConnConfig) -> Result<CommitBaseline> {
         .simple_query("BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY")
         .await?;
     let foreign_before = foreign_sessions(&mut session).await?;
-    let before_probe = settle(&mut session, Duration::from_secs(3)).await?;
-    // Calibration: one connection that does nothing but connect and leave.
+    let before_probe = settle(&mut session, Duration::from_secs(3), false).await?;
+    // Calibration: one connection that does nothing but connect and leave. A pooler answers it
+    // without starting a server session (pgbouncer connects to the server only when a client
+    // sends a query), which `sessions` shows.
     let probe = Session::connect(conn).await?;
     probe.close().await;
-    let before = settle(&mut session, Duration::from_secs(3)).await?;
+    let before = settle(&mut session, Duration::from_secs(3), false).await?;
+    let pooled = matches!((before.sessions, before_probe.sessions), (Some(a), Some(b)) if a == b);
     Ok(CommitBaseline {
         session,
         before,
-        per_connection: (before - before_probe).max(0),
+        per_connection: if pooled {
+            0
+        } else {
+            (before.commits - before_probe.commits).max(0)
+        },
         foreign_before,
+        pooled,
     })
 }
 
@@ -120,19 +182,61 @@ pub struct CommitCheck {
     pub difference: i128,
 }
 
+/// The commit count's verdict.
+pub enum CommitVerdict {
+    /// The exact identity held or failed (a direct connection, one server session per client
+    /// connection).
+    Exact(CommitCheck),
+    /// Through a connection pooler: the server committed at least every counted transaction (a
+    /// deficit fails as `Exact`), but the surplus mixes the pool's server session start-ups with
+    /// the pooler's own statements, which no count can tell apart: inconclusive, with the numbers.
+    Inconclusive(String),
+}
+
 impl CommitBaseline {
-    /// Finish the check after the engine closed every session.
-    pub async fn finish(
+    /// Finish the check after the engine closed every session. `connections`: the client
+    /// connections opened since the baseline (the engine's and the observer's).
+    pub async fn verdict(
         mut self,
         committed: u64,
         setup_commits: u64,
         connections: u64,
-    ) -> Result<CommitCheck> {
-        let after = settle(&mut self.session, Duration::from_secs(10)).await?;
+    ) -> Result<CommitVerdict> {
+        let after = settle(&mut self.session, Duration::from_secs(10), self.pooled).await?;
+        let server_sessions = match (after.sessions, self.before.sessions) {
+            (Some(a), Some(b)) => Some(a - b),
+            _ => None,
+        };
+        let pooled = self.pooled;
         let foreign_after = foreign_sessions(&mut self.session).await?;
         let _ = self.session.simple_query("ROLLBACK").await;
         self.session.close().await;
-        let delta = after - self.before;
+        let delta = after.commits - self.before.commits;
+        let counted = committed as i128 + setup_commits as i128;
+        if pooled && delta >= counted {
+            let sessions = server_sessions.map_or_else(String::new, |n| {
+                format!(", {n} server sessions started for {connections} client connections")
+            });
+            return Ok(CommitVerdict::Inconclusive(format!(
+                "inconclusive through a connection pooler{sessions}: the server committed \
+                 {delta} = {committed} counted + {setup_commits} setup + {} more, which are the \
+                 server sessions' start-ups and the pooler's own statements (pgbouncer sets client \
+                 parameters on a server connection with a SET of its own); no count tells them \
+                 apart from extra transactions, but none of the counted ones is missing",
+                delta - counted
+            )));
+        }
+        if pooled {
+            return Ok(CommitVerdict::Exact(CommitCheck {
+                passed: false,
+                detail: format!(
+                    "server committed {delta}, fewer than the {committed} transactions counted + \
+                     {setup_commits} setup (through a connection pooler); difference {}",
+                    delta - counted
+                ),
+                difference: delta - counted,
+            }));
+        }
         let overhead = setup_commits as i128 + connections as i128 * self.per_connection;
         let expected = committed as i128 + overhead;
         let passed = delta == expected;
@@ -148,6 +252,11 @@ impl CommitBaseline {
                 self.per_connection,
                 delta - expected
             );
+            if let Some(n) = server_sessions.filter(|n| *n != connections as i128) {
+                detail.push_str(&format!(
+                    "; {n} server sessions started for {connections} client connections"
+                ));
+            }
             if self.foreign_before + foreign_after > 0 {
                 detail.push_str(
                     "; other sessions were connected to the database during the run, and their \
@@ -155,11 +264,11 @@ impl CommitBaseline {
                 );
             }
         }
-        Ok(CommitCheck {
+        Ok(CommitVerdict::Exact(CommitCheck {
             passed,
             detail,
             difference: delta - expected,
-        })
+        }))
     }
 }
 
