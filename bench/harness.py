@@ -10,6 +10,8 @@ and reports medians and ratios of
   - instructions per transaction: valgrind --tool=callgrind with 1 client at two transaction
     counts; the difference cancels start-up and connection cost (deterministic, noise-free),
   - load time: `stampede init tpcb -s N` against `pgbench -i -s N` (client- and server-side),
+  - sysbench 1.0.20's oltp_point_select and oltp_read_write against stampede's (case
+    `sysbench`, bench/sysbench_case.py): each tool on the data the other loaded,
   - connections at scale (cases `pgbouncer-10000`, `direct-5000`, `busy-8`, `trickle-8`;
     `connections` names all four): 10,000 clients through a private pgbouncer and 5,000
     directly, each a rate-limited trickle (select-only, `-R`), beside 8 busy clients and 8
@@ -38,6 +40,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sysbench_case  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STAMPEDE = os.path.join(ROOT, "target", "release", "stampede")
@@ -428,7 +433,7 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--scale", type=int, default=10, help="scale of the data the runs use")
     ap.add_argument("--load-scale", type=int, default=50)
-    ap.add_argument("--cases", default="select-only,tpcb-like,tpcb-pipelined,load,callgrind")
+    ap.add_argument("--cases", default="select-only,tpcb-like,tpcb-pipelined,load,callgrind,sysbench,connections")
     ap.add_argument("--clients", default="8,64")
     ap.add_argument("--quick", action="store_true", help="1 round, 3 s, scale-5 load: a smoke test")
     ap.add_argument("--output", default=os.path.join(ROOT, "bench", "RESULTS.md"))
@@ -503,6 +508,14 @@ def main():
                 loads.append((mode, med(walls["stampede"]), med(walls["pgbench"])))
             # Leave the data the run cases expect for a later invocation.
             sh(init)
+        sysb = None
+        if "sysbench" in cases and shutil.which("sysbench"):
+            # Issue 5's comparison: each tool on the other tool's data (bench/sysbench_case.py).
+            log("sysbench")
+            res, cmds = sysbench_case.measure(
+                STAMPEDE, server.socket, PORT, 4, 100000, 8, args.seconds, args.rounds, log)
+            sysb = sysbench_case.table(res)
+            commands += [" ".join(c) for _, c in sorted(cmds.items())]
         conns = []
         if conn_cases:
             bouncer = None
@@ -521,7 +534,7 @@ def main():
     finally:
         server.stop()
 
-    write_results(args, started, table, instr, loads, commands, bindir, conns)
+    write_results(args, started, table, instr, loads, commands, bindir, conns, sysb)
 
 
 def machine():
@@ -537,7 +550,7 @@ def machine():
     return f"{os.cpu_count()} CPUs ({model}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
 
 
-def write_results(args, started, table, instr, loads, commands, bindir, conns=()):
+def write_results(args, started, table, instr, loads, commands, bindir, conns=(), sysb=None):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip() or "unknown"
     pgv = sh([os.path.join(bindir, "pgbench"), "--version"]).stdout.strip()
@@ -574,6 +587,14 @@ def write_results(args, started, table, instr, loads, commands, bindir, conns=()
         w("|---|---|---|---|")
         for mode, s, p in loads:
             w(f"| {mode}-side | {s:.2f} s | {p:.2f} s | {p / s:.2f}x faster |")
+        w("")
+    if sysb:
+        sbv = sh(["sysbench", "--version"]).stdout.strip()
+        w(f"## sysbench OLTP ({sbv}, pgsql driver), 4 tables x 100,000 rows, 8 clients/threads\n")
+        w("Each tool runs on the data the other loaded (`sysbench oltp_common prepare` for stampede, "
+          "`stampede init oltp` for sysbench); same rounds and seconds as above; CPU is the client "
+          "process's user + system time per transaction.\n")
+        w(sysb)
         w("")
     if conns:
         w(f"## Connections at scale (select-only, {args.conn_seconds} s measured, -P {args.conn_progress})\n")

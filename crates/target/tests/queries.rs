@@ -435,3 +435,40 @@ async fn server_commits_match_pg_stat_database() {
     );
     obs.close().await;
 }
+
+/// Requests and replies far larger than a socket buffer: the session is registered for read
+/// readiness only (session/socket.rs) until a send finds the buffer full, then re-registered for
+/// writes and waits for them. A lost wake-up would hang (the timeout turns that into a failure);
+/// a wrong partial send would garble the statement, which the server's own comparison catches.
+#[tokio::test]
+async fn statements_larger_than_the_socket_buffer_go_out_whole_and_replies_come_back_whole() {
+    let srv = server();
+    let mut s = connect(&srv).await;
+    for size in [300_000usize, 8 << 20] {
+        let lit: String = (0..size).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+        // The server rebuilds the same text itself and compares.
+        let sql = format!(
+            "SELECT length('{lit}'), \
+             '{lit}' = substr(repeat('abcdefghijklmnopqrstuvwxyz', {}), 1, {size}), \
+             repeat('z', {size})",
+            size / 26 + 1
+        );
+        let rows = tokio::time::timeout(Duration::from_secs(120), s.simple_query(&sql))
+            .await
+            .expect("a large statement completes (no lost write or read readiness)")
+            .unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0][0].as_deref(), Some(size.to_string().as_str()));
+        assert_eq!(
+            rows[0][1].as_deref(),
+            Some("t"),
+            "the statement arrived intact"
+        );
+        let z = rows[0][2].as_deref().unwrap();
+        assert_eq!(z.len(), size, "a reply of {size} bytes arrives whole");
+        assert!(z.bytes().all(|b| b == b'z'));
+    }
+    // Still usable for small round trips after the re-registration.
+    let rows = s.simple_query("SELECT 1").await.unwrap();
+    assert_eq!(rows[0][0].as_deref(), Some("1"));
+}

@@ -13,29 +13,30 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixStream};
 
 use super::decode::Capture;
+use super::socket::PlainSocket;
 use super::{be_i32, protocol, Session, IN_KEEP, IN_START, MAX_MESSAGE, OUT_START, QUEUE_START};
 use crate::conninfo::{HostSpec, SslMode};
 use crate::{tls, ConnConfig, Error};
 
 pub(super) enum Transport {
-    Tcp(TcpStream),
-    Unix(UnixStream),
+    /// Unix socket or TCP without TLS: registered for read readiness only (see `socket`).
+    Plain(PlainSocket),
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
 }
 
 impl Transport {
+    #[inline]
     pub(super) async fn read_buf(&mut self, buf: &mut BytesMut) -> io::Result<usize> {
         match self {
-            Transport::Tcp(s) => s.read_buf(buf).await,
-            Transport::Unix(s) => s.read_buf(buf).await,
+            Transport::Plain(s) => s.read_buf(buf).await,
             Transport::Tls(s) => s.read_buf(buf).await,
         }
     }
 
+    #[inline]
     pub(super) async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
         match self {
-            Transport::Tcp(s) => s.write_all(data).await,
-            Transport::Unix(s) => s.write_all(data).await,
+            Transport::Plain(s) => s.write_all(data).await,
             // rustls buffers records: flush pushes them to the socket.
             Transport::Tls(s) => {
                 s.write_all(data).await?;
@@ -45,11 +46,12 @@ impl Transport {
     }
 
     pub(super) async fn shutdown(&mut self) {
-        let _ = match self {
-            Transport::Tcp(s) => s.shutdown().await,
-            Transport::Unix(s) => s.shutdown().await,
-            Transport::Tls(s) => s.shutdown().await,
-        };
+        match self {
+            Transport::Plain(s) => s.shutdown(),
+            Transport::Tls(s) => {
+                let _ = s.shutdown().await;
+            }
+        }
     }
 }
 
@@ -178,11 +180,10 @@ impl Session {
     async fn attempt(cfg: &ConnConfig, h: &HostSpec, want: TlsWant) -> Result<Session, Failure> {
         let mut tls_used = false;
         let io = if h.is_unix() {
-            Transport::Unix(
-                UnixStream::connect(h.socket_path())
-                    .await
-                    .map_err(|e| connect_error(h, e))?,
-            )
+            let unix = UnixStream::connect(h.socket_path())
+                .await
+                .map_err(|e| connect_error(h, e))?;
+            Transport::Plain(PlainSocket::unix(unix).map_err(|e| connect_error(h, e))?)
         } else {
             let tcp = TcpStream::connect((h.host.as_str(), h.port))
                 .await
@@ -190,7 +191,7 @@ impl Session {
             // Each round trip is one small write the server waits for: never delay it (Nagle).
             tcp.set_nodelay(true).map_err(|e| connect_error(h, e))?;
             if want == TlsWant::No {
-                Transport::Tcp(tcp)
+                Transport::Plain(PlainSocket::tcp(tcp).map_err(|e| connect_error(h, e))?)
             } else {
                 match Self::negotiate_tls(cfg, h, tcp, want).await? {
                     t @ Transport::Tls(_) => {
@@ -274,7 +275,9 @@ impl Session {
                     })?;
                 Ok(Transport::Tls(Box::new(stream)))
             }
-            b'N' if want == TlsWant::Prefer => Ok(Transport::Tcp(tcp)),
+            b'N' if want == TlsWant::Prefer => Ok(Transport::Plain(
+                PlainSocket::tcp(tcp).map_err(|e| connect_error(h, e))?,
+            )),
             b'N' => Err(Error::Tls(format!(
                 "{}: the server does not support SSL, but sslmode={} requires it",
                 h.describe(),

@@ -9,7 +9,8 @@
 //! `execute`) does not allocate.
 //!
 //! Owns: the transport (TCP with TCP_NODELAY, unix socket, TLS over TCP — an enum, not a trait
-//! object, so reads and writes are direct calls), startup and authentication (trust, cleartext,
+//! object, so reads and writes are direct calls; plain sockets registered for read readiness
+//! only, see `socket`), startup and authentication (trust, cleartext,
 //! md5, SCRAM-SHA-256 through `postgres_protocol::authentication`), the three query modes of
 //! pgbench's `-M`, pipelining, COPY FROM STDIN for loaders, and the wire-level transaction count
 //! ([`Session::server_commits`]).
@@ -57,6 +58,7 @@ mod decode;
 mod encode;
 mod io;
 mod pipeline;
+mod socket;
 #[cfg(test)]
 mod tests;
 
