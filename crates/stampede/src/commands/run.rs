@@ -503,20 +503,7 @@ fn run_on(
     let spec = &plan.spec;
     // The observer starts after the commit baseline (which would count it as a foreign session)
     // and finishes before the checks; its own connections are reconciled like the clients'.
-    let observer = if args.no_observe {
-        None
-    } else {
-        match observe::Sampler::start(conn, &observe::Options::default()) {
-            Ok(h) => Some(h),
-            Err(e) => {
-                eprintln!(
-                    "warning: {}; running without server metrics",
-                    target::conninfo::redact(&format!("{e:#}"))
-                );
-                None
-            }
-        }
-    };
+    let observer = start_observer(conn, args.no_observe);
     // Progress lines every `-P` seconds, made of the engine's (shorter or equal) ticks.
     let print_every_us = args.progress.map(|p| (p * 1e6) as u64);
     let mut pending = measure::Interval::default();
@@ -854,5 +841,26 @@ pub(super) fn assemble_result(
         interrupted: outcome.interrupted,
         server_metrics,
         sysbench,
+    }
+}
+
+/// The server sampler for a run, unless `--no-observe`; a sampler that cannot start is a warning
+/// (the run goes on without server metrics), never a failure.
+pub(crate) fn start_observer(
+    conn: &target::ConnConfig,
+    no_observe: bool,
+) -> Option<observe::SamplerHandle> {
+    if no_observe {
+        return None;
+    }
+    match observe::Sampler::start(conn, &observe::Options::default()) {
+        Ok(h) => Some(h),
+        Err(e) => {
+            eprintln!(
+                "warning: {}; running without server metrics",
+                target::conninfo::redact(&format!("{e:#}"))
+            );
+            None
+        }
     }
 }

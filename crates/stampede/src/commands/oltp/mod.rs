@@ -80,7 +80,7 @@ pub use args::{is_sysbench_test, reject_without_test, PgsqlArgs, SysbenchArgs};
 use plan::{OltpPlan, SbTest};
 
 use crate::cli::{InitArgs, RunArgs};
-use crate::commands::run::{emit_result, short_version, skipped};
+use crate::commands::run::{emit_result, short_version, skipped, start_observer};
 use crate::commands::setup_runtime;
 use crate::{checks as commit, environment, interrupt, targeting};
 
@@ -341,20 +341,7 @@ fn run_on(
         eprintln!("note: {n}");
     }
     let spec = &plan.spec;
-    let observer = if args.no_observe {
-        None
-    } else {
-        match observe::Sampler::start(conn, &observe::Options::default()) {
-            Ok(h) => Some(h),
-            Err(e) => {
-                eprintln!(
-                    "warning: {}; running without server metrics",
-                    target::conninfo::redact(&format!("{e:#}"))
-                );
-                None
-            }
-        }
-    };
+    let observer = start_observer(conn, args.no_observe);
     let mut section = summary::section(&plan, q);
     let mut progress = summary::Progress::new(args, &plan, &section);
     let mut on_event = |e: EngineEvent<'_>| match e {
