@@ -44,12 +44,11 @@
 use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Instant;
 
 use target::{ConnConfig, Session};
 
 use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
-use crate::steps::{check_cancel, exec, undo_create};
+use crate::steps::{check_cancel, exec, undo_create, Step};
 use crate::{Event, LoadError, TableProgress, Timings};
 
 /// sysbench's `c` template: 10 groups of 11 digits, 119 characters (oltp_common.lua).
@@ -317,8 +316,7 @@ async fn parallel_sql(
     if sqls.is_empty() {
         return Ok(());
     }
-    on_event(&Event::StepStarted(name));
-    let t = Instant::now();
+    let timer = Step::start(name, on_event);
     let tasks = sqls
         .into_iter()
         .map(|sql| Task {
@@ -342,12 +340,7 @@ async fn parallel_sql(
         &mut |_e: &Event<'_>| {},
     )
     .await?;
-    let elapsed = t.elapsed();
-    timings.steps.push((name, elapsed));
-    on_event(&Event::StepFinished {
-        step: name,
-        elapsed,
-    });
+    timer.finish(timings, on_event);
     Ok(())
 }
 
@@ -395,32 +388,21 @@ async fn init_steps(
     created: &mut bool,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
-    let t = Instant::now();
-    on_event(&Event::StepStarted("drop tables"));
+    let timer = Step::start("drop tables", on_event);
     drop_tables(admin, opts.tables).await?;
-    timings.steps.push(("drop tables", t.elapsed()));
-    on_event(&Event::StepFinished {
-        step: "drop tables",
-        elapsed: t.elapsed(),
-    });
+    timer.finish(timings, on_event);
 
     check_cancel(&opts.cancel)?;
-    let t = Instant::now();
-    on_event(&Event::StepStarted("create tables"));
+    let timer = Step::start("create tables", on_event);
     *created = true;
     for tn in 1..=opts.tables {
         exec(admin, &create_sql(tn, opts.auto_inc)).await?;
     }
-    timings.steps.push(("create tables", t.elapsed()));
-    on_event(&Event::StepFinished {
-        step: "create tables",
-        elapsed: t.elapsed(),
-    });
+    timer.finish(timings, on_event);
 
     check_cancel(&opts.cancel)?;
     let (tasks, plan) = copy_tasks(opts);
-    on_event(&Event::StepStarted("client-side generate"));
-    let t = Instant::now();
+    let timer = Step::start("client-side generate", on_event);
     let outcome = driver::run(
         cfg,
         &DriverOptions {
@@ -433,11 +415,7 @@ async fn init_steps(
         on_event,
     )
     .await?;
-    timings.steps.push(("client-side generate", t.elapsed()));
-    on_event(&Event::StepFinished {
-        step: "client-side generate",
-        elapsed: t.elapsed(),
-    });
+    timer.finish(timings, on_event);
 
     let n = opts.tables;
     let mut keys: Vec<String> = (1..=n).map(pkey_sql).collect();

@@ -1,12 +1,40 @@
-//! The small pieces every loader's steps share: running one setup statement, honouring the
+//! The small pieces every loader's steps share: a step's start/finish events and timing
+//! ([`Step`]), running one setup statement, honouring the
 //! cancel flag between statements, and undoing a half-finished `init` so that no table is left
 //! looking loaded (what `init tpcb` and `init oltp` both promise after an error or Ctrl-C).
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use target::{ConnConfig, Session};
 
-use crate::{Event, LoadError};
+use crate::{Event, LoadError, Timings};
+
+/// One named step of an `init` (pgbench's "drop tables", "primary keys", ...): announced when
+/// started, timed, and recorded in the timings with its finish event.
+pub(crate) struct Step {
+    name: &'static str,
+    t: Instant,
+}
+
+impl Step {
+    pub(crate) fn start(name: &'static str, on_event: &mut dyn FnMut(&Event<'_>)) -> Step {
+        on_event(&Event::StepStarted(name));
+        Step {
+            name,
+            t: Instant::now(),
+        }
+    }
+
+    pub(crate) fn finish(self, timings: &mut Timings, on_event: &mut dyn FnMut(&Event<'_>)) {
+        let elapsed = self.t.elapsed();
+        timings.steps.push((self.name, elapsed));
+        on_event(&Event::StepFinished {
+            step: self.name,
+            elapsed,
+        });
+    }
+}
 
 /// Run one statement; an error names the statement.
 pub(crate) async fn exec(s: &mut Session, sql: &str) -> Result<(), LoadError> {

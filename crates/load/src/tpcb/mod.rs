@@ -98,12 +98,11 @@ mod tests;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Instant;
 
 use target::{ConnConfig, Session};
 
 use crate::driver::{self, DriverOptions};
-use crate::steps::{check_cancel, exec, undo_create};
+use crate::steps::{check_cancel, exec, undo_create, Step};
 use crate::{Event, LoadError, Timings};
 use generate::slots;
 pub use generate::{client_side_tasks, server_side_tasks, split_rows, Accounts, Branches, Tellers};
@@ -273,18 +272,12 @@ async fn step(
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<(), LoadError> {
     check_cancel(cancel)?;
-    on_event(&Event::StepStarted(name));
-    let t = Instant::now();
+    let timer = Step::start(name, on_event);
     for sql in sqls {
         check_cancel(cancel)?;
         exec(s, sql).await?;
     }
-    let elapsed = t.elapsed();
-    timings.steps.push((name, elapsed));
-    on_event(&Event::StepFinished {
-        step: name,
-        elapsed,
-    });
+    timer.finish(timings, on_event);
     Ok(())
 }
 
@@ -362,8 +355,7 @@ async fn init_steps(
     };
     report.plan = plan;
     check_cancel(cancel)?;
-    on_event(&Event::StepStarted(name));
-    let t = Instant::now();
+    let timer = Step::start(name, on_event);
     let outcome = driver::run(
         cfg,
         &DriverOptions {
@@ -376,12 +368,7 @@ async fn init_steps(
         on_event,
     )
     .await?;
-    let elapsed = t.elapsed();
-    timings.steps.push((name, elapsed));
-    on_event(&Event::StepFinished {
-        step: name,
-        elapsed,
-    });
+    timer.finish(timings, on_event);
     report.rows = [outcome.rows[0], outcome.rows[1], outcome.rows[2]];
     report.frozen_tasks = outcome.frozen_tasks;
     report.plain_tasks = outcome.plain_tasks;
