@@ -5,6 +5,7 @@ mod compare;
 mod init;
 pub(crate) mod oltp;
 mod report;
+mod result;
 mod run;
 mod server;
 

@@ -80,7 +80,7 @@ pub use args::{is_sysbench_test, reject_without_test, PgsqlArgs, SysbenchArgs};
 use plan::{OltpPlan, SbTest};
 
 use crate::cli::{InitArgs, RunArgs};
-use crate::commands::run::{emit_result, short_version, skipped, start_observer};
+use crate::commands::result::{emit_result, short_version, skipped, start_observer};
 use crate::commands::setup_runtime;
 use crate::{checks as commit, environment, interrupt, targeting};
 

@@ -9,7 +9,7 @@ use workload::oltp::QueryCounts;
 
 use super::plan::{OltpPlan, ProgressStyle, SbTest};
 use crate::cli::RunArgs;
-use crate::commands::run::{assemble_result, ResultParts};
+use crate::commands::result::{assemble_result, ResultParts};
 use crate::{environment, targeting};
 
 /// The sysbench section before the run: everything but the measured window.

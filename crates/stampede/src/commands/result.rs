@@ -1,0 +1,164 @@
+//! The end every run command shares (`run`, `run oltp_*`): starting the server sampler, putting
+//! the `RunResult` together (command line redacted, times, target, environment, connections,
+//! intervals, checks), printing and saving it, and the exit code.
+
+use anyhow::{Context, Result};
+use report::{Check, CheckStatus, RunResult};
+
+use crate::cli::RunArgs;
+use crate::{environment, targeting};
+
+/// Print the summary on stdout, save `--json` and `--html`, and pick the exit code: the end of
+/// every run command.
+pub(super) fn emit_result(args: &RunArgs, result: &RunResult) -> Result<i32> {
+    print!("{}", report::render_text(result));
+    if let Some(path) = &args.json {
+        let f = std::fs::File::create(path)
+            .with_context(|| format!("--json {}: cannot create the file", path.display()))?;
+        report::write_json(result, std::io::BufWriter::new(f))
+            .with_context(|| format!("--json {}: cannot write the result", path.display()))?;
+        eprintln!("result saved to {}", path.display());
+    }
+    if let Some(path) = &args.html {
+        std::fs::write(path, report::html::render(result))
+            .with_context(|| format!("--html {}: cannot write the report", path.display()))?;
+        eprintln!("report saved to {}", path.display());
+    }
+    Ok(exit_code(result))
+}
+
+pub(super) fn skipped(name: &str, why: &str) -> Check {
+    Check {
+        name: name.into(),
+        status: CheckStatus::Skipped,
+        detail: format!("skipped ({why})"),
+    }
+}
+
+pub(super) fn exit_code(r: &RunResult) -> i32 {
+    if r.interrupted {
+        130
+    } else if !r.connections.aborted.is_empty()
+        || r.checks.iter().any(|c| c.status == CheckStatus::Failed)
+    {
+        2
+    } else {
+        0
+    }
+}
+
+/// "15.18 (Debian 15.18-0+deb12u1)" -> "15.18", as pgbench prints the server's version.
+pub(super) fn short_version(v: &str) -> String {
+    v.split_whitespace().next().unwrap_or(v).to_string()
+}
+
+/// What every run command puts into its result the same way, beside its own configuration.
+pub(super) struct ResultParts<'a> {
+    pub target: &'a targeting::Target,
+    pub server: &'a environment::ServerInfo,
+    pub outcome: engine::Outcome,
+    pub checks: Vec<Check>,
+    pub server_metrics: Option<measure::server::ServerMetrics>,
+}
+
+/// The one place a `RunResult` is put together: command line (redacted), times, target,
+/// environment, connections, intervals, checks.
+pub(super) fn assemble_result(
+    config: report::RunConfig,
+    parts: ResultParts<'_>,
+    sysbench: Option<report::SysbenchSection>,
+) -> RunResult {
+    let ResultParts {
+        target,
+        server,
+        outcome,
+        checks,
+        server_metrics,
+    } = parts;
+    let client = environment::client_info();
+    RunResult {
+        schema_version: report::SCHEMA_VERSION,
+        stampede_version: env!("CARGO_PKG_VERSION").into(),
+        command_line: std::env::args()
+            .map(|a| target::conninfo::redact(&a))
+            .collect(),
+        started_at: report::format_rfc3339_utc(outcome.started_at),
+        measured_duration_s: outcome.total.duration_s(),
+        target: report::TargetInfo {
+            conninfo: target.conn.redacted(),
+            embedded: target.embedded.as_ref().map(|e| report::EmbeddedTarget {
+                bin_dir: e.binaries().bindir.display().to_string(),
+                settings: e.settings().iter().cloned().collect(),
+            }),
+        },
+        environment: report::Environment {
+            server: report::ServerEnvironment {
+                version: server.version.clone(),
+                version_num: Some(server.version_num),
+                settings: server.settings.clone(),
+            },
+            client: report::ClientEnvironment {
+                cpus: client.cpus as u32,
+                cpu_model: Some(client.cpu_model),
+                memory_bytes: Some(client.memory_bytes),
+                os: client.os,
+                hostname: client.hostname,
+                stampede_version: env!("CARGO_PKG_VERSION").into(),
+                fd_limit: client.fd_limit,
+            },
+        },
+        connections: report::ConnectionStats {
+            initial_connect_ms: outcome.connect_time.as_secs_f64() * 1000.0,
+            clients: config.clients,
+            reconnect_total_ms: config
+                .connect_per_txn
+                .then_some(outcome.reconnect_time.as_secs_f64() * 1000.0),
+            aborted: outcome
+                .aborted
+                .iter()
+                .map(|a| report::AbortedClient {
+                    client_id: a.client_id,
+                    reason: a.reason.clone(),
+                })
+                .collect(),
+            setup: Some(report::ConnectionSetup {
+                opened: outcome.initial_connections,
+                rate_per_s: if outcome.connect_time.is_zero() {
+                    0.0
+                } else {
+                    outcome.initial_connections as f64 / outcome.connect_time.as_secs_f64()
+                },
+                concurrency: outcome.connect_concurrency,
+                retries: outcome.connect_retries,
+            }),
+        },
+        config,
+        intervals: outcome.intervals,
+        total: outcome.total,
+        checks,
+        interrupted: outcome.interrupted,
+        server_metrics,
+        sysbench,
+    }
+}
+
+/// The server sampler for a run, unless `--no-observe`; a sampler that cannot start is a warning
+/// (the run goes on without server metrics), never a failure.
+pub(crate) fn start_observer(
+    conn: &target::ConnConfig,
+    no_observe: bool,
+) -> Option<observe::SamplerHandle> {
+    if no_observe {
+        return None;
+    }
+    match observe::Sampler::start(conn, &observe::Options::default()) {
+        Ok(h) => Some(h),
+        Err(e) => {
+            eprintln!(
+                "warning: {}; running without server metrics",
+                target::conninfo::redact(&format!("{e:#}"))
+            );
+            None
+        }
+    }
+}
