@@ -9,6 +9,8 @@ and reports medians and ratios of
   - client RSS per connection: the client's peak RSS divided by its connections,
   - instructions per transaction: valgrind --tool=callgrind with 1 client at two transaction
     counts; the difference cancels start-up and connection cost (deterministic, noise-free),
+  - socket I/O (case `io`): stampede with `--io uring` and with `--io epoll` beside pgbench,
+    select-only and tpcb-like, 8 clients, unix socket, at least 5 interleaved rounds,
   - load time: `stampede init tpcb -s N` against `pgbench -i -s N` (client- and server-side),
   - sysbench 1.0.20's oltp_point_select and oltp_read_write against stampede's (case
     `sysbench`, bench/sysbench_case.py): each tool on the data the other loaded,
@@ -148,9 +150,14 @@ def med(xs):
 
 
 def run_pair_rounds(name, a_cmd, b_cmd, rounds, clients, log):
-    res = {"stampede": [], "pgbench": []}
+    return run_rounds(name, {"stampede": a_cmd, "pgbench": b_cmd}, rounds, clients, log)
+
+
+def run_rounds(name, cmds, rounds, clients, log):
+    """Each round runs every command of `cmds` (tool -> command) once, in order."""
+    res = {tool: [] for tool in cmds}
     for r in range(rounds):
-        for tool, cmd in (("stampede", a_cmd), ("pgbench", b_cmd)):
+        for tool, cmd in cmds.items():
             out, wall, cpu, rss = timed(cmd)
             tps, txns = parse_run(out)
             res[tool].append({"tps": tps, "cpu_us": cpu * 1e6 / max(txns, 1),
@@ -433,7 +440,7 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--scale", type=int, default=10, help="scale of the data the runs use")
     ap.add_argument("--load-scale", type=int, default=50)
-    ap.add_argument("--cases", default="select-only,tpcb-like,tpcb-pipelined,load,callgrind,sysbench,connections")
+    ap.add_argument("--cases", default="select-only,tpcb-like,tpcb-pipelined,io,load,callgrind,sysbench,connections")
     ap.add_argument("--clients", default="8,64")
     ap.add_argument("--quick", action="store_true", help="1 round, 3 s, scale-5 load: a smoke test")
     ap.add_argument("--output", default=os.path.join(ROOT, "bench", "RESULTS.md"))
@@ -485,6 +492,22 @@ def main():
                     s = {k: med([x[k] for x in res["stampede"]]) for k in ("tps", "cpu_us", "rss_kib_conn")}
                     p = {k: med([x[k] for x in res["pgbench"]]) for k in ("tps", "cpu_us", "rss_kib_conn")}
                     table.append((name, s, p))
+        io_rows = []
+        if "io" in cases:
+            # The measured run's socket I/O (`--io`): io_uring and epoll beside pgbench, 8 clients,
+            # unix socket, interleaved; more rounds than the other cases (the difference is ~20%
+            # and a round's CPU varies by 10-20% on a shared 2-core machine).
+            for case in ("select-only", "tpcb-like"):
+                name = f"{case} prepared, 8 clients, unix socket"
+                log(f"io {name}")
+                a, b = case_commands(case, server, pgbench, args.seconds, 8, False, scriptfile)
+                cmds = {"stampede --io uring": a[:2] + ["--io", "uring"] + a[2:],
+                        "stampede --io epoll": a[:2] + ["--io", "epoll"] + a[2:],
+                        "pgbench": b}
+                commands += [" ".join(c) for c in cmds.values()]
+                res = run_rounds(name, cmds, max(args.rounds, 5), 8, log)
+                io_rows.append((name, {t: {k: med([x[k] for x in v]) for k in ("tps", "cpu_us")}
+                                       for t, v in res.items()}))
         instr = []
         if "callgrind" in cases and shutil.which("valgrind"):
             for case, (n1, n2) in (("select-only", (2000, 12000)), ("tpcb-like", (500, 2500)),
@@ -534,7 +557,7 @@ def main():
     finally:
         server.stop()
 
-    write_results(args, started, table, instr, loads, commands, bindir, conns, sysb)
+    write_results(args, started, table, instr, loads, commands, bindir, conns, sysb, io_rows)
 
 
 def machine():
@@ -550,7 +573,7 @@ def machine():
     return f"{os.cpu_count()} CPUs ({model}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
 
 
-def write_results(args, started, table, instr, loads, commands, bindir, conns=(), sysb=None):
+def write_results(args, started, table, instr, loads, commands, bindir, conns=(), sysb=None, io_rows=()):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip() or "unknown"
     pgv = sh([os.path.join(bindir, "pgbench"), "--version"]).stdout.strip()
@@ -573,6 +596,18 @@ def write_results(args, started, table, instr, loads, commands, bindir, conns=()
         for name, s, p in table:
             w(f"| {name} | {s['tps']:.0f} | {p['tps']:.0f} | {s['tps'] / p['tps']:.2f} | {s['cpu_us']:.1f} | "
               f"{p['cpu_us']:.1f} | {s['cpu_us'] / p['cpu_us']:.2f} | {s['rss_kib_conn']:.0f} | {p['rss_kib_conn']:.0f} |")
+        w("")
+    if io_rows:
+        w(f"## Socket I/O: io_uring and epoll ({max(args.rounds, 5)} interleaved rounds)\n")
+        w("stampede's default (`--io auto`) is io_uring where the kernel allows it; `--io epoll` "
+          "is the fall-back path. Ratios against pgbench in the same rounds.\n")
+        w("| case | tool | tps | tps ratio | CPU us/txn | CPU ratio |")
+        w("|---|---|---|---|---|---|")
+        for name, r in io_rows:
+            p = r["pgbench"]
+            for tool, x in r.items():
+                w(f"| {name} | {tool} | {x['tps']:.0f} | {x['tps'] / p['tps']:.2f} | {x['cpu_us']:.1f} | "
+                  f"{x['cpu_us'] / p['cpu_us']:.2f} |")
         w("")
     if instr:
         w("## Instructions per transaction (callgrind, 1 client, unix socket)\n")

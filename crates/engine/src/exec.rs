@@ -239,6 +239,11 @@ pub(crate) struct Timer {
     armed: Cell<Option<u64>>,
     /// Armed since the join set last registered its waker for the timerfd.
     rearmed: Cell<bool>,
+    /// Driven by an io_uring ring (`target::ring`): no timerfd; the ring's wait ends at the
+    /// deadline and calls [`Timer::expire`](target::ring::Deadline::expire).
+    ring: Cell<bool>,
+    /// Ring mode: the join set's timer-slot waker.
+    slot: RefCell<Option<Waker>>,
 }
 
 impl Timer {
@@ -265,7 +270,20 @@ impl Timer {
             seq: Cell::new(0),
             armed: Cell::new(None),
             rearmed: Cell::new(false),
+            ring: Cell::new(false),
+            slot: RefCell::new(None),
         })
+    }
+
+    /// From now on the thread's io_uring ring drives this timer (see [`Timer::ring`]).
+    pub fn use_ring(&self) {
+        if let Some(at) = self.armed.get() {
+            self.set_timerfd(None);
+            self.armed.set(None);
+            self.ring.set(true);
+            self.arm(at);
+        }
+        self.ring.set(true);
     }
 
     pub fn set_clock(&self, clock: Clock) {
@@ -300,7 +318,16 @@ impl Timer {
     }
 
     fn arm(&self, at: u64) {
-        let abs = self.clock.get().t0 + at.max(1);
+        if !self.ring.get() {
+            self.set_timerfd(Some(self.clock.get().t0 + at.max(1)));
+        }
+        self.armed.set(Some(at));
+        self.rearmed.set(true);
+    }
+
+    /// Arm the timerfd at `abs` (`CLOCK_MONOTONIC` microseconds), or disarm it.
+    fn set_timerfd(&self, abs: Option<u64>) {
+        let abs = abs.unwrap_or(0);
         let spec = libc::itimerspec {
             it_interval: libc::timespec {
                 tv_sec: 0,
@@ -325,13 +352,41 @@ impl Timer {
             "timerfd_settime: {}",
             std::io::Error::last_os_error()
         );
-        self.armed.set(Some(at));
-        self.rearmed.set(true);
+    }
+
+    /// Ring mode's `poll_fire`: wake the due sleepers, re-arm for the next.
+    fn poll_fire_ring(&self, cx: &mut Context<'_>) {
+        let mut slot = self.slot.borrow_mut();
+        match &*slot {
+            Some(w) if w.will_wake(cx.waker()) => {}
+            _ => *slot = Some(cx.waker().clone()),
+        }
+        drop(slot);
+        let now = self.now_us();
+        if self.armed.get().is_none_or(|a| a > now) {
+            return;
+        }
+        self.armed.set(None);
+        let mut heap = self.heap.borrow_mut();
+        while heap.peek().is_some_and(|e| e.key.0 .0 <= now) {
+            if let Some(e) = heap.pop() {
+                e.waker.wake();
+            }
+        }
+        let next = heap.peek().map(|e| e.key.0 .0);
+        drop(heap);
+        if let Some(at) = next {
+            self.arm(at);
+        }
+        self.rearmed.set(false);
     }
 
     /// If the timerfd fired: wake every sleeper that is due and re-arm for the next. Registers
     /// `cx`'s waker for the timerfd while armed.
     fn poll_fire(&self, cx: &mut Context<'_>) {
+        if self.ring.get() {
+            return self.poll_fire_ring(cx);
+        }
         self.rearmed.set(false);
         if self.armed.get().is_none() {
             return;
@@ -374,6 +429,20 @@ impl Timer {
                 // Already due: handled on the next poll.
                 g.retain_ready();
                 cx.waker().wake_by_ref();
+            }
+        }
+    }
+}
+
+impl target::ring::Deadline for Timer {
+    fn next_deadline_us(&self) -> Option<u64> {
+        self.armed.get().map(|at| self.clock.get().t0 + at.max(1))
+    }
+
+    fn expire(&self) {
+        if self.armed.get().is_some_and(|at| at <= self.now_us()) {
+            if let Some(w) = self.slot.borrow_mut().take() {
+                w.wake();
             }
         }
     }

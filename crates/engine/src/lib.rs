@@ -153,6 +153,43 @@ pub struct RunSpec {
     /// `--exit-on-abort`: when one client aborts, stop the whole run (pgbench: "exit immediately
     /// when any client is aborted"); in-flight transactions of the others still finish.
     pub exit_on_abort: bool,
+    /// `--io`: how the measured run's sessions do their I/O.
+    pub io: IoMode,
+}
+
+/// Whether a run can use `io` (only `--io uring` can be refused: io_uring unavailable here, or
+/// -C). Callers check it before they connect anything; [`run`] checks it again.
+pub fn check_io(io: IoMode, connect_per_txn: bool) -> Result<(), String> {
+    if io != IoMode::Uring {
+        return Ok(());
+    }
+    if connect_per_txn {
+        return Err(
+            "--io uring cannot be used with -C (connecting goes through epoll); use --io auto"
+                .into(),
+        );
+    }
+    match target::ring::unavailable() {
+        Some(why) => Err(format!(
+            "--io uring: io_uring is not available here ({why}); use --io auto or epoll"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// How engine threads do their sessions' I/O during the measured run (connecting always uses
+/// the runtime's epoll).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IoMode {
+    /// io_uring (`target::ring`) where the kernel allows it, every session of the thread is a
+    /// plain socket (no TLS, no `-C`) and the run is not rate-limited (`-R`: see `choose_io`);
+    /// epoll otherwise.
+    #[default]
+    Auto,
+    /// The runtime's epoll, always.
+    Epoll,
+    /// io_uring; the run fails before connecting if this machine does not allow it.
+    Uring,
 }
 
 /// What the engine tells its caller while running (on the caller's thread, through a callback).
@@ -214,6 +251,10 @@ pub struct Outcome {
     /// `connect` fails with EAGAIN then); each waits 1-100 ms, at most 30 s in all per
     /// connection.
     pub connect_retries: u64,
+    /// Engine threads whose measured run did its I/O through io_uring (the rest used epoll).
+    pub ring_threads: u32,
+    /// Why a thread used epoll, when one did.
+    pub epoll_why: Option<String>,
 }
 
 /// Most initial connection attempts in flight per engine thread.
@@ -303,6 +344,7 @@ pub fn run<W: workload::Workload>(
             n_types
         )));
     }
+    check_io(spec.io, spec.connect_per_txn).map_err(RunError::Invalid)?;
     let total_weight: u64 = weights.iter().map(|w| *w as u64).sum();
     if total_weight == 0 {
         return Err(RunError::Invalid(
@@ -595,6 +637,10 @@ pub fn run<W: workload::Workload>(
             totals.reconnect_time += t.reconnect_time;
             totals.connections += t.connections;
             totals.connect_retries += t.connect_retries;
+            totals.ring_threads += t.ring_threads;
+            if totals.epoll_why.is_none() {
+                totals.epoll_why = t.epoll_why;
+            }
         };
         for (thread, tail, t) in early_done {
             coll.finish(thread, tail);
@@ -656,6 +702,8 @@ pub fn run<W: workload::Workload>(
             initial_connections: totals.connections - totals.reconnects.min(totals.connections),
             connect_concurrency: threads * CONNECT_CONCURRENCY as u32,
             connect_retries: totals.connect_retries,
+            ring_threads: totals.ring_threads,
+            epoll_why: totals.epoll_why,
         })
     })
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use engine::{Event, Outcome, RunSpec, Stop};
+use engine::{Event, IoMode, Outcome, RunSpec, Stop};
 use measure::FailureKind;
 use target::{ConnConfig, QueryMode, Session};
 use testkit::{block_on, Pg, THROWAWAY};
@@ -65,6 +65,7 @@ fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
         weights: vec![],
         log: None,
         exit_on_abort: false,
+        io: IoMode::Auto,
     }
 }
 
@@ -105,11 +106,16 @@ fn assert_commit_identity(out: &Outcome) {
     );
 }
 
+/// Both I/O paths (epoll, and io_uring where this machine allows it: `target::ring`) run every
+/// builtin in every mode with the same exact counts and invariants.
 #[test]
 fn every_builtin_in_every_query_mode_commits_exactly_clients_times_t() {
     let pg = start_pg(&[]);
     let (clients, t) = (4u32, 25u64);
-    for mode in [QueryMode::Simple, QueryMode::Extended, QueryMode::Prepared] {
+    let uring = target::ring::unavailable();
+    for (io, mode) in [IoMode::Epoll, IoMode::Auto].into_iter().flat_map(|io| {
+        [QueryMode::Simple, QueryMode::Extended, QueryMode::Prepared].map(|m| (io, m))
+    }) {
         let mut builtins = vec![
             Builtin::TpcbLike,
             Builtin::SimpleUpdate,
@@ -122,11 +128,22 @@ fn every_builtin_in_every_query_mode_commits_exactly_clients_times_t() {
             reset(pg.conn_config());
             let out = run(
                 &pg,
-                &spec(clients, 2, Stop::Transactions(t), mode),
+                &RunSpec {
+                    io,
+                    ..spec(clients, 2, Stop::Transactions(t), mode)
+                },
                 vec![(b, 1)],
             );
             let tot = out.total.total();
-            let ctx = format!("{b} {mode:?}");
+            let ctx = format!("{b} {mode:?} {io:?}");
+            match (io, &uring) {
+                (IoMode::Epoll, _) => {
+                    assert_eq!(out.ring_threads, 0, "{ctx}");
+                    assert_eq!(out.epoll_why.as_deref(), Some("--io epoll"), "{ctx}");
+                }
+                (_, None) => assert_eq!((out.ring_threads, &out.epoll_why), (2, &None), "{ctx}"),
+                (_, Some(why)) => assert_eq!(out.epoll_why.as_ref(), Some(why), "{ctx}"),
+            }
             assert_eq!(tot.committed(), clients as u64 * t, "{ctx}");
             assert_eq!((tot.failed(), tot.skipped, tot.retries), (0, 0, 0), "{ctx}");
             assert!(out.aborted.is_empty(), "{ctx}: {:?}", out.aborted);
@@ -265,6 +282,13 @@ fn rate_with_an_impossible_latency_limit_skips_and_the_counts_add_up() {
 #[test]
 fn rate_limit_is_kept_and_latency_includes_the_schedule_lag() {
     let pg = start_pg(&[]);
+    // Auto keeps epoll under -R; io_uring's timed waits are run too, asked for.
+    for io in [IoMode::Auto, IoMode::Uring] {
+        rate_limit_once(&pg, io);
+    }
+}
+
+fn rate_limit_once(pg: &Pg, io: IoMode) {
     let mut s = spec(
         4,
         2,
@@ -272,7 +296,15 @@ fn rate_limit_is_kept_and_latency_includes_the_schedule_lag() {
         QueryMode::Prepared,
     );
     s.rate_tps = Some(200.0);
-    let out = run(&pg, &s, vec![(Builtin::SelectOnly, 1)]);
+    s.io = io;
+    let out = run(pg, &s, vec![(Builtin::SelectOnly, 1)]);
+    match io {
+        IoMode::Uring => assert_eq!((out.ring_threads, &out.epoll_why), (2, &None)),
+        _ => assert_eq!(
+            out.epoll_why.as_deref(),
+            Some("-R: epoll wakes more cheaply for rate-limited clients")
+        ),
+    }
     let t = out.total.total();
     // 200 tps for 2 s: 400 expected, Poisson sd 20.
     assert!(
@@ -282,7 +314,7 @@ fn rate_limit_is_kept_and_latency_includes_the_schedule_lag() {
     );
     assert_eq!(t.lag.count(), t.committed());
     eprintln!(
-        "-R 200: committed {} lag mean {:.0} us p99 {} us, latency mean {:.0} us",
+        "-R 200 {io:?}: committed {} lag mean {:.0} us p99 {} us, latency mean {:.0} us",
         t.committed(),
         t.lag.mean_us(),
         t.lag.percentile_us(99.0),

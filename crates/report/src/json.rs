@@ -212,7 +212,13 @@ mod tests {
         let defs = &schema["$defs"];
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
-        const OPTIONAL: [&str; 4] = ["server_metrics", "sysbench", "fd_limit", "setup"];
+        const OPTIONAL: [&str; 5] = [
+            "server_metrics",
+            "sysbench",
+            "fd_limit",
+            "setup",
+            "socket_io",
+        ];
         let objects = [
             (&schema, &v),
             (&defs["config"], &v["config"]),

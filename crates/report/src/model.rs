@@ -272,6 +272,10 @@ pub struct ConnectionSetup {
     pub concurrency: u32,
     /// Attempts retried because the server's listen queue was full (EAGAIN on a unix socket).
     pub retries: u64,
+    /// How the measured run did its I/O: `io_uring (2 of 2 engine threads)`, or `epoll (why)`
+    /// (absent from results that predate it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub socket_io: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

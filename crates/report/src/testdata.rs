@@ -371,6 +371,7 @@ pub fn multi_rate_tries() -> RunResult {
         rate_per_s: 1_234.5,
         concurrency: 64,
         retries: 3,
+        socket_io: Some("io_uring (2 of 2 engine threads)".into()),
     });
     r.connections.aborted = vec![AbortedClient {
         client_id: 3,

@@ -82,6 +82,24 @@ pub struct TargetArgs {
     pub embedded: bool,
 }
 
+/// `--io`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IoArg {
+    Auto,
+    Epoll,
+    Uring,
+}
+
+impl IoArg {
+    pub fn mode(self) -> engine::IoMode {
+        match self {
+            IoArg::Auto => engine::IoMode::Auto,
+            IoArg::Epoll => engine::IoMode::Epoll,
+            IoArg::Uring => engine::IoMode::Uring,
+        }
+    }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Protocol {
     Simple,
@@ -194,6 +212,15 @@ pub struct RunArgs {
     /// Stop the run as soon as a client aborts (exit code 2).
     #[arg(long = "exit-on-abort")]
     pub exit_on_abort: bool,
+    /// The measured run's socket I/O: io_uring where the kernel allows it, else epoll (auto;
+    /// the result says which and why); epoll always; io_uring or an error.
+    #[arg(
+        long = "io",
+        value_enum,
+        default_value = "auto",
+        value_name = "auto|epoll|uring"
+    )]
+    pub io: IoArg,
     /// Write each transaction (or, with --aggregate-interval, each interval) to a log file per
     /// thread: PREFIX.PID, PREFIX.PID.THREAD (pgbench's format).
     #[arg(short = 'l', long = "log")]

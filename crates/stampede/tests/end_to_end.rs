@@ -429,3 +429,79 @@ fn exit_on_abort_ends_the_run_when_one_client_aborts() {
         "{value}"
     );
 }
+
+/// `--io`: io_uring by default where the machine allows it (this one does), epoll when asked,
+/// when -C connects per transaction, or when io_uring is off (here by STAMPEDE_NO_IO_URING, as a
+/// container's seccomp filter would); the result says which and why, and the counts are exact on
+/// every path. `--io uring` where it is unavailable, or with -C, is refused before connecting.
+#[test]
+fn the_socket_io_is_chosen_reported_and_falls_back_to_epoll() {
+    let srv = Server::start();
+    srv.create_db("io");
+    assert!(srv.pgbench("io", &["-i", "-s", "1", "-q"]).status.success());
+    let run = |extra: &[&str], env: Option<(&str, &str)>| {
+        let mut args: Vec<String> = ["run", "-c", "4", "-j", "2", "-t", "30", "-M", "prepared"]
+            .map(String::from)
+            .to_vec();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.extend(srv.target("io"));
+        let mut cmd = stampede_cmd();
+        if let Some((k, v)) = env {
+            cmd.env(k, v);
+        }
+        let out = cmd.args(&args).output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let off = Some(("STAMPEDE_NO_IO_URING", "1"));
+    let cases: [(&[&str], _, &str); 4] = [
+        (&[], None, "I/O: io_uring (2 of 2 engine threads)"),
+        (&["--io", "epoll"], None, "I/O: epoll (--io epoll)"),
+        (
+            &[],
+            off,
+            "I/O: epoll (io_uring turned off by STAMPEDE_NO_IO_URING)",
+        ),
+        (
+            &["-C"],
+            None,
+            "I/O: epoll (-C connects through the runtime)",
+        ),
+    ];
+    for (extra, env, io) in cases {
+        let (code, out, err) = run(extra, env);
+        assert_eq!(code, 0, "{extra:?} {env:?}\n{out}\n{err}");
+        assert!(out.contains(io), "{extra:?} {env:?}: want {io:?} in\n{out}");
+        assert!(
+            out.contains("number of transactions actually processed: 120/120"),
+            "{out}"
+        );
+        assert!(out.contains("PASSED   commit count"), "{extra:?}: {out}");
+        assert!(out.contains("PASSED   TPC-B invariant"), "{extra:?}: {out}");
+    }
+    let before = srv.psql("io", "SELECT count(*) FROM pgbench_history");
+    for (extra, env, msg) in [
+        (
+            &["--io", "uring"][..],
+            off,
+            "--io uring: io_uring is not available here (io_uring turned off by STAMPEDE_NO_IO_URING)",
+        ),
+        (
+            &["--io", "uring", "-C"][..],
+            None,
+            "--io uring cannot be used with -C",
+        ),
+    ] {
+        let (code, out, err) = run(extra, env);
+        assert_ne!(code, 0, "{extra:?}: {out}");
+        assert!(err.contains(msg), "{extra:?}: want {msg:?} in\n{err}");
+    }
+    assert_eq!(
+        srv.psql("io", "SELECT count(*) FROM pgbench_history"),
+        before,
+        "a refused run ran nothing"
+    );
+}

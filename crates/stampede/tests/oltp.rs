@@ -131,6 +131,7 @@ fn spec(clients: u32, per_client: u64) -> RunSpec {
         weights: vec![],
         log: None,
         exit_on_abort: false,
+        io: engine::IoMode::Auto,
     }
 }
 

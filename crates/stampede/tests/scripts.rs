@@ -141,6 +141,7 @@ fn spec(clients: u32, txns: u64, mode: QueryMode, seed: u64) -> RunSpec {
         weights: vec![],
         log: None,
         exit_on_abort: false,
+        io: engine::IoMode::Auto,
     }
 }
 

@@ -14,6 +14,7 @@
 pub mod conninfo;
 pub mod embedded;
 pub mod error;
+pub mod ring;
 pub mod session;
 mod tls;
 

@@ -64,6 +64,9 @@ fn connections_line(o: &mut String, r: &RunResult) {
             c.concurrency,
             c.retries
         ));
+        if let Some(io) = &c.socket_io {
+            parts.push(format!("I/O: {io}"));
+        }
     }
     if let Some(f) = fd {
         let hard = f.hard.map_or("unlimited".to_string(), |h| h.to_string());

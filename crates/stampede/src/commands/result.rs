@@ -130,6 +130,11 @@ pub(super) fn assemble_result(
                 },
                 concurrency: outcome.connect_concurrency,
                 retries: outcome.connect_retries,
+                socket_io: Some(io_description(
+                    outcome.threads,
+                    outcome.ring_threads,
+                    outcome.epoll_why.as_deref(),
+                )),
             }),
         },
         config,
@@ -160,5 +165,18 @@ pub(crate) fn start_observer(
             );
             None
         }
+    }
+}
+
+/// The result's `I/O:` words: which engine threads ran the measured run on io_uring, and why the
+/// others used epoll.
+fn io_description(threads: u32, ring: u32, why: Option<&str>) -> String {
+    let why = why.unwrap_or("unknown");
+    if ring == 0 {
+        format!("epoll ({why})")
+    } else if ring >= threads {
+        format!("io_uring ({ring} of {threads} engine threads)")
+    } else {
+        format!("io_uring on {ring} of {threads} engine threads, epoll on the others ({why})")
     }
 }

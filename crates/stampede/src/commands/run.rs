@@ -41,6 +41,7 @@ use crate::{environment, interrupt, targeting};
 const EMBEDDED_DEFAULT_SCALE: i64 = 10;
 
 pub fn run(mut args: RunArgs) -> Result<i32> {
+    engine::check_io(args.io.mode(), args.connect).map_err(anyhow::Error::msg)?;
     prepare_for_clients(&mut args)?;
     // `run oltp_read_write ...`: sysbench's workloads (commands/oltp.rs).
     if oltp::is_sysbench_test(args.target.positional_dbname.as_deref()) {
@@ -220,6 +221,7 @@ impl Plan {
             weights: weights.clone(),
             log,
             exit_on_abort: a.exit_on_abort,
+            io: a.io.mode(),
         };
         Ok(Plan {
             builtins,

@@ -16,12 +16,17 @@ use super::decode::Capture;
 use super::socket::PlainSocket;
 use super::{be_i32, protocol, Session, IN_KEEP, IN_START, MAX_MESSAGE, OUT_START, QUEUE_START};
 use crate::conninfo::{HostSpec, SslMode};
+use crate::ring::RingSocket;
 use crate::{tls, ConnConfig, Error};
 
 pub(super) enum Transport {
     /// Unix socket or TCP without TLS: registered for read readiness only (see `socket`).
     Plain(PlainSocket),
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+    /// A plain socket moved onto the engine thread's io_uring ring (see `crate::ring`).
+    Ring(RingSocket),
+    /// Only while a plain socket is being moved onto a ring.
+    Moving,
 }
 
 impl Transport {
@@ -30,6 +35,8 @@ impl Transport {
         match self {
             Transport::Plain(s) => s.read_buf(buf).await,
             Transport::Tls(s) => s.read_buf(buf).await,
+            Transport::Ring(s) => s.read_buf(buf).await,
+            Transport::Moving => Err(moving()),
         }
     }
 
@@ -42,6 +49,8 @@ impl Transport {
                 s.write_all(data).await?;
                 s.flush().await
             }
+            Transport::Ring(s) => s.write_all(data).await,
+            Transport::Moving => Err(moving()),
         }
     }
 
@@ -51,8 +60,28 @@ impl Transport {
             Transport::Tls(s) => {
                 let _ = s.shutdown().await;
             }
+            Transport::Ring(s) => s.shutdown().await,
+            Transport::Moving => {}
         }
     }
+
+    /// Move a plain socket onto the thread's ring (which must exist). TLS stays as it is.
+    pub(super) fn use_ring(&mut self) -> io::Result<()> {
+        if !matches!(self, Transport::Plain(_)) {
+            return Ok(());
+        }
+        if !crate::ring::current() {
+            return Err(io::Error::other("no io_uring ring on this thread"));
+        }
+        if let Transport::Plain(p) = std::mem::replace(self, Transport::Moving) {
+            *self = Transport::Ring(RingSocket::new(p.into_fd())?);
+        }
+        Ok(())
+    }
+}
+
+fn moving() -> io::Error {
+    io::Error::other("the session's socket failed to move onto the io_uring ring")
 }
 
 fn connect_error(h: &HostSpec, e: io::Error) -> Error {

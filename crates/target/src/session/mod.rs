@@ -270,6 +270,22 @@ impl Session {
         self.secret_key
     }
 
+    /// Whether [`Session::use_ring`] can move this session onto an io_uring ring (a plain unix or
+    /// TCP socket; TLS sessions stay on the runtime's epoll).
+    pub fn can_use_ring(&self) -> bool {
+        matches!(self.io, Transport::Plain(_) | Transport::Ring(_))
+    }
+
+    /// Move the session's socket onto this thread's [`crate::ring::Ring`]: from then on it must
+    /// be driven by that ring's `block_on` on this thread. Call between requests (nothing in
+    /// flight). A TLS session is left as it is (see [`Session::can_use_ring`]).
+    pub fn use_ring(&mut self) -> Result<(), Error> {
+        self.io.use_ring().map_err(|e| {
+            self.broken = true;
+            Error::Io(e)
+        })
+    }
+
     /// False once an I/O error or protocol violation happened; the session must be dropped.
     pub fn is_usable(&self) -> bool {
         !self.broken

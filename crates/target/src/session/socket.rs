@@ -156,6 +156,11 @@ impl PlainSocket {
         Ok(())
     }
 
+    /// The descriptor, deregistered from the runtime (to move it onto an io_uring ring).
+    pub(super) fn into_fd(mut self) -> OwnedFd {
+        self.fd.take().expect("socket registered").into_inner()
+    }
+
     /// Half-close (no more writes), as tokio's `shutdown` does for a plain stream.
     pub(super) fn shutdown(&mut self) {
         // SAFETY: a valid descriptor; errors (already closed by the peer) do not matter here.

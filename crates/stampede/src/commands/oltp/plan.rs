@@ -242,6 +242,7 @@ pub(super) fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
         weights: vec![1],
         log: None,
         exit_on_abort: false,
+        io: a.io.mode(),
     };
     let o = &opts;
     let on_off = |b: bool| if b { "on" } else { "off" }.to_string();
