@@ -367,18 +367,22 @@ impl Timer {
             return;
         }
         self.armed.set(None);
+        if let Some(at) = self.wake_due(now) {
+            self.arm(at);
+        }
+        self.rearmed.set(false);
+    }
+
+    /// Wake every sleeper due at `now`; the next deadline, if any sleeper is left. Waking a
+    /// client only queues it on the join set: no re-entry into the timer.
+    fn wake_due(&self, now: u64) -> Option<u64> {
         let mut heap = self.heap.borrow_mut();
         while heap.peek().is_some_and(|e| e.key.0 .0 <= now) {
             if let Some(e) = heap.pop() {
                 e.waker.wake();
             }
         }
-        let next = heap.peek().map(|e| e.key.0 .0);
-        drop(heap);
-        if let Some(at) = next {
-            self.arm(at);
-        }
-        self.rearmed.set(false);
+        heap.peek().map(|e| e.key.0 .0)
     }
 
     /// If the timerfd fired: wake every sleeper that is due and re-arm for the next. Registers
@@ -411,17 +415,7 @@ impl Timer {
         }
         guard.clear_ready();
         self.armed.set(None);
-        let now = self.now_us();
-        let mut heap = self.heap.borrow_mut();
-        // Waking a client only queues it on the join set: no re-entry into the timer.
-        while heap.peek().is_some_and(|e| e.key.0 .0 <= now) {
-            if let Some(e) = heap.pop() {
-                e.waker.wake();
-            }
-        }
-        let next = heap.peek().map(|e| e.key.0 .0);
-        drop(heap);
-        if let Some(at) = next {
+        if let Some(at) = self.wake_due(self.now_us()) {
             self.arm(at);
             self.rearmed.set(false);
             // Register the waker for the new arming.
