@@ -277,13 +277,12 @@ impl Timer {
 
     /// From now on the thread's io_uring ring drives this timer (see [`Timer::ring`]).
     pub fn use_ring(&self) {
-        if let Some(at) = self.armed.get() {
-            self.set_timerfd(None);
-            self.armed.set(None);
-            self.ring.set(true);
-            self.arm(at);
-        }
         self.ring.set(true);
+        if self.armed.get().is_some() {
+            self.set_timerfd(None);
+            // The join set registers its waker for the ring's expiry on its next poll.
+            self.rearmed.set(true);
+        }
     }
 
     pub fn set_clock(&self, clock: Clock) {

@@ -418,13 +418,9 @@ fn choose_io<W: Workload>(
     let mut tot = ctx.totals.borrow_mut();
     match ring {
         Ok(r) => {
-            for c in clients.iter_mut() {
-                if let Some(s) = &mut c.session {
-                    if s.use_ring().is_err() {
-                        // The session is marked broken: its client aborts on first use.
-                        continue;
-                    }
-                }
+            for s in clients.iter_mut().filter_map(|c| c.session.as_mut()) {
+                // On failure the session is marked broken: its client aborts on first use.
+                let _ = s.use_ring();
             }
             ctx.timer.use_ring();
             tot.ring_threads += 1;

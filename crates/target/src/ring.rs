@@ -259,7 +259,10 @@ impl Inner {
             if self.uring.submission().push(&e).is_err() {
                 // Full: hand what is queued to the kernel, then there is room.
                 let _ = self.uring.submit();
-                let _ = self.uring.submission().push(&e);
+                self.uring
+                    .submission()
+                    .push(&e)
+                    .expect("the submission queue has room after a submit");
             }
         }
     }

@@ -2,6 +2,8 @@
 //! the three query modes, errors mid-session, pipelines, COPY, and the wire-level commit count
 //! reconciled with pg_stat_database.
 
+mod trips;
+
 use std::time::{Duration, Instant};
 
 use target::embedded::{EmbeddedOptions, EmbeddedServer};
@@ -293,31 +295,7 @@ async fn copy_in_100k_rows() {
     s.simple_query("CREATE TABLE c (a int, b text)")
         .await
         .unwrap();
-    s.copy_in("COPY c FROM STDIN").await.unwrap();
-    let mut chunk = Vec::new();
-    for i in 0..100_000u32 {
-        chunk.extend_from_slice(format!("{i}\tfiller {i}\n").as_bytes());
-        if chunk.len() > 7000 {
-            // Split mid-row: rows may span chunks.
-            let cut = chunk.len() - 3;
-            s.copy_data(&chunk[..cut]).await.unwrap();
-            chunk.drain(..cut);
-        }
-    }
-    s.copy_data(&chunk).await.unwrap();
-    assert_eq!(s.copy_finish().await.unwrap(), 100_000);
-    let rows = s
-        .simple_query("SELECT count(*), sum(a), count(DISTINCT b) FROM c")
-        .await
-        .unwrap();
-    assert_eq!(
-        rows[0],
-        vec![
-            Some("100000".into()),
-            Some("4999950000".into()),
-            Some("100000".into())
-        ]
-    );
+    trips::copy_rows(&mut s, "c", 100_000).await;
 
     // CopyFail rolls back; the session carries on.
     s.copy_in("COPY c FROM STDIN").await.unwrap();
@@ -444,30 +422,12 @@ async fn server_commits_match_pg_stat_database() {
 async fn statements_larger_than_the_socket_buffer_go_out_whole_and_replies_come_back_whole() {
     let srv = server();
     let mut s = connect(&srv).await;
-    for size in [300_000usize, 8 << 20] {
-        let lit: String = (0..size).map(|i| (b'a' + (i % 26) as u8) as char).collect();
-        // The server rebuilds the same text itself and compares.
-        let sql = format!(
-            "SELECT length('{lit}'), \
-             '{lit}' = substr(repeat('abcdefghijklmnopqrstuvwxyz', {}), 1, {size}), \
-             repeat('z', {size})",
-            size / 26 + 1
-        );
-        let rows = tokio::time::timeout(Duration::from_secs(120), s.simple_query(&sql))
-            .await
-            .expect("a large statement completes (no lost write or read readiness)")
-            .unwrap();
-        assert_eq!(rows.len(), 1);
-        assert_eq!(rows[0][0].as_deref(), Some(size.to_string().as_str()));
-        assert_eq!(
-            rows[0][1].as_deref(),
-            Some("t"),
-            "the statement arrived intact"
-        );
-        let z = rows[0][2].as_deref().unwrap();
-        assert_eq!(z.len(), size, "a reply of {size} bytes arrives whole");
-        assert!(z.bytes().all(|b| b == b'z'));
-    }
+    tokio::time::timeout(
+        Duration::from_secs(120),
+        trips::large_statements_and_replies(&mut s),
+    )
+    .await
+    .expect("large statements complete (no lost write or read readiness)");
     // Still usable for small round trips after the re-registration.
     let rows = s.simple_query("SELECT 1").await.unwrap();
     assert_eq!(rows[0][0].as_deref(), Some("1"));

@@ -7,6 +7,8 @@
 //! Each test runs on a thread of its own and fails when it has not finished within its limit: a
 //! lost completion or wake-up shows up as a failure, not as a hung test binary.
 
+mod trips;
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::mpsc;
@@ -100,10 +102,6 @@ async fn join_all<T>(futs: Vec<Boxed<'_, T>>) -> Vec<T> {
     out.into_iter().map(|o| o.unwrap()).collect()
 }
 
-fn letters(size: usize) -> String {
-    (0..size).map(|i| (b'a' + (i % 26) as u8) as char).collect()
-}
-
 #[test]
 fn every_kind_of_round_trip_and_megabytes_each_way_over_the_ring() {
     let pg = PG.get();
@@ -123,51 +121,11 @@ fn every_kind_of_round_trip_and_megabytes_each_way_over_the_ring() {
             assert_eq!(s.execute(div, &[Value::Int(5)]).await.unwrap().rows, 1);
             assert_eq!(s.first_row().unwrap(), vec![Some("2")], "{mode:?}");
         }
-        // Statements and replies larger than the socket buffers and than all the ring's receive
-        // buffers together (256 x 8 KiB): the server compares the statement with its own copy.
-        for size in [300_000usize, 8 << 20] {
-            let lit = letters(size);
-            let sql = format!(
-                "SELECT length('{lit}'), \
-                 '{lit}' = substr(repeat('abcdefghijklmnopqrstuvwxyz', {}), 1, {size}), \
-                 repeat('z', {size})",
-                size / 26 + 1
-            );
-            let rows = s.simple_query(&sql).await.unwrap();
-            assert_eq!(rows[0][0].as_deref(), Some(size.to_string().as_str()));
-            assert_eq!(
-                rows[0][1].as_deref(),
-                Some("t"),
-                "the statement arrived intact"
-            );
-            let z = rows[0][2].as_deref().unwrap();
-            assert_eq!(z.len(), size, "a reply of {size} bytes arrives whole");
-            assert!(z.bytes().all(|b| b == b'z'));
-        }
+        // Larger than the socket buffers and than all the ring's receive buffers together
+        // (256 x 8 KiB).
+        trips::large_statements_and_replies(s).await;
         // COPY: many writes queue behind the send in flight (and wait past the queue limit).
-        s.copy_in("COPY c FROM STDIN").await.unwrap();
-        let mut chunk = Vec::new();
-        for i in 0..200_000u32 {
-            chunk.extend_from_slice(format!("{i}\tfiller {i}\n").as_bytes());
-            if chunk.len() > 7000 {
-                s.copy_data(&chunk).await.unwrap();
-                chunk.clear();
-            }
-        }
-        s.copy_data(&chunk).await.unwrap();
-        assert_eq!(s.copy_finish().await.unwrap(), 200_000);
-        let rows = s
-            .simple_query("SELECT count(*), sum(a), count(DISTINCT b) FROM c")
-            .await
-            .unwrap();
-        assert_eq!(
-            rows[0],
-            vec![
-                Some("200000".into()),
-                Some("19999900000".into()),
-                Some("200000".into())
-            ]
-        );
+        trips::copy_rows(s, "c", 200_000).await;
         for s in v {
             s.close().await;
         }
