@@ -3,6 +3,9 @@
 
 #![allow(dead_code)]
 
+/// The OLTP tests' fixture: one shared embedded server per test binary.
+pub mod oltp;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 

@@ -1,0 +1,116 @@
+//! The OLTP tests' shared fixture (tests/oltp.rs and tests/oltp_cli.rs): one embedded
+//! PostgreSQL per test binary (stopped at exit), a fresh database per test, small query helpers,
+//! and `load::oltp`'s init with the workload's default key distribution.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use load::oltp::{self as loader, KeyDraw};
+use target::embedded::{EmbeddedOptions, EmbeddedServer};
+use target::{ConnConfig, Session};
+use workload::oltp::Dist;
+
+pub struct Fixture {
+    pub cfg: ConnConfig,
+    pub socket: String,
+    pub port: u16,
+}
+
+static SERVER: OnceLock<Mutex<Option<EmbeddedServer>>> = OnceLock::new();
+
+extern "C" fn stop_server() {
+    if let Some(m) = SERVER.get() {
+        if let Ok(mut g) = m.lock() {
+            drop(g.take());
+        }
+    }
+}
+
+pub fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let server = EmbeddedServer::start(&EmbeddedOptions {
+            settings: vec![
+                ("shared_buffers".into(), "128MB".into()),
+                ("max_connections".into(), "60".into()),
+            ],
+            ..Default::default()
+        })
+        .expect("start the embedded server (are the PostgreSQL binaries installed?)");
+        let f = Fixture {
+            cfg: server.conn_config(),
+            socket: server.socket_dir().display().to_string(),
+            port: server.port(),
+        };
+        SERVER.set(Mutex::new(Some(server))).ok().unwrap();
+        // SAFETY: registering a plain extern "C" fn.
+        unsafe { libc::atexit(stop_server) };
+        f
+    })
+}
+
+pub fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+pub async fn database(name: &str) -> ConnConfig {
+    let f = fixture();
+    let mut admin = Session::connect(&f.cfg).await.unwrap();
+    admin
+        .simple_query(&format!("drop database if exists {name}"))
+        .await
+        .unwrap();
+    admin
+        .simple_query(&format!("create database {name}"))
+        .await
+        .unwrap();
+    admin.close().await;
+    f.cfg.with_dbname(name)
+}
+
+pub async fn query(cfg: &ConnConfig, sql: &str) -> Vec<Vec<Option<String>>> {
+    let mut s = Session::connect(cfg).await.unwrap();
+    let r = s.simple_query(sql).await.unwrap();
+    s.close().await;
+    r
+}
+
+pub async fn scalar_i64(cfg: &ConnConfig, sql: &str) -> i64 {
+    query(cfg, sql).await[0][0]
+        .as_deref()
+        .unwrap_or("0")
+        .parse()
+        .unwrap()
+}
+
+/// The workload's distribution for `k`, as the binary wires it.
+struct DistKey(Dist);
+impl KeyDraw for DistKey {
+    fn k(&self, table_size: u64, uniform: &mut dyn FnMut() -> f64) -> i64 {
+        self.0.draw_with(uniform, 1, table_size as u32) as i64
+    }
+}
+
+pub async fn init(
+    cfg: &ConnConfig,
+    tables: u32,
+    table_size: u64,
+    jobs: usize,
+) -> loader::InitReport {
+    loader::init(
+        cfg,
+        &loader::InitOptions {
+            tables,
+            table_size,
+            jobs,
+            seed: 1,
+            key: Arc::new(DistKey(Dist::default())),
+            ..Default::default()
+        },
+        &mut |_| {},
+    )
+    .await
+    .unwrap()
+}
