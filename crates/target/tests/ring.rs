@@ -1,8 +1,8 @@
 //! Sessions moved onto an io_uring ring (`target::ring`) against a real PostgreSQL: every kind of
 //! round trip, statements and replies far larger than the socket buffers and than the ring's
 //! receive buffers (so receives run out of buffers and re-arm), many sessions receiving at once,
-//! a dropped session's disconnect reaching the server, and a killed backend surfacing as an error
-//! instead of a hang.
+//! a dropped session's disconnect reaching the server, a killed backend surfacing as an error
+//! instead of a hang, and the ring's timeout following the thread timer's deadline.
 //!
 //! Each test runs on a thread of its own and fails when it has not finished within its limit: a
 //! lost completion or wake-up shows up as a failure, not as a hung test binary.
@@ -198,4 +198,96 @@ fn a_dropped_session_disconnects_and_a_killed_backend_is_an_error_not_a_hang() {
         assert!(!killed.is_usable());
         obs.close().await;
     });
+}
+
+fn mono_us() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid out pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1_000
+}
+
+/// A timer as the engine's looks to the ring: one deadline; `expire` fires it once it is due.
+#[derive(Default)]
+struct OneTimer {
+    at: std::cell::Cell<Option<u64>>,
+    fired: std::cell::Cell<u32>,
+    waker: std::cell::RefCell<Option<std::task::Waker>>,
+}
+
+impl Deadline for OneTimer {
+    fn next_deadline_us(&self) -> Option<u64> {
+        self.at.get()
+    }
+    fn expire(&self) {
+        if let Some(at) = self.at.get() {
+            if mono_us() >= at {
+                self.at.set(None);
+                self.fired.set(self.fired.get() + 1);
+                if let Some(w) = self.waker.borrow_mut().take() {
+                    w.wake();
+                }
+            }
+        }
+    }
+}
+
+/// The ring's wait ends at the timer's deadline (armed once, not on every wait), follows a
+/// deadline moved earlier while it sleeps (the old one is 20 s away: the test's limit ends
+/// first), is armed afresh after it fired, and is woken from another thread in between.
+#[test]
+fn the_ring_wakes_at_the_timer_deadline_and_follows_it_when_it_moves() {
+    let (tx, rx) = mpsc::channel();
+    let t = std::thread::spawn(move || {
+        let ring = Ring::new().expect("io_uring must be available on the test machine");
+        let timer = OneTimer::default();
+        timer.at.set(Some(mono_us() + 20_000_000));
+        let mut phase = 0;
+        let t0 = Instant::now();
+        ring.block_on(
+            std::future::poll_fn(|cx| {
+                *timer.waker.borrow_mut() = Some(cx.waker().clone());
+                match phase {
+                    0 => {
+                        // Sleeping on the far deadline until another thread wakes us.
+                        let w = cx.waker().clone();
+                        std::thread::spawn(move || {
+                            std::thread::sleep(Duration::from_millis(50));
+                            w.wake();
+                        });
+                        phase = 1;
+                    }
+                    1 if timer.fired.get() == 0
+                        && timer.at.get().unwrap() > mono_us() + 1_000_000 =>
+                    {
+                        // Woken from the other thread: move the deadline 30 ms ahead.
+                        timer.at.set(Some(mono_us() + 30_000));
+                        phase = 2;
+                    }
+                    2 if timer.fired.get() == 1 => {
+                        // Fired; a new deadline, armed from scratch.
+                        timer.at.set(Some(mono_us() + 20_000));
+                        phase = 3;
+                    }
+                    3 if timer.fired.get() == 2 => return Poll::Ready(()),
+                    _ => {}
+                }
+                Poll::Pending
+            }),
+            &timer,
+        );
+        let _ = tx.send((t0.elapsed(), timer.fired.get(), phase));
+    });
+    let (elapsed, fired, phase) = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the ring missed a moved deadline or a wake (the first deadline was 20 s away)");
+    t.join().unwrap();
+    assert_eq!((fired, phase), (2, 3));
+    assert!(
+        elapsed >= Duration::from_millis(100),
+        "{elapsed:?}: a deadline fired early"
+    );
 }
