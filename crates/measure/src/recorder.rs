@@ -81,6 +81,25 @@ impl TxnStats {
         self.committed() + self.failed() + self.skipped
     }
 
+    /// What was recorded, with packed histograms; this one emptied.
+    fn take(&mut self) -> TxnStats {
+        TxnStats {
+            latency: self.latency.take(),
+            lag: self.lag.take(),
+            failures: std::mem::take(&mut self.failures),
+            retries: std::mem::take(&mut self.retries),
+            retried: std::mem::take(&mut self.retried),
+            skipped: std::mem::take(&mut self.skipped),
+            late: std::mem::take(&mut self.late),
+            statements: (self.statements.iter_mut())
+                .map(|s| StmtStats {
+                    latency: s.latency.take(),
+                    failures: std::mem::take(&mut s.failures),
+                })
+                .collect(),
+        }
+    }
+
     pub fn merge(&mut self, other: &TxnStats) {
         self.latency.merge(&other.latency);
         self.lag.merge(&other.lag);
@@ -159,19 +178,14 @@ impl Interval {
 #[derive(Debug)]
 pub struct Recorder {
     current: Interval,
-    /// Statement counts per transaction type, so `take` can hand back a fresh interval of the
-    /// same shape without reallocating on the next record.
-    statements_per_txn: Vec<usize>,
 }
 
 impl Recorder {
     /// `statements_per_txn[i]` is the statement count of transaction type `i` when `-r` is on,
     /// or 0 to skip per-statement recording.
     pub fn new(statements_per_txn: Vec<usize>, start_us: u64) -> Self {
-        let current = Self::fresh(&statements_per_txn, start_us);
         Recorder {
-            current,
-            statements_per_txn,
+            current: Self::fresh(&statements_per_txn, start_us),
         }
     }
 
@@ -229,12 +243,18 @@ impl Recorder {
         }
     }
 
-    /// Close the current interval at `now_us` and start a new one there.
+    /// Close the current interval at `now_us` and start a new one there. The closed interval's
+    /// histograms are packed copies; the recorder's own keep their dense arrays, emptied, so
+    /// recording never allocates after the first values and a tick costs no page faults.
     pub fn take(&mut self, now_us: u64) -> Interval {
-        let mut fresh = Self::fresh(&self.statements_per_txn, now_us);
-        std::mem::swap(&mut fresh, &mut self.current);
-        fresh.end_us = now_us;
-        fresh
+        let out = Interval {
+            start_us: self.current.start_us,
+            end_us: now_us,
+            txns: self.current.txns.iter_mut().map(TxnStats::take).collect(),
+        };
+        self.current.start_us = now_us;
+        self.current.end_us = now_us;
+        out
     }
 }
 
@@ -280,5 +300,31 @@ mod tests {
         assert_eq!(second.txns[0].committed(), 0);
         assert_eq!(second.txns[0].statements.len(), 3);
         assert_eq!(second.start_us, 20);
+    }
+
+    /// What a tick hands on is packed (small, and each interval of a long run is kept), while the
+    /// recorder's own histograms keep their dense arrays for the next second's records.
+    #[test]
+    fn take_hands_on_packed_copies_and_keeps_recording_dense() {
+        let mut r = Recorder::new(vec![1], 0);
+        for v in 0..20_000u64 {
+            r.committed(0, 100 + v % 900, Some(v % 50), v % 7 == 0);
+            r.statement(0, 0, 90 + v % 900, true);
+            r.failed(0, FailureKind::Deadlock, None);
+        }
+        let a = r.take(1_000_000);
+        let t = &a.txns[0];
+        assert_eq!((t.committed(), t.failed(), t.late), (20_000, 20_000, 2_858));
+        for h in [&t.latency, &t.lag, &t.statements[0].latency] {
+            assert!(h.heap_bytes() < 4096, "{} bytes", h.heap_bytes());
+        }
+        let live = &r.current.txns[0];
+        assert!(live.latency.is_empty() && live.latency.heap_bytes() > 100_000);
+        assert_eq!((live.failed(), live.late), (0, 0));
+        r.committed(0, 5, None, false);
+        let b = r.take(2_000_000);
+        assert_eq!(b.txns[0].committed(), 1);
+        assert_eq!(b.txns[0].latency.percentile_us(50.0), 5);
+        assert_eq!(b.txns[0].statements[0].latency.count(), 0);
     }
 }
