@@ -8,7 +8,10 @@ and reports medians and ratios of
     by the transactions it processed,
   - client RSS per connection: the client's peak RSS divided by its connections,
   - instructions per transaction: valgrind --tool=callgrind with 1 client at two transaction
-    counts; the difference cancels start-up and connection cost (deterministic, noise-free),
+    counts; the difference cancels start-up and connection cost. Each count is the smallest of
+    two runs: the instructions are deterministic only while the server answers at its usual
+    pace (a run whose server stalled once cost 333,683 instructions per pipelined transaction
+    against 11,928-12,222 in every rerun, bench/RESULTS.md at 69da878),
   - socket I/O (case `io`): stampede with `--io uring` and with `--io epoll` beside pgbench,
     select-only and tpcb-like, 8 clients, unix socket, at least 5 interleaved rounds,
   - load time: `stampede init tpcb -s N` against `pgbench -i -s N` (client- and server-side),
@@ -192,7 +195,7 @@ def instructions_per_txn(case, server, pgbench, scriptfile, n1, n2):
                 flag = {"select-only": ["-S"], "tpcb-like": ["-b", "tpcb-like"],
                         "tpcb-pipelined": ["-f", scriptfile]}[case]
                 cmd = [pgbench] + flag + base + t + ["postgres"]
-            counts.append(callgrind_instr(cmd))
+            counts.append(min(callgrind_instr(cmd) for _ in range(2)))
         result[tool] = (counts[1] - counts[0]) / (n2 - n1)
     return result
 
