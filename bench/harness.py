@@ -9,9 +9,11 @@ and reports medians and ratios of
   - client RSS per connection: the client's peak RSS divided by its connections,
   - instructions per transaction: valgrind --tool=callgrind with 1 client at two transaction
     counts; the difference cancels start-up and connection cost. Each count is the smallest of
-    two runs: the instructions are deterministic only while the server answers at its usual
-    pace (a run whose server stalled once cost 333,683 instructions per pipelined transaction
-    against 11,928-12,222 in every rerun, bench/RESULTS.md at 69da878),
+    two runs (one run at 69da878 measured 333,683 instructions per pipelined transaction,
+    two reruns 11,928 and 12,222). stampede runs under callgrind with `--io epoll`: valgrind
+    3.19 keeps its thread lock while a thread blocks in io_uring_enter, so an engine thread
+    waiting in its ring can stop the calling thread (one callgrind run hung for 11 minutes: the
+    engine thread in io_cqring_wait, the calling thread waiting on valgrind's lock pipe),
   - socket I/O (case `io`): stampede with `--io uring` and with `--io epoll` beside pgbench,
     select-only and tpcb-like, 8 clients, unix socket, at least 5 interleaved rounds,
   - load time: `stampede init tpcb -s N` against `pgbench -i -s N` (client- and server-side),
@@ -190,7 +192,9 @@ def instructions_per_txn(case, server, pgbench, scriptfile, n1, n2):
             if tool == "stampede":
                 flag = {"select-only": ["-S"], "tpcb-like": ["-b", "tpcb-like"],
                         "tpcb-pipelined": ["-b", "tpcb-like-pipelined"]}[case]
-                cmd = [STAMPEDE, "run"] + flag + base + ["--no-check", "--no-observe"] + t + ["-d", "postgres"]
+                # epoll: see the module header (valgrind and io_uring_enter).
+                cmd = [STAMPEDE, "run"] + flag + base + ["--no-check", "--no-observe", "--io", "epoll"] + \
+                    t + ["-d", "postgres"]
             else:
                 flag = {"select-only": ["-S"], "tpcb-like": ["-b", "tpcb-like"],
                         "tpcb-pipelined": ["-f", scriptfile]}[case]
@@ -613,7 +617,7 @@ def write_results(args, started, table, instr, loads, commands, bindir, conns=()
                   f"{x['cpu_us'] / p['cpu_us']:.2f} |")
         w("")
     if instr:
-        w("## Instructions per transaction (callgrind, 1 client, unix socket)\n")
+        w("## Instructions per transaction (callgrind, 1 client, unix socket; stampede with `--io epoll`)\n")
         w("| case | stampede | pgbench | ratio | transaction counts |")
         w("|---|---|---|---|---|")
         for case, r, n1, n2 in instr:
