@@ -45,17 +45,7 @@ use std::time::Instant;
 
 use tokio::io::unix::AsyncFd;
 
-/// `CLOCK_MONOTONIC` in microseconds (the clock `Instant` and timerfd use).
-#[inline]
-pub(crate) fn mono_us() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid out pointer; CLOCK_MONOTONIC always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1_000
-}
+pub(crate) use target::ring::mono_us;
 
 /// Microseconds since the measured start, one vDSO call per reading.
 #[derive(Clone, Copy, Debug)]

@@ -638,7 +638,10 @@ fn kernel_at_least(major: u32, minor: u32) -> bool {
     (maj, min) >= (major, minor)
 }
 
-fn mono_us() -> u64 {
+/// `CLOCK_MONOTONIC` in microseconds: the clock of [`Deadline::next_deadline_us`] and of the
+/// engine's timers (the clock `Instant` and timerfd use).
+#[inline]
+pub fn mono_us() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

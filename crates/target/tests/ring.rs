@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use target::ring::{Deadline, Ring};
+use target::ring::{mono_us, Deadline, Ring};
 use target::{ConnConfig, Error, QueryMode, Session, Value};
 use testkit::{WhileUsed, THROWAWAY};
 
@@ -198,16 +198,6 @@ fn a_dropped_session_disconnects_and_a_killed_backend_is_an_error_not_a_hang() {
         assert!(!killed.is_usable());
         obs.close().await;
     });
-}
-
-fn mono_us() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid out pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1_000
 }
 
 /// A timer as the engine's looks to the ring: one deadline; `expire` fires it once it is due.
