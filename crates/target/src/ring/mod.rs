@@ -44,6 +44,9 @@
 //!
 //! Availability: kernels before 6.0, `kernel.io_uring_disabled`, or seccomp filters (containers
 //! often forbid io_uring) make [`Ring::new`] fail; the engine then keeps epoll ("auto").
+//!
+//! Layout: this file is the driver (its state, completions, waits and teardown); `pool` the
+//! receive buffers; `socket` the `RingSocket` a session's transport holds.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -51,12 +54,18 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::pin::pin;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
 use bytes::BytesMut;
 use io_uring::{cqueue, opcode, squeue, types, IoUring};
+
+mod pool;
+mod socket;
+
+use pool::Pool;
+pub(crate) use socket::RingSocket;
 
 /// Receive buffers per thread (a power of two) and their size: 2 MiB per engine thread, touched
 /// only as replies arrive.
@@ -118,83 +127,6 @@ struct Sock {
 impl Sock {
     fn idle(&self) -> bool {
         !self.live && !self.recv_armed && !self.sending
-    }
-}
-
-struct Pool {
-    /// The buffer ring (page-aligned, `BUFS` entries) and the buffers. Freed when the ring is
-    /// dropped after every receive has ended (see `Ring`'s `Drop`), leaked if that cannot be
-    /// confirmed (the kernel could still write into them).
-    ring: *mut types::BufRingEntry,
-    bufs: *mut u8,
-    tail: u16,
-}
-
-const RING_BYTES: usize = BUFS as usize * std::mem::size_of::<types::BufRingEntry>();
-
-impl Pool {
-    fn free(self) {
-        // SAFETY: both were allocated in `new` with these sizes and nothing refers to them now.
-        unsafe {
-            libc::munmap(self.ring.cast(), RING_BYTES);
-            drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(
-                self.bufs,
-                BUFS as usize * BUF_SIZE,
-            )));
-        }
-    }
-}
-
-impl Pool {
-    fn new() -> io::Result<Pool> {
-        // SAFETY: an anonymous private mapping; checked below.
-        let ring = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                RING_BYTES,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if ring == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let bufs = Box::leak(vec![0u8; BUFS as usize * BUF_SIZE].into_boxed_slice()).as_mut_ptr();
-        let mut p = Pool {
-            ring: ring.cast(),
-            bufs,
-            tail: 0,
-        };
-        for bid in 0..BUFS {
-            p.put(bid);
-        }
-        Ok(p)
-    }
-
-    /// Give buffer `bid` back to the kernel.
-    fn put(&mut self, bid: u16) {
-        let idx = (self.tail & (BUFS - 1)) as usize;
-        // SAFETY: idx < BUFS entries of the mapping; the buffer is within the leaked allocation.
-        unsafe {
-            let e = &mut *self.ring.add(idx);
-            e.set_addr(self.bufs.add(bid as usize * BUF_SIZE) as u64);
-            e.set_len(BUF_SIZE as u32);
-            e.set_bid(bid);
-        }
-        self.tail = self.tail.wrapping_add(1);
-        // SAFETY: the tail field of the ring's first entry, written with release ordering so
-        // the kernel sees the entry before the new tail.
-        unsafe {
-            let tail = types::BufRingEntry::tail(self.ring) as *const AtomicU16;
-            (*tail).store(self.tail, Ordering::Release);
-        }
-    }
-
-    fn buf(&self, bid: u16, len: usize) -> &[u8] {
-        // SAFETY: the kernel wrote `len` <= BUF_SIZE bytes into buffer `bid` and handed it back.
-        unsafe { std::slice::from_raw_parts(self.bufs.add(bid as usize * BUF_SIZE), len) }
     }
 }
 
@@ -649,159 +581,4 @@ pub fn mono_us() -> u64 {
     // SAFETY: a valid out pointer.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1_000
-}
-
-/// A socket whose I/O goes through the thread's [`Ring`].
-pub(crate) struct RingSocket {
-    slot: u32,
-    fd: Option<OwnedFd>,
-}
-
-impl RingSocket {
-    /// Move `fd` (a connected, non-blocking stream socket) onto the thread's ring.
-    pub(crate) fn new(fd: OwnedFd) -> io::Result<RingSocket> {
-        let raw = fd.as_raw_fd();
-        let slot = with_inner(|i| {
-            let sock = |gen| Sock {
-                gen,
-                fd: raw,
-                live: true,
-                inq: Vec::new(),
-                inq_off: 0,
-                eof: false,
-                err: None,
-                recv_armed: false,
-                out: Vec::new(),
-                out_off: 0,
-                sending: false,
-                next: Vec::new(),
-                reader: None,
-                writer: None,
-            };
-            match i.free.pop() {
-                Some(slot) => {
-                    let gen = i.socks[slot as usize].gen;
-                    i.socks[slot as usize] = sock(gen);
-                    slot
-                }
-                None => {
-                    i.socks.push(sock(0));
-                    (i.socks.len() - 1) as u32
-                }
-            }
-        })?;
-        Ok(RingSocket { slot, fd: Some(fd) })
-    }
-
-    /// Bytes received, copied into the spare capacity of `buf` (which must have some), waiting
-    /// when none are queued. `Ok(0)`: the peer closed the connection.
-    pub(crate) async fn read_buf(&mut self, buf: &mut BytesMut) -> io::Result<usize> {
-        let slot = self.slot as usize;
-        std::future::poll_fn(|cx| {
-            with_inner(|i| {
-                let s = &mut i.socks[slot];
-                if s.inq_off < s.inq.len() {
-                    let want = buf.capacity() - buf.len();
-                    let n = want.min(s.inq.len() - s.inq_off);
-                    buf.extend_from_slice(&s.inq[s.inq_off..s.inq_off + n]);
-                    s.inq_off += n;
-                    if s.inq_off == s.inq.len() {
-                        s.inq.clear();
-                        s.inq_off = 0;
-                        if s.inq.capacity() > 1 << 16 {
-                            s.inq = Vec::new();
-                        }
-                    }
-                    return Poll::Ready(Ok(n));
-                }
-                if let Some(e) = s.err {
-                    return Poll::Ready(Err(io::Error::from_raw_os_error(e)));
-                }
-                if s.eof {
-                    return Poll::Ready(Ok(0));
-                }
-                match &s.reader {
-                    Some(w) if w.will_wake(cx.waker()) => {}
-                    _ => s.reader = Some(cx.waker().clone()),
-                }
-                i.arm_recv(slot as u32);
-                Poll::Pending
-            })?
-        })
-        .await
-    }
-
-    /// Queue all of `data` for sending (see the module header); waits only while more than
-    /// [`QUEUE_LIMIT`] is queued behind a send in flight.
-    pub(crate) async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
-        let slot = self.slot as usize;
-        std::future::poll_fn(|cx| {
-            with_inner(|i| {
-                let s = &mut i.socks[slot];
-                if let Some(e) = s.err {
-                    return Poll::Ready(Err(io::Error::from_raw_os_error(e)));
-                }
-                if !s.sending {
-                    s.out.extend_from_slice(data);
-                    s.out_off = 0;
-                    i.submit_send(slot as u32);
-                    return Poll::Ready(Ok(()));
-                }
-                if s.next.len() < QUEUE_LIMIT {
-                    s.next.extend_from_slice(data);
-                    return Poll::Ready(Ok(()));
-                }
-                s.writer = Some(cx.waker().clone());
-                Poll::Pending
-            })?
-        })
-        .await
-    }
-
-    /// Half-close once every queued byte is sent.
-    pub(crate) async fn shutdown(&mut self) {
-        let slot = self.slot as usize;
-        std::future::poll_fn(|cx| {
-            with_inner(|i| {
-                let s = &mut i.socks[slot];
-                if s.sending && s.err.is_none() {
-                    s.writer = Some(cx.waker().clone());
-                    return Poll::Pending;
-                }
-                Poll::Ready(())
-            })
-            .unwrap_or(Poll::Ready(()))
-        })
-        .await;
-        if let Some(fd) = &self.fd {
-            // SAFETY: a valid descriptor; errors (already closed by the peer) do not matter.
-            unsafe { libc::shutdown(fd.as_raw_fd(), libc::SHUT_WR) };
-        }
-    }
-}
-
-impl Drop for RingSocket {
-    fn drop(&mut self) {
-        let slot = self.slot;
-        let _ = with_inner(|i| {
-            let s = &mut i.socks[slot as usize];
-            s.live = false;
-            s.reader = None;
-            s.writer = None;
-            if s.recv_armed {
-                // The kernel holds the socket until its multishot receive ends: end it, or the
-                // server would never see the connection close.
-                let ud = user_data(KIND_RECV, slot, s.gen);
-                let e = opcode::AsyncCancel::new(ud).build().user_data(user_data(
-                    KIND_CANCEL,
-                    slot,
-                    s.gen,
-                ));
-                i.push(e);
-            }
-            i.release(slot);
-        });
-        // Closing the descriptor number is safe with operations in flight: they hold the file.
-        drop(self.fd.take());
-    }
 }
