@@ -487,8 +487,7 @@ mod tests {
                 severity: "ERROR".into(),
                 code: code.into(),
                 message: "m".into(),
-                detail: None,
-                hint: None,
+                ..Default::default()
             })),
         };
         assert!(is_freeze_refusal(&db("55000")));

@@ -432,3 +432,62 @@ async fn statements_larger_than_the_socket_buffer_go_out_whole_and_replies_come_
     let rows = s.simple_query("SELECT 1").await.unwrap();
     assert_eq!(rows[0][0].as_deref(), Some("1"));
 }
+
+/// Notices are kept for the caller, and errors carry what libpq shows: CONTEXT, and the cursor
+/// display of a position (psql prints the same text for the same statements).
+#[tokio::test]
+async fn notices_and_error_fields_are_rendered_as_libpq_renders_them() {
+    let srv = server();
+    let mut s = connect(&srv).await;
+    assert!(!s.has_notices());
+    s.simple_query("SET LOCAL work_mem = '8MB'").await.unwrap();
+    assert!(s.has_notices());
+    let n = s.take_notices();
+    assert_eq!(n.len(), 1);
+    assert_eq!(
+        n[0].to_string(),
+        "WARNING:  SET LOCAL can only be used in transaction blocks"
+    );
+    assert!(!s.has_notices());
+
+    // A syntax error: the position points into the text that was sent.
+    match s.simple_query("select count(*) frm pgbench_branches").await {
+        Err(Error::Db(e)) => assert_eq!(
+            e.to_string(),
+            "ERROR:  syntax error at or near \"pgbench_branches\"\n\
+             LINE 1: select count(*) frm pgbench_branches\n\
+             \x20                           ^"
+        ),
+        other => panic!("expected a syntax error, got {other:?}"),
+    }
+    // In simple mode the values are interpolated before the server parses, so the cursor
+    // points into the interpolated text.
+    let st = s.register("SELECT $1 + , 1", QueryMode::Simple);
+    match s.execute(st, &[Value::Int(42)]).await {
+        Err(Error::Db(e)) => assert_eq!(
+            e.to_string(),
+            "ERROR:  syntax error at or near \",\"\nLINE 1: SELECT 42 + , 1\n\x20                   ^"
+        ),
+        other => panic!("expected a syntax error, got {other:?}"),
+    }
+    // An error inside a bound portal: with log_parameter_max_length_on_error the server names
+    // the parameters in CONTEXT (pgbench's TAP test sets it too).
+    s.simple_query("SET log_parameter_max_length_on_error = -1")
+        .await
+        .unwrap();
+    let div = s.register("SELECT $1::int / $2::int", QueryMode::Extended);
+    match s.execute(div, &[Value::Int(1), Value::Int(0)]).await {
+        Err(Error::Db(e)) => {
+            assert_eq!(e.code, "22012");
+            assert_eq!(
+                e.to_string(),
+                "ERROR:  division by zero\nCONTEXT:  unnamed portal with parameters: $1 = '1', $2 = '0'"
+            );
+        }
+        other => panic!("expected division by zero, got {other:?}"),
+    }
+    // The session is still usable after each.
+    let one = s.register("SELECT 1", QueryMode::Prepared);
+    assert_eq!(s.execute(one, &[]).await.unwrap().rows, 1);
+    s.close().await;
+}

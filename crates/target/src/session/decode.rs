@@ -175,13 +175,7 @@ impl Capture {
 
 /// ErrorResponse / NoticeResponse fields (PostgreSQL docs, "Error and Notice Message Fields").
 pub(super) fn parse_error(body: &[u8]) -> DbError {
-    let mut e = DbError {
-        severity: String::new(),
-        code: String::new(),
-        message: String::new(),
-        detail: None,
-        hint: None,
-    };
+    let mut e = DbError::default();
     let mut localized_severity = String::new();
     let mut i = 0;
     while i < body.len() && body[i] != 0 {
@@ -200,6 +194,10 @@ pub(super) fn parse_error(body: &[u8]) -> DbError {
             b'M' => e.message = v,
             b'D' => e.detail = Some(v),
             b'H' => e.hint = Some(v),
+            b'W' => e.context = Some(v),
+            b'P' => e.position = v.parse().ok(),
+            b'p' => e.internal_position = v.parse().ok(),
+            b'q' => e.internal_query = Some(v),
             _ => {}
         }
     }
@@ -214,8 +212,7 @@ pub(super) fn pipeline_aborted() -> DbError {
         severity: "ERROR".into(),
         code: PIPELINE_ABORTED.into(),
         message: "statement skipped: an earlier statement in this pipeline failed".into(),
-        detail: None,
-        hint: None,
+        ..Default::default()
     }
 }
 
@@ -400,7 +397,7 @@ impl Session {
                 None
             }
             // CloseComplete, NoData, ParameterDescription, RowDescription, PortalSuspended,
-            // NoticeResponse, NotificationResponse, NegotiateProtocolVersion, CopyOutResponse,
+            // NotificationResponse, NegotiateProtocolVersion, CopyOutResponse,
             // CopyData, CopyDone (COPY TO STDOUT output is discarded).
             b'T' => {
                 if self.cap.on {
@@ -408,7 +405,14 @@ impl Session {
                 }
                 None
             }
-            b'3' | b'n' | b't' | b's' | b'N' | b'A' | b'v' | b'H' | b'd' | b'c' => None,
+            b'N' => {
+                if self.notices.len() < super::MAX_NOTICES {
+                    let n = parse_error(body);
+                    self.notices.push(n);
+                }
+                None
+            }
+            b'3' | b'n' | b't' | b's' | b'A' | b'v' | b'H' | b'd' | b'c' => None,
             b'S' => {
                 let mut it = body.split(|&c| c == 0);
                 let k = String::from_utf8_lossy(it.next().unwrap_or_default()).replace('\0', "");

@@ -257,6 +257,7 @@ impl Session {
             collect: None,
             in_copy: false,
             cap: Capture::default(),
+            notices: Vec::new(),
         };
         match s.startup(cfg, h).await {
             Ok(()) => Ok(s),

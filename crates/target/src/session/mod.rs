@@ -67,7 +67,7 @@ use std::collections::VecDeque;
 use bytes::BytesMut;
 use postgres_protocol::message::frontend;
 
-use crate::Error;
+use crate::{DbError, Error};
 
 use decode::{row_columns, Capture};
 pub use decode::{CapturedResult, Columns};
@@ -215,6 +215,25 @@ pub struct Session {
     in_copy: bool,
     /// Results kept for `\gset`/`\aset` ([`Session::capture_results`]).
     cap: Capture,
+    /// NoticeResponses (NOTICE, WARNING, ...) not yet taken ([`Session::take_notices`]); empty,
+    /// and unallocated, unless the server sent one. At most [`MAX_NOTICES`] are kept.
+    notices: Vec<DbError>,
+}
+
+/// Notices kept between two [`Session::take_notices`]: a statement that warns on every
+/// execution must not grow a session nobody drains (a loader's, a setup session's).
+const MAX_NOTICES: usize = 64;
+
+/// A server error with a position gets the statement's text, for libpq's cursor display (only
+/// then: the text is copied on that rare path alone).
+fn with_statement(e: Error, text: impl FnOnce() -> String) -> Error {
+    match e {
+        Error::Db(mut db) if db.position.is_some() && db.statement.is_none() => {
+            db.statement = Some(text());
+            Error::Db(db)
+        }
+        e => e,
+    }
 }
 
 /// The `(name, value)` pairs of a `name\0value\0...` string (see `Session::params`).
@@ -286,6 +305,19 @@ impl Session {
         })
     }
 
+    /// Whether the server sent notices (NOTICE, WARNING, ...) since the last
+    /// [`Session::take_notices`]: one comparison, for the engine to check after a transaction.
+    #[inline]
+    pub fn has_notices(&self) -> bool {
+        !self.notices.is_empty()
+    }
+
+    /// The notices the server sent since the last call, oldest first (their `Display` is libpq's
+    /// rendering, as psql and pgbench print them on standard error).
+    pub fn take_notices(&mut self) -> Vec<DbError> {
+        std::mem::take(&mut self.notices)
+    }
+
     /// False once an I/O error or protocol violation happened; the session must be dropped.
     pub fn is_usable(&self) -> bool {
         !self.broken
@@ -349,6 +381,7 @@ impl Session {
         let r = self.run_to_ready().await;
         let rows = self.collect.take().unwrap_or_default();
         r.map(|_| rows)
+            .map_err(|e| with_statement(e, || sql.to_string()))
     }
 
     /// Run one statement and wait for its result and ReadyForQuery (one round trip). In simple
@@ -374,7 +407,27 @@ impl Session {
         self.has_row = false;
         self.cur_rows = 0;
         self.write_out().await?;
-        self.run_to_ready().await
+        match self.run_to_ready().await {
+            Ok(r) => Ok(r),
+            Err(e) => Err(with_statement(e, || self.statement_text(stmt, params))),
+        }
+    }
+
+    /// The text the server parsed for `stmt`: in simple mode the SQL with the values
+    /// interpolated (what was sent, so an error position points into it), else the SQL.
+    fn statement_text(&self, stmt: StmtId, params: &[Value<'_>]) -> String {
+        let Some(st) = self.stmts.get(stmt.0 as usize) else {
+            return String::new();
+        };
+        if st.mode != QueryMode::Simple {
+            return st.sql.clone();
+        }
+        let mut buf = BytesMut::new();
+        match put_interpolated_query(&mut buf, &st.sql, &st.segs, params) {
+            // A Query message: tag, length, the text, NUL.
+            Ok(()) if buf.len() > 6 => String::from_utf8_lossy(&buf[5..buf.len() - 1]).into_owned(),
+            _ => st.sql.clone(),
+        }
     }
 
     /// Capture the results of `stmt` whenever [`Session::execute`] runs it (pgbench's `\gset` and

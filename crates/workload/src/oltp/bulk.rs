@@ -255,8 +255,7 @@ mod tests {
                 severity: "ERROR".into(),
                 code: code.into(),
                 message: "m".into(),
-                detail: None,
-                hint: None,
+                ..Default::default()
             })
         };
         assert_eq!(w.classify(&db("23505")), ErrorClass::Other);
