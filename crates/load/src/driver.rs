@@ -483,12 +483,12 @@ mod tests {
     fn freeze_refusals_are_recognised() {
         let db = |code: &str| LoadError::Db {
             context: "COPY".into(),
-            source: Box::new(target::Error::Db(target::DbError {
+            source: Box::new(target::Error::Db(Box::new(target::DbError {
                 severity: "ERROR".into(),
                 code: code.into(),
                 message: "m".into(),
                 ..Default::default()
-            })),
+            }))),
         };
         assert!(is_freeze_refusal(&db("55000")));
         assert!(is_freeze_refusal(&db("0A000")));

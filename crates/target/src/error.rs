@@ -164,9 +164,10 @@ pub enum Error {
     Auth { target: String, message: String },
     #[error("TLS: {0}")]
     Tls(String),
-    /// An ErrorResponse from the server.
+    /// An ErrorResponse from the server (boxed: its fields are many, and every `Result` of the
+    /// hot path carries this enum).
     #[error("{0}")]
-    Db(DbError),
+    Db(Box<DbError>),
     #[error("protocol violation: {0}")]
     Protocol(String),
     /// The connection broke (read/write failed, server closed the socket).

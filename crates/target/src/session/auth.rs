@@ -87,7 +87,7 @@ impl Session {
                             hba,
                         )
                     } else {
-                        (Error::Db(e), false)
+                        (Error::Db(Box::new(e)), false)
                     });
                 }
                 _ => {

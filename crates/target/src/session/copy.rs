@@ -40,13 +40,13 @@ impl Session {
                 Event::Done(_) => {}
                 Event::Error(e) => {
                     if self.broken {
-                        return Err(Error::Db(e));
+                        return Err(Error::Db(Box::new(e)));
                     }
                     err.get_or_insert(e);
                 }
                 Event::Ready => {
                     return Err(match err {
-                        Some(e) => Error::Db(e),
+                        Some(e) => Error::Db(Box::new(e)),
                         None => {
                             Error::Config("copy_in needs a COPY ... FROM STDIN statement".into())
                         }

@@ -504,7 +504,7 @@ impl Session {
                 Event::Done(r) => last = r,
                 Event::Error(e) => {
                     if self.broken {
-                        return Err(Error::Db(e));
+                        return Err(Error::Db(Box::new(e)));
                     }
                     err.get_or_insert(e);
                 }
@@ -514,7 +514,7 @@ impl Session {
         }
         self.trim_buffers();
         match err {
-            Some(e) => Err(Error::Db(e)),
+            Some(e) => Err(Error::Db(Box::new(e))),
             None => Ok(last),
         }
     }

@@ -63,7 +63,7 @@ impl Session {
                         self.pipe.pop_front();
                     }
                     if self.broken {
-                        return Err(Error::Db(e));
+                        return Err(Error::Db(Box::new(e)));
                     }
                     self.aborted = true;
                     first.get_or_insert(e);
@@ -99,7 +99,7 @@ impl Session {
         }
         if self.aborted {
             self.pipe.pop_front();
-            return Err(Error::Db(pipeline_aborted()));
+            return Err(Error::Db(Box::new(pipeline_aborted())));
         }
         loop {
             match self.next_event().await? {
@@ -110,7 +110,7 @@ impl Session {
                 Event::Error(e) => {
                     self.pipe.pop_front();
                     self.aborted = true;
-                    return Err(Error::Db(e));
+                    return Err(Error::Db(Box::new(e)));
                 }
                 Event::CopyIn => self.refuse_copy().await?,
                 Event::Ready => {
@@ -132,7 +132,7 @@ impl Session {
             ));
         }
         match self.consume_segment().await? {
-            Some(e) => Err(Error::Db(e)),
+            Some(e) => Err(Error::Db(Box::new(e))),
             None => Ok(()),
         }
     }

@@ -251,12 +251,12 @@ mod tests {
         assert_eq!(w.tables(), 3);
         assert_eq!(w.new_client(2).index, 2);
         let db = |code: &str| {
-            Error::Db(target::DbError {
+            Error::Db(Box::new(target::DbError {
                 severity: "ERROR".into(),
                 code: code.into(),
                 message: "m".into(),
                 ..Default::default()
-            })
+            }))
         };
         assert_eq!(w.classify(&db("23505")), ErrorClass::Other);
         assert!(BulkInsert::new(0).is_err());

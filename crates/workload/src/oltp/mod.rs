@@ -681,12 +681,12 @@ mod tests {
     fn duplicate_key_is_retryable() {
         let w = OltpWorkload::new(Test::WriteOnly, Options::default()).unwrap();
         let db = |code: &str| {
-            Error::Db(target::DbError {
+            Error::Db(Box::new(target::DbError {
                 severity: "ERROR".into(),
                 code: code.into(),
                 message: "m".into(),
                 ..Default::default()
-            })
+            }))
         };
         assert_eq!(w.classify(&db("23505")), ErrorClass::Serialization);
         assert_eq!(w.classify(&db("40P01")), ErrorClass::Deadlock);
