@@ -200,6 +200,11 @@ pub enum Event<'a> {
     /// One progress interval (`-P`), merged across threads: every full tick, in order. The last,
     /// partial interval of the run is not announced (it is the last of [`Outcome::intervals`]).
     Progress(&'a Interval),
+    /// A client stopped for good, as it happens (pgbench prints "client N aborted ..." then,
+    /// not at the end); it is also in [`Outcome::aborted`].
+    Aborted(&'a Abort),
+    /// The server sent a client a notice or warning (a NoticeResponse), as it arrives.
+    Notice(&'a target::DbError),
 }
 
 /// A client that stopped for good before the end of the run (pgbench: "client N aborted").
@@ -505,6 +510,7 @@ pub fn run<W: workload::Workload>(
                         all_done: Notify::new(),
                         timer,
                         log,
+                        diag: tx.clone(),
                     });
                     rt.block_on(worker::thread_main(ctx, t, mine, tx, start_rx));
                 })
@@ -598,6 +604,8 @@ pub fn run<W: workload::Workload>(
                     early_done.push((thread, tail, totals));
                 }
                 Some(Msg::Tick { .. }) => {}
+                Some(Msg::Aborted(a)) => on_event(Event::Aborted(&a)),
+                Some(Msg::Notice(n)) => on_event(Event::Notice(&n)),
                 None => {
                     for s in starts {
                         let _ = s.send(None);
@@ -666,6 +674,8 @@ pub fn run<W: workload::Workload>(
                     add_totals(t, &mut totals);
                 }
                 Some(Msg::Connected { .. }) => {}
+                Some(Msg::Aborted(a)) => on_event(Event::Aborted(&a)),
+                Some(Msg::Notice(n)) => on_event(Event::Notice(&n)),
                 None => fail(handles),
             }
             while let Some(iv) = coll.next_full() {

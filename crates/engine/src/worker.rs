@@ -45,7 +45,7 @@ const RETRY_MAX_US: u64 = 100_000;
 /// was full (EAGAIN / WouldBlock from `connect`). Refusals (nothing listening, "too many clients"
 /// from the server) are not retried: waiting would not change them.
 fn storm_full(e: &Error) -> bool {
-    matches!(e, Error::Connect { source, .. } if source.kind() == std::io::ErrorKind::WouldBlock)
+    matches!(e, Error::Connect { cause, .. } if cause.kind() == std::io::ErrorKind::WouldBlock)
 }
 
 /// `Session::connect`, retrying while the listen queue is full (see [`RETRY_FOR_US`]); pauses on
@@ -79,6 +79,10 @@ pub(crate) enum Msg {
         k: u64,
         interval: Interval,
     },
+    /// A client aborted (also kept in the thread's totals), sent as it happens.
+    Aborted(Abort),
+    /// A notice a client's session received, sent as it arrives.
+    Notice(target::DbError),
     /// All this thread's clients are done: its last interval and its counters.
     Done {
         thread: usize,
@@ -132,6 +136,8 @@ pub(crate) struct ThreadCtx<W: Workload> {
     pub timer: Timer,
     /// `-l`: this thread's log.
     pub log: Option<RefCell<TxnLog>>,
+    /// To the calling thread, for what is reported as it happens (aborts, notices).
+    pub diag: Sender<Msg>,
 }
 
 impl<W: Workload> ThreadCtx<W> {
@@ -171,12 +177,22 @@ impl<W: Workload> ThreadCtx<W> {
         }
     }
 
+    /// Hand the notices a session received to the calling thread (one comparison when there
+    /// are none, which is always on the hot path of a well-behaved workload).
+    #[inline]
+    fn forward_notices(&self, s: &mut Session) {
+        if s.has_notices() {
+            for n in s.take_notices() {
+                let _ = self.diag.send(Msg::Notice(n));
+            }
+        }
+    }
+
     fn abort(&self, client_id: u32, e: &Error) {
         let reason = target::conninfo::redact(&e.to_string());
-        self.totals
-            .borrow_mut()
-            .aborted
-            .push(Abort { client_id, reason });
+        let a = Abort { client_id, reason };
+        let _ = self.diag.send(Msg::Aborted(a.clone()));
+        self.totals.borrow_mut().aborted.push(a);
         if self.spec.exit_on_abort {
             // Every thread's clients check `stopping` before their next transaction.
             self.shared.stopping.store(true, Ordering::SeqCst);
@@ -197,6 +213,8 @@ struct Client<C> {
     /// The clock read that ended the last transaction, which is also the start of the next in a
     /// closed loop (pgbench reuses it the same way): one clock read per transaction boundary.
     clock_hint: Option<u64>,
+    /// Aborted before the run (the server refused its setup): runs no transaction.
+    aborted: bool,
 }
 
 /// `-r` on: time each statement into the thread's recorder.
@@ -252,18 +270,34 @@ impl StatementTimer for NoTimer {
     fn end(&mut self, _: usize, _: bool) {}
 }
 
-/// Open a session and run the workload's `on_connect` on it. Returns the session and the server
-/// commits `on_connect` made (setup commits).
-async fn open<W: Workload>(
-    ctx: &ThreadCtx<W>,
-    wl: &mut W::Client,
-) -> Result<(Session, u64), Error> {
+/// A client's initial connection.
+enum Opened {
+    /// Connected and set up; with the server commits `on_connect` made (setup commits).
+    Ready(Session, u64),
+    /// Connected, but the server refused the workload's setup (`on_connect` returned a server
+    /// error, say a statement that does not parse): the client aborts before its first
+    /// transaction, as pgbench's client aborts at its first command, and the run goes on.
+    Refused(Session, Error),
+}
+
+/// Open a session and run the workload's `on_connect` on it. A connection that cannot be made
+/// is an error (the run is called off: nothing can be measured); a setup the server refuses is
+/// [`Opened::Refused`].
+async fn open<W: Workload>(ctx: &ThreadCtx<W>, wl: &mut W::Client) -> Result<Opened, Error> {
     let (mut s, retries) = connect_retrying(&ctx.conn, &ctx.timer).await?;
     ctx.totals.borrow_mut().connect_retries += retries;
     let before = wire_commits(&s);
-    wl.on_connect(&mut s, ctx.spec.mode).await?;
+    let r = wl.on_connect(&mut s, ctx.spec.mode).await;
+    ctx.forward_notices(&mut s);
     let setup = wire_commits(&s) - before;
-    Ok((s, setup))
+    match r {
+        Ok(()) => Ok(Opened::Ready(s, setup)),
+        Err(e @ Error::Db(_)) if s.is_usable() => {
+            ctx.totals.borrow_mut().setup_commits += setup;
+            Ok(Opened::Refused(s, e))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Close a session, adding its wire commits to the thread's total.
@@ -301,14 +335,21 @@ pub(crate) async fn thread_main<W: Workload>(
                     break;
                 };
                 let mut wl = cx.workload.new_client(id);
+                let mut aborted = false;
                 let session = if cx.spec.connect_per_txn {
                     None
                 } else {
                     match open(cx, &mut wl).await {
-                        Ok((s, setup)) => {
+                        Ok(Opened::Ready(s, setup)) => {
                             let mut tot = cx.totals.borrow_mut();
                             tot.setup_commits += setup;
                             tot.connections += 1;
+                            Some(s)
+                        }
+                        Ok(Opened::Refused(s, e)) => {
+                            cx.totals.borrow_mut().connections += 1;
+                            cx.abort(id, &e);
+                            aborted = true;
                             Some(s)
                         }
                         Err(e) => {
@@ -325,6 +366,7 @@ pub(crate) async fn thread_main<W: Workload>(
                     choose: streams.choose,
                     cnt: 0,
                     clock_hint: None,
+                    aborted,
                 });
             }
         });
@@ -543,7 +585,7 @@ enum TxnEnd {
 /// A client's loop (pgbench's `advanceConnectionState`, as straight-line async code). Returns
 /// the client's session, still open.
 async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -> Option<Session> {
-    loop {
+    while !c.aborted {
         if ctx.stopping() || ctx.stop.count_reached(c.cnt) {
             break;
         }
@@ -637,6 +679,7 @@ async fn run_txn<W: Workload>(
         let s = c.session.as_mut().expect("just connected");
         let before = wire_commits(s);
         let r = c.wl.on_connect(s, ctx.spec.mode).await;
+        ctx.forward_notices(s);
         ctx.totals.borrow_mut().setup_commits += wire_commits(s) - before;
         if let Err(e) = r {
             ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
@@ -675,6 +718,7 @@ async fn run_txn<W: Workload>(
             };
             c.wl.execute(txn, session, &mut cx).await
         };
+        ctx.forward_notices(session);
         match r {
             Ok(()) => {
                 let end = ctx.now_us();

@@ -153,11 +153,13 @@ pub enum Error {
     /// The connection settings are invalid (bad URL, unknown sslmode, unreadable root cert, ...).
     #[error("invalid connection settings: {0}")]
     Config(String),
-    /// Could not reach the server. `target` is the redacted host/port description.
-    #[error("cannot connect to {target}: {source}")]
+    /// Could not reach the server. `target` is the redacted host/port description; `cause`
+    /// says why, with libpq's question of what to check. (Not named `source`: thiserror would
+    /// make it the error's source, and a chain printed with `{:#}` would say it twice.)
+    #[error("cannot connect to {target}: {cause}")]
     Connect {
         target: String,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The server refused the credentials or the authentication method is unsupported.
     #[error("authentication failed for {target}: {message}")]

@@ -516,6 +516,11 @@ fn run_on(
         if let (Event::Connected { .. }, Some(h)) = (&e, &observer) {
             h.mark_start(std::time::Instant::now());
         }
+        match &e {
+            Event::Aborted(a) => eprintln!("error: {}", a.reason),
+            Event::Notice(n) => eprintln!("{n}"),
+            _ => {}
+        }
         let (Event::Progress(interval), Some(every)) = (e, print_every_us) else {
             return;
         };

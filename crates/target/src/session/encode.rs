@@ -178,18 +178,29 @@ impl Session {
 
     /// Prepared mode: Parse every registered statement not yet prepared, with one Sync.
     pub async fn prepare_all(&mut self) -> Result<(), Error> {
+        self.prepare_where(|_| true).await
+    }
+
+    /// Prepared mode: Parse these statements (those not yet prepared), with one Sync: what
+    /// pgbench does for the statements of a pipeline before `\startpipeline` opens it (a Parse
+    /// inside the pipeline would take a snapshot before a `BEGIN ISOLATION LEVEL ...`).
+    /// Statements not prepared beforehand are parsed with their first execution instead.
+    pub async fn prepare(&mut self, ids: &[StmtId]) -> Result<(), Error> {
+        self.prepare_where(|i| ids.contains(&StmtId(i))).await
+    }
+
+    async fn prepare_where(&mut self, pick: impl Fn(u32) -> bool) -> Result<(), Error> {
         self.check_ready()?;
         // Validate first: nothing is encoded unless everything can be.
-        if self
-            .stmts
-            .iter()
-            .any(|st| st.mode == QueryMode::Prepared && st.sql.contains('\0'))
+        if (self.stmts.iter().enumerate())
+            .any(|(i, st)| pick(i as u32) && st.mode == QueryMode::Prepared && st.nul)
         {
             return Err(Error::Config("SQL text may not contain a NUL byte".into()));
         }
         let mut any = false;
         for (i, st) in self.stmts.iter_mut().enumerate() {
-            if st.mode == QueryMode::Prepared && st.state == PrepState::Unprepared {
+            if pick(i as u32) && st.mode == QueryMode::Prepared && st.state == PrepState::Unprepared
+            {
                 frontend::parse(&st.name, &st.sql, std::iter::empty(), &mut self.out)
                     .map_err(|_| Error::Config("SQL text may not contain a NUL byte".into()))?;
                 st.state = PrepState::InFlight;

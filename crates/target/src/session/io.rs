@@ -109,7 +109,7 @@ fn connect_error(h: &HostSpec, e: io::Error) -> Error {
     };
     Error::Connect {
         target: h.describe(),
-        source: io::Error::new(e.kind(), format!("{e}; {hint}")),
+        cause: io::Error::new(e.kind(), format!("{e}; {hint}")),
     }
 }
 
@@ -160,7 +160,7 @@ impl Session {
                     Ok(r) => r,
                     Err(_) => Err(Error::Connect {
                         target: h.describe(),
-                        source: io::Error::new(
+                        cause: io::Error::new(
                             io::ErrorKind::TimedOut,
                             format!(
                                 "timeout expired after {} s (connect_timeout); is the server up \

@@ -351,6 +351,8 @@ fn run_on(
             }
         }
         EngineEvent::Progress(interval) => progress.tick(interval),
+        EngineEvent::Aborted(a) => eprintln!("error: client {} aborted: {}", a.client_id, a.reason),
+        EngineEvent::Notice(n) => eprintln!("{n}"),
     };
     let flag = interrupt::flag();
     let ran = match &workload {

@@ -1,0 +1,138 @@
+//! What the engine reports as it happens, against a real PostgreSQL: a client whose setup the
+//! server refuses aborts (the run goes on and ends), and a server's notices reach the caller.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use engine::{Event, IoMode, RunSpec, Stop};
+use target::{Error, QueryMode, Session, StmtId};
+use testkit::{Pg, THROWAWAY};
+use workload::{ClientWorkload, TxnContext, TxnType, Workload};
+
+/// One statement per transaction; `setup` is prepared on connect.
+struct OneStatement {
+    types: Vec<TxnType>,
+    setup: &'static str,
+    sql: &'static str,
+}
+
+struct Client {
+    setup: &'static str,
+    sql: &'static str,
+    stmt: Option<StmtId>,
+}
+
+impl Workload for OneStatement {
+    type Client = Client;
+    fn txn_types(&self) -> &[TxnType] {
+        &self.types
+    }
+    fn new_client(&self, _id: u32) -> Client {
+        Client {
+            setup: self.setup,
+            sql: self.sql,
+            stmt: None,
+        }
+    }
+}
+
+impl ClientWorkload for Client {
+    async fn on_connect(&mut self, s: &mut Session, mode: QueryMode) -> Result<(), Error> {
+        s.register(self.setup, QueryMode::Prepared);
+        self.stmt = Some(s.register(self.sql, mode));
+        s.prepare_all().await
+    }
+    async fn execute(
+        &mut self,
+        _txn: usize,
+        s: &mut Session,
+        _cx: &mut TxnContext<'_>,
+    ) -> Result<(), Error> {
+        s.execute(self.stmt.expect("registered"), &[])
+            .await
+            .map(|_| ())
+    }
+}
+
+fn spec(clients: u32) -> RunSpec {
+    RunSpec {
+        clients,
+        threads: 2,
+        stop: Stop::Transactions(3),
+        rate_tps: None,
+        latency_limit: None,
+        mode: QueryMode::Simple,
+        max_tries: 1,
+        connect_per_txn: false,
+        progress: None,
+        seed: 1,
+        per_statement: false,
+        weights: vec![],
+        log: None,
+        exit_on_abort: false,
+        io: IoMode::Auto,
+    }
+}
+
+fn run(pg: &Pg, w: OneStatement, clients: u32) -> (engine::Outcome, Vec<String>, Vec<String>) {
+    let w = Arc::new(OneStatement {
+        types: vec![TxnType {
+            name: "one".into(),
+            statements: vec![w.sql.into()],
+        }],
+        ..w
+    });
+    let (mut aborts, mut notices) = (Vec::new(), Vec::new());
+    let out = engine::run(
+        &spec(clients),
+        w,
+        pg.conn_config(),
+        Arc::new(AtomicBool::new(false)),
+        &mut |e| match e {
+            Event::Aborted(a) => aborts.push(format!("{}: {}", a.client_id, a.reason)),
+            Event::Notice(n) => notices.push(n.to_string()),
+            _ => {}
+        },
+    )
+    .expect("the run itself succeeds");
+    (out, aborts, notices)
+}
+
+#[test]
+fn a_refused_setup_aborts_its_clients_and_the_run_still_ends() {
+    let pg = Pg::start(&[THROWAWAY]);
+    let w = OneStatement {
+        types: vec![],
+        setup: "SELEC 1",
+        sql: "SELECT 1",
+    };
+    let (out, aborts, _) = run(&pg, w, 4);
+    // Every client aborted before its first transaction: nothing ran, nothing failed.
+    assert_eq!(out.aborted.len(), 4);
+    assert_eq!(aborts.len(), 4, "each abort is reported as it happens");
+    assert!(
+        aborts[0].contains("ERROR:  syntax error at or near \"SELEC\""),
+        "{aborts:?}"
+    );
+    assert_eq!(out.total.total().committed(), 0);
+    assert_eq!(out.total.total().failed(), 0);
+    assert_eq!(out.connections, 4);
+}
+
+#[test]
+fn notices_reach_the_caller_as_they_arrive() {
+    let pg = Pg::start(&[THROWAWAY]);
+    let w = OneStatement {
+        types: vec![],
+        setup: "SELECT 1",
+        sql: "SET LOCAL work_mem = '8MB'",
+    };
+    let (out, aborts, notices) = run(&pg, w, 2);
+    assert!(aborts.is_empty(), "{aborts:?}");
+    assert_eq!(out.total.total().committed(), 6);
+    // One warning per transaction: 2 clients x 3.
+    assert_eq!(notices.len(), 6, "{notices:?}");
+    assert!(notices
+        .iter()
+        .all(|n| n == "WARNING:  SET LOCAL can only be used in transaction blocks"));
+}
