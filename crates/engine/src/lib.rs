@@ -207,6 +207,15 @@ pub enum Event<'a> {
     Notice(&'a target::DbError),
 }
 
+/// One client's share of the run: its committed transactions and the time they took (from
+/// their actual start; sysbench's "threads fairness" is made of these).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClientStats {
+    pub client_id: u32,
+    pub committed: u64,
+    pub busy_us: u64,
+}
+
 /// A client that stopped for good before the end of the run (pgbench: "client N aborted").
 #[derive(Clone, Debug)]
 pub struct Abort {
@@ -260,6 +269,8 @@ pub struct Outcome {
     pub ring_threads: u32,
     /// Why a thread used epoll, when one did.
     pub epoll_why: Option<String>,
+    /// Every client's committed transactions and busy time, by client id.
+    pub clients: Vec<ClientStats>,
 }
 
 /// Most initial connection attempts in flight per engine thread.
@@ -649,6 +660,7 @@ pub fn run<W: workload::Workload>(
             totals.connections += t.connections;
             totals.connect_retries += t.connect_retries;
             totals.ring_threads += t.ring_threads;
+            totals.clients.extend(t.clients);
             if totals.epoll_why.is_none() {
                 totals.epoll_why = t.epoll_why;
             }
@@ -698,6 +710,7 @@ pub fn run<W: workload::Workload>(
             total.merge(iv);
         }
         totals.aborted.sort_by_key(|a| a.client_id);
+        totals.clients.sort_by_key(|c| c.client_id);
         Ok(Outcome {
             started_at,
             connect_time,
@@ -717,6 +730,7 @@ pub fn run<W: workload::Workload>(
             connect_retries: totals.connect_retries,
             ring_threads: totals.ring_threads,
             epoll_why: totals.epoll_why,
+            clients: totals.clients,
         })
     })
 }

@@ -27,7 +27,7 @@ use workload::{ClientStreams, ClientWorkload, Rng, Sleeper, StatementTimer, TxnC
 
 use crate::schedule::{choose, may_retry, Slot, StopRule, Throttle};
 use crate::txnlog::{Logged, TxnLog};
-use crate::{Abort, RunSpec, Shared};
+use crate::{Abort, ClientStats, RunSpec, Shared};
 
 /// At most this many connection attempts in flight per thread while opening the initial
 /// connections (a connection storm helps nobody; the server's accept queue is finite, and
@@ -105,6 +105,8 @@ pub(crate) struct Totals {
     /// Threads whose measured run went through an io_uring ring, and why the others did not.
     pub ring_threads: u32,
     pub epoll_why: Option<String>,
+    /// Each client's committed transactions and their time.
+    pub clients: Vec<ClientStats>,
 }
 
 /// Committed server transactions seen on a session's wire (`Session::server_commits`: explicit
@@ -215,6 +217,8 @@ struct Client<C> {
     clock_hint: Option<u64>,
     /// Aborted before the run (the server refused its setup): runs no transaction.
     aborted: bool,
+    /// Committed transactions and the time they took, for sysbench's "threads fairness".
+    stats: ClientStats,
 }
 
 /// `-r` on: time each statement into the thread's recorder.
@@ -367,6 +371,10 @@ pub(crate) async fn thread_main<W: Workload>(
                     cnt: 0,
                     clock_hint: None,
                     aborted,
+                    stats: ClientStats {
+                        client_id: id,
+                        ..Default::default()
+                    },
                 });
             }
         });
@@ -635,6 +643,7 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
             TxnEnd::Abort => break,
         }
     }
+    ctx.totals.borrow_mut().clients.push(c.stats);
     // Closed after the run (see "Closing" in thread_main).
     c.session.take()
 }
@@ -723,6 +732,8 @@ async fn run_txn<W: Workload>(
             Ok(()) => {
                 let end = ctx.now_us();
                 let latency = end.saturating_sub(sched);
+                c.stats.committed += 1;
+                c.stats.busy_us += end.saturating_sub(begin);
                 let lag = scheduled.map(|s| begin.saturating_sub(s));
                 let late = ctx.limit_us.is_some_and(|l| latency > l);
                 let mut rec = ctx.rec.borrow_mut();

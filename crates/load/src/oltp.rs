@@ -344,6 +344,30 @@ async fn parallel_sql(
     Ok(())
 }
 
+/// Which of `sbtest1..tables` exist (their numbers), for sysbench's prepare, which must not
+/// touch existing tables.
+pub async fn existing_tables(s: &mut Session, tables: u32) -> Result<Vec<u32>, LoadError> {
+    if tables == 0 {
+        return Ok(Vec::new());
+    }
+    let names: Vec<String> = (1..=tables).map(|t| format!("'sbtest{t}'")).collect();
+    let sql = format!(
+        "SELECT substr(c.relname, 7)::int FROM pg_catalog.pg_class c \
+         WHERE c.relname IN ({}) AND c.relkind IN ('r', 'p') \
+           AND pg_catalog.pg_table_is_visible(c.oid) ORDER BY 1",
+        names.join(", ")
+    );
+    let rows = s
+        .simple_query(&sql)
+        .await
+        .map_err(|e| LoadError::db("looking for the sbtest tables", e))?;
+    Ok(rows
+        .iter()
+        .filter_map(|r| r.first().cloned().flatten())
+        .filter_map(|v| v.parse().ok())
+        .collect())
+}
+
 /// Drop `sbtest1..tables` (only those).
 pub async fn drop_tables(s: &mut Session, tables: u32) -> Result<(), LoadError> {
     exec(s, "set client_min_messages = warning").await?;

@@ -92,6 +92,7 @@ fn main() {
             random_seed: 1,
             per_statement: false,
             scale: 2,
+            ..Default::default()
         },
         target: TargetInfo {
             conninfo: "host=/tmp/stampede-x port=5432 user=postgres dbname=postgres".into(),

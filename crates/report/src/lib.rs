@@ -29,11 +29,13 @@ pub use csv::{render_csv, CSV_HEADER};
 pub use json::{read_json, write_json, ReadError, SCHEMA};
 pub use model::{
     format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionSetup,
-    ConnectionStats, EmbeddedTarget, Environment, FdLimit, RunConfig, RunResult, ServerEnvironment,
-    SysbenchSection, TargetInfo, TxnTypeConfig, SCHEMA_VERSION,
+    ConnectionStats, EmbeddedTarget, Environment, Fairness, FdLimit, RunConfig, RunResult,
+    ServerEnvironment, SysbenchSection, TargetInfo, TxnTypeConfig, SCHEMA_VERSION,
 };
 pub use observed::render_server_summary;
-pub use sysbench::{render_sysbench_progress, render_sysbench_summary, SysbenchProgress};
+pub use sysbench::{
+    render_sysbench_output, render_sysbench_progress, render_sysbench_summary, SysbenchProgress,
+};
 pub use text::{
     render_pgbench_summary, render_progress, render_stampede_summary, render_text, ProgressStyle,
 };

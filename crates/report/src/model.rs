@@ -96,6 +96,37 @@ pub struct SysbenchSection {
     /// `bulk_insert_done`); writes, though neither events nor timed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub writes_after_run: u64,
+    /// sysbench's "threads fairness": per client (sysbench's threads), the events and the
+    /// seconds spent in them, averaged, with their (population) standard deviations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<Fairness>,
+}
+
+/// sysbench's "Threads fairness" block.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fairness {
+    pub events_avg: f64,
+    pub events_stddev: f64,
+    pub time_avg_s: f64,
+    pub time_stddev_s: f64,
+}
+
+impl Fairness {
+    /// From each client's (events, seconds).
+    pub fn of(per_client: &[(f64, f64)]) -> Fairness {
+        let n = per_client.len().max(1) as f64;
+        let avg = |f: &dyn Fn(&(f64, f64)) -> f64| per_client.iter().map(f).sum::<f64>() / n;
+        let (ea, ta) = (avg(&|c| c.0), avg(&|c| c.1));
+        let sd = |f: &dyn Fn(&(f64, f64)) -> f64, m: f64| {
+            (per_client.iter().map(|c| (f(c) - m).powi(2)).sum::<f64>() / n).sqrt()
+        };
+        Fairness {
+            events_avg: ea,
+            events_stddev: sd(&|c| c.0, ea),
+            time_avg_s: ta,
+            time_stddev_s: sd(&|c| c.1, ta),
+        }
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -159,6 +190,12 @@ pub struct RunConfig {
     /// `-s` as found in the database (pgbench's "scaling factor"); 0 for workloads without one
     /// (sysbench's: their size is `sysbench.options`' tables and table-size).
     pub scale: u32,
+    /// pgbench_accounts' partitioning, when partitioned (pgbench prints it): `range` or `hash`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_method: Option<String>,
+    /// Its number of partitions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<u32>,
 }
 
 /// A transaction type: a builtin or a script, with its `-b name@weight` weight.

@@ -126,16 +126,33 @@ pub fn render_sysbench_summary(r: &RunResult) -> String {
     render(s)
 }
 
-fn render(s: &SysbenchSection) -> String {
-    let mut out = String::new();
+/// What sysbench 1.0.20 itself prints at the end of a run, and nothing else: "SQL
+/// statistics", "General statistics", "Latency (ms)" and "Threads fairness" (`stampede
+/// sysbench`).
+pub fn render_sysbench_output(r: &RunResult) -> String {
+    let Some(s) = &r.sysbench else {
+        return String::new();
+    };
+    let mut out = blocks(s);
     let o = &mut out;
-    let t = s.window.total();
-    let secs = s.window.duration_s();
-    let events = t.committed();
-    let (reads, writes, other) = s.queries(&s.window);
-    let writes = writes + s.writes_after_run;
-    let queries = reads + writes + other;
-    let errors = t.retries;
+    o.push('\n');
+    let f = s.fairness.clone().unwrap_or_default();
+    let _ = writeln!(o, "Threads fairness:");
+    let _ = writeln!(
+        o,
+        "    events (avg/stddev):           {:.4}/{:.2}",
+        f.events_avg, f.events_stddev
+    );
+    let _ = writeln!(
+        o,
+        "    execution time (avg/stddev):   {:.4}/{:.2}",
+        f.time_avg_s, f.time_stddev_s
+    );
+    o.push('\n');
+    out
+}
+
+fn render(s: &SysbenchSection) -> String {
     let window = if s.warmup_s > 0.0 {
         format!(
             "after a {} s warm-up: {:.1} s to {:.1} s",
@@ -146,7 +163,31 @@ fn render(s: &SysbenchSection) -> String {
     } else {
         "the whole run".to_string()
     };
-    let _ = writeln!(o, "sysbench summary ({}, {window}):", s.test);
+    let mut out = format!("sysbench summary ({}, {window}):\n", s.test);
+    out.push_str(&blocks(s));
+    if s.warmup_s > 0.0 {
+        let o = &mut out;
+        let _ = writeln!(
+            o,
+            "latency percentiles in milliseconds after the warm-up (committed transactions):"
+        );
+        percentile_header(o);
+        percentile_row(o, &s.window.total().latency, "all");
+    }
+    out
+}
+
+/// sysbench's "SQL statistics", "General statistics" and "Latency (ms)" blocks.
+fn blocks(s: &SysbenchSection) -> String {
+    let mut out = String::new();
+    let o = &mut out;
+    let t = s.window.total();
+    let secs = s.window.duration_s();
+    let events = t.committed();
+    let (reads, writes, other) = s.queries(&s.window);
+    let writes = writes + s.writes_after_run;
+    let queries = reads + writes + other;
+    let errors = t.retries;
     let _ = writeln!(o, "SQL statistics:");
     let _ = writeln!(o, "    queries performed:");
     let _ = writeln!(o, "        read:                            {reads}");
@@ -197,14 +238,6 @@ fn render(s: &SysbenchSection) -> String {
         ordinal(s.percentile)
     );
     let _ = writeln!(o, "         sum: {sum:39.2}");
-    if s.warmup_s > 0.0 {
-        let _ = writeln!(
-            o,
-            "latency percentiles in milliseconds after the warm-up (committed transactions):"
-        );
-        percentile_header(o);
-        percentile_row(o, h, "all");
-    }
     out
 }
 

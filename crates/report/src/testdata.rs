@@ -255,6 +255,7 @@ pub fn config(types: Vec<TxnTypeConfig>) -> RunConfig {
         random_seed: 42,
         per_statement: false,
         scale: 1,
+        ..Default::default()
     }
 }
 

@@ -1,9 +1,8 @@
-//! stampede: the binary. Parses the command line, runs one command, prints `Error: ...` with its
-//! context and picks the exit code. Only this crate touches argv, files, signals and exit codes.
-//!
-//! Exit codes: 0 success; 1 bad input or a setup failure (nothing was measured); 2 the run
-//! finished but clients aborted or a check failed; 130 interrupted by Ctrl-C (partial result
-//! printed and saved).
+//! stampede: the binary. Decides whose command line it reads (stampede's own, or pgbench's or
+//! sysbench's when called as `stampede pgbench`, `stampede sysbench`, or through a link named
+//! `pgbench` or `sysbench`), runs one command, prints what went wrong in that command line's
+//! conventions and picks the exit code (`console` has the table). Only this crate touches argv,
+//! files, signals and exit codes.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -11,20 +10,42 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod checks;
 mod cli;
 mod commands;
+mod console;
+mod dropin;
 mod environment;
 mod interrupt;
+mod plan;
+mod run;
 mod targeting;
+mod workloads;
+
+use console::Voice;
 
 fn main() {
-    let cli = cli::parse();
+    let argv: Vec<String> = std::env::args().collect();
+    let program = std::path::Path::new(argv.first().map_or("stampede", |s| s.as_str()))
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("stampede")
+        .to_string();
+    // A drop-in by its link's name or as the first argument.
+    let (voice, dropin_args) = match (program.as_str(), argv.get(1).map(String::as_str)) {
+        ("pgbench", _) => (Voice::Pgbench, Some(argv[1..].to_vec())),
+        ("sysbench", _) => (Voice::Sysbench, Some(argv[1..].to_vec())),
+        (_, Some("pgbench")) => (Voice::Pgbench, Some(argv[2..].to_vec())),
+        (_, Some("sysbench")) => (Voice::Sysbench, Some(argv[2..].to_vec())),
+        _ => (Voice::Stampede, None),
+    };
+    console::set_voice(voice);
     interrupt::install();
-    let code = match commands::dispatch(cli) {
+    let result = match (voice, dropin_args) {
+        (Voice::Sysbench, Some(args)) => dropin::sysbench::main(args),
+        _ => commands::dispatch(cli::parse()),
+    };
+    let code = match result {
         Ok(code) => code,
-        Err(e) => {
-            // Every message passes through redaction: a password never reaches the terminal.
-            eprintln!("Error: {}", target::conninfo::redact(&format!("{e:#}")));
-            1
-        }
+        // Every message passes through redaction: a password never reaches the terminal.
+        Err(e) => console::report(&e),
     };
     std::process::exit(code);
 }

@@ -3,11 +3,12 @@
 //! returned [`Target`]: dropping it stops the server and removes its directory (unless kept),
 //! also when a command fails or is interrupted.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use target::embedded::{EmbeddedOptions, EmbeddedServer};
 use target::{ConnConfig, ConnFlags};
 
 use crate::cli::TargetArgs;
+use crate::console::Failure;
 
 pub struct Target {
     pub conn: ConnConfig,
@@ -43,7 +44,10 @@ pub fn parse_settings(raw: &[String]) -> Result<Vec<(String, String)>> {
             Some((k, v)) if !k.trim().is_empty() => {
                 Ok((k.trim().to_string(), v.trim().to_string()))
             }
-            _ => bail!("--set {s:?}: expected NAME=VALUE, e.g. --set shared_buffers=1GB"),
+            _ => Err(Failure::usage(
+                format!("--set {s:?}: expected NAME=VALUE"),
+                "e.g. --set shared_buffers=1GB",
+            )),
         })
         .collect()
 }
@@ -51,14 +55,18 @@ pub fn parse_settings(raw: &[String]) -> Result<Vec<(String, String)>> {
 /// Validate the target flags without any I/O (bad input fails before a connection opens).
 pub fn validate(args: &TargetArgs) -> Result<()> {
     if args.dbname.is_some() && args.positional_dbname.is_some() {
-        bail!("the database is given twice (-d/--dbname and a positional DBNAME): give it once");
+        return Err(Failure::usage(
+            "the database is given twice (-d/--dbname and a positional DBNAME)",
+            "give it once, with -d",
+        ));
     }
     let remote_only = !args.settings.is_empty() || args.keep_server || args.pg_bindir.is_some();
     if remote_only && !wants_embedded(args) {
-        bail!(
-            "--set, --keep-server and --pg-bindir apply to the embedded server only, but a target \
-             was given (flags or PGHOST/PGPORT/PGDATABASE); drop them, or pass --embedded"
-        );
+        return Err(Failure::usage(
+            "--set, --keep-server and --pg-bindir apply to the embedded server only, but a \
+             target was given (options or PGHOST/PGPORT/PGDATABASE)",
+            "drop them, or pass --embedded",
+        ));
     }
     parse_settings(&args.settings)?;
     Ok(())
@@ -74,7 +82,19 @@ pub fn resolve_remote(args: &TargetArgs) -> Result<ConnConfig> {
             .clone()
             .or_else(|| args.positional_dbname.clone()),
     };
-    Ok(ConnConfig::resolve(&flags, &env)?)
+    let mut conn = ConnConfig::resolve(&flags, &env)?;
+    if let Some(p) = &args.password {
+        // Above the environment and the password file, below the connection string (libpq's
+        // order): a password written in the connection string still wins.
+        let no_env_password = |k: &str| (k != "PGPASSWORD").then(|| env(k)).flatten();
+        let in_conninfo = ConnConfig::resolve(&flags, &no_env_password)
+            .map(|c| c.password.is_some())
+            .unwrap_or(false);
+        if !in_conninfo {
+            conn.password = Some(p.clone());
+        }
+    }
+    Ok(conn)
 }
 
 /// Resolve the target; starts the embedded server when no target is given.
@@ -104,19 +124,19 @@ pub fn open(args: &TargetArgs, quiet: bool) -> Result<Target> {
 
 pub fn describe_embedded(server: &EmbeddedServer) {
     let b = server.binaries();
-    eprintln!(
+    crate::console::note(&format!(
         "embedded PostgreSQL {} from {} (found by {}), data in {}",
         b.version,
         b.bindir.display(),
         b.found_by,
         server.data_dir().display()
-    );
+    ));
     let settings: Vec<String> = server
         .settings()
         .iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    eprintln!("embedded settings: {}", settings.join(" "));
+    crate::console::note(&format!("embedded settings: {}", settings.join(" ")));
 }
 
 /// After a command: stop the embedded server (removing its directory), or, with `--keep-server`,

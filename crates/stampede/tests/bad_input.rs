@@ -34,9 +34,9 @@ const CASES: &[(&[&str], &str)] = &[
         &["run", "-R", "100", "-L", "0"],
         "-L/--latency-limit must be positive",
     ),
-    (&["run", "-P", "0"], "-P/--progress must be positive"),
+    (&["run", "-P", "-1"], "-P/--progress must be positive"),
     (
-        &["run", "--max-tries", "0"],
+        &["run", "-t", "5", "--max-tries", "0"],
         "--max-tries=0 (unlimited) needs -T",
     ),
     (&["run", "-M", "fast"], "invalid value 'fast'"),
@@ -86,16 +86,19 @@ const CASES: &[(&[&str], &str)] = &[
         ],
         "invalid value 'list'",
     ),
-    (&["init", "nosuch"], "invalid value 'nosuch'"),
+    (
+        &["init", "nosuch"],
+        "\"nosuch\" is neither a workload nor a set of tables",
+    ),
     (&["init", "tpcb", "-j", "0"], "-j/--jobs must be at least 1"),
     // sysbench's workloads and options.
     (
         &["run", "--embedded", "mydb", "--set", "a=b"],
-        "'--embedded' cannot be used with '[DBNAME]'",
+        "--embedded and a database name",
     ),
     (
         &["init", "tpcb", "--bulk-insert"],
-        "--bulk-insert only apply to `init oltp`",
+        "--bulk-insert only apply to sysbench's tables (`init oltp`)",
     ),
     (
         &["run", "oltp_point_select", "--db-driver=mysql"],

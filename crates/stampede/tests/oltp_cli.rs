@@ -59,6 +59,7 @@ fn cli_runs_oltp_read_write_and_point_select_with_sysbench_s_summary() {
             "--time=3",
             "--warmup-time=1",
             "--report-interval=1",
+            "--progress-style=sysbench",
             "--no-observe",
             "--json",
             json.to_str().unwrap(),
@@ -182,7 +183,7 @@ fn cli_runs_oltp_read_write_and_point_select_with_sysbench_s_summary() {
 
     // sysbench's options name a sysbench workload; a DBNAME positional stays a database.
     let (code, _, err) = stampede_run("oltp_cli", &["--tables=2", "-T", "1"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 64);
     assert!(
         err.contains("--tables only apply to sysbench's workloads"),
         "{err}"
@@ -431,11 +432,11 @@ fn embedded_server_runs_a_sysbench_test_named_positionally() {
         out.contains("\n  PASSED   row counts: sbtest1..2: 200 rows before, 200 after (+0; "),
         "{out}"
     );
-    // A DBNAME there still names a second target.
+    // A DBNAME there still names a second target: a usage error (exit 64).
     let (code, _, err) = stampede_raw(&["run", "--embedded", "mydb", "-t", "1"]);
-    assert_eq!(code, 2, "{err}");
+    assert_eq!(code, 64, "{err}");
     assert!(
-        err.contains("'--embedded' cannot be used with '[DBNAME]'"),
+        err.contains("error: --embedded and a database name"),
         "{err}"
     );
 }

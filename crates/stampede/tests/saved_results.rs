@@ -67,8 +67,9 @@ fn a_file_that_is_not_a_run_result_says_what_is_wrong() {
 
 #[test]
 fn compare_needs_two_files_and_sane_options() {
+    // A usage error: exit 64, never 2 (which says a run's numbers are not to be trusted).
     let r = stampede(&["compare", "a.json"]);
-    assert_eq!(r.code, 2);
+    assert_eq!(r.code, 64);
     assert!(r.stderr.contains("RUN.json"), "{}", r.stderr);
     let r = stampede(&["compare", "a.json", "b.json", "--min-effect", "-3"]);
     assert_ne!(r.code, 0);

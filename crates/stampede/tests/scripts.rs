@@ -644,7 +644,7 @@ fn stampede(args: &[&str]) -> (i32, String, String) {
 }
 
 /// Script errors are found before any connection opens (the target, port 1, would refuse one):
-/// file:line:column, the line, a caret; exit 1.
+/// file:line:column, the line, a caret; exit 64 (bad input, like a bad option).
 #[test]
 fn a_bad_script_fails_before_connecting_with_file_line_column_and_caret() {
     let dir = tempfile::tempdir().unwrap();
@@ -653,7 +653,7 @@ fn a_bad_script_fails_before_connecting_with_file_line_column_and_caret() {
     let bad = bad.to_str().unwrap();
     let target = ["-h", "127.0.0.1", "-p", "1"];
     let (code, _, err) = stampede(&[&["run", "-f", bad][..], &target].concat());
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 64, "{err}");
     assert!(err.contains(&format!("{bad}:2:11: ")), "{err}");
     assert!(
         err.contains("\\set x 1 +\n          ^ error found here"),
@@ -665,7 +665,7 @@ fn a_bad_script_fails_before_connecting_with_file_line_column_and_caret() {
     std::fs::write(&unknown, "\\if true\nSELECT 1;\n\\bogus 1\n\\endif\n").unwrap();
     let (code, _, err) =
         stampede(&[&["run", "-f", unknown.to_str().unwrap()][..], &target].concat());
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 64, "{err}");
     assert!(
         err.contains("unknown.sql:3:2: invalid command in command \"bogus\""),
         "{err}"
@@ -673,11 +673,11 @@ fn a_bad_script_fails_before_connecting_with_file_line_column_and_caret() {
 
     let (code, _, err) =
         stampede(&[&["run", "-b", "select-only", "-D", "1x=2"][..], &target].concat());
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 64, "{err}");
     assert!(err.contains("invalid variable name: \"1x\""), "{err}");
 
     let (code, _, err) = stampede(&[&["run", "-f", "/nonexistent/x.sql"][..], &target].concat());
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 64, "{err}");
     assert!(
         err.contains("could not open file \"/nonexistent/x.sql\""),
         "{err}"

@@ -107,7 +107,8 @@ use crate::{Event, LoadError, Timings};
 use generate::slots;
 pub use generate::{client_side_tasks, server_side_tasks, split_rows, Accounts, Branches, Tellers};
 pub use sql::{
-    create_sql, range_partition_rows, DROP_SQL, FKEY_SQL, PKEY_SQL, RESET_SQL, VACUUM_SQL,
+    create_sql, pkey_sql, quote_ident, range_partition_rows, DROP_SQL, FKEY_SQL, PKEY_SQL,
+    RESET_SQL, VACUUM_SQL,
 };
 
 /// pgbench's four tables, in the order of its DROP and TRUNCATE statements.
@@ -167,6 +168,10 @@ pub struct InitOptions {
     pub unlogged: bool,
     /// `--foreign-keys`.
     pub foreign_keys: bool,
+    /// `--tablespace`: where the tables go.
+    pub tablespace: Option<String>,
+    /// `--index-tablespace`: where the primary keys' indexes go.
+    pub index_tablespace: Option<String>,
     /// `-n`: no VACUUM after loading.
     pub no_vacuum: bool,
     pub generate: Generate,
@@ -185,6 +190,8 @@ impl Default for InitOptions {
             partition_method: None,
             unlogged: false,
             foreign_keys: false,
+            tablespace: None,
+            index_tablespace: None,
             no_vacuum: false,
             generate: Generate::ClientSide,
             jobs: 1,
@@ -377,7 +384,9 @@ async fn init_steps(
     if !opts.no_vacuum {
         step(admin, "vacuum", &VACUUM_SQL, cancel, timings, on_event).await?;
     }
-    step(admin, "primary keys", &PKEY_SQL, cancel, timings, on_event).await?;
+    let pkeys = pkey_sql(opts);
+    let pkeys: Vec<&str> = pkeys.iter().map(String::as_str).collect();
+    step(admin, "primary keys", &pkeys, cancel, timings, on_event).await?;
     if opts.foreign_keys {
         step(admin, "foreign keys", &FKEY_SQL, cancel, timings, on_event).await?;
     }
@@ -480,6 +489,40 @@ pub async fn inspect(s: &mut Session) -> Result<TpcbTables, LoadError> {
         partition_method: method,
         primary_keys: num(3) == 3,
     })
+}
+
+/// How the first `pgbench_accounts` of the search path is partitioned, as pgbench's
+/// `GetTableInfo` reads it (its query): `Some(("range" | "hash", partitions))`, or `None` when it
+/// is not partitioned, not found, or the server has no `pg_partitioned_table`.
+pub async fn partitioning(s: &mut Session) -> Result<Option<(String, u32)>, LoadError> {
+    let sql = "select o.n, p.partstrat, pg_catalog.count(i.inhparent) \
+               from pg_catalog.pg_class as c \
+               join pg_catalog.pg_namespace as n on (n.oid = c.relnamespace) \
+               cross join lateral (select pg_catalog.array_position(pg_catalog.current_schemas(true), n.nspname)) as o(n) \
+               left join pg_catalog.pg_partitioned_table as p on (p.partrelid = c.oid) \
+               left join pg_catalog.pg_inherits as i on (c.oid = i.inhparent) \
+               where c.relname = 'pgbench_accounts' and o.n is not null \
+               group by 1, 2 \
+               order by 1 asc \
+               limit 1";
+    let Ok(rows) = s.simple_query(sql).await else {
+        // An older server: pgbench assumes no partitioning too.
+        return Ok(None);
+    };
+    let Some(row) = rows.first() else {
+        return Ok(None);
+    };
+    let method = match row.get(1).and_then(|v| v.as_deref()) {
+        Some("r") => "range",
+        Some("h") => "hash",
+        _ => return Ok(None),
+    };
+    let n = row
+        .get(2)
+        .and_then(|v| v.as_deref())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    Ok(Some((method.to_string(), n)))
 }
 
 /// The scale of a pgbench database: `count(*)` of pgbench_branches; `None` when any of the four

@@ -58,6 +58,9 @@ pub fn create_sql(opts: &InitOptions, server_version_num: u32) -> Vec<String> {
             // "fillfactor is only expected on actual tables"
             sql.push_str(&format!(" with (fillfactor={})", opts.fillfactor));
         }
+        if let Some(ts) = &opts.tablespace {
+            sql.push_str(&format!(" tablespace {}", quote_ident(ts)));
+        }
         out.push(sql);
     }
     if let Some(m) = method {
@@ -105,6 +108,23 @@ pub fn range_partition_rows(p: u64, partitions: u64, total: u64) -> Range<u64> {
         (p * part_size).min(total)
     };
     lo..hi
+}
+
+/// An identifier quoted as libpq's `PQescapeIdentifier` quotes it: in double quotes, a double
+/// quote doubled.
+pub fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// pgbench.c `initCreatePKeys`, with `--index-tablespace`.
+pub fn pkey_sql(opts: &InitOptions) -> Vec<String> {
+    PKEY_SQL
+        .iter()
+        .map(|sql| match &opts.index_tablespace {
+            Some(ts) => format!("{sql} using index tablespace {}", quote_ident(ts)),
+            None => sql.to_string(),
+        })
+        .collect()
 }
 
 /// pgbench.c `initCreatePKeys`.

@@ -38,6 +38,10 @@ pub fn render_pgbench_summary(r: &RunResult) -> String {
         }
         None => {
             let _ = writeln!(o, "scaling factor: {}", c.scale);
+            // pgbench: "only print partitioning information if some partitioning was detected".
+            if let (Some(m), Some(n)) = (&c.partition_method, c.partitions) {
+                let _ = writeln!(o, "partition method: {m}\npartitions: {n}");
+            }
         }
     }
     let _ = writeln!(o, "query mode: {}", c.query_mode);

@@ -9,7 +9,7 @@ use super::ms;
 use crate::RunConfig;
 
 /// Which optional parts a progress line has; from the run's configuration.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ProgressStyle {
     /// `-R` given: print the schedule lag.
     pub rate_limited: bool,
@@ -17,6 +17,11 @@ pub struct ProgressStyle {
     pub latency_limited: bool,
     /// `--max-tries`: retries are printed unless it is 1.
     pub max_tries: u32,
+    /// pgbench's line and nothing else (`stampede pgbench`): no p99.
+    pub pgbench_only: bool,
+    /// pgbench's `--progress-timestamp`: the Unix time of the measured start, in seconds; the
+    /// line then says the time of day (`%.3f s`) instead of the time since the start.
+    pub epoch_start_s: Option<f64>,
 }
 
 impl From<&RunConfig> for ProgressStyle {
@@ -25,6 +30,8 @@ impl From<&RunConfig> for ProgressStyle {
             rate_limited: c.rate_tps.is_some(),
             latency_limited: c.latency_limit_ms.is_some(),
             max_tries: c.max_tries,
+            pgbench_only: false,
+            epoch_start_s: None,
         }
     }
 }
@@ -52,8 +59,12 @@ pub fn render_progress(interval: &Interval, elapsed_s: f64, style: &ProgressStyl
     } else {
         (0.0, 0.0, 0.0)
     };
+    let when = match style.epoch_start_s {
+        Some(e) => format!("{:.3} s", e + elapsed_s),
+        None => format!("{elapsed_s:.1} s"),
+    };
     let mut s = format!(
-        "progress: {elapsed_s:.1} s, {tps:.1} tps, lat {lat:.3} ms stddev {stddev:.3}, {} failed",
+        "progress: {when}, {tps:.1} tps, lat {lat:.3} ms stddev {stddev:.3}, {} failed",
         t.failed()
     );
     if style.rate_limited {
@@ -65,10 +76,12 @@ pub fn render_progress(interval: &Interval, elapsed_s: f64, style: &ProgressStyl
     if style.max_tries != 1 {
         let _ = write!(s, ", {} retried, {} retries", t.retried, t.retries);
     }
-    let _ = write!(
-        s,
-        ", p99 {:.3} ms",
-        ms(t.latency.percentile_us(99.0) as f64)
-    );
+    if !style.pgbench_only {
+        let _ = write!(
+            s,
+            ", p99 {:.3} ms",
+            ms(t.latency.percentile_us(99.0) as f64)
+        );
+    }
     s
 }

@@ -121,8 +121,15 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
         aborted.len(),
         r.connections.clients
     );
-    for a in aborted {
-        let _ = writeln!(o, "  client {}: {}", a.client_id, a.reason);
+    // Each abort's error was printed on standard error as it happened; the result (JSON,
+    // HTML) keeps them. Here, which clients.
+    if !aborted.is_empty() {
+        let ids: Vec<String> = aborted.iter().map(|a| a.client_id.to_string()).collect();
+        let _ = writeln!(
+            o,
+            "  clients {} (their errors are on standard error)",
+            ids.join(", ")
+        );
     }
     connections_line(o, r);
 

@@ -1,18 +1,63 @@
-//! `stampede init tpcb` (pgbench -i) and `stampede reset tpcb`: the loader's options from the
-//! command line, a progress bar with rows/s and ETA on a terminal (a line every 5 s otherwise),
-//! and pgbench's closing timing line.
+//! `stampede init NAME` (pgbench -i, sysbench prepare) and `stampede reset tpcb`: the loader's
+//! options from the command line, a progress bar with rows/s and ETA on a terminal (a line every
+//! 5 s otherwise), and pgbench's closing timing line.
+//!
+//! NAME is a workload of the one table (`stampede run --list`), which names its tables, or the
+//! tables' own name: `tpcb` (pgbench's), `oltp` (sysbench's `sbtestN`; `--bulk-insert` for
+//! bulk_insert's empty ones). `init oltp` draws `k` from sysbench's default distribution
+//! (`--rand-type=special`), as `sysbench oltp_common prepare` does.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use load::tpcb::{Generate, InitOptions, PartitionMethod};
 use load::{Event, LoadError};
 use target::{ConnConfig, Session};
+use workload::oltp::Dist;
 
 use crate::cli::{InitArgs, PartitionMethod as CliMethod, ResetArgs};
 use crate::commands::setup_runtime;
+use crate::console::{self, Failure};
+use crate::run::sysbench::DistKey;
+use crate::workloads::{self, Dataset};
 use crate::{interrupt, targeting};
+
+macro_rules! bail {
+    ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
+}
+
+/// The tables a name asks for: a workload's, or a dataset named directly.
+pub fn dataset(name: &str, bulk_insert: bool) -> Result<Dataset> {
+    let d = match name {
+        "tpcb" => Dataset::Tpcb,
+        "oltp" if bulk_insert => Dataset::OltpBulk,
+        "oltp" => Dataset::Oltp,
+        n => match workloads::find(n) {
+            Some(w) => w.dataset,
+            None => {
+                return Err(Failure::usage(
+                    format!("{n:?} is neither a workload nor a set of tables"),
+                    "`stampede init --list` lists what can be loaded",
+                ))
+            }
+        },
+    };
+    Ok(d)
+}
+
+/// `stampede init --list`.
+fn list() -> String {
+    let mut s = String::from(
+        "tables stampede init loads (by their name, or by any workload that runs on them):\n\
+         \x20 tpcb   pgbench's four tables (pgbench -i): -s, -F, --partitions, --foreign-keys, ...\n\
+         \x20 oltp   sysbench's sbtestN tables (sysbench prepare): --tables, --table-size; \
+         --bulk-insert for bulk_insert's\n\n",
+    );
+    s.push_str(&workloads::list());
+    s
+}
 
 /// Loader connections when `-j` is not given. An unpartitioned pgbench_accounts loads fastest
 /// through one connection: a single COPY FREEZE in the transaction that created the table is the
@@ -50,6 +95,8 @@ fn options(a: &InitArgs) -> Result<InitOptions> {
         }),
         unlogged: a.unlogged,
         foreign_keys: a.foreign_keys,
+        tablespace: a.tablespace.clone(),
+        index_tablespace: a.index_tablespace.clone(),
         no_vacuum: a.no_vacuum,
         generate: if a.server_side {
             Generate::ServerSide
@@ -66,18 +113,52 @@ fn options(a: &InitArgs) -> Result<InitOptions> {
     Ok(opts)
 }
 
-pub fn init(args: InitArgs) -> Result<i32> {
-    if args.workload == crate::cli::InitWorkload::Oltp {
-        return super::oltp::init(args);
+pub fn init(mut args: InitArgs) -> Result<i32> {
+    if args.list {
+        println!("{}", list());
+        return Ok(0);
     }
+    let Some(name) = args.workload.clone() else {
+        return Err(Failure::usage(
+            "stampede init needs the workload or tables to load",
+            "e.g. `stampede init tpcb -s 10`; `stampede init --list` lists them",
+        ));
+    };
+    if args.positional_dbname.is_some() {
+        if args.target.dbname.is_some() {
+            bail!(
+                "the database is given twice (-d/--dbname and a positional DBNAME): give it once"
+            );
+        }
+        args.target.positional_dbname = args.positional_dbname.take();
+    }
+    let dataset = dataset(&name, args.bulk_insert)?;
+    if dataset == Dataset::Tpcb {
+        let given = args.pgsql.given();
+        let mut given: Vec<&str> = given.into_iter().collect();
+        if args.bulk_insert {
+            given.push("--bulk-insert");
+        }
+        if !given.is_empty() {
+            bail!(
+                "{} only apply to sysbench's tables (`init oltp`)",
+                given.join(", ")
+            );
+        }
+        return init_tpcb(args);
+    }
+    init_oltp(args, dataset == Dataset::OltpBulk)
+}
+
+fn init_tpcb(args: InitArgs) -> Result<i32> {
     let opts = options(&args)?;
     targeting::validate(&args.target)?;
     let rt = setup_runtime()?;
     let target = targeting::open(&args.target, args.quiet)?;
     if target.embedded.is_some() && !args.target.keep_server {
-        eprintln!(
-            "note: no target given, so this loads the embedded server, which is removed afterwards; \
-             pass --keep-server to keep it, or use `stampede server start`"
+        console::note(
+            "no target given, so this loads the embedded server, which is removed afterwards; \
+             pass --keep-server to keep it, or use `stampede server start`",
         );
     }
     let r = load_tpcb(&target.conn, &opts, args.quiet, &rt);
@@ -102,7 +183,10 @@ pub fn load_tpcb_defaults(
     opts.validate()?;
     match load_tpcb(conn, &opts, false, rt)? {
         0 => Ok(()),
-        _ => bail!("interrupted while loading; nothing was measured"),
+        _ => Err(Failure::setup(
+            "interrupted while loading; nothing was measured",
+            "",
+        )),
     }
 }
 
@@ -119,14 +203,14 @@ fn load_tpcb(
     match r {
         Ok(report) => {
             if report.freeze_refused {
-                eprintln!("note: the server refused COPY FREEZE; the data was loaded without it");
+                console::note("the server refused COPY FREEZE; the data was loaded without it");
             }
             eprintln!("{}", report.timings);
             Ok(0)
         }
         Err(LoadError::Interrupted) => {
-            eprintln!("initialisation interrupted: no pgbench table is left looking loaded");
-            Ok(130)
+            console::note("initialisation interrupted: no pgbench table is left looking loaded");
+            Ok(crate::console::EXIT_INTERRUPTED)
         }
         Err(e) => Err(e).context(format!("initialising TPC-B on {}", conn.redacted())),
     }
@@ -205,16 +289,22 @@ impl LoadView {
     }
 }
 
-pub fn reset(args: ResetArgs) -> Result<i32> {
-    if args.workload == crate::cli::InitWorkload::Oltp {
-        bail!("reset oltp is not supported: run `stampede init oltp` again");
+pub fn reset(mut args: ResetArgs) -> Result<i32> {
+    if dataset(&args.workload, false)? != Dataset::Tpcb {
+        return Err(Failure::usage(
+            "reset restores pgbench's tables only",
+            "reload sysbench's with `stampede init oltp` instead",
+        ));
+    }
+    if args.positional_dbname.is_some() {
+        args.target.positional_dbname = args.positional_dbname.take();
     }
     targeting::validate(&args.target)?;
     if targeting::wants_embedded(&args.target) {
-        bail!(
-            "reset needs a target (-h/-p/-U/-d or DBNAME): an embedded server is new and empty \
-             every time"
-        );
+        return Err(Failure::usage(
+            "reset needs a target: an embedded server is new and empty every time",
+            "name the database with -h/-p/-U/-d",
+        ));
     }
     let conn = targeting::resolve_remote(&args.target)?;
     let rt = setup_runtime()?;
@@ -231,4 +321,87 @@ pub fn reset(args: ResetArgs) -> Result<i32> {
     })?;
     eprintln!("{timings}");
     Ok(0)
+}
+
+fn oltp_options(a: &InitArgs) -> Result<load::oltp::InitOptions> {
+    if a.tables == 0 {
+        bail!("--tables must be at least 1");
+    }
+    if a.table_size > i32::MAX as u64 {
+        bail!("--table-size must fit sysbench's INTEGER id (at most 2147483647)");
+    }
+    if a.jobs == Some(0) {
+        bail!("-j/--jobs must be at least 1");
+    }
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let opts = load::oltp::InitOptions {
+        tables: a.tables,
+        table_size: a.table_size,
+        no_vacuum: a.no_vacuum,
+        key: Arc::new(DistKey(Dist::default())),
+        jobs: a.jobs.map(|j| j as usize).unwrap_or(cpus),
+        cancel: interrupt::flag(),
+        ..Default::default()
+    };
+    opts.validate()
+        .map_err(|e| Failure::usage(e.to_string(), ""))?;
+    Ok(opts)
+}
+
+/// `init oltp` (sysbench's prepare), or with `--bulk-insert` sysbench bulk_insert's
+/// `cleanup` + `prepare`: `sbtest1..N` dropped and created empty with its two columns.
+fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
+    let opts = oltp_options(&args)?;
+    args.pgsql.apply(&mut args.target)?;
+    targeting::validate(&args.target)?;
+    let rt = setup_runtime()?;
+    let target = targeting::open(&args.target, args.quiet)?;
+    let quiet = args.quiet;
+    let code = if bulk {
+        match rt.block_on(load::oltp::init_bulk(&target.conn, args.tables)) {
+            Ok(()) => {
+                console::note(&format!(
+                    "created bulk_insert's tables sbtest1..{} (empty; run with --threads {})",
+                    args.tables, args.tables
+                ));
+                Ok(0)
+            }
+            Err(e) => Err(e).context(format!(
+                "creating bulk_insert's tables on {}",
+                target.conn.redacted()
+            )),
+        }
+    } else {
+        let r = rt.block_on(load::oltp::init(&target.conn, &opts, &mut |e| {
+            if quiet {
+                return;
+            }
+            match e {
+                Event::StepStarted(s) => eprintln!("{s}..."),
+                Event::Notice(n) => console::note(n),
+                _ => {}
+            }
+        }));
+        match r {
+            Ok(report) => {
+                eprintln!("{}", report.plan);
+                eprintln!("{}", report.timings);
+                Ok(0)
+            }
+            Err(LoadError::Interrupted) => {
+                console::note("initialisation interrupted: the sbtest tables were dropped again");
+                Ok(crate::console::EXIT_INTERRUPTED)
+            }
+            Err(e) => Err(e).context(format!(
+                "initialising sysbench's OLTP tables on {}",
+                target.conn.redacted()
+            )),
+        }
+    };
+    let closed = targeting::close(target, args.target.keep_server);
+    let code = code?;
+    closed?;
+    Ok(code)
 }

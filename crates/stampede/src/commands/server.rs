@@ -74,8 +74,11 @@ pub fn run(args: ServerArgs) -> Result<i32> {
                     Ok(0)
                 }
                 None => {
-                    eprintln!("not running (data directory {})", dir.display());
-                    Ok(3)
+                    crate::console::note(&format!(
+                        "not running (data directory {})",
+                        dir.display()
+                    ));
+                    Ok(crate::console::EXIT_NOT_RUNNING)
                 }
             }
         }

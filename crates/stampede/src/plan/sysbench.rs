@@ -1,29 +1,67 @@
-//! What a `run oltp_*` / `run bulk_insert` command line asks for, decided before any I/O: the
-//! test, `oltp_common`'s options with sysbench's defaults, the engine's [`RunSpec`] (module notes
-//! of `oltp` for the mappings that are not one to one) and sysbench's options as used, for the
-//! result.
+//! The plan of a sysbench-family run (`run oltp_*`, `run bulk_insert`, `stampede sysbench`),
+//! decided before any I/O: the test, `oltp_common`'s options with sysbench's defaults, the
+//! engine's [`RunSpec`] and sysbench's options as used, for the result.
+//!
+//! Mappings that are not one to one:
+//! - `--events=N` is sysbench's total over all threads; the engine stops each client after its
+//!   own count, so each client runs `ceil(N / clients)` (the total is printed when it differs).
+//!   With `--events`, `--time` must be 0 or absent (sysbench stops at whichever comes first).
+//! - `--warmup-time=N`: the run lasts `--time` seconds; the first N of them are left out of the
+//!   sysbench summary (computed from the per-second intervals after the warm-up), while
+//!   stampede's pgbench-style summary covers the whole run.
+//! - errors sysbench ignores (40001, 40P01, 23505) are retried without limit under `--time`
+//!   (1,000,000 tries under `--events`), as sysbench restarts the event; `--max-tries N` caps
+//!   them. They are counted as retries, and printed as sysbench's "ignored errors".
+//! - statements are prepared (sysbench's `--db-ps-mode=auto`); `--db-ps-mode=disable` is the
+//!   simple protocol with the values in the text (sysbench's client-side emulation).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use engine::{RunSpec, Stop};
 use target::QueryMode;
 use workload::oltp::{BulkInsert, Dist, OltpWorkload, Options, RandType, Test};
 
-use super::args::BULK_INSERT;
+use super::{parse_seed, tick, Frontend};
 use crate::cli::{Protocol, RunArgs};
-use crate::commands::run::parse_seed;
+use crate::console::Failure;
+
+/// `bulk_insert`, which is not one of `workload::oltp::Test` (it shares only the table names).
+pub const BULK_INSERT: &str = "bulk_insert";
+
+macro_rules! bail {
+    ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
+}
+
+/// For a run that is not sysbench's: sysbench's options are a mistake, say so rather than
+/// ignore them.
+pub fn reject_options(a: &RunArgs) -> Result<()> {
+    let mut given = a.sysbench.given();
+    given.extend(a.sysbench.pgsql.given());
+    given.retain(|g| *g != "--progress-style");
+    if !given.is_empty() {
+        return Err(Failure::usage(
+            format!("{} only apply to sysbench's workloads", given.join(", ")),
+            format!(
+                "name one first: `stampede run oltp_read_write {} ...` (`stampede run --list` \
+                 lists them)",
+                given[0]
+            ),
+        ));
+    }
+    Ok(())
+}
 
 /// A sysbench test: one of `oltp_common`'s family, or `bulk_insert`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum SbTest {
+pub enum SbTest {
     Oltp(Test),
     BulkInsert,
 }
 
 impl SbTest {
-    pub(super) fn from_name(name: &str) -> Option<SbTest> {
+    pub fn from_name(name: &str) -> Option<SbTest> {
         let base = name.strip_suffix(".lua").unwrap_or(name);
         if base == BULK_INSERT {
             return Some(SbTest::BulkInsert);
@@ -31,7 +69,7 @@ impl SbTest {
         Test::from_name(base).map(SbTest::Oltp)
     }
 
-    pub(super) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             SbTest::Oltp(t) => t.name(),
             SbTest::BulkInsert => BULK_INSERT,
@@ -39,30 +77,24 @@ impl SbTest {
     }
 }
 
-/// Which progress line `-P`/`--report-interval` prints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum ProgressStyle {
-    Sysbench,
-    Pgbench,
-}
-
-/// Everything decided from the command line alone.
-pub(super) struct OltpPlan {
+/// Everything a sysbench-family run decided from its command line.
+pub struct SysbenchJob {
     pub test: SbTest,
     /// `oltp_common`'s options (for `bulk_insert`: the defaults, unused but for `tables`, which
     /// is the clients).
     pub opts: Options,
-    pub spec: RunSpec,
     pub warmup_s: u64,
     pub percentile: f64,
-    pub progress_style: ProgressStyle,
     /// `--events` as given, when it is not a multiple of the clients (the total actually run
     /// differs).
     pub events_note: Option<String>,
     pub sysbench_options: BTreeMap<String, String>,
 }
 
-pub(super) fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
+pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(SysbenchJob, RunSpec)> {
+    let _ = frontend;
+    let clients = a.clients.unwrap_or(1);
+    let jobs = a.jobs.unwrap_or(1);
     let Some(sb_test) = SbTest::from_name(name) else {
         bail!("{name} is not a sysbench test");
     };
@@ -88,17 +120,17 @@ pub(super) fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
     if a.log {
         bail!("--log is not supported yet");
     }
-    if a.clients < 1 {
+    if clients < 1 {
         bail!("-c/--client/--threads must be at least 1");
     }
-    if a.jobs < 1 {
+    if jobs < 1 {
         bail!("-j/--jobs must be at least 1");
     }
     let sb = &a.sysbench;
     let d = Options::default();
     let defaults = Dist::default();
     let rand_type = match &sb.rand_type {
-        Some(t) => RandType::parse(t).map_err(anyhow::Error::msg)?,
+        Some(t) => RandType::parse(t).map_err(|e| Failure::usage(e, ""))?,
         None => defaults.kind,
     };
     let dist = Dist::new(
@@ -109,7 +141,7 @@ pub(super) fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
         sb.rand_pareto_h.unwrap_or(defaults.pareto_h),
         sb.rand_zipfian_exp.unwrap_or(defaults.zipfian_exp),
     )
-    .map_err(anyhow::Error::msg)?;
+    .map_err(|e| Failure::usage(e, ""))?;
     let opts = Options {
         tables: sb.tables.unwrap_or(d.tables),
         table_size: sb.table_size.unwrap_or(d.table_size),
@@ -132,7 +164,7 @@ pub(super) fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
     }
     let opts = if bulk {
         Options {
-            tables: a.clients,
+            tables: clients,
             ..opts
         }
     } else {
@@ -141,10 +173,10 @@ pub(super) fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
     // Validated by the workload itself (tables, table size).
     match sb_test {
         SbTest::Oltp(test) => {
-            OltpWorkload::new(test, opts.clone()).map_err(anyhow::Error::msg)?;
+            OltpWorkload::new(test, opts.clone()).map_err(|e| Failure::usage(e, ""))?;
         }
         SbTest::BulkInsert => {
-            BulkInsert::new(a.clients).map_err(anyhow::Error::msg)?;
+            BulkInsert::new(clients).map_err(|e| Failure::usage(e, ""))?;
         }
     }
 
@@ -158,12 +190,11 @@ pub(super) fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
         ),
         (Some(_), _, Some(_)) => bail!("--events and -t/--transactions: give one of them"),
         (Some(e), _, None) => {
-            let per_client = e.div_ceil(u64::from(a.clients));
-            if per_client * u64::from(a.clients) != e {
+            let per_client = e.div_ceil(u64::from(clients));
+            if per_client * u64::from(clients) != e {
                 events_note = Some(format!(
-                    "--events={e} over {} clients: {per_client} each, {} in all",
-                    a.clients,
-                    per_client * u64::from(a.clients)
+                    "--events={e} over {clients} clients: {per_client} each, {} in all",
+                    per_client * u64::from(clients)
                 ));
             }
             Stop::Transactions(per_client)
@@ -195,36 +226,28 @@ pub(super) fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
     if limit.is_some_and(|l| !(l > 0.0 && l.is_finite())) {
         bail!("-L/--latency-limit must be positive");
     }
-    if a.progress.is_some_and(|p| !(p > 0.0 && p.is_finite())) {
-        bail!("-P/--progress/--report-interval must be positive");
-    }
     let max_tries = match (a.max_tries, stop) {
         // bulk_insert ignores no error (workload::oltp::bulk): one try.
-        (1, _) if bulk => 1,
-        (1, Stop::Duration(_)) => 0,
-        (1, Stop::Transactions(_)) => 1_000_000,
-        (0, Stop::Transactions(_)) => {
+        (None, _) if bulk => 1,
+        (None, Stop::Duration(_)) => 0,
+        (None, Stop::Transactions(_)) => 1_000_000,
+        (Some(0), Stop::Transactions(_)) => {
             bail!("--max-tries=0 (unlimited) needs --time, or the run might never end")
         }
-        (n, _) => n,
+        (Some(n), _) => n,
     };
     let seed = parse_seed(a.random_seed.as_deref())?;
     // sysbench's --db-ps-mode: auto prepares on the server, disable interpolates on the client
-    // (drv_pgsql.c's emulation), which is stampede's simple protocol. -M's default (simple) is
-    // pgbench's and means "not given" here.
+    // (drv_pgsql.c's emulation), which is stampede's simple protocol.
     let mode = match (sb.db_ps_mode.as_deref(), a.protocol) {
-        (Some("disable"), Protocol::Simple) => QueryMode::Simple,
+        (Some("disable"), None | Some(Protocol::Simple)) => QueryMode::Simple,
         (Some("disable"), _) => bail!("--db-ps-mode=disable and -M extended/prepared: give one"),
-        (_, Protocol::Extended) => QueryMode::Extended,
-        _ => QueryMode::Prepared,
-    };
-    let progress_style = match sb.progress_style.as_deref() {
-        Some("pgbench") => ProgressStyle::Pgbench,
-        _ => ProgressStyle::Sysbench,
+        (_, Some(p)) => p.mode(),
+        (_, None) => QueryMode::Prepared,
     };
     let spec = RunSpec {
-        clients: a.clients,
-        threads: a.jobs.min(a.clients),
+        clients,
+        threads: jobs.min(clients),
         stop,
         rate_tps: rate,
         latency_limit: limit.map(|ms| Duration::from_secs_f64(ms / 1000.0)),
@@ -232,9 +255,7 @@ pub(super) fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
         max_tries,
         connect_per_txn: a.connect,
         // At least one tick a second: the warm-up is cut on these intervals.
-        progress: Some(Duration::from_secs_f64(
-            a.progress.map_or(1.0, |p| p.min(1.0)),
-        )),
+        progress: tick(a.progress.filter(|p| *p > 0.0)),
         seed,
         // bulk_insert's queries are its INSERTs, counted per interval from the per-statement
         // records (one clock read per ~33,000 events).
@@ -279,7 +300,7 @@ pub(super) fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
     }
     .into_iter()
     .chain([
-        ("threads", a.clients.to_string()),
+        ("threads", clients.to_string()),
         ("warmup-time", warmup_s.to_string()),
         ("percentile", percentile.to_string()),
         ("db-ps-mode", ps_mode.to_string()),
@@ -293,136 +314,20 @@ pub(super) fn plan(a: &RunArgs, name: &str) -> Result<OltpPlan> {
         }
         Stop::Transactions(n) => {
             sysbench_options.insert("time".into(), "0".into());
-            sysbench_options.insert("events".into(), (n * u64::from(a.clients)).to_string());
+            sysbench_options.insert("events".into(), (n * u64::from(clients)).to_string());
         }
     }
     sysbench_options.insert("rate".into(), rate.unwrap_or(0.0).to_string());
-    Ok(OltpPlan {
-        test: sb_test,
-        opts,
+    engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
+    Ok((
+        SysbenchJob {
+            test: sb_test,
+            opts,
+            warmup_s,
+            percentile,
+            events_note,
+            sysbench_options,
+        },
         spec,
-        warmup_s,
-        percentile,
-        progress_style,
-        events_note,
-        sysbench_options,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser;
-
-    fn args(argv: &[&str]) -> RunArgs {
-        let mut v = vec!["stampede", "run"];
-        v.extend_from_slice(argv);
-        match crate::cli::Cli::try_parse_from(v).unwrap().command {
-            Some(crate::cli::Command::Run(a)) => a,
-            _ => unreachable!(),
-        }
-    }
-
-    fn plan_of(argv: &[&str]) -> Result<OltpPlan> {
-        let mut a = args(argv);
-        let name = a.target.positional_dbname.take().unwrap();
-        plan(&a, &name)
-    }
-
-    #[test]
-    fn seed_004_write_only_parses_with_sysbench_s_names() {
-        let p = plan_of(&[
-            "oltp_write_only",
-            "--tables=16",
-            "--table-size=10000",
-            "--threads=64",
-            "--time=60",
-            "--report-interval=60",
-            "--skip-trx",
-            "--rand-type=uniform",
-            "--warmup-time=5",
-        ])
-        .unwrap();
-        assert_eq!(p.test, SbTest::Oltp(Test::WriteOnly));
-        assert_eq!((p.opts.tables, p.opts.table_size), (16, 10000));
-        assert!(p.opts.skip_trx);
-        assert_eq!(p.opts.dist.kind, RandType::Uniform);
-        assert_eq!(p.spec.clients, 64);
-        assert!(matches!(p.spec.stop, Stop::Duration(d) if d.as_secs() == 60));
-        assert_eq!(p.spec.max_tries, 0);
-        assert_eq!(p.spec.mode, QueryMode::Prepared);
-        assert_eq!(p.warmup_s, 5);
-        assert_eq!(p.sysbench_options["skip-trx"], "on");
-    }
-
-    #[test]
-    fn events_are_shared_between_clients_and_exclude_time() {
-        let p = plan_of(&[
-            "oltp_point_select",
-            "--threads=3",
-            "--events=10",
-            "--time=0",
-        ])
-        .unwrap();
-        assert!(matches!(p.spec.stop, Stop::Transactions(4)));
-        assert!(p.events_note.unwrap().contains("12 in all"));
-        assert!(plan_of(&["oltp_point_select", "--events=10", "--time=5"]).is_err());
-        assert!(plan_of(&["oltp_point_select", "--time=0"]).is_err());
-        assert!(plan_of(&["oltp_point_select", "--time=5", "--warmup-time=5"]).is_err());
-        assert!(plan_of(&["oltp_point_select", "-b", "select-only"]).is_err());
-        // Defaults: sysbench's 10 s.
-        let p = plan_of(&["oltp_read_write.lua"]).unwrap();
-        assert!(matches!(p.spec.stop, Stop::Duration(d) if d.as_secs() == 10));
-        assert_eq!(p.opts.point_selects, 10);
-        assert!(!p.opts.skip_trx);
-    }
-
-    #[test]
-    fn sysbench_options_without_a_sysbench_test_are_refused() {
-        assert!(super::super::reject_without_test(&args(&["--tables=4"])).is_err());
-        assert!(super::super::reject_without_test(&args(&["-c", "4", "mydb"])).is_ok());
-        assert!(super::super::is_sysbench_test(Some("oltp_delete")));
-        assert!(super::super::is_sysbench_test(Some("bulk_insert.lua")));
-        assert!(!super::super::is_sysbench_test(Some("postgres")));
-    }
-
-    #[test]
-    fn bulk_insert_takes_threads_as_tables_and_refuses_the_mix_options() {
-        let p = plan_of(&["bulk_insert", "--threads=3", "--events=30", "--time=0"]).unwrap();
-        assert_eq!(p.test, SbTest::BulkInsert);
-        assert_eq!(p.opts.tables, 3);
-        assert!(matches!(p.spec.stop, Stop::Transactions(10)));
-        // Nothing is ignorable: one try; the INSERTs are counted per statement.
-        assert_eq!(p.spec.max_tries, 1);
-        assert!(p.spec.per_statement);
-        assert_eq!(p.sysbench_options["threads"], "3");
-        assert!(!p.sysbench_options.contains_key("table-size"));
-        let e = plan_of(&["bulk_insert.lua", "--tables=4", "--point-selects=1"])
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(
-            e.starts_with("--tables, --point-selects do not apply to bulk_insert"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn db_ps_mode_and_progress_style_choose_the_protocol_and_the_line() {
-        let p = plan_of(&["oltp_point_select", "--db-ps-mode=disable"]).unwrap();
-        assert_eq!(p.spec.mode, QueryMode::Simple);
-        assert_eq!(p.sysbench_options["db-ps-mode"], "disable");
-        assert_eq!(p.progress_style, ProgressStyle::Sysbench);
-        let p = plan_of(&["oltp_point_select", "--db-ps-mode=auto", "-M", "extended"]).unwrap();
-        assert_eq!(p.spec.mode, QueryMode::Extended);
-        assert!(plan_of(&[
-            "oltp_point_select",
-            "--db-ps-mode=disable",
-            "-M",
-            "prepared"
-        ])
-        .is_err());
-        let p = plan_of(&["oltp_point_select", "--progress-style", "pgbench"]).unwrap();
-        assert_eq!(p.progress_style, ProgressStyle::Pgbench);
-    }
+    ))
 }

@@ -1,33 +1,12 @@
-//! The end every run command shares (`run`, `run oltp_*`): starting the server sampler, putting
-//! the `RunResult` together (command line redacted, times, target, environment, connections,
-//! intervals, checks), printing and saving it, and the exit code.
+//! Putting a run's `RunResult` together, the same way for every family: the command line
+//! (redacted), times, target, environment, connections, intervals, checks; and starting the
+//! server sampler.
 
-use anyhow::{Context, Result};
 use report::{Check, CheckStatus, RunResult};
 
-use crate::cli::RunArgs;
 use crate::{environment, targeting};
 
-/// Print the summary on stdout, save `--json` and `--html`, and pick the exit code: the end of
-/// every run command.
-pub(super) fn emit_result(args: &RunArgs, result: &RunResult) -> Result<i32> {
-    print!("{}", report::render_text(result));
-    if let Some(path) = &args.json {
-        let f = std::fs::File::create(path)
-            .with_context(|| format!("--json {}: cannot create the file", path.display()))?;
-        report::write_json(result, std::io::BufWriter::new(f))
-            .with_context(|| format!("--json {}: cannot write the result", path.display()))?;
-        eprintln!("result saved to {}", path.display());
-    }
-    if let Some(path) = &args.html {
-        std::fs::write(path, report::html::render(result))
-            .with_context(|| format!("--html {}: cannot write the report", path.display()))?;
-        eprintln!("report saved to {}", path.display());
-    }
-    Ok(exit_code(result))
-}
-
-pub(super) fn skipped(name: &str, why: &str) -> Check {
+pub(crate) fn skipped(name: &str, why: &str) -> Check {
     Check {
         name: name.into(),
         status: CheckStatus::Skipped,
@@ -35,25 +14,13 @@ pub(super) fn skipped(name: &str, why: &str) -> Check {
     }
 }
 
-pub(super) fn exit_code(r: &RunResult) -> i32 {
-    if r.interrupted {
-        130
-    } else if !r.connections.aborted.is_empty()
-        || r.checks.iter().any(|c| c.status == CheckStatus::Failed)
-    {
-        2
-    } else {
-        0
-    }
-}
-
 /// "15.18 (Debian 15.18-0+deb12u1)" -> "15.18", as pgbench prints the server's version.
-pub(super) fn short_version(v: &str) -> String {
+pub(crate) fn short_version(v: &str) -> String {
     v.split_whitespace().next().unwrap_or(v).to_string()
 }
 
-/// What every run command puts into its result the same way, beside its own configuration.
-pub(super) struct ResultParts<'a> {
+/// What every run puts into its result the same way, beside its own configuration.
+pub(super) struct Parts<'a> {
     pub target: &'a targeting::Target,
     pub server: &'a environment::ServerInfo,
     pub outcome: engine::Outcome,
@@ -63,12 +30,12 @@ pub(super) struct ResultParts<'a> {
 
 /// The one place a `RunResult` is put together: command line (redacted), times, target,
 /// environment, connections, intervals, checks.
-pub(super) fn assemble_result(
+pub(super) fn assemble(
     config: report::RunConfig,
-    parts: ResultParts<'_>,
+    parts: Parts<'_>,
     sysbench: Option<report::SysbenchSection>,
 ) -> RunResult {
-    let ResultParts {
+    let Parts {
         target,
         server,
         outcome,
@@ -79,9 +46,7 @@ pub(super) fn assemble_result(
     RunResult {
         schema_version: report::SCHEMA_VERSION,
         stampede_version: env!("CARGO_PKG_VERSION").into(),
-        command_line: std::env::args()
-            .map(|a| target::conninfo::redact(&a))
-            .collect(),
+        command_line: command_line(),
         started_at: report::format_rfc3339_utc(outcome.started_at),
         measured_duration_s: outcome.total.duration_s(),
         target: report::TargetInfo {
@@ -147,22 +112,40 @@ pub(super) fn assemble_result(
     }
 }
 
-/// The server sampler for a run, unless `--no-observe`; a sampler that cannot start is a warning
-/// (the run goes on without server metrics), never a failure.
-pub(crate) fn start_observer(
-    conn: &target::ConnConfig,
-    no_observe: bool,
-) -> Option<observe::SamplerHandle> {
-    if no_observe {
-        return None;
+/// The command line as given, with every password removed: inside connection strings
+/// (`target::conninfo::redact`) and as the value of `--pgsql-password` / `--mysql-password`.
+fn command_line() -> Vec<String> {
+    let mut argv: Vec<String> = std::env::args()
+        .map(|a| target::conninfo::redact(&a))
+        .collect();
+    for i in 1..argv.len() {
+        if matches!(
+            argv[i - 1].as_str(),
+            "--pgsql-password" | "--mysql-password"
+        ) {
+            argv[i] = "***".into();
+        }
     }
+    for a in &mut argv {
+        for flag in ["--pgsql-password=", "--mysql-password="] {
+            if a.starts_with(flag) {
+                *a = format!("{flag}***");
+            }
+        }
+    }
+    argv
+}
+
+/// The server sampler for a run; a sampler that cannot start is a warning (the run goes on
+/// without server metrics), never a failure.
+pub(crate) fn start_observer(conn: &target::ConnConfig) -> Option<observe::SamplerHandle> {
     match observe::Sampler::start(conn, &observe::Options::default()) {
         Ok(h) => Some(h),
         Err(e) => {
-            eprintln!(
-                "warning: {}; running without server metrics",
+            crate::console::warning(&format!(
+                "{}; running without server metrics",
                 target::conninfo::redact(&format!("{e:#}"))
-            );
+            ));
             None
         }
     }

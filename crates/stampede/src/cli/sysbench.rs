@@ -12,9 +12,8 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use target::conninfo::Password;
-use target::ConnConfig;
 
-use crate::cli::{RunArgs, TargetArgs};
+use super::TargetArgs;
 
 /// sysbench's options of `oltp_common.lua` and of `sysbench` itself that `run oltp_*` takes (the
 /// others map to stampede's own flags: module notes). `None`: sysbench's default.
@@ -108,7 +107,7 @@ pub struct SysbenchArgs {
 
 impl SysbenchArgs {
     /// The options given, as `--name=value`, for the error when there is no sysbench workload.
-    pub(super) fn given(&self) -> Vec<&'static str> {
+    pub fn given(&self) -> Vec<&'static str> {
         let mut v = Vec::new();
         let mut add = |set: bool, name: &'static str| {
             if set {
@@ -144,7 +143,7 @@ impl SysbenchArgs {
     }
 
     /// The mix options of `oltp_common.lua` given, which `bulk_insert.lua` does not have.
-    pub(super) fn mix_given(&self) -> Vec<&'static str> {
+    pub fn mix_given(&self) -> Vec<&'static str> {
         let keep = [
             "--events",
             "--warmup-time",
@@ -166,33 +165,6 @@ fn parse_switch(s: &str) -> Result<bool, String> {
         "off" | "false" | "no" | "0" => Ok(false),
         _ => Err(format!("expected on or off, got {s:?}")),
     }
-}
-
-/// `bulk_insert`, which is not one of `workload::oltp::Test` (it shares only the table names).
-pub(super) const BULK_INSERT: &str = "bulk_insert";
-
-/// `run`'s positional names a sysbench test (module notes).
-pub fn is_sysbench_test(positional: Option<&str>) -> bool {
-    positional.is_some_and(|p| {
-        workload::oltp::Test::from_name(p).is_some()
-            || p.strip_suffix(".lua").unwrap_or(p) == BULK_INSERT
-    })
-}
-
-/// For `run` without a sysbench test: sysbench's options are a mistake, say so rather than
-/// ignore them; and `--embedded` with a DBNAME names two targets.
-pub fn reject_without_test(a: &RunArgs) -> Result<()> {
-    let mut given = a.sysbench.given();
-    given.extend(a.sysbench.pgsql.given());
-    if !given.is_empty() {
-        bail!(
-            "{} only apply to sysbench's workloads: `stampede run oltp_read_write {} ...` \
-             (the workload is the positional argument; the database then goes in -d)",
-            given.join(", "),
-            given[0]
-        );
-    }
-    Ok(())
 }
 
 /// sysbench's pgsql driver options (`drv_pgsql.c`) and `--db-driver`, for `run oltp_*` and
@@ -286,44 +258,9 @@ impl PgsqlArgs {
             }
             t.dbname = Some(db.clone());
         }
-        Ok(())
-    }
-
-    /// `--pgsql-password` onto the resolved target: it wins over PGPASSWORD and the password
-    /// file, but not over a password written in the connection string (libpq's order:
-    /// connection string, then flags, then environment).
-    pub fn apply_password(&self, conn: &mut ConnConfig, t: &TargetArgs) -> Result<()> {
-        let Some(p) = &self.pgsql_password else {
-            return Ok(());
-        };
-        let flags = target::ConnFlags {
-            host: t.host.clone(),
-            port: t.port.clone(),
-            user: t.username.clone(),
-            dbname: t.dbname.clone().or_else(|| t.positional_dbname.clone()),
-        };
-        let no_env_password = |k: &str| {
-            (k != "PGPASSWORD")
-                .then(|| std::env::var(k).ok())
-                .flatten()
-                .filter(|v| !v.is_empty())
-        };
-        let in_conninfo = ConnConfig::resolve(&flags, &no_env_password)
-            .map(|c| c.password.is_some())
-            .unwrap_or(false);
-        if !in_conninfo {
-            conn.password = Some(p.clone());
+        if self.pgsql_password.is_some() {
+            t.password = self.pgsql_password.clone();
         }
         Ok(())
-    }
-}
-
-/// The command line for the result, with `--pgsql-password VALUE`'s value removed too (the
-/// `--pgsql-password=VALUE` form is already caught by `target::conninfo::redact`).
-pub fn redact_argv(argv: &mut [String]) {
-    for i in 1..argv.len() {
-        if argv[i - 1] == "--pgsql-password" {
-            argv[i] = "***".into();
-        }
     }
 }

@@ -1,0 +1,113 @@
+//! `stampede init`, `check` and `reset`: a workload's tables, by the workload's name or by the
+//! name of its tables (`tpcb`, `oltp`).
+
+use clap::{Args, ValueEnum};
+
+use super::{PgsqlArgs, TargetArgs};
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PartitionMethod {
+    Range,
+    Hash,
+}
+
+const TPCB: &str = "pgbench's tables (init tpcb, pgbench -i)";
+const OLTP: &str = "sysbench's tables (init oltp, sysbench prepare)";
+
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// What to load: a workload (`stampede run --list`) or its tables' name: tpcb, oltp.
+    #[arg(value_name = "WORKLOAD")]
+    pub workload: Option<String>,
+    /// The database, as pgbench's positional DBNAME (prefer -d).
+    #[arg(value_name = "DBNAME")]
+    pub positional_dbname: Option<String>,
+    /// List what can be loaded and exit.
+    #[arg(long = "list")]
+    pub list: bool,
+    /// Scale factor (100,000 accounts per unit).
+    #[arg(short = 's', long = "scale", value_name = "NUM", default_value_t = 1, help_heading = TPCB)]
+    pub scale: i64,
+    /// Fill factor of the tables (10..100).
+    #[arg(
+        short = 'F',
+        long = "fillfactor",
+        value_name = "NUM",
+        default_value_t = 100,
+        help_heading = TPCB
+    )]
+    pub fillfactor: u32,
+    /// Partition pgbench_accounts into NUM parts.
+    #[arg(long = "partitions", value_name = "NUM", default_value_t = 0, help_heading = TPCB)]
+    pub partitions: u32,
+    /// Partitioning method (with --partitions).
+    #[arg(long = "partition-method", value_enum, default_value = "range", help_heading = TPCB)]
+    pub partition_method: PartitionMethod,
+    /// Create the tables unlogged.
+    #[arg(long = "unlogged-tables", visible_alias = "unlogged", help_heading = TPCB)]
+    pub unlogged: bool,
+    /// Create foreign keys between the tables.
+    #[arg(long = "foreign-keys", help_heading = TPCB)]
+    pub foreign_keys: bool,
+    /// Create the tables in this tablespace.
+    #[arg(long = "tablespace", value_name = "TABLESPACE", help_heading = TPCB)]
+    pub tablespace: Option<String>,
+    /// Create the primary keys' indexes in this tablespace.
+    #[arg(long = "index-tablespace", value_name = "TABLESPACE", help_heading = TPCB)]
+    pub index_tablespace: Option<String>,
+    /// Generate the data on the server (INSERT ... SELECT generate_series) instead of COPY.
+    #[arg(long = "server-side", help_heading = TPCB)]
+    pub server_side: bool,
+    /// Do not VACUUM ANALYZE after loading.
+    #[arg(short = 'n', long = "no-vacuum")]
+    pub no_vacuum: bool,
+    /// Loader connections (default: 1, or one per partition up to the CPU count).
+    #[arg(short = 'j', long = "jobs", value_name = "NUM")]
+    pub jobs: Option<u32>,
+    /// No progress bar.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+    /// Number of sbtest tables (sysbench's --tables).
+    #[arg(long = "tables", value_name = "N", default_value_t = 1, help_heading = OLTP)]
+    pub tables: u32,
+    /// Rows per table (sysbench's --table-size).
+    #[arg(long = "table-size", value_name = "N", default_value_t = 10_000, help_heading = OLTP)]
+    pub table_size: u64,
+    /// Create sysbench bulk_insert's tables instead (sbtest1..N, id and k, empty; N =
+    /// --tables = the run's clients).
+    #[arg(long = "bulk-insert", help_heading = OLTP)]
+    pub bulk_insert: bool,
+    /// sysbench's pgsql connection options.
+    #[command(flatten)]
+    pub pgsql: PgsqlArgs,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ResetArgs {
+    /// The workload (or its tables' name) whose data to restore: tpcb.
+    #[arg(value_name = "WORKLOAD")]
+    pub workload: String,
+    /// The database, as pgbench's positional DBNAME (prefer -d).
+    #[arg(value_name = "DBNAME")]
+    pub positional_dbname: Option<String>,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The workload (or its tables' name) whose consistency to check: tpcb, oltp.
+    #[arg(value_name = "WORKLOAD")]
+    pub workload: String,
+    /// The database, as pgbench's positional DBNAME (prefer -d).
+    #[arg(value_name = "DBNAME")]
+    pub positional_dbname: Option<String>,
+    /// Number of sbtest tables (sysbench's --tables), for `check oltp`.
+    #[arg(long = "tables", value_name = "N", default_value_t = 1)]
+    pub tables: u32,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}

@@ -1,0 +1,127 @@
+//! stampede's own command line: every flag defined once, here (clap derive), grouped in the help
+//! by task (workload, load shape, output, checks, target, embedded server). Options spelled as
+//! pgbench and sysbench spell them keep their meanings, but the defaults are stampede's (one set,
+//! printed in the run's header: [`crate::plan::Defaults`]). The drop-ins `stampede pgbench` and
+//! `stampede sysbench` do not go through clap: they parse their peer's command line exactly
+//! (`crate::dropin`) and are reached before [`parse`] is called.
+//!
+//! `-h` is the host (as in pgbench and psql), so help is `--help` or `-?`.
+//!
+//! Parsing only builds values; the one place that turns a command line into a run is
+//! [`crate::plan`]. A command line clap refuses exits 64 (`console::EXIT_USAGE`).
+
+mod init;
+mod run;
+pub mod sysbench;
+mod target;
+mod tools;
+
+use clap::{Parser, Subcommand};
+
+pub use init::{CheckArgs, InitArgs, PartitionMethod, ResetArgs};
+pub use run::{Protocol, RunArgs, ScriptArg};
+pub use sysbench::{PgsqlArgs, SysbenchArgs};
+pub use target::TargetArgs;
+pub use tools::{CompareArgs, ReportArgs, ServerAction, ServerArgs, ServerDirArgs};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "stampede",
+    version,
+    about = "Benchmark OLTP databases: pgbench's and sysbench's workloads on an embedded or remote PostgreSQL, measured exactly.",
+    long_about = "Benchmark OLTP databases: pgbench's and sysbench's workloads on an embedded or remote PostgreSQL, measured exactly.\n\n\
+        With no target (no -h/-p/-U/-d, no PG* variables), stampede starts a private PostgreSQL \
+        in a temporary directory, loads it, runs, and removes it.\n\n\
+        `stampede` alone runs the default benchmark: `stampede run tpcb-like` with the defaults \
+        (8 clients, 10 s, prepared statements) on the embedded server.\n\n\
+        `stampede pgbench ARGS` and `stampede sysbench ARGS` take pgbench's and sysbench's own \
+        command lines, and print what they print.",
+    disable_help_flag = true,
+    propagate_version = true,
+    after_help = "Exit codes: 0 success; 1 failed before measuring; 2 the run ended but clients aborted or a check failed; 3 server status: not running; 64 bad command line; 130 interrupted."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Print help (`-?` as in pgbench).
+    #[arg(short = '?', long = "help", action = clap::ArgAction::Help, global = true)]
+    pub help: Option<bool>,
+}
+
+// Built once per process: the size of `RunArgs` does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a workload: `stampede run [WORKLOAD] [options]` (`run --list` lists them).
+    Run(RunArgs),
+    /// Create and load a workload's tables: `stampede init WORKLOAD|tpcb|oltp [options]`.
+    Init(InitArgs),
+    /// Check a loaded database's consistency without running anything (`check tpcb`).
+    Check(CheckArgs),
+    /// Restore a workload's data to its loaded state: balances to 0, history emptied, vacuumed.
+    Reset(ResetArgs),
+    /// Manage a persistent embedded PostgreSQL (for repeated runs without reloading).
+    Server(ServerArgs),
+    /// Render the self-contained HTML report of a saved run (`run --json FILE`).
+    Report(ReportArgs),
+    /// Compare saved runs: each metric side by side, with a verdict that accounts for noise.
+    Compare(CompareArgs),
+    /// pgbench's command line, output and exit codes, exactly (`stampede pgbench --help`).
+    #[command(disable_help_flag = true)]
+    Pgbench {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
+    /// sysbench's command line, output and exit codes, exactly (`stampede sysbench --help`).
+    #[command(disable_help_flag = true)]
+    Sysbench {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
+}
+
+/// Parse argv (after the drop-ins have been ruled out by `main`). A command line clap refuses
+/// exits with [`crate::console::EXIT_USAGE`] (help and version exit 0).
+pub fn parse() -> Cli {
+    parse_from(std::env::args_os())
+}
+
+pub fn parse_from<I, T>(argv: I) -> Cli
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = match Cli::command().try_get_matches_from(argv) {
+        Ok(m) => m,
+        Err(e) => exit_clap(e),
+    };
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| exit_clap(e));
+    if let (Some(Command::Run(args)), Some(("run", m))) = (&mut cli.command, matches.subcommand()) {
+        args.script_order = run::script_order(m);
+    }
+    cli
+}
+
+/// clap's own exit, but with stampede's usage code.
+fn exit_clap(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    let code = match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => 0,
+        _ => crate::console::EXIT_USAGE,
+    };
+    let _ = e.print();
+    std::process::exit(code);
+}
+
+/// `stampede run`'s defaults as a command line, for the bare `stampede` (the same defaults as
+/// any `stampede run`: there is one set).
+pub fn default_run() -> RunArgs {
+    match parse_from(["stampede", "run"]).command {
+        Some(Command::Run(a)) => a,
+        _ => unreachable!("`stampede run` parses as run"),
+    }
+}

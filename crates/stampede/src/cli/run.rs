@@ -1,0 +1,297 @@
+//! `stampede run [WORKLOAD] [options]`: the options, grouped by task. Options whose default is
+//! stampede's own (clients, threads, duration, protocol, progress) are `Option`s here: the plan
+//! applies the defaults, so it knows which were given and the run's header can say which were
+//! not.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::{SysbenchArgs, TargetArgs};
+
+/// `--io`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum IoArg {
+    #[default]
+    Auto,
+    Epoll,
+    Uring,
+}
+
+impl IoArg {
+    pub fn mode(self) -> engine::IoMode {
+        match self {
+            IoArg::Auto => engine::IoMode::Auto,
+            IoArg::Epoll => engine::IoMode::Epoll,
+            IoArg::Uring => engine::IoMode::Uring,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Protocol {
+    Simple,
+    Extended,
+    Prepared,
+}
+
+impl Protocol {
+    pub fn mode(self) -> target::QueryMode {
+        match self {
+            Protocol::Simple => target::QueryMode::Simple,
+            Protocol::Extended => target::QueryMode::Extended,
+            Protocol::Prepared => target::QueryMode::Prepared,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Simple => "simple",
+            Protocol::Extended => "extended",
+            Protocol::Prepared => "prepared",
+        }
+    }
+}
+
+const WORKLOAD: &str = "Workload";
+const SHAPE: &str = "Load shape";
+const OUTPUT: &str = "Output";
+const CHECKS: &str = "Checks and server watching";
+
+#[derive(Args, Debug, Default)]
+pub struct RunArgs {
+    /// The workload to run (`--list` lists them; default tpcb-like). A name that is no workload
+    /// is taken as the database, with a note (`-d DBNAME` says it without one).
+    #[arg(value_name = "WORKLOAD", help_heading = WORKLOAD)]
+    pub workload: Option<String>,
+    /// The database, as pgbench's positional DBNAME (prefer -d).
+    #[arg(value_name = "DBNAME", help_heading = WORKLOAD)]
+    pub positional_dbname: Option<String>,
+    /// List the workloads and exit (`--list=markdown`: as the README's table).
+    #[arg(
+        long = "list",
+        value_name = "text|markdown",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "text",
+        value_parser = ["text", "markdown"],
+        help_heading = WORKLOAD
+    )]
+    pub list: Option<String>,
+    /// Add pgbench's builtin NAME weighted at W (default 1); `-b list` lists them.
+    #[arg(short = 'b', long = "builtin", value_name = "NAME[@W]", help_heading = WORKLOAD)]
+    pub builtin: Vec<String>,
+    /// Same as `-b simple-update`.
+    #[arg(short = 'N', long = "skip-some-updates", help_heading = WORKLOAD)]
+    pub skip_some_updates: bool,
+    /// Same as `-b select-only`.
+    #[arg(short = 'S', long = "select-only", help_heading = WORKLOAD)]
+    pub select_only: bool,
+    /// Add a script FILENAME in pgbench's language weighted at W (default 1); `-` reads
+    /// standard input. Mixes with -b in the order given.
+    #[arg(short = 'f', long = "file", value_name = "FILENAME[@W]", help_heading = WORKLOAD)]
+    pub file: Vec<String>,
+    /// Define variable NAME for the scripts (`:NAME`); overrides :scale, :client_id,
+    /// :random_seed and :default_seed.
+    #[arg(short = 'D', long = "define", value_name = "VARNAME=VALUE", help_heading = WORKLOAD)]
+    pub define: Vec<String>,
+    /// -b/-f/-N/-S in command-line order (filled by the parser; empty: builtins, then -N, -S,
+    /// then files).
+    #[arg(skip)]
+    pub script_order: Vec<ScriptArg>,
+    /// Scale factor of pgbench's tables: read from pgbench_branches when they exist (a
+    /// different -s is a warning); what the embedded server loads (default 10).
+    #[arg(short = 's', long = "scale", value_name = "NUM", help_heading = WORKLOAD)]
+    pub scale: Option<i64>,
+    /// Show a builtin script and exit (`--show-script list` lists them).
+    #[arg(long = "show-script", value_name = "NAME", help_heading = WORKLOAD)]
+    pub show_script: Option<String>,
+
+    /// Number of concurrent database clients [8] (sysbench's --threads).
+    #[arg(
+        short = 'c',
+        long = "client",
+        visible_aliases = ["clients", "threads"],
+        value_name = "NUM",
+        help_heading = SHAPE
+    )]
+    pub clients: Option<u32>,
+    /// Engine threads (event loops) driving the clients [one per CPU, at most one per client].
+    #[arg(short = 'j', long = "jobs", value_name = "NUM", help_heading = SHAPE)]
+    pub jobs: Option<u32>,
+    /// Duration of the measured run in seconds [10] (connecting is not counted).
+    #[arg(
+        short = 'T',
+        long = "time",
+        value_name = "NUM",
+        conflicts_with = "transactions",
+        help_heading = SHAPE
+    )]
+    pub time: Option<u64>,
+    /// Number of transactions each client runs, instead of a duration.
+    #[arg(short = 't', long = "transactions", value_name = "NUM", help_heading = SHAPE)]
+    pub transactions: Option<u64>,
+    /// Target rate in transactions per second (Poisson schedule; latency from the scheduled
+    /// start).
+    #[arg(
+        short = 'R',
+        long = "rate",
+        value_name = "NUM",
+        allow_negative_numbers = true,
+        help_heading = SHAPE
+    )]
+    pub rate: Option<f64>,
+    /// With -R: skip transactions already NUM ms late, count committed ones slower than NUM ms.
+    #[arg(
+        short = 'L',
+        long = "latency-limit",
+        value_name = "NUM",
+        requires = "rate",
+        help_heading = SHAPE
+    )]
+    pub latency_limit: Option<f64>,
+    /// Protocol for submitting queries [prepared].
+    #[arg(short = 'M', long = "protocol", value_enum, help_heading = SHAPE)]
+    pub protocol: Option<Protocol>,
+    /// Maximum tries per transaction for serialization failures and deadlocks (0: unlimited,
+    /// needs -T) [1].
+    #[arg(long = "max-tries", value_name = "NUM", help_heading = SHAPE)]
+    pub max_tries: Option<u32>,
+    /// Open a new connection for every transaction.
+    #[arg(short = 'C', long = "connect", help_heading = SHAPE)]
+    pub connect: bool,
+    /// Random seed: an integer, `time` (default) or `rand`.
+    #[arg(long = "random-seed", value_name = "SEED", help_heading = SHAPE)]
+    pub random_seed: Option<String>,
+    /// Do not vacuum (and truncate pgbench_history) before a pgbench workload's run.
+    #[arg(short = 'n', long = "no-vacuum", help_heading = SHAPE)]
+    pub no_vacuum: bool,
+    /// Vacuum all four pgbench tables before the run.
+    #[arg(
+        short = 'v',
+        long = "vacuum-all",
+        conflicts_with = "no_vacuum",
+        help_heading = SHAPE
+    )]
+    pub vacuum_all: bool,
+    /// Stop the whole run as soon as a client aborts.
+    #[arg(long = "exit-on-abort", help_heading = SHAPE)]
+    pub exit_on_abort: bool,
+    /// The measured run's socket I/O: io_uring where the kernel allows it, else epoll (auto;
+    /// the result says which and why); epoll always; io_uring or an error.
+    #[arg(
+        long = "io",
+        value_enum,
+        default_value = "auto",
+        value_name = "auto|epoll|uring",
+        help_heading = SHAPE
+    )]
+    pub io: IoArg,
+
+    /// Show a progress line every NUM seconds [5] (sysbench's --report-interval); 0: none.
+    #[arg(
+        short = 'P',
+        long = "progress",
+        visible_alias = "report-interval",
+        value_name = "NUM",
+        allow_negative_numbers = true,
+        help_heading = OUTPUT
+    )]
+    pub progress: Option<f64>,
+    /// Report latencies and failures per statement.
+    #[arg(short = 'r', long = "report-per-command", help_heading = OUTPUT)]
+    pub report_per_command: bool,
+    /// Write each transaction (or, with --aggregate-interval, each interval) to a log file per
+    /// thread: PREFIX.PID, PREFIX.PID.THREAD (pgbench's format).
+    #[arg(short = 'l', long = "log", help_heading = OUTPUT)]
+    pub log: bool,
+    /// Prefix of the log files (default: pgbench_log).
+    #[arg(
+        long = "log-prefix",
+        value_name = "PREFIX",
+        requires = "log",
+        help_heading = OUTPUT
+    )]
+    pub log_prefix: Option<String>,
+    /// Log one line of aggregates per NUM seconds instead of one line per transaction.
+    #[arg(
+        long = "aggregate-interval",
+        value_name = "NUM",
+        requires = "log",
+        help_heading = OUTPUT
+    )]
+    pub aggregate_interval: Option<u64>,
+    /// Log only this fraction of the transactions (e.g. 0.01 for 1%).
+    #[arg(
+        long = "sampling-rate",
+        value_name = "NUM",
+        requires = "log",
+        help_heading = OUTPUT
+    )]
+    pub sampling_rate: Option<f64>,
+    /// Write the full result (configuration, environment, interval series, histograms) as JSON.
+    #[arg(long = "json", value_name = "FILE", help_heading = OUTPUT)]
+    pub json: Option<PathBuf>,
+    /// Also write a self-contained HTML report (charts, top SQL, wait events) to FILE.
+    #[arg(long = "html", value_name = "FILE", help_heading = OUTPUT)]
+    pub html: Option<PathBuf>,
+    /// Accepted for pgbench compatibility: failures are always reported by kind.
+    #[arg(long = "failures-detailed", help_heading = OUTPUT)]
+    pub failures_detailed: bool,
+    /// Accepted for pgbench compatibility: every aborted client's error is reported.
+    #[arg(long = "verbose-errors", help_heading = OUTPUT)]
+    pub verbose_errors: bool,
+
+    /// Skip the checks after the run (the workload's invariants, the commit count).
+    #[arg(long = "no-check", help_heading = CHECKS)]
+    pub no_check: bool,
+    /// Do not watch the server during the run (wait events, pg_stat_statements, counters, OS).
+    #[arg(long = "no-observe", help_heading = CHECKS)]
+    pub no_observe: bool,
+
+    /// sysbench's options, for sysbench's workloads.
+    #[command(flatten)]
+    pub sysbench: SysbenchArgs,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// A script of the run as given on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScriptArg {
+    /// `-b NAME[@W]` (`-N` and `-S` as `simple-update`, `select-only`).
+    Builtin(String),
+    /// `-f FILE[@W]`.
+    File(String),
+}
+
+/// -b, -f, -N and -S in the order given (pgbench numbers scripts in command-line order:
+/// `-b tpcb-like@1 -f my.sql@3`).
+pub(super) fn script_order(m: &clap::ArgMatches) -> Vec<ScriptArg> {
+    let mut all: Vec<(usize, ScriptArg)> = Vec::new();
+    for (id, file) in [("builtin", false), ("file", true)] {
+        if let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) {
+            for (i, v) in idx.zip(vals) {
+                let arg = if file {
+                    ScriptArg::File(v.clone())
+                } else {
+                    ScriptArg::Builtin(v.clone())
+                };
+                all.push((i, arg));
+            }
+        }
+    }
+    for (id, name) in [
+        ("skip_some_updates", "simple-update"),
+        ("select_only", "select-only"),
+    ] {
+        if m.get_flag(id) {
+            if let Some(i) = m.index_of(id) {
+                all.push((i, ScriptArg::Builtin(name.into())));
+            }
+        }
+    }
+    all.sort_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, a)| a).collect()
+}

@@ -1,0 +1,65 @@
+//! `stampede server`, `report` and `compare`: the commands that do not run a workload.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+#[derive(Args, Debug)]
+pub struct ServerArgs {
+    #[command(subcommand)]
+    pub action: ServerAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ServerAction {
+    /// Initialise (if needed) and start a persistent embedded server.
+    Start(ServerDirArgs),
+    /// Say whether it runs, and how to connect.
+    Status(ServerDirArgs),
+    /// Stop it (the data directory is kept; remove it yourself to start afresh).
+    Stop(ServerDirArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ServerDirArgs {
+    /// Data directory (default: $XDG_DATA_HOME/stampede/server or ~/.local/share/stampede/server).
+    #[arg(long = "data-dir", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    #[arg(long = "pg-bindir", value_name = "DIR")]
+    pub pg_bindir: Option<PathBuf>,
+    /// A server setting NAME=VALUE (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub settings: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// A run result written by `stampede run --json FILE`.
+    #[arg(value_name = "RUN.json")]
+    pub input: PathBuf,
+    /// Where to write the HTML report (`-` or absent: standard output).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Two or more run results (`stampede run --json FILE`); the first is the baseline.
+    #[arg(value_name = "RUN.json", num_args = 2.., required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Also write the comparison as a self-contained HTML page, the runs overlaid.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Compare runs of different workloads anyway.
+    #[arg(long = "force")]
+    pub force: bool,
+    /// Smallest change, in percent, that counts as a difference (default 5).
+    #[arg(long = "min-effect", value_name = "PERCENT", default_value_t = 5.0)]
+    pub min_effect: f64,
+    /// Seconds at the start of each run left out of the verdicts as ramp-up (default 1).
+    #[arg(long = "warmup", value_name = "SECONDS", default_value_t = 1.0)]
+    pub warmup: f64,
+    /// Seed of the bootstrap (the verdicts are deterministic for a seed).
+    #[arg(long = "seed", value_name = "NUM", default_value_t = 1)]
+    pub seed: u64,
+}

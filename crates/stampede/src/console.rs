@@ -1,0 +1,194 @@
+//! What a person reads on standard error, and the exit code: one place for both, so every
+//! command (and each drop-in) says things the same way.
+//!
+//! Results go to standard output; everything else (progress, notes, warnings, errors, server
+//! notices, client aborts) to standard error, prefixed as the tool being spoken for prefixes it:
+//! stampede's own commands `error: ` / `warning: ` / `note: ` / `hint: `; `stampede pgbench`
+//! pgbench's `pgbench: error: ` / `pgbench: warning: ` / `pgbench: detail: ` / `pgbench: hint: `
+//! (PostgreSQL's `pg_log_*`, common/logging.c: a message that spans lines gets the prefix on its
+//! first line only); `stampede sysbench` sysbench's `FATAL: ` / `WARNING: `.
+//!
+//! A failure is one sentence of cause plus, where there is one, one sentence of what to do
+//! ([`Failure`]); the hint is printed once, on its own line.
+//!
+//! ## Exit codes (stampede's own commands; the README has the table)
+//! - 0: success.
+//! - 1: the command failed before measuring anything (the target is unreachable or refused us,
+//!   a table is missing, the server rejected setup).
+//! - 2: the run ended, but clients aborted or a check failed: its numbers are not to be trusted.
+//! - 3: `server status`: no server is running (as `pg_ctl status`).
+//! - 64: the command line is wrong (an unknown option, a bad value, options that conflict):
+//!   nothing was done (sysexits' EX_USAGE).
+//! - 130: interrupted (Ctrl-C); the partial result is still printed and saved.
+//!
+//! The drop-ins keep their peer's codes: pgbench's 0 / 1 (bad arguments, setup failure) / 2
+//! (errors during the run); sysbench's 0 / 1.
+
+use std::sync::OnceLock;
+
+/// Whose conventions diagnostics follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Voice {
+    Stampede,
+    Pgbench,
+    Sysbench,
+}
+
+static VOICE: OnceLock<Voice> = OnceLock::new();
+
+/// Set once, by `main`, before anything is printed.
+pub fn set_voice(v: Voice) {
+    let _ = VOICE.set(v);
+}
+
+pub fn voice() -> Voice {
+    *VOICE.get().unwrap_or(&Voice::Stampede)
+}
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_FAILED: i32 = 1;
+pub const EXIT_UNTRUSTED: i32 = 2;
+pub const EXIT_NOT_RUNNING: i32 = 3;
+pub const EXIT_USAGE: i32 = 64;
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Level {
+    Error,
+    Warning,
+    Note,
+    Detail,
+    Hint,
+}
+
+fn prefix(level: Level) -> &'static str {
+    match (voice(), level) {
+        (Voice::Stampede, Level::Error) => "error: ",
+        (Voice::Stampede, Level::Warning) => "warning: ",
+        (Voice::Stampede, Level::Note) => "note: ",
+        (Voice::Stampede, Level::Detail) => "detail: ",
+        (Voice::Stampede, Level::Hint) => "hint: ",
+        (Voice::Pgbench, Level::Error) => "pgbench: error: ",
+        (Voice::Pgbench, Level::Warning) => "pgbench: warning: ",
+        // pg_log_info: the program name only.
+        (Voice::Pgbench, Level::Note) => "pgbench: ",
+        (Voice::Pgbench, Level::Detail) => "pgbench: detail: ",
+        (Voice::Pgbench, Level::Hint) => "pgbench: hint: ",
+        (Voice::Sysbench, Level::Error) => "FATAL: ",
+        (Voice::Sysbench, Level::Warning) => "WARNING: ",
+        (Voice::Sysbench, _) => "",
+    }
+}
+
+fn say(level: Level, msg: &str) {
+    // pg_log_generic: one trailing newline of the message is dropped (libpq's messages end in
+    // one), continuation lines are printed as they are.
+    let msg = msg.strip_suffix('\n').unwrap_or(msg);
+    eprintln!("{}{msg}", prefix(level));
+}
+
+pub fn error(msg: &str) {
+    say(Level::Error, msg);
+}
+pub fn warning(msg: &str) {
+    say(Level::Warning, msg);
+}
+pub fn note(msg: &str) {
+    say(Level::Note, msg);
+}
+pub fn detail(msg: &str) {
+    say(Level::Detail, msg);
+}
+pub fn hint(msg: &str) {
+    say(Level::Hint, msg);
+}
+
+/// A server's notice or warning (or an error shown as a notice), as libpq's default notice
+/// processor prints it: its own `SEVERITY:  message` lines, no prefix of ours.
+pub fn server_notice(n: &target::DbError) {
+    eprintln!("{n}");
+}
+
+/// A failure with its cause, what to do about it, and the exit code. Commands return it (inside
+/// `anyhow::Error`) where they know better than "1, and the chain of causes".
+#[derive(Debug)]
+pub struct Failure {
+    pub cause: String,
+    pub todo: Option<String>,
+    /// Extra lines between the cause and the hint (pgbench's `detail:`).
+    pub detail: Option<String>,
+    pub code: i32,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.cause)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+impl Failure {
+    /// The command line is wrong: nothing was done.
+    pub fn usage(cause: impl Into<String>, todo: impl Into<String>) -> anyhow::Error {
+        anyhow::Error::new(Failure {
+            cause: cause.into(),
+            todo: Some(todo.into()).filter(|t: &String| !t.is_empty()),
+            detail: None,
+            code: if voice() == Voice::Stampede {
+                EXIT_USAGE
+            } else {
+                EXIT_FAILED
+            },
+        })
+    }
+
+    /// Something outside the command line stopped the command before it measured anything.
+    pub fn setup(cause: impl Into<String>, todo: impl Into<String>) -> anyhow::Error {
+        anyhow::Error::new(Failure {
+            cause: cause.into(),
+            todo: Some(todo.into()).filter(|t: &String| !t.is_empty()),
+            detail: None,
+            code: EXIT_FAILED,
+        })
+    }
+}
+
+/// Print an error the way the current voice prints them and return its exit code. A
+/// [`Failure`] anywhere in the chain decides the code and adds its hint; other errors print
+/// their chain of causes (`context: cause`) and exit 1. Passwords never reach the terminal.
+pub fn report(e: &anyhow::Error) -> i32 {
+    let redact = |s: &str| target::conninfo::redact(s);
+    match e.chain().find_map(|c| c.downcast_ref::<Failure>()) {
+        Some(f) => {
+            // Context added above the failure (`initialising TPC-B on ...: cause`).
+            let full = format!("{e:#}");
+            error(&redact(&full));
+            if let Some(d) = &f.detail {
+                detail(&redact(d));
+            }
+            if let Some(t) = &f.todo {
+                hint(&redact(t));
+            }
+            f.code
+        }
+        None => {
+            error(&redact(&format!("{e:#}")));
+            EXIT_FAILED
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_s_code_and_cause_survive_added_context() {
+        let e = Failure::setup("the server refused", "check pg_hba.conf").context("loading");
+        assert_eq!(format!("{e:#}"), "loading: the server refused");
+        let f = e.chain().find_map(|c| c.downcast_ref::<Failure>()).unwrap();
+        assert_eq!(f.code, EXIT_FAILED);
+        assert_eq!(f.todo.as_deref(), Some("check pg_hba.conf"));
+    }
+}

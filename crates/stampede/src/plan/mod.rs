@@ -1,0 +1,322 @@
+//! The command line becomes one value, once: a [`Plan`] (the target, the workload's job, the
+//! engine's [`RunSpec`], the outputs), decided and validated before any connection opens. `run`,
+//! `pgbench` and `sysbench` are translators into it: stampede's own command line through
+//! [`Plan::from_run`], the drop-ins by filling the same [`RunArgs`] with their peer's options
+//! and defaults. Nothing after the plan reads the command line again.
+//!
+//! ## Positionals of `stampede run`
+//! `stampede run [WORKLOAD] [DBNAME]`: the first is a workload of the one table
+//! ([`crate::workloads`]). One that names no workload is the database, as in pgbench, with a
+//! note saying so (`-d` says it without one); one that is close to a workload's name (a typo) is
+//! an error rather than a database nobody meant.
+//!
+//! ## Defaults
+//! One set per front end ([`Frontend`]): stampede's own for `stampede run` and the bare
+//! `stampede` (8 clients, one engine thread per CPU, 10 s, prepared statements, a progress line
+//! every 5 s, the checks and the server watching on), pgbench's for `stampede pgbench` (1
+//! client, 10 transactions, simple protocol, nothing added), sysbench's for `stampede sysbench`
+//! (1 thread, 10 s, prepared). The defaults a stampede run used are printed in its header.
+
+pub mod pgbench;
+pub mod sysbench;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+use engine::RunSpec;
+
+use crate::cli::{Protocol, RunArgs, TargetArgs};
+use crate::console::Failure;
+use crate::workloads::{self, Family};
+use crate::{environment, targeting};
+
+pub use pgbench::PgbenchJob;
+pub use sysbench::SysbenchJob;
+
+/// Which command line the plan came from: it decides the defaults and whose conventions the
+/// output follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frontend {
+    Native,
+    Pgbench,
+    Sysbench,
+}
+
+/// Everything a run needs, decided before any I/O.
+pub struct Plan {
+    pub frontend: Frontend,
+    pub target: TargetArgs,
+    pub spec: RunSpec,
+    pub job: Job,
+    pub out: Outputs,
+}
+
+pub enum Job {
+    Pgbench(PgbenchJob),
+    Sysbench(SysbenchJob),
+}
+
+/// What the run writes, and what it adds to the measurement.
+pub struct Outputs {
+    /// A progress line every this many seconds.
+    pub progress_s: Option<f64>,
+    /// sysbench's progress lines on standard output instead of stampede's on standard error.
+    pub sysbench_progress: bool,
+    pub json: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    /// The commit count and the workload's own checks after the run.
+    pub checks: bool,
+    /// Watch the server during the run.
+    pub observe: bool,
+    /// stampede's defaults this run used, as the options that would have given them.
+    pub defaulted: Vec<String>,
+    /// pgbench's `--progress-timestamp`: progress lines say the time of day.
+    pub progress_timestamp: bool,
+}
+
+/// stampede's own defaults (module notes).
+pub struct Defaults;
+
+impl Defaults {
+    pub const CLIENTS: u32 = 8;
+    pub const TIME_S: u64 = 10;
+    pub const PROTOCOL: Protocol = Protocol::Prepared;
+    pub const PROGRESS_S: f64 = 5.0;
+}
+
+fn cpus() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+}
+
+/// Which workload and database the positionals name (module notes).
+fn positionals(a: &mut RunArgs) -> Result<Option<&'static workloads::Workload>> {
+    let first = a.workload.take();
+    let second = a.positional_dbname.take();
+    if a.target.embedded
+        && first
+            .as_deref()
+            .is_some_and(|w| workloads::find(w).is_none())
+    {
+        return Err(Failure::usage(
+            "--embedded and a database name: the embedded server has its own database",
+            "drop one of them",
+        ));
+    }
+    let (workload, db) = match (first, second) {
+        (None, _) => (None, None),
+        (Some(w), db) => match workloads::find(&w) {
+            Some(found) => (Some(found), db),
+            None if db.is_some() => {
+                return Err(Failure::usage(
+                    format!("{w:?} is not a workload"),
+                    "`stampede run --list` lists them; give the database with -d",
+                ))
+            }
+            None => match workloads::near(&w) {
+                Some(near) => return Err(Failure::usage(
+                    format!("{w:?} is not a workload; did you mean {}?", near.name),
+                    format!(
+                        "`stampede run --list` lists them; a database of that name goes in -d {w}"
+                    ),
+                )),
+                // A connection string or URL names a target, plainly.
+                None if w.contains('=') || w.contains("://") => (None, Some(w)),
+                None => {
+                    crate::console::note(&format!(
+                        "{w:?} is not a workload, so it is taken as the database (-d {w} says so \
+                         without this note; `stampede run --list` lists the workloads)"
+                    ));
+                    (None, Some(w))
+                }
+            },
+        },
+    };
+    if let Some(db) = db {
+        if a.target.embedded {
+            return Err(Failure::usage(
+                "--embedded and a database name: the embedded server has its own database",
+                "drop one of them",
+            ));
+        }
+        if a.target.dbname.is_some() {
+            return Err(Failure::usage(
+                "the database is given twice (-d/--dbname and a positional DBNAME)",
+                "give it once, with -d",
+            ));
+        }
+        a.target.positional_dbname = Some(db);
+    }
+    Ok(workload)
+}
+
+impl Plan {
+    /// The plan of a `stampede run` (or of a drop-in that filled `RunArgs` with its peer's
+    /// options and defaults, `frontend` saying whose).
+    pub fn from_run(mut a: RunArgs, frontend: Frontend) -> Result<Plan> {
+        let workload = positionals(&mut a)?;
+        let family = match workload {
+            Some(w) => w.family,
+            None => Family::Pgbench,
+        };
+        if family == Family::Sysbench {
+            // sysbench's connection options are spellings of -h -p -U -d and the password.
+            let pgsql = a.sysbench.pgsql.clone();
+            pgsql.apply(&mut a.target)?;
+        } else {
+            sysbench::reject_options(&a)?;
+        }
+        let mut defaulted = Vec::new();
+        if frontend == Frontend::Native {
+            apply_defaults(&mut a, &mut defaulted);
+        }
+        let progress_s = match a.progress {
+            Some(p) if p == 0.0 && frontend == Frontend::Native => None,
+            Some(p) if !(p > 0.0 && p.is_finite()) => {
+                return Err(Failure::usage(
+                    format!("-P/--progress must be positive, got {p}"),
+                    "give the seconds between progress lines (0: none)",
+                ))
+            }
+            p => p,
+        };
+        let (job, spec) = match family {
+            Family::Pgbench => {
+                let (job, spec) = pgbench::plan(&a, workload.map(|w| w.name), frontend)?;
+                (Job::Pgbench(job), spec)
+            }
+            Family::Sysbench => {
+                let name = workload
+                    .expect("a sysbench family run names its workload")
+                    .name;
+                let (job, spec) = sysbench::plan(&a, name, frontend)?;
+                (Job::Sysbench(job), spec)
+            }
+        };
+        let sysbench_progress = match a.sysbench.progress_style.as_deref() {
+            Some("sysbench") => true,
+            Some(_) => false,
+            None => frontend == Frontend::Sysbench,
+        };
+        let out = Outputs {
+            progress_s,
+            sysbench_progress,
+            json: a.json.take(),
+            html: a.html.take(),
+            checks: !a.no_check,
+            observe: !a.no_observe,
+            defaulted,
+            progress_timestamp: false,
+        };
+        let mut plan = Plan {
+            frontend,
+            target: a.target,
+            spec,
+            job,
+            out,
+        };
+        plan.prepare_for_clients()?;
+        targeting::validate(&plan.target)?;
+        Ok(plan)
+    }
+
+    /// What every run needs for its clients before anything connects or the embedded server
+    /// starts: enough open files (raising the soft limit when allowed, refusing with how to raise
+    /// it otherwise; see `environment::ensure_fd_limit`), and an embedded server that accepts them
+    /// all (`max_connections` from the clients unless `--set`, the rule in
+    /// `target::embedded::max_connections_for`).
+    fn prepare_for_clients(&mut self) -> Result<()> {
+        let clients = self.spec.clients.max(1);
+        environment::ensure_fd_limit(clients, self.spec.threads.min(clients), "-c/--client")?;
+        let user_set = self.target.settings.iter().any(|kv| {
+            kv.split_once('=')
+                .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case("max_connections"))
+        });
+        let wanted = target::embedded::max_connections_for(clients);
+        if targeting::wants_embedded(&self.target)
+            && !user_set
+            && wanted > target::embedded::max_connections_for(0)
+        {
+            self.target
+                .settings
+                .push(format!("max_connections={wanted}"));
+        }
+        Ok(())
+    }
+}
+
+/// stampede's defaults for what the command line left out, each recorded as the option that
+/// would have given it.
+fn apply_defaults(a: &mut RunArgs, defaulted: &mut Vec<String>) {
+    if a.clients.is_none() {
+        a.clients = Some(Defaults::CLIENTS);
+        defaulted.push(format!("-c {}", Defaults::CLIENTS));
+    }
+    if a.jobs.is_none() {
+        let j = cpus().min(a.clients.unwrap_or(1)).max(1);
+        a.jobs = Some(j);
+        defaulted.push(format!("-j {j}"));
+    }
+    if a.time.is_none() && a.transactions.is_none() && a.sysbench.events.is_none() {
+        a.time = Some(Defaults::TIME_S);
+        defaulted.push(format!("-T {}", Defaults::TIME_S));
+    }
+    if a.protocol.is_none() && a.sysbench.db_ps_mode.is_none() {
+        a.protocol = Some(Defaults::PROTOCOL);
+        defaulted.push(format!("-M {}", Defaults::PROTOCOL.name()));
+    }
+    if a.progress.is_none() {
+        a.progress = Some(Defaults::PROGRESS_S);
+        defaulted.push(format!("-P {}", Defaults::PROGRESS_S));
+    }
+}
+
+/// The engine ticks at least every second so the result always holds a time series (for the
+/// JSON, the HTML charts, comparisons, the warm-up cut); `-P` only decides what is printed.
+pub fn tick(progress_s: Option<f64>) -> Option<Duration> {
+    Some(Duration::from_secs_f64(
+        progress_s.map_or(1.0, |p| p.min(1.0)),
+    ))
+}
+
+/// A value that must be positive and finite, or absent.
+pub fn positive(v: Option<f64>, flag: &str) -> Result<Option<f64>> {
+    match v {
+        Some(x) if !(x > 0.0 && x.is_finite()) => Err(Failure::usage(
+            format!("{flag} must be positive, got {x}"),
+            "",
+        )),
+        v => Ok(v),
+    }
+}
+
+/// pgbench's `--random-seed`: `time` (the default), `rand`, or an unsigned integer.
+pub fn parse_seed(s: Option<&str>) -> Result<u64> {
+    use std::time::SystemTime;
+    match s.unwrap_or("time") {
+        "time" => Ok(SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0)),
+        "rand" => {
+            let mut buf = [0u8; 8];
+            std::fs::File::open("/dev/urandom")
+                .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut buf))
+                .map_err(|e| {
+                    Failure::setup(
+                        format!("--random-seed=rand: cannot read /dev/urandom: {e}"),
+                        "give an integer seed instead",
+                    )
+                })?;
+            Ok(u64::from_ne_bytes(buf))
+        }
+        n => n.parse::<u64>().map_err(|_| {
+            Failure::usage(
+                format!(
+                    "--random-seed must be \"time\", \"rand\" or an unsigned integer, got {n:?}"
+                ),
+                "",
+            )
+        }),
+    }
+}

@@ -1,0 +1,285 @@
+//! A [`Plan`] carried out: the one sequence every run follows, whichever front end planned it
+//! and whichever family of workloads it runs.
+//!
+//! Order of work, each phase exported before the next can fail (hyperfine's habit): open the
+//! target (starting the embedded server when none is given, and loading the workload's tables
+//! there); read the environment; the family's preparation (find the data and its size, pgbench's
+//! pre-run vacuum, the baselines of the workload's own checks); the commit baseline; the header;
+//! the engine, with progress lines and the server watcher; the checks; the result, printed and
+//! saved. Ctrl-C during the run ends it cleanly with a partial result, still printed and saved.
+//!
+//! A family ([`Family`]: `pgbench` for the TPC-B builtins and scripts, `sysbench` for the OLTP
+//! family) supplies only what differs: its tables, its preparation, how its transactions map to
+//! server commits, its own checks and its part of the result. What is printed and how follows
+//! the plan's front end (`output`).
+
+mod output;
+pub mod pgbench;
+mod result;
+pub mod sysbench;
+mod sysbench_checks;
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use engine::{Event, Outcome, RunError};
+use report::{Check, CheckStatus, RunConfig, SysbenchSection};
+use target::{ConnConfig, Session};
+
+use crate::checks::{self, CommitCheck, CommitVerdict};
+use crate::commands::setup_runtime;
+use crate::console::{self, Failure};
+use crate::plan::{Frontend, Job, Outputs, Plan};
+use crate::{environment, interrupt, targeting};
+
+pub(crate) use result::skipped;
+
+/// What a family's steps may read: the run's decisions and where it runs.
+pub(crate) struct Ctx<'a> {
+    pub frontend: Frontend,
+    pub spec: &'a engine::RunSpec,
+    pub out: &'a Outputs,
+    pub target: &'a targeting::Target,
+    pub rt: &'a tokio::runtime::Runtime,
+}
+
+impl Ctx<'_> {
+    pub fn conn(&self) -> &ConnConfig {
+        &self.target.conn
+    }
+
+    pub fn embedded(&self) -> bool {
+        self.target.embedded.is_some()
+    }
+
+    /// One session for a setup step, closed afterwards; its notices are printed.
+    pub fn with_session<T>(&self, f: impl AsyncFnOnce(&mut Session) -> Result<T>) -> Result<T> {
+        self.rt.block_on(async {
+            let mut s = Session::connect(self.conn()).await?;
+            let r = f(&mut s).await;
+            for n in s.take_notices() {
+                console::server_notice(&n);
+            }
+            s.close().await;
+            r
+        })
+    }
+}
+
+/// What happened after the engine returned that the commit count must know (sysbench
+/// bulk_insert's rows still buffered when the run ended, sent on a session of their own).
+#[derive(Default)]
+pub(crate) struct Finish {
+    pub commits: u64,
+    pub connections: u64,
+}
+
+/// What differs between families of workloads (module notes).
+pub(crate) trait Family {
+    /// Load the workload's tables on a new embedded server.
+    fn load_embedded(&mut self, ctx: &Ctx) -> Result<()>;
+    /// Before the run: find the data and its size, pre-run maintenance, the baselines of the
+    /// workload's own checks (when `ctx.out.checks`).
+    fn before(&mut self, ctx: &Ctx) -> Result<()>;
+    /// The workload in the header's words (`tpcb-like, scale 10`).
+    fn describe(&self) -> String;
+    /// sysbench's section, for its progress lines and summary; `None` for other families.
+    fn sysbench_section(&self) -> Option<SysbenchSection> {
+        None
+    }
+    /// The measured run.
+    fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError>;
+    /// After the engine, even after an error or Ctrl-C: what the workload still must send.
+    fn finish(&mut self, _ctx: &Ctx) -> Result<Finish> {
+        Ok(Finish::default())
+    }
+    /// The transactions the server must have committed for this outcome (not counting setup).
+    fn counted_commits(&self, outcome: &Outcome, fin: &Finish) -> u64;
+    /// The verdict of an exact commit count (sysbench's runs call a surplus during autovacuum
+    /// inconclusive).
+    fn commit_status(&self, _ctx: &Ctx, c: CommitCheck) -> Result<(CheckStatus, String)> {
+        Ok((
+            if c.passed {
+                CheckStatus::Passed
+            } else {
+                CheckStatus::Failed
+            },
+            c.detail,
+        ))
+    }
+    /// The workload's own checks after the run.
+    fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>>;
+    /// The result's configuration.
+    fn config(&self, ctx: &Ctx) -> RunConfig;
+    /// sysbench's section of the result, measured.
+    fn sysbench_result(&self, _outcome: &Outcome, _fin: &Finish) -> Option<SysbenchSection> {
+        None
+    }
+}
+
+/// Carry out a plan: the process's exit code.
+pub fn execute(plan: Plan) -> Result<i32> {
+    let Plan {
+        frontend,
+        target: target_args,
+        spec,
+        job,
+        out,
+    } = plan;
+    let mut family: Box<dyn Family> = match job {
+        Job::Pgbench(j) => Box::new(pgbench::Runner::new(j, frontend)),
+        Job::Sysbench(j) => Box::new(sysbench::Runner::new(j)),
+    };
+    let rt = setup_runtime()?;
+    let target = targeting::open(&target_args, frontend != Frontend::Native)?;
+    let ctx = Ctx {
+        frontend,
+        spec: &spec,
+        out: &out,
+        target: &target,
+        rt: &rt,
+    };
+    let outcome = run_on(&ctx, family.as_mut());
+    let closed = targeting::close(target, target_args.keep_server);
+    let code = outcome?;
+    closed?;
+    Ok(code)
+}
+
+fn interrupted_before() -> anyhow::Error {
+    Failure::setup(
+        "interrupted before the run started; nothing was measured",
+        "",
+    )
+}
+
+fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
+    let conn = ctx.conn();
+    if ctx.embedded() {
+        family.load_embedded(ctx)?;
+        if ctx.out.observe {
+            // The embedded server preloads pg_stat_statements; its views need the extension in
+            // the database (never created on a server stampede did not start).
+            ctx.with_session(async |s| {
+                s.simple_query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+                    .await?;
+                Ok(())
+            })
+            .context("creating pg_stat_statements on the embedded server")?;
+        }
+    }
+    if interrupt::requested() {
+        return Err(interrupted_before());
+    }
+    let server = ctx.with_session(async |s| environment::server_info(s).await)?;
+    // pgbench prints its version line before it reads the tables and vacuums; stampede's
+    // header says the data's size, known after.
+    if ctx.frontend != Frontend::Native {
+        output::header(ctx, &server, "");
+    }
+    family.before(ctx)?;
+    let baseline = match ctx.out.checks {
+        true => Some(ctx.rt.block_on(checks::commit_baseline(conn))?),
+        false => None,
+    };
+    if interrupt::requested() {
+        return Err(interrupted_before());
+    }
+    if ctx.frontend == Frontend::Native {
+        output::header(ctx, &server, family.describe().as_str());
+    }
+
+    // The observer starts after the commit baseline (which would count it as a foreign
+    // session) and finishes before the checks; its own connections are reconciled like the
+    // clients'.
+    let observer = match ctx.out.observe {
+        true => result::start_observer(conn),
+        false => None,
+    };
+    let section = family.sysbench_section();
+    let mut progress = output::Progress::new(ctx, section.as_ref());
+    let mut on_event = |e: Event<'_>| match e {
+        Event::Connected { .. } => {
+            if let Some(h) = &observer {
+                h.mark_start(Instant::now());
+            }
+            if ctx.out.progress_timestamp {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default();
+                progress.with_timestamps(now.as_secs_f64());
+            }
+        }
+        Event::Progress(interval) => progress.tick(interval),
+        Event::Aborted(a) => output::aborted(ctx.frontend, a),
+        Event::Notice(n) => console::server_notice(n),
+    };
+    let ran = family.run(ctx, &mut on_event);
+    let fin = family.finish(ctx);
+    let outcome = ran.map_err(run_error)?;
+    progress.finish(&outcome);
+    let fin = fin?;
+    let server_metrics = observer.map(|h| h.finish());
+    let observer_connections = server_metrics
+        .as_ref()
+        .map_or(0, |m| u64::from(m.cost.connections));
+
+    let mut check_list = Vec::new();
+    match baseline {
+        Some(b) => {
+            let v = ctx.rt.block_on(b.verdict(
+                family.counted_commits(&outcome, &fin),
+                outcome.setup_commits,
+                outcome.connections + observer_connections + fin.connections,
+            ))?;
+            let (status, detail) = match v {
+                CommitVerdict::Exact(c) => family.commit_status(ctx, c)?,
+                CommitVerdict::Inconclusive(detail) => (CheckStatus::Skipped, detail),
+            };
+            check_list.push(Check {
+                name: "commit count".into(),
+                status,
+                detail,
+            });
+        }
+        None => check_list.push(skipped("commit count", "--no-check")),
+    }
+    check_list.extend(family.checks(ctx, &outcome)?);
+    let config = family.config(ctx);
+    let sysbench = family.sysbench_result(&outcome, &fin);
+    let result = result::assemble(
+        config,
+        result::Parts {
+            target: ctx.target,
+            server: &server,
+            outcome,
+            checks: check_list,
+            server_metrics,
+        },
+        sysbench,
+    );
+    output::emit(ctx, &result)
+}
+
+/// The engine's error, as the person reads it: a run that could not start is a setup failure
+/// (exit 1), with what to do.
+fn run_error(e: RunError) -> anyhow::Error {
+    let text = target::conninfo::redact(&format!("{e:#}"));
+    match e {
+        RunError::Connect(ref inner) => {
+            let todo = match inner {
+                target::Error::Connect { .. } => {
+                    "check that the server is running and the target (-h/-p/-d) is right"
+                }
+                target::Error::Auth { .. } => "check the user and password (PGPASSWORD, ~/.pgpass)",
+                target::Error::Db(db) if db.code == "53300" => {
+                    "lower -c, or raise the server's max_connections"
+                }
+                _ => "",
+            };
+            Failure::setup(text, todo)
+        }
+        RunError::Invalid(_) => Failure::usage(text, ""),
+        _ => Failure::setup(text, ""),
+    }
+}

@@ -1,0 +1,175 @@
+//! What a run prints, in its front end's conventions: the header, the progress lines, client
+//! aborts as they happen, the summary, and the files; and the exit code.
+//!
+//! - stampede's own runs: a header naming the workload, the shape and the defaults used
+//!   (standard output); pgbench-style progress lines with the interval's p99 (standard error);
+//!   pgbench's summary block, stampede's additions, sysbench's blocks for its workloads and
+//!   what the server did (standard output).
+//! - `stampede pgbench`: what pgbench 18 prints, and nothing more: its version line, its
+//!   progress lines, its summary, "Run was aborted" (`crate::dropin::pgbench`).
+//! - `stampede sysbench`: sysbench 1.0.20's banner, options block, progress lines (standard
+//!   output, as sysbench prints them) and summary blocks.
+
+use anyhow::{Context, Result};
+use engine::Abort;
+use report::{RunResult, SysbenchSection};
+
+use super::result::short_version;
+use super::Ctx;
+use crate::console::{self, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNTRUSTED};
+use crate::environment::ServerInfo;
+use crate::plan::Frontend;
+
+pub(super) fn header(ctx: &Ctx, server: &ServerInfo, describe: &str) {
+    let spec = ctx.spec;
+    match ctx.frontend {
+        Frontend::Native => {
+            let stop = match spec.stop {
+                engine::Stop::Duration(d) => format!("{} s", d.as_secs()),
+                engine::Stop::Transactions(n) => format!("{n} transactions per client"),
+            };
+            let mut line = format!(
+                "stampede {} (server {}): {describe}; {} clients on {} threads, {stop}, {} protocol",
+                env!("CARGO_PKG_VERSION"),
+                short_version(&server.version),
+                spec.clients,
+                spec.threads,
+                format!("{:?}", spec.mode).to_lowercase(),
+            );
+            if let Some(r) = spec.rate_tps {
+                line.push_str(&format!(", -R {r}"));
+            }
+            println!("{line}");
+            if !ctx.out.defaulted.is_empty() {
+                println!("defaults used: {}", ctx.out.defaulted.join(" "));
+            }
+        }
+        Frontend::Pgbench => println!("{}", crate::dropin::pgbench::version_line(&server.version)),
+        Frontend::Sysbench => {
+            print!("{}", crate::dropin::sysbench::run_header(ctx.spec, ctx.out));
+        }
+    }
+}
+
+/// Progress lines every `-P` seconds, made of the engine's (shorter or equal) ticks.
+pub(super) struct Progress {
+    every_us: Option<u64>,
+    /// Intervals seen (the engine's ticks).
+    ticks: usize,
+    pending: measure::Interval,
+    pgbench: report::ProgressStyle,
+    sysbench: Option<(SysbenchSection, report::SysbenchProgress)>,
+}
+
+impl Progress {
+    pub(super) fn new(ctx: &Ctx, section: Option<&SysbenchSection>) -> Progress {
+        let spec = ctx.spec;
+        let sysbench = match (ctx.out.sysbench_progress, section) {
+            (true, Some(s)) => Some((
+                s.clone(),
+                report::SysbenchProgress {
+                    threads: spec.clients,
+                    connect_per_txn: spec.connect_per_txn,
+                },
+            )),
+            _ => None,
+        };
+        Progress {
+            every_us: ctx.out.progress_s.map(|p| (p * 1e6) as u64),
+            ticks: 0,
+            pending: measure::Interval::default(),
+            pgbench: report::ProgressStyle {
+                rate_limited: spec.rate_tps.is_some(),
+                latency_limited: spec.latency_limit.is_some(),
+                max_tries: spec.max_tries,
+                pgbench_only: ctx.frontend == Frontend::Pgbench,
+                epoch_start_s: None,
+            },
+            sysbench,
+        }
+    }
+
+    /// `--progress-timestamp`: lines carry the time of day.
+    pub(super) fn with_timestamps(&mut self, epoch_start_s: f64) {
+        self.pgbench.epoch_start_s = Some(epoch_start_s);
+    }
+
+    /// After the run: the last interval (partial, never announced by the engine) completes a
+    /// line when it reaches the next boundary, as the last report of `-T 60 -P 60` does in
+    /// pgbench and sysbench.
+    pub(super) fn finish(&mut self, outcome: &engine::Outcome) {
+        if let Some(last) = outcome.intervals.get(self.ticks) {
+            if outcome.intervals.len() == self.ticks + 1 {
+                self.tick(last);
+            }
+        }
+    }
+
+    pub(super) fn tick(&mut self, interval: &measure::Interval) {
+        self.ticks += 1;
+        let Some(every) = self.every_us else {
+            return;
+        };
+        self.pending.merge(interval);
+        // A tick ending within 1 ms of the boundary completes the line (tick clocks jitter).
+        if self.pending.end_us - self.pending.start_us + 1_000 < every {
+            return;
+        }
+        let p = std::mem::take(&mut self.pending);
+        let elapsed = p.end_us as f64 / 1e6;
+        match &self.sysbench {
+            // sysbench prints its reports on standard output.
+            Some((section, style)) => println!(
+                "{}",
+                report::render_sysbench_progress(section, &p, elapsed, style)
+            ),
+            None => eprintln!("{}", report::render_progress(&p, elapsed, &self.pgbench)),
+        }
+    }
+}
+
+/// A client aborted: its error, on standard error, as it happens.
+pub(super) fn aborted(frontend: Frontend, a: &Abort) {
+    match frontend {
+        // The script workload's reasons are pgbench's messages already ("client N script S
+        // aborted in command C query Q: ..."); other workloads' are errors of their own.
+        Frontend::Pgbench => console::error(&a.reason),
+        _ if a.reason.starts_with("client ") => console::error(&a.reason),
+        _ => console::error(&format!("client {} aborted: {}", a.client_id, a.reason)),
+    }
+}
+
+/// The summary on standard output, the files, and the exit code.
+pub(super) fn emit(ctx: &Ctx, r: &RunResult) -> Result<i32> {
+    match ctx.frontend {
+        Frontend::Native => print!("{}", report::render_text(r)),
+        Frontend::Pgbench => print!("{}", crate::dropin::pgbench::summary(r)),
+        Frontend::Sysbench => print!("{}", report::render_sysbench_output(r)),
+    }
+    if let Some(path) = &ctx.out.json {
+        let f = std::fs::File::create(path)
+            .with_context(|| format!("--json {}: cannot create the file", path.display()))?;
+        report::write_json(r, std::io::BufWriter::new(f))
+            .with_context(|| format!("--json {}: cannot write the result", path.display()))?;
+        console::note(&format!("result saved to {}", path.display()));
+    }
+    if let Some(path) = &ctx.out.html {
+        std::fs::write(path, report::html::render(r))
+            .with_context(|| format!("--html {}: cannot write the report", path.display()))?;
+        console::note(&format!("report saved to {}", path.display()));
+    }
+    let untrusted = !r.connections.aborted.is_empty()
+        || r.checks
+            .iter()
+            .any(|c| c.status == report::CheckStatus::Failed);
+    if ctx.frontend == Frontend::Pgbench && !r.connections.aborted.is_empty() {
+        console::error("Run was aborted; the above results are incomplete.");
+    }
+    Ok(if r.interrupted {
+        EXIT_INTERRUPTED
+    } else if untrusted {
+        EXIT_UNTRUSTED
+    } else {
+        EXIT_OK
+    })
+}

@@ -1,0 +1,371 @@
+//! The pgbench family: the TPC-B builtins and custom scripts in pgbench's language.
+//!
+//! As in pgbench, a mix that uses a builtin takes `:scale` from `pgbench_branches` (and needs the
+//! tables; a `-s` that differs is a warning, "scale option ignored"); a mix of files only takes
+//! it from `-s` under `stampede pgbench` (default 1) and does not need the tables: the pre-run
+//! vacuum then ignores errors (pgbench's `tryExecuteStatement`). stampede's own runs of files
+//! read the scale from `pgbench_branches` too when the tables exist and `-s` is not given, and
+//! say so (a script written for pgbench's tables would otherwise see `:scale` = 1 on data of
+//! scale 10).
+//!
+//! Checks: the commit count (a builtin commits once per transaction; a script any number of
+//! times, so its commits are counted on the wire), and after builtins the TPC-B invariant (the
+//! sums of the balances and of the history's deltas move together), skipped for custom scripts,
+//! whose writes are their own.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use engine::{Event, Outcome, RunError, Stop};
+use report::{Check, CheckStatus, RunConfig};
+use target::Session;
+use workload::script::{ScriptConfig, ScriptWorkload};
+use workload::tpcb::{Builtin, TpcbWorkload};
+use workload::{TxnType, Workload};
+
+use super::{skipped, Ctx, Family, Finish};
+use crate::checks::{self, TpcbCoverage, TpcbSums};
+use crate::commands::init;
+use crate::console;
+use crate::interrupt;
+use crate::plan::pgbench::{PgbenchJob, Vacuum};
+use crate::plan::Frontend;
+
+/// Default scale for the embedded server when `-s` is not given: 1,000,000 accounts, ~150 MB,
+/// loads in a few seconds and is large enough that tpcb-like's updates rarely collide.
+pub const EMBEDDED_DEFAULT_SCALE: i64 = 10;
+
+/// The workload a run drives. Builtin-only mixes run the compiled `TpcbWorkload`: the same
+/// statements and random draws as the builtins' scripts (tests/scripts.rs compares them), for
+/// fewer client instructions (select-only prepared, callgrind, 1 client: 4,157 instructions per
+/// transaction compiled, 5,030 through the script interpreter; pgbench 6,148). Any `-f` file or
+/// `-D` variable puts the whole mix on the interpreter, as pgbench numbers all scripts together.
+enum Driven {
+    Tpcb(Arc<TpcbWorkload>),
+    Script(Arc<ScriptWorkload>),
+}
+
+pub(crate) struct Runner {
+    job: PgbenchJob,
+    frontend: Frontend,
+    scale: i64,
+    /// The partitioning pgbench_accounts has (pgbench prints it).
+    partitions: Option<(String, u32)>,
+    sums_before: Option<TpcbSums>,
+    driven: Option<Driven>,
+    types: Vec<TxnType>,
+}
+
+impl Runner {
+    pub(crate) fn new(job: PgbenchJob, frontend: Frontend) -> Runner {
+        Runner {
+            job,
+            frontend,
+            scale: 1,
+            partitions: None,
+            sums_before: None,
+            driven: None,
+            types: Vec::new(),
+        }
+    }
+
+    fn coverage(&self) -> TpcbCoverage {
+        let writes = |b: Builtin| {
+            (self.job.builtins.iter())
+                .zip(&self.job.weights)
+                .any(|(x, w)| *x == Some(b) && *w > 0)
+        };
+        if writes(Builtin::SimpleUpdate) {
+            TpcbCoverage::AccountsAndHistory
+        } else if writes(Builtin::TpcbLike) || writes(Builtin::TpcbLikePipelined) {
+            TpcbCoverage::Full
+        } else {
+            TpcbCoverage::ReadOnly
+        }
+    }
+
+    /// Build the workload once the scale is known.
+    fn build(&mut self, clients: u32) {
+        let set = self.job.set.take().expect("the scripts are compiled once");
+        let driven = if self.job.custom() || !self.job.defines.is_empty() || self.job.debug {
+            Driven::Script(Arc::new(set.into_workload(&ScriptConfig {
+                scale: self.scale,
+                seed: self.job.seed,
+                clients,
+                defines: self.job.defines.clone(),
+            })))
+        } else {
+            let builtins = self.job.builtins.iter().flatten().copied();
+            Driven::Tpcb(Arc::new(TpcbWorkload::new(
+                builtins.zip(self.job.weights.iter().copied()).collect(),
+                self.scale as u32,
+            )))
+        };
+        self.types = match &driven {
+            Driven::Tpcb(w) => w.txn_types().to_vec(),
+            Driven::Script(w) => w.txn_types().to_vec(),
+        };
+        self.driven = Some(driven);
+    }
+}
+
+impl Family for Runner {
+    fn load_embedded(&mut self, ctx: &Ctx) -> Result<()> {
+        // For files only, -s is just the value of :scale (pgbench): load the default size.
+        let scale = match self.job.uses_builtin() {
+            true => self.job.scale.unwrap_or(EMBEDDED_DEFAULT_SCALE),
+            false => EMBEDDED_DEFAULT_SCALE,
+        };
+        init::load_tpcb_defaults(ctx.conn(), scale, ctx.rt)
+    }
+
+    fn before(&mut self, ctx: &Ctx) -> Result<()> {
+        let dbname = ctx.conn().dbname.clone();
+        let custom_only = !self.job.uses_builtin();
+        let pgbench = self.frontend == Frontend::Pgbench;
+        let (scale, partitions, sums) = ctx.with_session(async |s| {
+            // pgbench reads the count only when a builtin is used; stampede's runs of files
+            // read it too, when the tables are there.
+            let (found, missing) = if pgbench {
+                match custom_only {
+                    true => (None, None),
+                    false => (count_branches(s, &dbname).await?, None),
+                }
+            } else {
+                match load::tpcb::inspect(s).await? {
+                    load::tpcb::TpcbTables::Present { scale, .. } => (Some(scale), None),
+                    load::tpcb::TpcbTables::Missing(t) => (None, Some(t)),
+                }
+            };
+            let scale = match (custom_only, found, self.job.scale) {
+                // pgbench: files only take -s (default 1) and need no tables.
+                (true, _, Some(s)) => s,
+                (true, None, None) => 1,
+                (true, Some(_), None) if pgbench => 1,
+                (true, Some(found), None) => {
+                    console::note(&format!(
+                        ":scale = {found}, the row count of pgbench_branches (-s N sets it)"
+                    ));
+                    found
+                }
+                (false, None, _) => {
+                    return Err(missing_tables(
+                        missing.unwrap_or("pgbench_branches"),
+                        &dbname,
+                    ));
+                }
+                (false, Some(found), given) => {
+                    if given.is_some_and(|g| g != found) {
+                        console::warning(&format!(
+                            "scale option ignored, using count from pgbench_branches table \
+                             ({found})"
+                        ));
+                    }
+                    found
+                }
+            };
+            let partitions = load::tpcb::partitioning(s).await.unwrap_or(None);
+            match self.job.vacuum {
+                Vacuum::None => {}
+                v => {
+                    eprint!("starting vacuum...");
+                    if custom_only {
+                        vacuum_tolerant(s).await;
+                    } else {
+                        vacuum_before_run(s).await?;
+                    }
+                    eprintln!("end.");
+                    if v == Vacuum::All {
+                        eprint!("starting vacuum pgbench_accounts...");
+                        vacuum_accounts(s, custom_only).await?;
+                        eprintln!("end.");
+                    }
+                }
+            }
+            // A custom script's writes are its own: the invariant is skipped with any in the mix.
+            let sums = match ctx.out.checks && !self.job.custom() {
+                true => Some(checks::tpcb_sums(s).await?),
+                false => None,
+            };
+            Ok((scale, partitions, sums))
+        })?;
+        self.scale = scale;
+        self.partitions = partitions;
+        self.sums_before = sums;
+        self.build(ctx.spec.clients);
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        let names: Vec<String> = (self.job.builtins.iter())
+            .zip(&self.types)
+            .map(|(b, t)| match b {
+                Some(b) => b.name().to_string(),
+                None => t.name.clone(),
+            })
+            .collect();
+        format!("{}, scale {}", names.join(" + "), self.scale)
+    }
+
+    fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError> {
+        let conn = ctx.conn();
+        match self.driven.as_ref().expect("built before the run") {
+            Driven::Tpcb(w) => engine::run(ctx.spec, w.clone(), conn, interrupt::flag(), on_event),
+            Driven::Script(w) => {
+                engine::run(ctx.spec, w.clone(), conn, interrupt::flag(), on_event)
+            }
+        }
+    }
+
+    fn counted_commits(&self, outcome: &Outcome, _fin: &Finish) -> u64 {
+        // A builtin commits once per committed transaction; a custom script any number of
+        // times: count those on the wire.
+        if self.job.custom() {
+            outcome.server_commits - outcome.setup_commits
+        } else {
+            outcome.total.total().committed()
+        }
+    }
+
+    fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>> {
+        let Some(before) = self.sums_before else {
+            return Ok(vec![skipped(
+                "TPC-B invariant",
+                if self.job.custom() {
+                    "custom scripts"
+                } else {
+                    "--no-check"
+                },
+            )]);
+        };
+        let after = ctx.with_session(async |s| checks::tpcb_sums(s).await)?;
+        let writers: u64 = (self.job.builtins.iter().enumerate())
+            .filter(|(_, b)| b.is_some_and(|b| b.inserts_history()))
+            .map(|(i, _)| outcome.total.txns[i].committed())
+            .sum();
+        let (ok, detail) = checks::check_tpcb(before, after, self.coverage(), writers);
+        Ok(vec![Check {
+            name: "TPC-B invariant".into(),
+            status: if ok {
+                CheckStatus::Passed
+            } else {
+                CheckStatus::Failed
+            },
+            detail,
+        }])
+    }
+
+    fn config(&self, ctx: &Ctx) -> RunConfig {
+        let spec = ctx.spec;
+        RunConfig {
+            workload: if self.job.custom() { "script" } else { "tpcb" }.into(),
+            txn_types: (self.types.iter())
+                .zip(&self.job.weights)
+                .map(|(t, w)| report::TxnTypeConfig {
+                    name: t.name.clone(),
+                    weight: *w,
+                    statements: t.statements.clone(),
+                })
+                .collect(),
+            clients: spec.clients,
+            threads: spec.threads,
+            duration_s: match spec.stop {
+                Stop::Duration(d) => Some(d.as_secs()),
+                Stop::Transactions(_) => None,
+            },
+            transactions_per_client: match spec.stop {
+                Stop::Transactions(n) => Some(n),
+                Stop::Duration(_) => None,
+            },
+            rate_tps: spec.rate_tps,
+            latency_limit_ms: spec.latency_limit.map(|d| d.as_secs_f64() * 1000.0),
+            query_mode: self.job.protocol.name().into(),
+            max_tries: spec.max_tries,
+            connect_per_txn: spec.connect_per_txn,
+            progress_s: ctx.out.progress_s,
+            random_seed: self.job.seed,
+            per_statement: spec.per_statement,
+            scale: self.scale as u32,
+            partition_method: self.partitions.as_ref().map(|p| p.0.clone()),
+            partitions: self.partitions.as_ref().map(|p| p.1),
+        }
+    }
+}
+
+/// stampede's message when the tables are not there.
+fn missing_tables(table: &str, dbname: &str) -> anyhow::Error {
+    crate::console::Failure::setup(
+        format!("table {table} does not exist in database {dbname:?}"),
+        "load it first with `stampede init tpcb -s N` (same target options)",
+    )
+}
+
+/// pgbench's `GetTableInfo`: `select count(*) from pgbench_branches`, and its messages when
+/// that fails (the server's error as libpq renders it, then the hint to initialise).
+async fn count_branches(s: &mut Session, dbname: &str) -> Result<Option<i64>> {
+    match s
+        .simple_query("select count(*) from pgbench_branches")
+        .await
+    {
+        Ok(rows) => Ok(rows
+            .first()
+            .and_then(|r| r.first().cloned().flatten())
+            .and_then(|v| v.parse().ok())),
+        Err(target::Error::Db(e)) => {
+            let hint = match e.code.as_str() {
+                "42P01" => format!(
+                    "Perhaps you need to do initialization (\"pgbench -i\") in database \"{dbname}\"."
+                ),
+                _ => String::new(),
+            };
+            Err(crate::console::Failure::setup(
+                format!("could not count number of branches: {e}"),
+                hint,
+            ))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// pgbench's pre-run vacuum (pgbench.c `doConnect` + "starting vacuum"): vacuum the small
+/// tables and empty the history.
+async fn vacuum_before_run(s: &mut Session) -> Result<()> {
+    for sql in [
+        "vacuum pgbench_branches",
+        "vacuum pgbench_tellers",
+        "truncate pgbench_history",
+    ] {
+        s.simple_query(sql)
+            .await
+            .with_context(|| format!("pre-run vacuum: `{sql}` (skip it with -n)"))?;
+    }
+    Ok(())
+}
+
+/// `-v`: pgbench's "starting vacuum pgbench_accounts".
+async fn vacuum_accounts(s: &mut Session, tolerant: bool) -> Result<()> {
+    let r = s.simple_query("vacuum analyze pgbench_accounts").await;
+    match r {
+        Err(e) if tolerant => {
+            eprintln!("\n{e}\n(ignoring this error and continuing anyway)");
+            Ok(())
+        }
+        r => r
+            .map(|_| ())
+            .context("pre-run vacuum: `vacuum analyze pgbench_accounts` (skip it with -n)"),
+    }
+}
+
+/// The pre-run vacuum for custom scripts, as pgbench's `tryExecuteStatement`: an error (no
+/// pgbench tables) is printed and ignored.
+async fn vacuum_tolerant(s: &mut Session) {
+    for sql in [
+        "vacuum pgbench_branches",
+        "vacuum pgbench_tellers",
+        "truncate pgbench_history",
+    ] {
+        if let Err(e) = s.simple_query(sql).await {
+            eprintln!("\n{e}\n(ignoring this error and continuing anyway)");
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! The one table of workloads: every name `stampede run NAME` and `stampede init NAME` accept,
+//! with what it is, which tables it needs, and which checks run after it. `run --list`, `init
+//! --list`, the help text, the README's table (a test compares them) and the command line's
+//! reading of its positional argument all come from [`WORKLOADS`], so a workload added here is
+//! known everywhere at once.
+//!
+//! A workload belongs to a family, the part of stampede that runs it: pgbench's (the TPC-B
+//! builtins and custom scripts in pgbench's language) or sysbench's (the OLTP family). A family
+//! reads its own options; the table only names and describes.
+
+use std::fmt::Write as _;
+
+/// The part of stampede that runs a workload (`run::pgbench`, `run::sysbench`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// pgbench's builtins (and `-f` scripts, which have no entry of their own).
+    Pgbench,
+    /// sysbench's OLTP family, `bulk_insert` included.
+    Sysbench,
+}
+
+/// The tables a workload runs on: what `stampede init` loads, and what the embedded server
+/// loads before a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dataset {
+    /// pgbench's four tables (`pgbench -i`).
+    Tpcb,
+    /// sysbench's `sbtestN` tables (`sysbench oltp_common prepare`).
+    Oltp,
+    /// sysbench bulk_insert's empty `sbtestN` tables, one per client.
+    OltpBulk,
+}
+
+impl Dataset {
+    /// The name `stampede init` takes for it (besides any workload name that uses it).
+    pub fn name(self) -> &'static str {
+        match self {
+            Dataset::Tpcb => "tpcb",
+            Dataset::Oltp => "oltp",
+            Dataset::OltpBulk => "oltp --bulk-insert",
+        }
+    }
+}
+
+/// One workload.
+#[derive(Debug)]
+pub struct Workload {
+    pub name: &'static str,
+    pub family: Family,
+    pub dataset: Dataset,
+    /// One line for `--list` and the README.
+    pub about: &'static str,
+    /// The peer command line it reproduces.
+    pub peer: &'static str,
+    /// The checks that run after it (besides nothing: every run has the commit count).
+    pub checks: &'static [&'static str],
+}
+
+const TPCB_CHECKS: &[&str] = &["commit count", "TPC-B invariant"];
+const OLTP_CHECKS: &[&str] = &["commit count", "row counts"];
+
+/// Every workload, in the order `--list` prints them.
+pub const WORKLOADS: &[Workload] = &[
+    Workload {
+        name: "tpcb-like",
+        family: Family::Pgbench,
+        dataset: Dataset::Tpcb,
+        about: "TPC-B (sort of): 3 updates, 1 select, 1 insert per transaction (the default)",
+        peer: "pgbench -b tpcb-like",
+        checks: TPCB_CHECKS,
+    },
+    Workload {
+        name: "simple-update",
+        family: Family::Pgbench,
+        dataset: Dataset::Tpcb,
+        about: "TPC-B without the teller and branch updates",
+        peer: "pgbench -N",
+        checks: TPCB_CHECKS,
+    },
+    Workload {
+        name: "select-only",
+        family: Family::Pgbench,
+        dataset: Dataset::Tpcb,
+        about: "one primary-key select on pgbench_accounts",
+        peer: "pgbench -S",
+        checks: TPCB_CHECKS,
+    },
+    Workload {
+        name: "tpcb-like-pipelined",
+        family: Family::Pgbench,
+        dataset: Dataset::Tpcb,
+        about: "tpcb-like sent as one pipeline (needs -M extended or prepared)",
+        peer: "pgbench -f (tpcb-like in \\startpipeline ... \\endpipeline)",
+        checks: TPCB_CHECKS,
+    },
+    Workload {
+        name: "oltp_read_write",
+        family: Family::Sysbench,
+        dataset: Dataset::Oltp,
+        about: "sysbench's read/write mix: 14 selects, 2 updates, delete+insert",
+        peer: "sysbench oltp_read_write",
+        checks: OLTP_CHECKS,
+    },
+    Workload {
+        name: "oltp_read_only",
+        family: Family::Sysbench,
+        dataset: Dataset::Oltp,
+        about: "sysbench's read-only mix: 10 point selects, 4 range selects",
+        peer: "sysbench oltp_read_only",
+        checks: OLTP_CHECKS,
+    },
+    Workload {
+        name: "oltp_write_only",
+        family: Family::Sysbench,
+        dataset: Dataset::Oltp,
+        about: "sysbench's write-only mix: 2 updates, delete+insert",
+        peer: "sysbench oltp_write_only",
+        checks: OLTP_CHECKS,
+    },
+    Workload {
+        name: "oltp_point_select",
+        family: Family::Sysbench,
+        dataset: Dataset::Oltp,
+        about: "one primary-key select on an sbtest table",
+        peer: "sysbench oltp_point_select",
+        checks: OLTP_CHECKS,
+    },
+    Workload {
+        name: "oltp_update_index",
+        family: Family::Sysbench,
+        dataset: Dataset::Oltp,
+        about: "one update of the indexed column k",
+        peer: "sysbench oltp_update_index",
+        checks: OLTP_CHECKS,
+    },
+    Workload {
+        name: "oltp_update_non_index",
+        family: Family::Sysbench,
+        dataset: Dataset::Oltp,
+        about: "one update of the non-indexed column c",
+        peer: "sysbench oltp_update_non_index",
+        checks: OLTP_CHECKS,
+    },
+    Workload {
+        name: "oltp_insert",
+        family: Family::Sysbench,
+        dataset: Dataset::Oltp,
+        about: "one insert (the tables grow by one row per transaction)",
+        peer: "sysbench oltp_insert",
+        checks: OLTP_CHECKS,
+    },
+    Workload {
+        name: "oltp_delete",
+        family: Family::Sysbench,
+        dataset: Dataset::Oltp,
+        about: "one delete by primary key",
+        peer: "sysbench oltp_delete",
+        checks: OLTP_CHECKS,
+    },
+    Workload {
+        name: "bulk_insert",
+        family: Family::Sysbench,
+        dataset: Dataset::OltpBulk,
+        about: "multi-row inserts into one empty table per client",
+        peer: "sysbench bulk_insert",
+        checks: &["commit count", "row counts"],
+    },
+];
+
+/// The workload named exactly `name` (sysbench's `.lua` suffix allowed).
+pub fn find(name: &str) -> Option<&'static Workload> {
+    let base = name.strip_suffix(".lua").unwrap_or(name);
+    WORKLOADS.iter().find(|w| w.name == base)
+}
+
+/// The workload a positional argument was probably meant to name, when it names none: one
+/// edit away, or a prefix of exactly one name (`select`, `oltp_read`).
+pub fn near(name: &str) -> Option<&'static Workload> {
+    if name.len() < 4 {
+        return None;
+    }
+    let prefixed: Vec<_> = WORKLOADS
+        .iter()
+        .filter(|w| w.name.starts_with(name))
+        .collect();
+    if prefixed.len() == 1 {
+        return Some(prefixed[0]);
+    }
+    WORKLOADS.iter().find(|w| edit_distance(w.name, name) <= 2)
+}
+
+/// Levenshtein distance, for [`near`] (names are short: no need for anything clever).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// `stampede run --list`: a line per workload.
+pub fn list() -> String {
+    let width = WORKLOADS.iter().map(|w| w.name.len()).max().unwrap_or(0);
+    let mut s =
+        String::from("workloads (stampede run NAME; stampede init NAME loads its tables):\n");
+    for w in WORKLOADS {
+        let _ = writeln!(s, "  {:width$}  {}", w.name, w.about);
+    }
+    s.push_str(
+        "\nAlso: -f FILE runs a script in pgbench's language; -b NAME@W mixes pgbench's builtins.",
+    );
+    s
+}
+
+/// The README's table of workloads (`| name | what | tables | peer | checks |`), which a test
+/// compares with the README.
+pub fn markdown_table() -> String {
+    let mut s = String::from(
+        "| workload | what it runs | tables (`stampede init`) | same as | checks after the run |\n\
+         |---|---|---|---|---|\n",
+    );
+    for w in WORKLOADS {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | `{}` | `{}` | {} |",
+            w.name,
+            w.about,
+            w.dataset.name(),
+            w.peer,
+            w.checks.join(", ")
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found_exactly() {
+        for (i, w) in WORKLOADS.iter().enumerate() {
+            assert!(WORKLOADS[i + 1..].iter().all(|o| o.name != w.name));
+            assert_eq!(find(w.name).map(|f| f.name), Some(w.name));
+        }
+        assert_eq!(find("oltp_read_write.lua").unwrap().name, "oltp_read_write");
+        assert!(find("select").is_none());
+        assert!(find("postgres").is_none());
+    }
+
+    #[test]
+    fn near_misses_are_recognised_and_databases_are_not() {
+        assert_eq!(near("select-onyl").unwrap().name, "select-only");
+        assert_eq!(near("oltp_point").unwrap().name, "oltp_point_select");
+        assert_eq!(near("tpcb-lke").unwrap().name, "tpcb-like");
+        assert!(near("postgres").is_none());
+        assert!(near("mydb").is_none());
+        assert!(near("bench").is_none());
+    }
+
+    #[test]
+    fn every_workload_has_a_family_s_runner_and_the_list_names_them_all() {
+        let l = list();
+        for w in WORKLOADS {
+            assert!(l.contains(w.name));
+            match w.family {
+                Family::Pgbench => {
+                    assert!(workload::tpcb::builtin(w.name).is_ok(), "{}", w.name)
+                }
+                Family::Sysbench => assert!(
+                    workload::oltp::Test::from_name(w.name).is_some() || w.name == "bulk_insert"
+                ),
+            }
+        }
+    }
+}
