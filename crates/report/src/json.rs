@@ -81,9 +81,17 @@ mod tests {
     }
 
     /// The fully populated result: every optional part present, server metrics included.
+    /// A result with every optional part filled (partitions and sysbench's fairness too, which
+    /// no single real run has together).
     fn sample_value() -> Value {
+        let mut r = crate::testdata::sysbench_run();
+        r.config.partition_method = Some("hash".into());
+        r.config.partitions = Some(4);
+        if let Some(s) = &mut r.sysbench {
+            s.fairness = Some(crate::Fairness::of(&[(10.0, 1.0), (12.0, 1.1)]));
+        }
         let mut buf = Vec::new();
-        write_json(&crate::testdata::sysbench_run(), &mut buf).unwrap();
+        write_json(&r, &mut buf).unwrap();
         serde_json::from_slice(&buf).unwrap()
     }
 
@@ -212,12 +220,15 @@ mod tests {
         let defs = &schema["$defs"];
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
-        const OPTIONAL: [&str; 5] = [
+        const OPTIONAL: [&str; 8] = [
             "server_metrics",
             "sysbench",
             "fd_limit",
             "setup",
             "socket_io",
+            "partition_method",
+            "partitions",
+            "fairness",
         ];
         let objects = [
             (&schema, &v),

@@ -114,12 +114,14 @@ fn positionals(a: &mut RunArgs) -> Result<Option<&'static workloads::Workload>> 
                 ))
             }
             None => match workloads::near(&w) {
-                Some(near) => return Err(Failure::usage(
-                    format!("{w:?} is not a workload; did you mean {}?", near.name),
-                    format!(
+                Some(near) => {
+                    return Err(Failure::usage(
+                        format!("{w:?} is not a workload; did you mean {}?", near.name),
+                        format!(
                         "`stampede run --list` lists them; a database of that name goes in -d {w}"
                     ),
-                )),
+                    ))
+                }
                 // A connection string or URL names a target, plainly.
                 None if w.contains('=') || w.contains("://") => (None, Some(w)),
                 None => {
