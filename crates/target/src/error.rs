@@ -175,7 +175,7 @@ pub enum Error {
     /// The connection broke (read/write failed, server closed the socket).
     #[error("connection lost: {0}")]
     Io(std::io::Error),
-    #[error("the server binaries for the embedded PostgreSQL: {0}")]
+    #[error("{0}")]
     Embedded(String),
     /// A client-side failure of the workload's own logic (a pgbench script's run-time error:
     /// division by zero, an undefined variable, `\gset` without exactly one row, ...). The message

@@ -22,7 +22,8 @@ pub enum ServerAction {
 
 #[derive(Args, Debug)]
 pub struct ServerDirArgs {
-    /// Data directory (default: $XDG_DATA_HOME/stampede/server or ~/.local/share/stampede/server).
+    /// Data directory (default: $XDG_DATA_HOME/stampede/server or ~/.local/share/stampede/server;
+    /// /var/lib/stampede/server as root).
     #[arg(long = "data-dir", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
     #[arg(long = "pg-bindir", value_name = "DIR")]

@@ -9,7 +9,13 @@ use target::embedded::{EmbeddedOptions, EmbeddedServer};
 use crate::cli::{ServerAction, ServerArgs, ServerDirArgs};
 use crate::targeting;
 
+/// `$XDG_DATA_HOME/stampede/server` or `~/.local/share/stampede/server`; as root,
+/// `/var/lib/stampede/server`: the server then runs as another account (PostgreSQL refuses to
+/// run as root), which cannot enter root's home.
 fn default_data_dir() -> Result<PathBuf> {
+    if target::embedded::is_root() {
+        return Ok(PathBuf::from("/var/lib/stampede/server"));
+    }
     if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
         return Ok(PathBuf::from(x).join("stampede/server"));
     }

@@ -101,6 +101,7 @@ use std::time::{Duration, Instant};
 use crate::conninfo::HostSpec;
 use crate::{ConnConfig, Error, SslMode};
 
+pub use process::is_root;
 use process::{chown, pid_alive, run_as_account, send_signal, RunAs};
 use settings::{conf_value, merge_settings, unquote};
 
@@ -230,6 +231,19 @@ impl EmbeddedServer {
             chown(t.path(), u)?;
         }
 
+        if let Some(u) = &run_as {
+            if let Some((dir, mode)) = process::untraversable_ancestor(&data_dir, u) {
+                return Err(embedded_err(format!(
+                    "the server runs as `{}` (stampede runs as root and PostgreSQL refuses to), and \
+                     `{}` cannot enter {} (mode {mode:04o}), above the data directory {}; use a \
+                     data directory outside it (--data-dir /var/lib/stampede/server, say)",
+                    u.name,
+                    u.name,
+                    dir.display(),
+                    data_dir.display()
+                )));
+            }
+        }
         let initialised = data_dir.join("PG_VERSION").is_file();
         if !initialised {
             if !data_dir.exists() {

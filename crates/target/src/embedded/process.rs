@@ -18,7 +18,8 @@ pub(super) struct RunAs {
     pub(super) gid: u32,
 }
 
-pub(super) fn is_root() -> bool {
+/// Whether this process runs as root (the embedded server then runs as another account).
+pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() == 0 }
 }
@@ -46,6 +47,33 @@ pub(super) fn lookup_user(name: &str) -> Option<RunAs> {
         uid: pwd.pw_uid,
         gid: pwd.pw_gid,
     })
+}
+
+/// The first directory above `dir` that `u` cannot enter (the execute bit of its class: owner,
+/// group or other), with its mode: the server runs as `u` and must reach its data directory.
+/// `dir` itself is created and chowned for `u`, so only its ancestors are checked.
+pub(super) fn untraversable_ancestor(dir: &Path, u: &RunAs) -> Option<(PathBuf, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut cur = dir.parent();
+    let mut blocked = None;
+    while let Some(p) = cur {
+        if let Ok(m) = fs::metadata(p) {
+            let mode = m.mode() & 0o777;
+            let bit = if m.uid() == u.uid {
+                0o100
+            } else if m.gid() == u.gid {
+                0o010
+            } else {
+                0o001
+            };
+            if mode & bit == 0 {
+                // The one nearest the root decides first; keep the topmost.
+                blocked = Some((p.to_path_buf(), mode));
+            }
+        }
+        cur = p.parent();
+    }
+    blocked
 }
 
 /// When root: the unprivileged account to run initdb and postgres as.

@@ -149,3 +149,33 @@ fn startup_failure_reports_the_log() {
     assert!(e.contains("exited during startup"), "{e}");
     assert!(e.contains("shared_buffers"), "{e}");
 }
+
+/// As root the server runs as another account, which must be able to reach its data
+/// directory: a directory above it that this account cannot enter is named, with its mode,
+/// before initdb runs (`stampede server start` under /root failed with initdb's "Permission
+/// denied" before).
+#[test]
+fn a_data_directory_the_server_account_cannot_reach_is_named_with_its_mode() {
+    if !is_root() {
+        // Not root: the server runs as ourselves, who created the directories.
+        return;
+    }
+    let top = tempfile::tempdir().unwrap();
+    let locked = top.path().join("locked");
+    fs::create_dir(&locked).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o700)).unwrap();
+    let data = locked.join("server");
+    let opts = EmbeddedOptions {
+        data_dir: Some(data.clone()),
+        ..Default::default()
+    };
+    let e = match EmbeddedServer::start(&opts) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("started under a 0700 root directory"),
+    };
+    assert!(
+        e.contains(&format!("cannot enter {} (mode 0700)", locked.display())),
+        "{e}"
+    );
+    assert!(!data.exists(), "nothing was created below it");
+}
