@@ -222,6 +222,8 @@ pub struct Abort {
     pub client_id: u32,
     /// Redacted message.
     pub reason: String,
+    /// Where in the workload's source it failed (`file:line: command`), when it can say.
+    pub at: Option<String>,
 }
 
 #[derive(Debug)]

@@ -190,9 +190,13 @@ impl<W: Workload> ThreadCtx<W> {
         }
     }
 
-    fn abort(&self, client_id: u32, e: &Error) {
+    fn abort(&self, client_id: u32, e: &Error, at: Option<String>) {
         let reason = target::conninfo::redact(&e.to_string());
-        let a = Abort { client_id, reason };
+        let a = Abort {
+            client_id,
+            reason,
+            at,
+        };
         let _ = self.diag.send(Msg::Aborted(a.clone()));
         self.totals.borrow_mut().aborted.push(a);
         if self.spec.exit_on_abort {
@@ -352,7 +356,7 @@ pub(crate) async fn thread_main<W: Workload>(
                         }
                         Ok(Opened::Refused(s, e)) => {
                             cx.totals.borrow_mut().connections += 1;
-                            cx.abort(id, &e);
+                            cx.abort(id, &e, None);
                             aborted = true;
                             Some(s)
                         }
@@ -677,7 +681,7 @@ async fn run_txn<W: Workload>(
             }
             Err(e) => {
                 ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
-                ctx.abort(c.id, &e);
+                ctx.abort(c.id, &e, None);
                 return TxnEnd::Abort;
             }
         }
@@ -692,7 +696,7 @@ async fn run_txn<W: Workload>(
         ctx.totals.borrow_mut().setup_commits += wire_commits(s) - before;
         if let Err(e) = r {
             ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
-            ctx.abort(c.id, &e);
+            ctx.abort(c.id, &e, None);
             return TxnEnd::Abort;
         }
     }
@@ -765,7 +769,7 @@ async fn run_txn<W: Workload>(
                         rec.failed(txn, FailureKind::Other, None);
                         rec.retries(txn, tries - 1);
                         drop(rec);
-                        ctx.abort(c.id, &e);
+                        ctx.abort(c.id, &e, c.wl.failed_at());
                         break TxnEnd::Abort;
                     }
                 };
@@ -775,7 +779,7 @@ async fn run_txn<W: Workload>(
                     rec.failed(txn, kind, None);
                     rec.retries(txn, tries - 1);
                     drop(rec);
-                    ctx.abort(c.id, &e2);
+                    ctx.abort(c.id, &e2, None);
                     break TxnEnd::Abort;
                 }
                 let now = ctx.now_us();

@@ -105,4 +105,11 @@ pub trait ClientWorkload: 'static {
         session: &mut Session,
         cx: &mut TxnContext<'_>,
     ) -> impl Future<Output = Result<(), Error>>;
+
+    /// Where in the workload's source the last failed transaction failed, for a person reading
+    /// why a client aborted: `file:line: the command` for a script. Called only after a
+    /// failure.
+    fn failed_at(&self) -> Option<String> {
+        None
+    }
 }

@@ -137,6 +137,10 @@ pub(super) fn aborted(frontend: Frontend, a: &Abort) {
         _ if a.reason.starts_with("client ") => console::error(&a.reason),
         _ => console::error(&format!("client {} aborted: {}", a.client_id, a.reason)),
     }
+    // stampede's own runs also say where: the script's file, line and command.
+    if let (Frontend::Native, Some(at)) = (frontend, &a.at) {
+        console::detail(&format!("in {at}"));
+    }
 }
 
 /// The summary on standard output, the files, and the exit code.

@@ -270,6 +270,7 @@ impl Workload for ScriptWorkload {
             sql: String::new(),
             name_buf: String::new(),
             pipe: Vec::new(),
+            at: (0, 0),
         }
     }
 
@@ -310,6 +311,8 @@ pub struct ScriptClient {
     name_buf: String,
     /// What the open pipeline has queued, in order.
     pipe: Vec<Queued>,
+    /// The command being run (script, command), for [`ClientWorkload::failed_at`].
+    at: (usize, usize),
 }
 
 impl ScriptClient {
@@ -584,10 +587,24 @@ impl ClientWorkload for ScriptClient {
         self.pipe.clear();
         let mut in_pipeline = false;
         loop {
-            let action = self
+            let action = match self
                 .interp
                 .next(script, txn, &mut self.vars, cx.rng, cx.timer)
-                .map_err(|e| self.meta_failed(txn, e))?;
+            {
+                Ok(a) => a,
+                Err(e) => {
+                    self.at = (txn, e.command);
+                    return Err(self.meta_failed(txn, e));
+                }
+            };
+            if let Action::Sql(i)
+            | Action::Sleep { index: i, .. }
+            | Action::StartPipeline(i)
+            | Action::SyncPipeline(i)
+            | Action::EndPipeline(i) = action
+            {
+                self.at = (txn, i);
+            }
             match action {
                 Action::Done => break,
                 Action::Sql(i) => {
@@ -699,6 +716,13 @@ impl ClientWorkload for ScriptClient {
             )));
         }
         Ok(())
+    }
+
+    fn failed_at(&self) -> Option<String> {
+        let (script, command) = self.at;
+        let s = self.shared.scripts.get(script)?;
+        let c = s.commands.get(command)?;
+        Some(format!("{}:{}: {}", s.desc, c.line, c.first_line))
     }
 }
 
