@@ -11,6 +11,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod checks;
 mod cli;
 mod commands;
+mod dropin;
 mod environment;
 mod interrupt;
 mod targeting;

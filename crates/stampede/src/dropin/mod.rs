@@ -1,0 +1,23 @@
+//! Drop-in command lines: `stampede pgbench ...` (and a `pgbench` symlink) must accept pgbench
+//! 18's command line exactly and answer bad input with pgbench's words and exit statuses. This
+//! module owns that translation's first half: argv -> a value ([`pgbench_args::Outcome`]) with
+//! pgbench's meaning, before any I/O. What the value becomes (stampede's plan, output streams,
+//! libpq-style messages) is the `pgbench` command's business.
+//!
+//! Layout: `getopt` is glibc's `getopt_long` (the rules every pgbench on Linux parses with),
+//! `cnum` the C number conversions pgbench applies to option values, `pgbench_args` pgbench's
+//! option loop and checks, `pgbench_help` what it prints without running (`--help`, `-V`,
+//! `-b list`, `--show-script`), `host` the process-side answers the parser asks for (environment,
+//! clock and random seeds, the user name).
+
+// Wired into `main` by the `pgbench` command; until then only the tests use it.
+#![allow(dead_code)]
+
+pub mod cnum;
+pub mod getopt;
+pub mod host;
+pub mod pgbench_args;
+pub mod pgbench_help;
+
+#[cfg(test)]
+mod pgbench_args_tests;
