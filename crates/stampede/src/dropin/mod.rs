@@ -6,7 +6,8 @@
 //!
 //! Layout: `getopt` is glibc's `getopt_long` (the rules every pgbench on Linux parses with),
 //! `cnum` the C number conversions pgbench applies to option values, `pgbench_args` pgbench's
-//! option loop and checks, `pgbench_help` what it prints without running (`--help`, `-V`,
+//! option loop and checks, `pgbench_opts` the value it produces (and the [`pgbench_opts::Host`]
+//! it asks), `pgbench_help` what it prints without running (`--help`, `-V`,
 //! `-b list`, `--show-script`), `host` the process-side answers the parser asks for (environment,
 //! clock and random seeds, the user name).
 
@@ -18,6 +19,7 @@ pub mod getopt;
 pub mod host;
 pub mod pgbench_args;
 pub mod pgbench_help;
+pub mod pgbench_opts;
 
 #[cfg(test)]
 mod pgbench_args_tests;
