@@ -8,7 +8,7 @@ use crate::tap::{qr, qr_flags, qr_not_followed_by};
 /// Upstream's `check_data_state`: fillers after `-i` (NULL for branches and tellers, never for
 /// accounts) and an empty history.
 pub fn check_data_state(n: &mut Node, kind: &str) {
-    let q = |n: &Node, sql: &str| n.safe_psql("postgres", sql);
+    let q = |n: &mut Node, sql: &str| n.safe_psql("postgres", sql);
     let r = q(
         n,
         "SELECT count(*) AS null_count FROM pgbench_accounts WHERE filler IS NULL LIMIT 10;",
