@@ -43,7 +43,7 @@ use std::sync::Arc;
 use target::{Error, ErrorClass, QueryMode, Session, StmtId, Value};
 
 use super::exec::{simple_sql, store_row, Action, Interp, ScriptError};
-use super::parse::{CommandKind, ParseError, ResultVars, Script, SqlCommand, SqlPart};
+use super::parse::{CommandKind, ParseError, ResultVars, Script, SqlCommand, SqlPart, MAX_ARGS};
 use super::vars::{
     valid_variable_name, Symbols, Value as VarValue, Vars, CLIENT_ID, DEFAULT_SEED, RANDOM_SEED,
     SCALE,
@@ -136,6 +136,27 @@ impl ScriptSet {
 
     pub fn scripts(&self) -> impl Iterator<Item = &Script> {
         self.entries.iter().map(|e| &e.script)
+    }
+
+    /// pgbench's limit on the parameters of a statement in extended and prepared modes
+    /// (`parseQuery`: at most `MAX_ARGS - 1` = 255 variable references), with its message. stampede
+    /// itself has no such limit; a drop-in pgbench refuses what pgbench refuses.
+    pub fn check_pgbench_params(&self, mode: QueryMode) -> Result<(), String> {
+        if mode == QueryMode::Simple {
+            return Ok(());
+        }
+        for cmd in self.entries.iter().flat_map(|e| &e.script.commands) {
+            if let CommandKind::Sql(sql) = &cmd.kind {
+                if sql.param_count() > MAX_ARGS - 1 {
+                    return Err(format!(
+                        "statement has too many arguments (maximum is {}): {}",
+                        MAX_ARGS - 1,
+                        sql.text
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The workload, with the run's variables.
@@ -322,6 +343,7 @@ impl ScriptClient {
     fn meta_failed(&self, script: usize, e: ScriptError) -> Error {
         let cmd = &self.shared.scripts[script].commands[e.command];
         let (name, what) = match &cmd.kind {
+            CommandKind::Set { .. } if e.assignment => ("set", "assignment of meta-command failed"),
             CommandKind::Set { .. } => ("set", "evaluation of meta-command failed"),
             CommandKind::If { .. } => ("if", "evaluation of meta-command failed"),
             CommandKind::Elif { .. } => ("elif", "evaluation of meta-command failed"),
