@@ -151,6 +151,7 @@ const ERRORS: &[(&str, &str)] = &[
     ("-b @1", "pgbench: error: ambiguous builtin name: 3 builtin scripts found for prefix \"\"\n{L}"),
     ("-b list@1", "pgbench: error: no builtin script found for name \"list\"\n{L}"),
     ("--show-script nope", "pgbench: error: no builtin script found for name \"nope\"\n{L}"),
+    ("--file=b@c.sql", "pgbench: error: invalid weight specification: @c.sql\n"),
     ("--builtin=select-only@one", "pgbench: error: invalid weight specification: @one\n"),
     ("-b se@", "pgbench: error: invalid weight specification: @\n"),
     ("-b se@5x", "pgbench: error: invalid weight specification: @5x\n"),
