@@ -10,6 +10,17 @@
 //! it asks), `pgbench_help` what it prints without running (`--help`, `-V`,
 //! `-b list`, `--show-script`), `host` the process-side answers the parser asks for (environment,
 //! clock and random seeds, the user name).
+//!
+//! Use (the `pgbench` command):
+//! ```text
+//! let args: Vec<String> = /* ["pgbench", pgbench's arguments...]; argv[0] as invoked via a symlink */;
+//! let mut host = MyHost { sys: SystemHost, .. };   // Host: file_script, clients, scripts_done
+//! match pgbench_args::parse(&args, &mut host) {
+//!     Outcome::Exit(e) => { print!("{}", e.stdout); eprint!("{}", e.stderr); exit(e.code) }
+//!     Outcome::Init(o) => { eprint!("{}", o.stderr); /* run o.init_steps */ }
+//!     Outcome::Run(o) => { eprint!("{}", o.stderr); /* o.scripts, o.clients, ... */ }
+//! }
+//! ```
 
 // Wired into `main` by the `pgbench` command; until then only the tests use it.
 #![allow(dead_code)]
