@@ -155,6 +155,9 @@ pub struct RunSpec {
     pub exit_on_abort: bool,
     /// `--io`: how the measured run's sessions do their I/O.
     pub io: IoMode,
+    /// pgbench's `--verbose-errors`: each retryable error, and whether its transaction is
+    /// tried again, reported as it happens ([`Event::Info`]).
+    pub verbose_errors: bool,
 }
 
 /// Whether a run can use `io` (only `--io uring` can be refused: io_uring unavailable here, or
@@ -205,6 +208,8 @@ pub enum Event<'a> {
     Aborted(&'a Abort),
     /// The server sent a client a notice or warning (a NoticeResponse), as it arrives.
     Notice(&'a target::DbError),
+    /// Something said for information (pgbench's `pg_log_info`): `--verbose-errors`' lines.
+    Info(&'a str),
 }
 
 /// One client's share of the run: its committed transactions and the time they took (from
@@ -619,6 +624,7 @@ pub fn run<W: workload::Workload>(
                 Some(Msg::Tick { .. }) => {}
                 Some(Msg::Aborted(a)) => on_event(Event::Aborted(&a)),
                 Some(Msg::Notice(n)) => on_event(Event::Notice(&n)),
+                Some(Msg::Info(i)) => on_event(Event::Info(&i)),
                 None => {
                     for s in starts {
                         let _ = s.send(None);
@@ -690,6 +696,7 @@ pub fn run<W: workload::Workload>(
                 Some(Msg::Connected { .. }) => {}
                 Some(Msg::Aborted(a)) => on_event(Event::Aborted(&a)),
                 Some(Msg::Notice(n)) => on_event(Event::Notice(&n)),
+                Some(Msg::Info(i)) => on_event(Event::Info(&i)),
                 None => fail(handles),
             }
             while let Some(iv) = coll.next_full() {

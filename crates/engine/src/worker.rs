@@ -83,6 +83,8 @@ pub(crate) enum Msg {
     Aborted(Abort),
     /// A notice a client's session received, sent as it arrives.
     Notice(target::DbError),
+    /// `--verbose-errors`: a line for information.
+    Info(String),
     /// All this thread's clients are done: its last interval and its counters.
     Done {
         thread: usize,
@@ -188,6 +190,10 @@ impl<W: Workload> ThreadCtx<W> {
                 let _ = self.diag.send(Msg::Notice(n));
             }
         }
+    }
+
+    fn info(&self, line: String) {
+        let _ = self.diag.send(Msg::Info(line));
     }
 
     fn abort(&self, client_id: u32, e: &Error, at: Option<String>) {
@@ -729,7 +735,15 @@ async fn run_txn<W: Workload>(
                 mode: ctx.spec.mode,
                 sleep: &mut sleeper,
             };
-            c.wl.execute(txn, session, &mut cx).await
+            let parses = session.parse_commits();
+            let r = c.wl.execute(txn, session, &mut cx).await;
+            // A statement parsed on its own before its first execution (scripts in prepared
+            // mode) commits an implicit transaction of its own: setup, as on_connect's.
+            let parsed = session.parse_commits() - parses;
+            if parsed > 0 {
+                ctx.totals.borrow_mut().setup_commits += parsed;
+            }
+            r
         };
         ctx.forward_notices(session);
         match r {
@@ -758,6 +772,13 @@ async fn run_txn<W: Workload>(
                 if !ctx.spec.connect_per_txn {
                     c.clock_hint = Some(end);
                 }
+                // Counted; the workload may still stop the client (pgbench's incomplete
+                // transaction block).
+                if let Some(e) = c.wl.stop_after() {
+                    ctx.abort(c.id, &e, c.wl.failed_at());
+                    c.cnt += 1;
+                    break TxnEnd::Abort;
+                }
                 break TxnEnd::Done;
             }
             Err(e) => {
@@ -773,6 +794,15 @@ async fn run_txn<W: Workload>(
                         break TxnEnd::Abort;
                     }
                 };
+                if ctx.spec.verbose_errors {
+                    // pgbench's commandError.
+                    ctx.info(format!(
+                        "client {} got an error in command {} (SQL) of script {}; {e}",
+                        c.id,
+                        c.wl.failed_command().unwrap_or(0),
+                        txn
+                    ));
+                }
                 // CSTATE_ERROR: end the failed transaction block, if any.
                 if let Err(e2) = rollback(ctx, session).await {
                     let mut rec = ctx.rec.borrow_mut();
@@ -785,14 +815,23 @@ async fn run_txn<W: Workload>(
                 let now = ctx.now_us();
                 // Unlike pgbench (which drops a transaction that fails after -T's end uncounted),
                 // a failure at the end of the run is counted as a failure, so the counts add up.
-                if may_retry(
+                let retry = may_retry(
                     tries,
                     ctx.spec.max_tries,
                     now.saturating_sub(sched),
                     ctx.limit_us,
                 ) && !ctx.stopping()
-                    && !ctx.stop.time_is_up(now)
-                {
+                    && !ctx.stop.time_is_up(now);
+                if ctx.spec.verbose_errors {
+                    ctx.info(verbose_try(
+                        c.id,
+                        retry,
+                        tries,
+                        ctx.spec.max_tries,
+                        ctx.limit_us.map(|l| (now.saturating_sub(sched), l)),
+                    ));
+                }
+                if retry {
                     tries += 1;
                     c.rng = snapshot.clone();
                     continue;
@@ -814,6 +853,36 @@ async fn run_txn<W: Workload>(
         }
     }
     end
+}
+
+/// pgbench's `printVerboseErrorMessages`: whether a failed try is repeated, which try it was
+/// and, under `-L`, how much of the time allowed for tries it used.
+fn verbose_try(
+    client: u32,
+    retry: bool,
+    tries: u32,
+    max_tries: u32,
+    used_of_limit: Option<(u64, u64)>,
+) -> String {
+    let mut s = format!(
+        "client {client} {} (try {tries}",
+        if retry {
+            "repeats the transaction after the error"
+        } else {
+            "ends the failed transaction"
+        }
+    );
+    if max_tries != 0 {
+        s.push_str(&format!("/{max_tries}"));
+    }
+    if let Some((used, limit)) = used_of_limit {
+        s.push_str(&format!(
+            ", {:.3}% of the maximum time of tries was used",
+            100.0 * used as f64 / limit.max(1) as f64
+        ));
+    }
+    s.push(')');
+    s
 }
 
 /// pgbench's CSTATE_ERROR: after an error, roll back if the session is in a (failed)

@@ -66,6 +66,7 @@ fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
         log: None,
         exit_on_abort: false,
         io: IoMode::Auto,
+        verbose_errors: false,
     }
 }
 

@@ -71,6 +71,7 @@ fn spec(clients: u32) -> RunSpec {
         log: None,
         exit_on_abort: false,
         io: IoMode::Auto,
+        verbose_errors: false,
     }
 }
 

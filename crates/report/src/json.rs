@@ -87,6 +87,7 @@ mod tests {
         let mut r = crate::testdata::sysbench_run();
         r.config.partition_method = Some("hash".into());
         r.config.partitions = Some(4);
+        r.config.failures_detailed = true;
         if let Some(s) = &mut r.sysbench {
             s.fairness = Some(crate::Fairness::of(&[(10.0, 1.0), (12.0, 1.1)]));
         }
@@ -220,7 +221,8 @@ mod tests {
         let defs = &schema["$defs"];
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
-        const OPTIONAL: [&str; 8] = [
+        const OPTIONAL: [&str; 9] = [
+            "failures_detailed",
             "server_metrics",
             "sysbench",
             "fd_limit",

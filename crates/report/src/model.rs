@@ -196,6 +196,9 @@ pub struct RunConfig {
     /// Its number of partitions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitions: Option<u32>,
+    /// pgbench's `--failures-detailed`: the summary splits failures by kind.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub failures_detailed: bool,
 }
 
 /// A transaction type: a builtin or a script, with its `-b name@weight` weight.

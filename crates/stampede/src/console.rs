@@ -81,10 +81,13 @@ fn prefix(level: Level) -> &'static str {
 }
 
 fn say(level: Level, msg: &str) {
-    // pg_log_generic: one trailing newline of the message is dropped (libpq's messages end in
-    // one), continuation lines are printed as they are.
-    let msg = msg.strip_suffix('\n').unwrap_or(msg);
-    eprintln!("{}{msg}", prefix(level));
+    // One message may hold several records (workload::script::RECORD), each logged apart.
+    for record in msg.split(workload::script::RECORD) {
+        // pg_log_generic: one trailing newline of the message is dropped (libpq's messages end
+        // in one), continuation lines are printed as they are.
+        let record = record.strip_suffix('\n').unwrap_or(record);
+        eprintln!("{}{record}", prefix(level));
+    }
 }
 
 pub fn error(msg: &str) {

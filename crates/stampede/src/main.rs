@@ -39,6 +39,7 @@ fn main() {
     console::set_voice(voice);
     interrupt::install();
     let result = match (voice, dropin_args) {
+        (Voice::Pgbench, Some(args)) => dropin::pgbench::main(args),
         (Voice::Sysbench, Some(args)) => dropin::sysbench::main(args),
         _ => commands::dispatch(cli::parse()),
     };

@@ -34,6 +34,7 @@ fn spec(clients: u32, per_client: u64) -> RunSpec {
         log: None,
         exit_on_abort: false,
         io: engine::IoMode::Auto,
+        verbose_errors: false,
     }
 }
 

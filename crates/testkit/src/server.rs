@@ -34,6 +34,7 @@ pub struct Pg {
     bindir: PathBuf,
     socket_dir: PathBuf,
     port: u16,
+    log_file: PathBuf,
     /// None once stopped; a Mutex so that a `static` one can be stopped at exit.
     server: Mutex<Option<EmbeddedServer>>,
 }
@@ -59,6 +60,7 @@ impl Pg {
             bindir: server.binaries().bindir.clone(),
             socket_dir: server.socket_dir().to_path_buf(),
             port: server.port(),
+            log_file: server.log_file().to_path_buf(),
             server: Mutex::new(Some(server)),
         };
         pg.wait_accepting();
@@ -96,6 +98,12 @@ impl Pg {
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The server's log (stdout and stderr of the postmaster), for tests that check what the
+    /// server logged.
+    pub fn log_file(&self) -> &Path {
+        &self.log_file
     }
 
     /// A binary of the server's installation (`psql`, `pgbench`, ...).

@@ -112,4 +112,17 @@ pub trait ClientWorkload: 'static {
     fn failed_at(&self) -> Option<String> {
         None
     }
+
+    /// The index of the command (into [`TxnType::statements`]) at which the last failed
+    /// transaction failed, for pgbench's `--verbose-errors` ("got an error in command N").
+    fn failed_command(&self) -> Option<usize> {
+        None
+    }
+
+    /// After a transaction that succeeded: whether the client must stop now, the transaction
+    /// still counting as processed (pgbench's "end of script reached without completing the
+    /// last transaction": counted, then the client aborts). Called once per transaction.
+    fn stop_after(&mut self) -> Option<Error> {
+        None
+    }
 }

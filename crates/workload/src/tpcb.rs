@@ -374,6 +374,7 @@ impl Workload for TpcbWorkload {
             lines: self.lines.clone(),
             stmts: Vec::new(),
             vals: [0; 4],
+            at: 0,
         }
     }
 
@@ -396,6 +397,8 @@ pub struct TpcbClient {
     /// Per transaction type, per line: the registered statement of an SQL line.
     stmts: Vec<Vec<Option<StmtId>>>,
     vals: [i64; 4],
+    /// The line being run, for [`ClientWorkload::failed_command`].
+    at: usize,
 }
 
 impl TpcbClient {
@@ -452,6 +455,7 @@ impl ClientWorkload for TpcbClient {
                     cx.timer.end(i, true);
                 }
                 Line::Sql { params, .. } => {
+                    self.at = i;
                     let id = stmts[i].expect("SQL lines are registered on connect");
                     let p = Self::params(&self.vals, params, &mut buf);
                     cx.timer.start();
@@ -487,6 +491,10 @@ impl ClientWorkload for TpcbClient {
             }
         }
         Ok(())
+    }
+
+    fn failed_command(&self) -> Option<usize> {
+        Some(self.at)
     }
 }
 

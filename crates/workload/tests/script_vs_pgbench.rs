@@ -187,9 +187,15 @@ fn parse_errors_match_pgbench() {
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(msg), "pgbench said {err}");
+        // pgbench's whole message, `condition error in script "FILE" command N: ...`.
         let mut sy = Symbols::new();
-        let mine = Script::parse("cond.sql", text, &mut sy).expect_err(text);
-        assert_eq!(mine.message, msg);
+        let source = f.display().to_string();
+        let mine = Script::parse(&source, text, &mut sy).expect_err(text);
+        assert!(
+            err.contains(&format!("pgbench: error: {}\n", mine.message)),
+            "pgbench said {err}, stampede {}",
+            mine.message
+        );
     }
 }
 
@@ -463,6 +469,37 @@ fn runtime_errors_match_pgbench() {
             .next(&s, 0, &mut v, &mut rng, &mut NoTimer)
             .expect_err(expr);
         assert_eq!(e.message, msg, "{expr}");
+    }
+
+    // A name that cannot be a variable fails when the command runs (after the expression), as
+    // an assignment failure for \set, an execution failure for \setshell.
+    for (text, msg, what, assignment) in [
+        (
+            "\\set . 1\nSELECT 1;\n",
+            "set: invalid variable name: \".\"",
+            "(set) of script 0; assignment of meta-command failed",
+            true,
+        ),
+        (
+            "\\setshell 1x echo 5\nSELECT 1;\n",
+            "setshell: invalid variable name: \"1x\"",
+            "(setshell) of script 0; execution of meta-command failed",
+            false,
+        ),
+    ] {
+        let f = temp_file("name.sql", text);
+        let (ok, out) = pgbench(&pg, &["-t", "1", "-f", f.to_str().unwrap()]);
+        assert!(!ok, "pgbench accepted {text}");
+        assert!(out.contains(&format!("error: {msg}\n")), "{out}");
+        assert!(out.contains(what), "{out}");
+        let mut sy = Symbols::new();
+        let s = Script::parse("name.sql", text, &mut sy).unwrap();
+        let mut v = Vars::new(&sy);
+        let mut rng = Streams::new(1, 1).client_func(0);
+        let e = Interp::new()
+            .next(&s, 0, &mut v, &mut rng, &mut NoTimer)
+            .expect_err(text);
+        assert_eq!((e.message.as_str(), e.assignment), (msg, assignment));
     }
 }
 

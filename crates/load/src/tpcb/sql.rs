@@ -10,8 +10,11 @@ pub const DROP_SQL: &str =
     "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers";
 
 /// The CREATE TABLE statements, in pgbench's order, partitions last. `server_version_num`
-/// matters only from PostgreSQL 18 on, which rejects `UNLOGGED` on a partitioned table (the
-/// partitions themselves are still unlogged).
+/// matters only from PostgreSQL 18 on, which rejects `UNLOGGED` on a partitioned table: then,
+/// as pgbench 18 does, `--unlogged-tables` with partitions makes only the partitions unlogged
+/// (the four tables are created logged: a logged table's foreign key cannot reference an
+/// unlogged one, and the parent cannot be unlogged). Before 18, pgbench 15's rule: every table
+/// unlogged.
 pub fn create_sql(opts: &InitOptions, server_version_num: u32) -> Vec<String> {
     // (table, columns for 32-bit aids, columns for 64-bit aids, declare fillfactor)
     const DDLS: [(&str, &str, &str, bool); 4] = [
@@ -46,7 +49,7 @@ pub fn create_sql(opts: &InitOptions, server_version_num: u32) -> Vec<String> {
     for (table, small, big, fillfactor) in DDLS {
         let cols = if opts.bigint_aid() { big } else { small };
         let partitioned = method.is_some() && table == "pgbench_accounts";
-        let table_unlogged = if partitioned && server_version_num >= 180000 {
+        let table_unlogged = if method.is_some() && server_version_num >= 180000 {
             ""
         } else {
             unlogged

@@ -4,12 +4,13 @@
 //! Owns the layout only; every number comes from the [`RunResult`] or the
 //! [`Interval`](measure::Interval) handed in. Must not touch: I/O (the caller prints), clocks.
 //!
-//! The pgbench-compatible block follows pgbench 15's `printResults()` and the progress line its
-//! `printProgressReport()` (src/bin/pgbench/pgbench.c, REL_15_STABLE) line for line: same words,
-//! same printf formats, same conditions for which lines appear. Rust's `{:.3}` rounds exactly like
+//! The pgbench-compatible block follows pgbench 18's `printResults()` and the progress line its
+//! `printProgressReport()` (src/bin/pgbench/pgbench.c, REL_18_STABLE) line for line: same words,
+//! same printf formats, same conditions for which lines appear (the tests compare with
+//! `testdata/pgbench-18`, derived from pgbench 15 captures: see its README). Rust's `{:.3}` rounds exactly like
 //! glibc's `%.3f` (round-half-even on the exact binary value), so the digits agree too.
 //!
-//! Deliberate differences from pgbench 15, all in numbers pgbench estimates or cannot know:
+//! Deliberate differences from pgbench, all in numbers pgbench estimates or cannot know:
 //! - "latency average" is always the exact mean of committed transactions. pgbench, without
 //!   `-P`/`-R`/`-L`, prints `duration * clients / transactions` instead (an estimate that includes
 //!   client think time and failures, hence its "(including failures)" suffix, which we never
@@ -37,7 +38,7 @@ mod tests;
 
 use std::fmt::Write as _;
 
-use measure::{Histogram, TxnStats};
+use measure::{FailureKind, Histogram, TxnStats};
 
 use crate::model::RunResult;
 use crate::RunConfig;
@@ -77,6 +78,21 @@ fn failure_lines(o: &mut String, prefix: &str, t: &TxnStats, total_cnt: u64, c: 
         t.failed(),
         pct(t.failed(), total_cnt)
     );
+    // pgbench's --failures-detailed.
+    if c.failures_detailed {
+        for (kind, name) in [
+            (FailureKind::Serialization, "serialization"),
+            (FailureKind::Deadlock, "deadlock"),
+            (FailureKind::Other, "other"),
+        ] {
+            let n = t.failures_of(kind);
+            let _ = writeln!(
+                o,
+                "{prefix}number of {name} failures: {n} ({:.3}%)",
+                pct(n, total_cnt)
+            );
+        }
+    }
     // pgbench: "it can be non-zero only if max_tries is not equal to one".
     if c.max_tries != 1 {
         let _ = writeln!(

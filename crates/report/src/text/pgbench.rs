@@ -1,4 +1,4 @@
-//! The pgbench-compatible block of the end-of-run summary: pgbench 15's `printResults()` line
+//! The pgbench-compatible block of the end-of-run summary: pgbench 18's `printResults()` line
 //! for line (see the notes of `text` for the deliberate differences), up to and including the
 //! tps line; the per-script and per-statement statistics that follow are in `scripts`.
 
@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::{failure_lines, ms, pct, scripts, simple_stats};
 use crate::model::RunResult;
 
-/// What pgbench 15's `printResults()` prints for the same run, byte for byte where the numbers
+/// What pgbench 18's `printResults()` prints for the same run, byte for byte where the numbers
 /// are the same (see the module notes for the deliberate differences). Every line ends in `\n`.
 pub fn render_pgbench_summary(r: &RunResult) -> String {
     let c = &r.config;
@@ -123,7 +123,7 @@ pub fn render_pgbench_summary(r: &RunResult) -> String {
     }
 
     if per_script_stats || c.per_statement {
-        scripts::per_script(o, r, cnt);
+        scripts::per_script(o, r, total_cnt);
     }
     out
 }

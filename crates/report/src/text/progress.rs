@@ -1,4 +1,4 @@
-//! The progress line printed every `-P` seconds: pgbench 15's `printProgressReport()` format,
+//! The progress line printed every `-P` seconds: pgbench 18's `printProgressReport()` format,
 //! then stampede's p99.
 
 use std::fmt::Write as _;
@@ -36,7 +36,7 @@ impl From<&RunConfig> for ProgressStyle {
     }
 }
 
-/// One progress line (no trailing newline), pgbench 15's `printProgressReport()` format followed
+/// One progress line (no trailing newline), pgbench 18's `printProgressReport()` format followed
 /// by stampede's p99, at the end so parsers of pgbench's prefix keep working:
 ///
 /// `progress: 5.0 s, 1234.5 tps, lat 3.240 ms stddev 1.101, 0 failed, p99 7.423 ms`

@@ -1,6 +1,6 @@
-//! pgbench's per-script and per-command statistics (the end of `printResults()`): a section per
-//! script when there are several (weight, share, failures, retries, skipped, latency), and the
-//! statement latencies and failures under `-r`.
+//! pgbench's per-script and per-command statistics (the end of pgbench 18's `printResults()`): a
+//! section per script when there are several (weight, share, processed, failures, retries,
+//! skipped, latency), and the statement latencies and failures under `-r`.
 
 use std::fmt::Write as _;
 
@@ -11,7 +11,7 @@ use crate::model::RunResult;
 
 /// The statistics of each script of `r`, whose run committed `cnt` transactions in all. Called
 /// when there are several scripts or `-r` was given.
-pub(super) fn per_script(o: &mut String, r: &RunResult, cnt: u64) {
+pub(super) fn per_script(o: &mut String, r: &RunResult, total_cnt: u64) {
     let c = &r.config;
     let bench_duration = r.measured_duration_s;
     let per_script_stats = c.txn_types.len() > 1;
@@ -30,17 +30,23 @@ pub(super) fn per_script(o: &mut String, r: &RunResult, cnt: u64) {
                 tt.weight,
                 pct(u64::from(tt.weight), total_weight)
             );
-            let s_tps = if bench_duration > 0.0 {
-                s_cnt as f64 / bench_duration
-            } else {
-                0.0
-            };
             let _ = writeln!(
                 o,
-                " - {s_cnt} transactions ({:.1}% of total, tps = {s_tps:.6})",
-                pct(s_cnt, cnt)
+                " - {s_total_cnt} transactions ({:.1}% of total)",
+                pct(s_total_cnt, total_cnt)
             );
-            failure_lines(o, " - ", s, s_total_cnt, c);
+            if s_total_cnt > 0 {
+                let s_tps = if bench_duration > 0.0 {
+                    s_cnt as f64 / bench_duration
+                } else {
+                    0.0
+                };
+                let _ = writeln!(
+                    o,
+                    " - number of transactions actually processed: {s_cnt} (tps = {s_tps:.6})"
+                );
+                failure_lines(o, " - ", s, s_total_cnt, c);
+            }
             simple_stats(o, " - latency", &s.latency);
         }
         if c.per_statement {
@@ -62,9 +68,9 @@ pub(super) fn per_script(o: &mut String, r: &RunResult, cnt: u64) {
                 // pgbench prints the command's first line.
                 let line = text.lines().next().unwrap_or("");
                 if c.max_tries == 1 {
-                    let _ = writeln!(o, "   {avg:11.3}  {failed:10}  {line}");
+                    let _ = writeln!(o, "   {avg:11.3}  {failed:10} {line}");
                 } else {
-                    let _ = writeln!(o, "   {avg:11.3}  {failed:10}  {:>10}  {line}", "-");
+                    let _ = writeln!(o, "   {avg:11.3}  {failed:10} {:>10} {line}", "-");
                 }
             }
         }

@@ -249,6 +249,17 @@ pub struct RunArgs {
     #[arg(long = "no-observe", help_heading = CHECKS)]
     pub no_observe: bool,
 
+    /// The scripts already read and compiled (`stampede pgbench` reads each `-f` file when
+    /// pgbench does, in its option loop; standard input cannot be read twice).
+    #[arg(skip)]
+    pub compiled: Option<workload::script::ScriptSet>,
+    /// pgbench's `--progress-timestamp`.
+    #[arg(skip)]
+    pub progress_timestamp: bool,
+    /// pgbench's `--debug`.
+    #[arg(skip)]
+    pub debug: bool,
+
     /// sysbench's options, for sysbench's workloads.
     #[command(flatten)]
     pub sysbench: SysbenchArgs,

@@ -22,9 +22,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Some(Command::Report(args)) => report::run(args),
         Some(Command::Compare(args)) => compare::run(args),
         Some(Command::Sysbench { args }) => crate::dropin::sysbench::main(args),
-        Some(Command::Pgbench { .. }) => {
-            unreachable!("main hands the drop-ins their command lines before clap parses")
-        }
+        Some(Command::Pgbench { args }) => crate::dropin::pgbench::main(args),
         // `stampede` alone: `stampede run` with its defaults (there is one set).
         None => run::run(crate::cli::default_run()),
     }

@@ -184,7 +184,8 @@ impl Plan {
         };
         let (job, spec) = match family {
             Family::Pgbench => {
-                let (job, spec) = pgbench::plan(&a, workload.map(|w| w.name), frontend)?;
+                let compiled = a.compiled.take();
+                let (job, spec) = pgbench::plan(&a, workload.map(|w| w.name), compiled)?;
                 (Job::Pgbench(job), spec)
             }
             Family::Sysbench => {
@@ -208,7 +209,7 @@ impl Plan {
             checks: !a.no_check,
             observe: !a.no_observe,
             defaulted,
-            progress_timestamp: false,
+            progress_timestamp: a.progress_timestamp,
         };
         let mut plan = Plan {
             frontend,

@@ -12,7 +12,7 @@ use target::QueryMode;
 use workload::script::{parse_define, ScriptSet};
 use workload::tpcb::{self, Builtin};
 
-use super::{parse_seed, positive, tick, Frontend};
+use super::{parse_seed, positive, tick};
 use crate::cli::{Protocol, RunArgs, ScriptArg};
 use crate::console::Failure;
 
@@ -42,6 +42,8 @@ pub struct PgbenchJob {
     pub protocol: Protocol,
     /// `--debug` (pgbench's): each client's commands and values on standard error.
     pub debug: bool,
+    /// `--failures-detailed`: the summary splits failures by kind.
+    pub failures_detailed: bool,
 }
 
 impl PgbenchJob {
@@ -65,7 +67,7 @@ fn usage(cause: String) -> anyhow::Error {
 pub(crate) fn plan(
     a: &RunArgs,
     workload: Option<&str>,
-    frontend: Frontend,
+    compiled: Option<ScriptSet>,
 ) -> Result<(PgbenchJob, RunSpec)> {
     let clients = a.clients.unwrap_or(1);
     let jobs = a.jobs.unwrap_or(1);
@@ -101,7 +103,10 @@ pub(crate) fn plan(
         .map(|d| parse_define(d).map_err(usage))
         .collect::<Result<Vec<_>>>()?;
     let protocol = a.protocol.unwrap_or(Protocol::Simple);
-    let set = select_scripts(a, workload, protocol)?;
+    let set = match compiled {
+        Some(set) => set,
+        None => select_scripts(a, workload, protocol)?,
+    };
     let builtins = set.builtins();
     let weights = set.weights();
     let seed = parse_seed(a.random_seed.as_deref())?;
@@ -126,6 +131,7 @@ pub(crate) fn plan(
         log,
         exit_on_abort: a.exit_on_abort,
         io: a.io.mode(),
+        verbose_errors: a.verbose_errors,
     };
     engine::check_io(spec.io, spec.connect_per_txn).map_err(usage)?;
     let vacuum = if a.no_vacuum {
@@ -135,7 +141,6 @@ pub(crate) fn plan(
     } else {
         Vacuum::Standard
     };
-    let _ = frontend;
     Ok((
         PgbenchJob {
             builtins,
@@ -146,7 +151,8 @@ pub(crate) fn plan(
             scale: a.scale,
             vacuum,
             protocol,
-            debug: false,
+            debug: a.debug,
+            failures_detailed: a.failures_detailed,
         },
         spec,
     ))

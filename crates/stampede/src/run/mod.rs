@@ -171,7 +171,9 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     if interrupt::requested() {
         return Err(interrupted_before());
     }
-    let server = ctx.with_session(async |s| environment::server_info(s).await)?;
+    let server = ctx
+        .with_session(async |s| environment::server_info(s).await)
+        .map_err(|e| first_connection(ctx, e))?;
     // pgbench prints its version line before it reads the tables and vacuums; stampede's
     // header says the data's size, known after.
     if ctx.frontend != Frontend::Native {
@@ -213,6 +215,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         Event::Progress(interval) => progress.tick(interval),
         Event::Aborted(a) => output::aborted(ctx.frontend, a),
         Event::Notice(n) => console::server_notice(n),
+        Event::Info(i) => console::note(i),
     };
     let ran = family.run(ctx, &mut on_event);
     let fin = family.finish(ctx);
@@ -259,6 +262,33 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         sysbench,
     );
     output::emit(ctx, &result)
+}
+
+/// The run's first connection failed: nothing can be measured. pgbench says libpq's words, then
+/// "could not create connection for setup"; stampede says how to fix the target.
+fn first_connection(ctx: &Ctx, e: anyhow::Error) -> anyhow::Error {
+    let frontend = ctx.frontend;
+    let Some(te) = e.downcast_ref::<target::Error>() else {
+        return e;
+    };
+    if !matches!(
+        te,
+        target::Error::Connect { .. } | target::Error::Auth { .. } | target::Error::Db(_)
+    ) {
+        return e;
+    }
+    if frontend == Frontend::Pgbench {
+        console::error(&target::conninfo::redact(
+            &crate::dropin::pgbench::libpq_connect_error(te, ctx.conn()),
+        ));
+        return Failure::setup("could not create connection for setup", "");
+    }
+    let todo = match te {
+        target::Error::Auth { .. } => "check the user and password (PGPASSWORD, ~/.pgpass)",
+        target::Error::Db(_) => "check the database name (-d) and the user's privileges",
+        _ => "check that the server is running and the target (-h/-p/-d) is right",
+    };
+    Failure::setup(target::conninfo::redact(&format!("{e:#}")), todo)
 }
 
 /// The engine's error, as the person reads it: a run that could not start is a setup failure

@@ -128,6 +128,21 @@ impl Progress {
     }
 }
 
+/// The pgbench thread that runs `client`: pgbench deals the clients to its threads in
+/// consecutive runs, the earlier threads taking the larger share (`main`, "nclients_dealt").
+fn pgbench_thread(client: u32, clients: u32, threads: u32) -> u32 {
+    let threads = threads.max(1);
+    let mut dealt = 0;
+    for i in 0..threads {
+        let n = (clients - dealt + threads - i - 1) / (threads - i);
+        if client < dealt + n {
+            return i;
+        }
+        dealt += n;
+    }
+    threads - 1
+}
+
 /// A client aborted: its error, on standard error, as it happens.
 pub(super) fn aborted(frontend: Frontend, a: &Abort) {
     match frontend {
@@ -145,6 +160,19 @@ pub(super) fn aborted(frontend: Frontend, a: &Abort) {
 
 /// The summary on standard output, the files, and the exit code.
 pub(super) fn emit(ctx: &Ctx, r: &RunResult) -> Result<i32> {
+    // pgbench --exit-on-abort: the thread of the aborted client exits the process at once
+    // (exit(2) in threadRun), so nothing of the summary is printed.
+    if let (Frontend::Pgbench, true, Some(a)) = (
+        ctx.frontend,
+        ctx.spec.exit_on_abort,
+        r.connections.aborted.first(),
+    ) {
+        let thread = pgbench_thread(a.client_id, ctx.spec.clients, ctx.spec.threads);
+        console::error(&format!(
+            "Run was aborted due to an error in thread {thread}"
+        ));
+        return Ok(EXIT_UNTRUSTED);
+    }
     match ctx.frontend {
         Frontend::Native => print!("{}", report::render_text(r)),
         Frontend::Pgbench => print!("{}", crate::dropin::pgbench::summary(r)),

@@ -93,6 +93,7 @@ impl Runner {
                 seed: self.job.seed,
                 clients,
                 defines: self.job.defines.clone(),
+                debug: self.job.debug.then(|| "pgbench: debug: ".to_string()),
             })))
         } else {
             let builtins = self.job.builtins.iter().flatten().copied();
@@ -155,7 +156,8 @@ impl Family for Runner {
                     ));
                 }
                 (false, Some(found), given) => {
-                    if given.is_some_and(|g| g != found) {
+                    // pgbench warns whenever -s was given; stampede when it differs.
+                    if given.is_some_and(|g| pgbench || g != found) {
                         console::warning(&format!(
                             "scale option ignored, using count from pgbench_branches table \
                              ({found})"
@@ -288,6 +290,7 @@ impl Family for Runner {
             scale: self.scale as u32,
             partition_method: self.partitions.as_ref().map(|p| p.0.clone()),
             partitions: self.partitions.as_ref().map(|p| p.1),
+            failures_detailed: self.job.failures_detailed,
         }
     }
 }

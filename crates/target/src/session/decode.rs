@@ -320,6 +320,7 @@ impl Session {
                     b"ROLLBACK" => self.open_work = false,
                     _ => self.open_work = true,
                 }
+                self.parse_only = false;
                 let rows = self.cur_rows;
                 if self.cap.on {
                     self.cap.end(rows);
@@ -338,6 +339,7 @@ impl Session {
                     self.cap.end(0);
                 }
                 self.open_work = true;
+                self.parse_only = false;
                 self.has_row = false;
                 self.cur_rows = 0;
                 Some(Event::Done(StmtResult::default()))
@@ -358,7 +360,11 @@ impl Session {
                     .ok_or_else(|| protocol("empty ReadyForQuery"))?;
                 if status == b'I' && self.open_work {
                     self.commits += 1;
+                    if self.parse_only {
+                        self.parse_commits += 1;
+                    }
                 }
+                self.parse_only = false;
                 if status != b'T' {
                     self.open_work = false;
                 }
@@ -389,11 +395,15 @@ impl Session {
                     Some(Sent::Parse(None)) => {}
                     _ => return Err(protocol("ParseComplete without a Parse")),
                 }
+                if !self.open_work {
+                    self.parse_only = true;
+                }
                 self.open_work = true;
                 None
             }
             b'2' => {
                 self.open_work = true;
+                self.parse_only = false;
                 None
             }
             // CloseComplete, NoData, ParameterDescription, RowDescription, PortalSuspended,
@@ -412,7 +422,11 @@ impl Session {
                 }
                 None
             }
-            b'3' | b'n' | b't' | b's' | b'A' | b'v' | b'H' | b'd' | b'c' => None,
+            b'H' => {
+                self.copied = true;
+                None
+            }
+            b'3' | b'n' | b't' | b's' | b'A' | b'v' | b'd' | b'c' => None,
             b'S' => {
                 let mut it = body.split(|&c| c == 0);
                 let k = String::from_utf8_lossy(it.next().unwrap_or_default()).replace('\0', "");
@@ -428,7 +442,10 @@ impl Session {
                 self.secret_key = be_i32(&body[4..]);
                 None
             }
-            b'G' => Some(Event::CopyIn),
+            b'G' => {
+                self.copied = true;
+                Some(Event::CopyIn)
+            }
             b'W' => {
                 return Err(protocol(
                     "CopyBothResponse: replication COPY is not supported",

@@ -176,6 +176,24 @@ impl Session {
         StmtId(id)
     }
 
+    /// Whether `stmt` is parsed on the server (prepared mode), or needs no parsing (the others).
+    pub fn is_prepared(&self, stmt: StmtId) -> bool {
+        self.stmts
+            .get(stmt.0 as usize)
+            .is_some_and(|st| st.mode != QueryMode::Prepared || st.state == PrepState::Prepared)
+    }
+
+    /// Take `stmt` as prepared without parsing it: its executions send Bind and Execute for
+    /// its name. pgbench marks a statement prepared even when its PQprepare failed, and its
+    /// executions then fail with the server's "prepared statement does not exist".
+    pub fn assume_prepared(&mut self, stmt: StmtId) {
+        if let Some(st) = self.stmts.get_mut(stmt.0 as usize) {
+            if st.mode == QueryMode::Prepared {
+                st.state = PrepState::Prepared;
+            }
+        }
+    }
+
     /// Prepared mode: Parse every registered statement not yet prepared, with one Sync.
     pub async fn prepare_all(&mut self) -> Result<(), Error> {
         self.prepare_where(|_| true).await

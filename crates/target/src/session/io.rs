@@ -247,6 +247,8 @@ impl Session {
             status: b'I',
             commits: 0,
             open_work: false,
+            parse_only: false,
+            parse_commits: 0,
             cur_rows: 0,
             row: Vec::new(),
             has_row: false,
@@ -258,6 +260,7 @@ impl Session {
             in_copy: false,
             cap: Capture::default(),
             notices: Vec::new(),
+            copied: false,
         };
         match s.startup(cfg, h).await {
             Ok(()) => Ok(s),

@@ -201,6 +201,10 @@ pub struct Session {
     /// Work ran in the current transaction since the last commit or rollback (see
     /// [`Session::server_commits`]).
     open_work: bool,
+    /// The implicit transaction open now did nothing but parse statements.
+    parse_only: bool,
+    /// The part of `commits` that were such parse-only transactions.
+    parse_commits: u64,
     /// DataRows so far in the current statement's result.
     cur_rows: u64,
     /// The body of the first DataRow of the last result, when `has_row`.
@@ -215,6 +219,8 @@ pub struct Session {
     in_copy: bool,
     /// Results kept for `\gset`/`\aset` ([`Session::capture_results`]).
     cap: Capture,
+    /// The last [`Session::execute`] ran a COPY (its data refused or discarded).
+    copied: bool,
     /// NoticeResponses (NOTICE, WARNING, ...) not yet taken ([`Session::take_notices`]); empty,
     /// and unallocated, unless the server sent one. At most [`MAX_NOTICES`] are kept.
     notices: Vec<DbError>,
@@ -305,6 +311,13 @@ impl Session {
         })
     }
 
+    /// Whether the last [`Session::execute`] ran a COPY: FROM STDIN is refused (CopyFail, the
+    /// statement fails), TO STDOUT's data is read and dropped. pgbench aborts a client whose
+    /// script runs one.
+    pub fn copied(&self) -> bool {
+        self.copied
+    }
+
     /// Whether the server sent notices (NOTICE, WARNING, ...) since the last
     /// [`Session::take_notices`]: one comparison, for the engine to check after a transaction.
     #[inline]
@@ -345,6 +358,13 @@ impl Session {
     /// PREPARED` are counted as ordinary statements.
     pub fn server_commits(&self) -> u64 {
         self.commits
+    }
+
+    /// The part of [`Session::server_commits`] made of implicit transactions that only parsed
+    /// statements (a prepare on its own, as a script's statement before its first execution in
+    /// prepared mode): setup, not a workload's transaction.
+    pub fn parse_commits(&self) -> u64 {
+        self.parse_commits
     }
 
     fn check_ready(&self) -> Result<(), Error> {
@@ -397,6 +417,7 @@ impl Session {
             return Err(Error::Config(format!("unknown statement id {}", stmt.0)));
         };
         self.cap.start(st.describe);
+        self.copied = false;
         if st.mode == QueryMode::Simple {
             put_interpolated_query(&mut self.out, &st.sql, &st.segs, params)?;
         } else {

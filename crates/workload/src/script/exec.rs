@@ -36,6 +36,9 @@ pub struct ScriptError {
     /// Index of the command in the script.
     pub command: usize,
     pub message: String,
+    /// The value was computed but could not be stored (`\set` into an invalid name): pgbench then
+    /// says "assignment of meta-command failed" instead of "evaluation of meta-command failed".
+    pub assignment: bool,
 }
 
 impl fmt::Display for ScriptError {
@@ -67,6 +70,18 @@ pub enum Action {
     Done,
 }
 
+/// A meta-command as pgbench's `--debug` shows it (`executeMetaCommand`: its argv, where the
+/// expression of `\set`, `\if` and `\elif` is not a word); `None` for SQL.
+fn debug_words(cmd: &super::parse::Command, vars: &Vars) -> Option<String> {
+    Some(match &cmd.kind {
+        CommandKind::Sql(_) => return None,
+        CommandKind::Set { var, .. } => format!("set {}", vars.name(*var)),
+        CommandKind::If { .. } => "if".into(),
+        CommandKind::Elif { .. } => "elif".into(),
+        _ => cmd.first_line.trim_start_matches('\\').to_string(),
+    })
+}
+
 /// A statement timer that does nothing (tests, or `-r` off).
 pub struct NoTimer;
 
@@ -81,6 +96,9 @@ pub struct Interp {
     pc: usize,
     /// The last jump landed on an `\elif` whose condition must be evaluated.
     eval_elif: bool,
+    /// pgbench's `--debug`: before each meta-command, this line's start (`pgbench: debug:
+    /// client N executing \`), then the command as pgbench's argv shows it.
+    pub debug: Option<String>,
 }
 
 impl Interp {
@@ -112,7 +130,13 @@ impl Interp {
             let fail = |message: String| ScriptError {
                 command: i,
                 message,
+                assignment: false,
             };
+            if let Some(d) = &self.debug {
+                if let Some(words) = debug_words(cmd, vars) {
+                    eprintln!("{d}{words}");
+                }
+            }
             let jump = |me: &mut Interp, target: usize| {
                 me.pc = target;
                 me.eval_elif = matches!(
@@ -160,7 +184,11 @@ impl Interp {
                         micros: n.saturating_mul(*unit_us),
                     });
                 }
-                CommandKind::Set { var, expr } => {
+                CommandKind::Set {
+                    var,
+                    expr,
+                    valid_name,
+                } => {
                     timer.start();
                     let mut cx = EvalCtx {
                         vars,
@@ -170,7 +198,15 @@ impl Interp {
                     };
                     let r = eval(expr, &mut cx);
                     timer.end(i, r.is_ok());
-                    vars.set_value(*var, r.map_err(|e| fail(e.0))?);
+                    let v = r.map_err(|e| fail(e.0))?;
+                    if !valid_name {
+                        // pgbench's putVariableValue -> lookupCreateVariable.
+                        return Err(ScriptError {
+                            assignment: true,
+                            ..fail(invalid_name("set", vars.name(*var)))
+                        });
+                    }
+                    vars.set_value(*var, v);
                     self.pc += 1;
                 }
                 CommandKind::If { cond, on_false } => {
@@ -235,9 +271,13 @@ impl Interp {
                     r?;
                     self.pc += 1;
                 }
-                CommandKind::SetShell { var, args } => {
+                CommandKind::SetShell {
+                    var,
+                    args,
+                    valid_name,
+                } => {
                     timer.start();
-                    let r = run_shell(args, vars, Some(*var)).map_err(fail);
+                    let r = run_shell(args, vars, Some((*var, *valid_name))).map_err(fail);
                     timer.end(i, r.is_ok());
                     r?;
                     self.pc += 1;
@@ -252,7 +292,7 @@ impl Interp {
 fn run_shell(
     args: &[ShellArg],
     vars: &mut Vars,
-    var: Option<super::vars::VarId>,
+    var: Option<(super::vars::VarId, bool)>,
 ) -> Result<(), String> {
     let argv0 = match &args[0] {
         ShellArg::Lit(s) => s.clone(),
@@ -277,7 +317,7 @@ fn run_shell(
         }
         command.push_str(&arg);
     }
-    let Some(var) = var else {
+    let Some((var, valid_name)) = var else {
         let ok = Process::new("/bin/sh")
             .arg("-c")
             .arg(&command)
@@ -333,8 +373,17 @@ fn run_shell(
         v = v.saturating_mul(10).saturating_add((c - b'0') as i64);
     }
     let v = if neg { -v } else { v };
+    if !valid_name {
+        // pgbench's putVariableInt -> lookupCreateVariable.
+        return Err(invalid_name("setshell", vars.name(var)));
+    }
     vars.set_value(var, Value::Int(v as i32 as i64));
     Ok(())
+}
+
+/// pgbench's `lookupCreateVariable` message for a name that cannot be a variable.
+fn invalid_name(context: &str, name: &str) -> String {
+    format!("{context}: invalid variable name: \"{name}\"")
 }
 
 /// psql's quoting of `:'name'` (`PQescapeLiteral`): quotes doubled; with backslashes, an `E''`

@@ -35,7 +35,7 @@ pub use parse::{
 };
 pub use vars::{Symbols, Value, VarId, Vars};
 pub use workload::{
-    builtin_text, parse_define, ScriptClient, ScriptConfig, ScriptSet, ScriptWorkload,
+    builtin_text, parse_define, ScriptClient, ScriptConfig, ScriptSet, ScriptWorkload, RECORD,
 };
 
 #[cfg(test)]

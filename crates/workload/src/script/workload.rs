@@ -43,13 +43,17 @@ use std::sync::Arc;
 use target::{Error, ErrorClass, QueryMode, Session, StmtId, Value};
 
 use super::exec::{simple_sql, store_row, Action, Interp, ScriptError};
-use super::parse::{CommandKind, ParseError, ResultVars, Script, SqlCommand, SqlPart};
+use super::parse::{CommandKind, ParseError, ResultVars, Script, SqlCommand, SqlPart, MAX_ARGS};
 use super::vars::{
     valid_variable_name, Symbols, Value as VarValue, Vars, CLIENT_ID, DEFAULT_SEED, RANDOM_SEED,
     SCALE,
 };
 use crate::tpcb::Builtin;
 use crate::{ClientWorkload, Streams, TxnContext, TxnType, Workload};
+
+/// Separates the log records of one error message (a failed parse, then the abort it led to):
+/// the caller prints each as its own line of the log (pgbench: two `pg_log_error`s).
+pub const RECORD: char = '\u{1e}';
 
 /// Parameters of one SQL command kept on the stack; more go to a vector.
 pub const STACK_PARAMS: usize = 32;
@@ -91,6 +95,11 @@ pub struct ScriptConfig {
     pub clients: u32,
     /// `-D NAME=VALUE`, in order (a later definition of a name wins).
     pub defines: Vec<(String, String)>,
+    /// pgbench's `--debug`: each client's steps on standard error, each line after this prefix
+    /// (`pgbench: debug: `): the script it runs, the meta-commands it executes, the SQL it
+    /// sends (prepared mode: the statement's name, `P_N` counting SQL commands over all
+    /// scripts, as pgbench names them), and when it waits for results.
+    pub debug: Option<String>,
 }
 
 impl ScriptSet {
@@ -136,6 +145,27 @@ impl ScriptSet {
 
     pub fn scripts(&self) -> impl Iterator<Item = &Script> {
         self.entries.iter().map(|e| &e.script)
+    }
+
+    /// pgbench's limit on the parameters of a statement in extended and prepared modes
+    /// (`parseQuery`: at most `MAX_ARGS - 1` = 255 variable references), with its message. stampede
+    /// itself has no such limit; a drop-in pgbench refuses what pgbench refuses.
+    pub fn check_pgbench_params(&self, mode: QueryMode) -> Result<(), String> {
+        if mode == QueryMode::Simple {
+            return Ok(());
+        }
+        for cmd in self.entries.iter().flat_map(|e| &e.script.commands) {
+            if let CommandKind::Sql(sql) = &cmd.kind {
+                if sql.param_count() > MAX_ARGS - 1 {
+                    return Err(format!(
+                        "statement has too many arguments (maximum is {}): {}",
+                        MAX_ARGS - 1,
+                        sql.text
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The workload, with the run's variables.
@@ -189,11 +219,28 @@ impl ScriptSet {
         }
         ScriptWorkload {
             shared: Arc::new(Shared {
+                prepnum: {
+                    let mut n = 0;
+                    (scripts.iter())
+                        .map(|s| {
+                            (s.commands.iter())
+                                .map(|c| match c.kind {
+                                    CommandKind::Sql(_) => {
+                                        n += 1;
+                                        n - 1
+                                    }
+                                    _ => 0,
+                                })
+                                .collect()
+                        })
+                        .collect()
+                },
                 scripts,
                 dollar,
                 symbols,
                 init,
                 client_id_defined: defined[CLIENT_ID.0 as usize],
+                debug: cfg.debug.clone(),
             }),
             types,
             weights,
@@ -222,6 +269,9 @@ struct Shared {
     /// The starting variables of every client (`:client_id` apart).
     init: Vars,
     client_id_defined: bool,
+    debug: Option<String>,
+    /// Per script, per command: pgbench's prepared-statement number (`P_N`), for `--debug`.
+    prepnum: Vec<Vec<usize>>,
 }
 
 /// pgbench scripts as a workload: a weighted mix of files and builtins.
@@ -271,6 +321,7 @@ impl Workload for ScriptWorkload {
             name_buf: String::new(),
             pipe: Vec::new(),
             at: (0, 0),
+            stop: None,
         }
     }
 
@@ -313,6 +364,8 @@ pub struct ScriptClient {
     pipe: Vec<Queued>,
     /// The command being run (script, command), for [`ClientWorkload::failed_at`].
     at: (usize, usize),
+    /// [`ClientWorkload::stop_after`]'s answer for the transaction just run.
+    stop: Option<Error>,
 }
 
 impl ScriptClient {
@@ -325,6 +378,7 @@ impl ScriptClient {
     fn meta_failed(&self, script: usize, e: ScriptError) -> Error {
         let cmd = &self.shared.scripts[script].commands[e.command];
         let (name, what) = match &cmd.kind {
+            CommandKind::Set { .. } if e.assignment => ("set", "assignment of meta-command failed"),
             CommandKind::Set { .. } => ("set", "evaluation of meta-command failed"),
             CommandKind::If { .. } => ("if", "evaluation of meta-command failed"),
             CommandKind::Elif { .. } => ("elif", "evaluation of meta-command failed"),
@@ -359,6 +413,26 @@ impl ScriptClient {
         }
     }
 
+    /// `--debug`: what pgbench's sendCommand and its wait for results say.
+    fn debug_send(&self, shared: &Shared, script: usize, i: usize, mode: QueryMode) {
+        let Some(p) = &shared.debug else {
+            return;
+        };
+        match mode {
+            QueryMode::Simple => eprintln!("{p}client {} sending {}", self.id, self.sql),
+            QueryMode::Extended => eprintln!(
+                "{p}client {} sending {}",
+                self.id,
+                shared.dollar[script][i].as_deref().unwrap_or_default()
+            ),
+            QueryMode::Prepared => eprintln!(
+                "{p}client {} sending P_{}",
+                self.id, shared.prepnum[script][i]
+            ),
+        }
+        eprintln!("{p}client {} receiving", self.id);
+    }
+
     /// Run SQL command `i` outside a pipeline and store its results (`\gset`, `\aset`).
     async fn run_sql(
         &mut self,
@@ -372,18 +446,46 @@ impl ScriptClient {
             unreachable!("Action::Sql names an SQL command");
         };
         let id = self.stmts[script][i].expect("SQL commands are registered on connect");
+        // pgbench's prepareCommand: a statement is parsed on its own before its first
+        // execution; a parse that fails is reported, and the statement is still taken as
+        // prepared (its execution then fails with "prepared statement ... does not exist").
+        let mut prepare_failed = None;
+        if mode == QueryMode::Prepared && !session.is_prepared(id) {
+            match session.prepare(&[id]).await {
+                Ok(()) => {}
+                Err(Error::Db(db)) => {
+                    prepare_failed = Some(db.to_string());
+                    session.assume_prepared(id);
+                }
+                Err(e) => return Err(e),
+            }
+        }
         let r = if mode == QueryMode::Simple {
             simple_sql(cmd, &mut self.vars, &mut self.sql);
+            self.debug_send(shared, script, i, mode);
             session.execute(id, &[Value::Text(&self.sql)]).await
         } else {
+            self.debug_send(shared, script, i, mode);
             let mut arr = [Value::Null; STACK_PARAMS];
             let mut big = Vec::new();
             let params = fill_params(cmd, &mut self.vars, &mut arr, &mut big);
             session.execute(id, params).await
         };
         let last_query = session.captured().count().saturating_sub(1);
+        if session.copied() {
+            // pgbench's readCommandResponse: PGRES_COPY_IN / PGRES_COPY_OUT.
+            return Err(Error::Script(
+                "COPY is not supported in pgbench, aborting".into(),
+            ));
+        }
         if let Err(e) = r {
-            return Err(self.sql_failed(script, i, last_query, e));
+            return Err(
+                match (prepare_failed, self.sql_failed(script, i, last_query, e)) {
+                    // Two messages, as pgbench logs them: the parse's error, then the abort.
+                    (Some(p), Error::Script(m)) => Error::Script(format!("{p}{RECORD}{m}")),
+                    (_, e) => e,
+                },
+            );
         }
         match &cmd.result {
             ResultVars::None => Ok(()),
@@ -583,6 +685,10 @@ impl ClientWorkload for ScriptClient {
     ) -> Result<(), Error> {
         let shared = self.shared.clone();
         let script = &shared.scripts[txn];
+        if let Some(p) = &shared.debug {
+            eprintln!("{p}client {} executing script \"{}\"", self.id, script.desc);
+            self.interp.debug = Some(format!("{p}client {} executing \\", self.id));
+        }
         self.interp.restart();
         self.pipe.clear();
         let mut in_pipeline = false;
@@ -710,12 +816,21 @@ impl ClientWorkload for ScriptClient {
             )));
         }
         if session.transaction_status() != b'I' {
-            return Err(Error::Script(format!(
+            // pgbench's CSTATE_END_TX: the transaction is counted, then the client aborts.
+            self.stop = Some(Error::Script(format!(
                 "client {} aborted: end of script reached without completing the last transaction",
                 self.id
             )));
         }
         Ok(())
+    }
+
+    fn failed_command(&self) -> Option<usize> {
+        Some(self.at.1)
+    }
+
+    fn stop_after(&mut self) -> Option<Error> {
+        self.stop.take()
     }
 
     fn failed_at(&self) -> Option<String> {
@@ -755,6 +870,7 @@ mod tests {
             seed: 3,
             clients: 2,
             defines: vec![("x".into(), "abc".into()), ("nobody".into(), "1".into())],
+            debug: None,
         });
         let mut c = w.new_client(1);
         let x = w.shared.symbols.get("x").unwrap();
@@ -776,6 +892,7 @@ mod tests {
                 ("scale".into(), "10000".into()),
                 ("client_id".into(), "9".into()),
             ],
+            debug: None,
         });
         let mut c = w.new_client(1);
         assert_eq!(c.vars.text(SCALE), Some("10000"));

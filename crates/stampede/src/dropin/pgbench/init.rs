@@ -55,7 +55,7 @@ pub fn run(plan: &InitPlan, conn: &ConnConfig) -> Result<i32> {
         let mut s = match Session::connect(conn).await {
             Ok(s) => s,
             Err(e) => {
-                console::error(&libpq_connect_error(&e));
+                console::error(&libpq_connect_error(&e, conn));
                 return Err(Failure::setup(
                     "could not create connection for initialization",
                     "",
@@ -153,9 +153,23 @@ async fn client_side(plan: &InitPlan, s: &mut Session) -> Result<()> {
     let scale = plan.opts.scale as u64;
     exec(s, "begin").await?;
     exec(s, TRUNCATE_SQL).await?;
-    populate(plan, s, "pgbench_branches", NBRANCHES * scale, &tpcb::Branches).await?;
+    populate(
+        plan,
+        s,
+        "pgbench_branches",
+        NBRANCHES * scale,
+        &tpcb::Branches,
+    )
+    .await?;
     populate(plan, s, "pgbench_tellers", NTELLERS * scale, &tpcb::Tellers).await?;
-    populate(plan, s, "pgbench_accounts", NACCOUNTS * scale, &tpcb::Accounts).await?;
+    populate(
+        plan,
+        s,
+        "pgbench_accounts",
+        NACCOUNTS * scale,
+        &tpcb::Accounts,
+    )
+    .await?;
     exec(s, "commit").await
 }
 
@@ -186,7 +200,10 @@ async fn populate(
         format!("copy {table} from stdin")
     };
     if let Err(e) = s.copy_in(&sql).await {
-        return Err(Failure::setup(format!("unexpected copy in result: {e}"), ""));
+        return Err(Failure::setup(
+            format!("unexpected copy in result: {e}"),
+            "",
+        ));
     }
     let tty = unsafe { libc::isatty(2) } == 1;
     let eol = if tty { '\r' } else { '\n' };

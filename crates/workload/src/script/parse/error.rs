@@ -22,7 +22,9 @@ pub struct ParseError {
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line == 0 {
-            return write!(f, "{}: {}", self.source, self.message);
+            // About the whole script (pgbench's "empty command list for script ..."): the message
+            // names the script, as pgbench prints it.
+            return f.write_str(&self.message);
         }
         write!(
             f,

@@ -113,18 +113,13 @@ impl Parser<'_, '_> {
 
         if matches!(name.as_str(), "set" | "if" | "elif") {
             let mut var = None;
+            let mut valid_name = true;
             if name == "set" {
                 let Some(w) = next_word(self.text, &mut pos) else {
                     return Err(err(self, cmd_end, "missing argument", None));
                 };
-                if !valid_variable_name(&w.text) {
-                    return Err(err(
-                        self,
-                        w.start,
-                        &format!("invalid variable name: \"{}\"", w.text),
-                        None,
-                    ));
-                }
+                // Checked when the command runs, as pgbench does (see `CommandKind::Set`).
+                valid_name = valid_variable_name(&w.text);
                 var = Some(self.symbols.intern(&w.text));
             }
             let (expr, end) = parse_expr(self.text, pos, self.symbols)
@@ -134,6 +129,7 @@ impl Parser<'_, '_> {
                 "set" => CommandKind::Set {
                     var: var.unwrap(),
                     expr,
+                    valid_name,
                 },
                 "if" => CommandKind::If {
                     cond: expr,
@@ -246,16 +242,14 @@ impl Parser<'_, '_> {
                     })
                     .collect();
                 if name == "setshell" {
-                    if !valid_variable_name(&words[1].text) {
-                        return Err(err(
-                            self,
-                            words[1].start,
-                            &format!("invalid variable name: \"{}\"", words[1].text),
-                            None,
-                        ));
-                    }
+                    // Checked when the command runs, as pgbench does (see `CommandKind::Set`).
+                    let valid_name = valid_variable_name(&words[1].text);
                     let var = self.symbols.intern(&words[1].text);
-                    Meta::Command(CommandKind::SetShell { var, args })
+                    Meta::Command(CommandKind::SetShell {
+                        var,
+                        args,
+                        valid_name,
+                    })
                 } else {
                     Meta::Command(CommandKind::Shell { args })
                 }

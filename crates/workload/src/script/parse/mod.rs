@@ -14,10 +14,12 @@
 //! meta-command side is a word splitter plus `expr`. A generated lexer would add a build step
 //! for no gain and make pgbench's error positions harder to reproduce.
 //!
-//! Deliberate differences from pgbench, all stricter or more precise, none changing what a valid
-//! script does: an invalid variable name in `\set`/`\setshell` is reported here instead of when the
-//! command first runs; errors carry a column even where pgbench prints none; `:'var'` and `:"var"`
-//! in SQL are psql's quoted interpolations (pgbench sends them verbatim, which the server rejects).
+//! Deliberate differences from pgbench, none changing what a valid script does: errors carry a
+//! column (and the line with a caret) even where pgbench prints none; an unclosed `\if` is shown
+//! at the `\if`; `:'var'` and `:"var"` in SQL are psql's quoted interpolations (pgbench sends them
+//! verbatim, which the server rejects). An invalid variable name in `\set`/`\setshell` is, as in
+//! pgbench, a run-time error (the command fails when it runs), so a drop-in pgbench exits as
+//! pgbench does (status 2, the client aborted) rather than refusing the script.
 //!
 //! Layout: this file holds the compiled script (the command types), the parser's driver (SQL,
 //! then a meta-command, until the end of the text) and the conditional checks; `lexer` is the
@@ -66,20 +68,24 @@ pub struct Command {
 #[derive(Clone, Debug)]
 pub enum CommandKind {
     Sql(SqlCommand),
-    /// `\set var expr`
+    /// `\set var expr`. A `var` that is not a valid variable name compiles (pgbench finds it
+    /// when the command runs: `set: invalid variable name`, the client aborts); `valid_name` says
+    /// which.
     Set {
         var: VarId,
         expr: Expr,
+        valid_name: bool,
     },
     /// `\sleep N [us|ms|s]`: the delay is `amount * unit_us` microseconds.
     Sleep {
         amount: SleepArg,
         unit_us: i64,
     },
-    /// `\setshell var command [args]`
+    /// `\setshell var command [args]` (`valid_name` as for `Set`).
     SetShell {
         var: VarId,
         args: Vec<ShellArg>,
+        valid_name: bool,
     },
     /// `\shell command [args]`
     Shell {
@@ -268,8 +274,19 @@ impl Parser<'_, '_> {
         // Per open \if: the indexes of its branches (\if, \elif..., \else) and whether an \else
         // was seen.
         let mut stack: Vec<(Vec<usize>, bool)> = Vec::new();
+        // pgbench's ConditionError: `condition error in script "desc" command N: msg`, N 1-based
+        // (one past the last command for an \if left open); here at the faulty command's place.
+        let condition_error = |at: usize, n: usize, msg: &str| {
+            self.error(
+                at,
+                format!(
+                    "condition error in script \"{}\" command {n}: {msg}",
+                    self.source
+                ),
+            )
+        };
         for i in 0..commands.len() {
-            let fail = |msg: &str| self.error(positions[i], msg.to_string());
+            let fail = |msg: &str| condition_error(positions[i], i + 1, msg);
             match commands[i].kind {
                 CommandKind::If { .. } => stack.push((vec![i], false)),
                 CommandKind::Elif { .. } => match stack.last_mut() {
@@ -314,9 +331,10 @@ impl Parser<'_, '_> {
             }
         }
         if let Some((branches, _)) = stack.last() {
-            return Err(self.error(
+            return Err(condition_error(
                 positions[branches[0]],
-                "\\if without matching \\endif".into(),
+                commands.len() + 1,
+                "\\if without matching \\endif",
             ));
         }
         Ok(())

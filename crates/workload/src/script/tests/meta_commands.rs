@@ -24,7 +24,7 @@ fn meta_commands_parse() {
     assert_eq!(sleep(4), (SleepArg::Var(sy.get("t").unwrap()), 1_000_000));
     assert_eq!(sleep(5), (SleepArg::Const(2), 1_000_000));
     match k[6] {
-        CommandKind::SetShell { var, args } => {
+        CommandKind::SetShell { var, args, .. } => {
             assert_eq!(*var, sy.get("v").unwrap());
             assert_eq!(
                 args,

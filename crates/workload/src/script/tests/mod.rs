@@ -5,6 +5,7 @@ mod conditionals;
 mod errors;
 mod expressions;
 mod meta_commands;
+mod pgbench_tap;
 mod sql;
 
 use super::exec::{Action, Interp, NoTimer};
