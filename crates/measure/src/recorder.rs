@@ -76,6 +76,11 @@ impl TxnStats {
         self.failures[kind.index()]
     }
 
+    /// Forget the failures of one kind (a report that does not count them).
+    pub fn clear_failures_of(&mut self, kind: FailureKind) {
+        self.failures[kind.index()] = 0;
+    }
+
     /// All transactions that were due in the interval: committed + failed + skipped.
     pub fn scheduled(&self) -> u64 {
         self.committed() + self.failed() + self.skipped

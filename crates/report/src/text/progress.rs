@@ -63,9 +63,16 @@ pub fn render_progress(interval: &Interval, elapsed_s: f64, style: &ProgressStyl
         Some(e) => format!("{:.3} s", e + elapsed_s),
         None => format!("{elapsed_s:.1} s"),
     };
-    let mut s = format!(
-        "progress: {when}, {tps:.1} tps, lat {lat:.3} ms stddev {stddev:.3}, {} failed",
+    // pgbench 18 counts serialization and deadlock failures only (an aborted client's
+    // transaction is not counted); stampede counts every failure.
+    let failed = if style.pgbench_only {
+        t.failures_of(measure::FailureKind::Serialization)
+            + t.failures_of(measure::FailureKind::Deadlock)
+    } else {
         t.failed()
+    };
+    let mut s = format!(
+        "progress: {when}, {tps:.1} tps, lat {lat:.3} ms stddev {stddev:.3}, {failed} failed"
     );
     if style.rate_limited {
         let _ = write!(s, ", lag {lag:.3} ms");

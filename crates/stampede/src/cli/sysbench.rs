@@ -9,7 +9,13 @@
 //! `drv_pgsql.c`) are *not* applied: what is not given follows libpq's rules, as for `-h -p -U
 //! -d`, so a half-given sysbench command line cannot silently reach another server.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
+
+use crate::console::Failure;
+
+macro_rules! bail {
+    ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
+}
 use clap::Args;
 use target::conninfo::Password;
 

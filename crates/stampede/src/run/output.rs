@@ -149,7 +149,10 @@ pub(super) fn aborted(frontend: Frontend, a: &Abort) {
         // The script workload's reasons are pgbench's messages already ("client N script S
         // aborted in command C query Q: ..."); other workloads' are errors of their own.
         Frontend::Pgbench => console::error(&a.reason),
-        _ if a.reason.starts_with("client ") => console::error(&a.reason),
+        // A script's abort is pgbench's messages, which name the client.
+        _ if a.reason.starts_with("client ") || a.reason.contains(workload::script::RECORD) => {
+            console::error(&a.reason)
+        }
         _ => console::error(&format!("client {} aborted: {}", a.client_id, a.reason)),
     }
     // stampede's own runs also say where: the script's file, line and command.

@@ -388,7 +388,7 @@ impl ScriptClient {
             _ => (cmd.kind.meta_name().unwrap_or("SQL"), "execution failed"),
         };
         Error::Script(format!(
-            "{}\nclient {} aborted in command {} ({}) of script {}; {}",
+            "{}{RECORD}client {} aborted in command {} ({}) of script {}; {}",
             e.message, self.id, e.command, name, script, what
         ))
     }
