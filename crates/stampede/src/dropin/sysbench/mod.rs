@@ -355,13 +355,15 @@ fn run(a: Args, test: &Test, target: TargetArgs) -> Result<i32> {
     let sb = &mut r.sysbench;
     sb.db_ps_mode = Some(a.get("db-ps-mode"));
     sb.progress_style = Some("sysbench".into());
-    sb.rand_type = Some(a.get("rand-type"));
-    sb.rand_spec_iter = Some(a.int("rand-spec-iter") as u32);
-    sb.rand_spec_pct = Some(a.int("rand-spec-pct") as u32);
-    sb.rand_spec_res = Some(a.int("rand-spec-res") as u32);
-    sb.rand_pareto_h = a.get("rand-pareto-h").parse().ok();
-    sb.rand_zipfian_exp = a.get("rand-zipfian-exp").parse().ok();
     if let Test::Oltp(_) = test {
+        // bulk_insert draws no random keys; sysbench accepts and ignores its --rand-* there,
+        // which stampede's plan would refuse as not applying.
+        sb.rand_type = Some(a.get("rand-type"));
+        sb.rand_spec_iter = Some(a.int("rand-spec-iter") as u32);
+        sb.rand_spec_pct = Some(a.int("rand-spec-pct") as u32);
+        sb.rand_spec_res = Some(a.int("rand-spec-res") as u32);
+        sb.rand_pareto_h = a.get("rand-pareto-h").parse().ok();
+        sb.rand_zipfian_exp = a.get("rand-zipfian-exp").parse().ok();
         let int = |n: &str| Some(a.int(n).max(0) as u32);
         sb.tables = int("tables");
         sb.table_size = int("table-size");
