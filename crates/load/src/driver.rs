@@ -385,7 +385,7 @@ async fn run_task(
 fn refuse_freeze(shared: &Shared, relation: &str, e: &LoadError) {
     if shared.freeze_ok.swap(false, Ordering::Relaxed) {
         let why = match e {
-            LoadError::Db { source, .. } => match &**source {
+            LoadError::Db { cause, .. } => match &**cause {
                 target::Error::Db(db) => format!("{} (SQLSTATE {})", db.message, db.code),
                 other => other.to_string(),
             },
@@ -483,7 +483,7 @@ mod tests {
     fn freeze_refusals_are_recognised() {
         let db = |code: &str| LoadError::Db {
             context: "COPY".into(),
-            source: Box::new(target::Error::Db(Box::new(target::DbError {
+            cause: Box::new(target::Error::Db(Box::new(target::DbError {
                 severity: "ERROR".into(),
                 code: code.into(),
                 message: "m".into(),

@@ -37,11 +37,13 @@ pub enum LoadError {
     /// (see [`tpcb::init`] for what is left behind).
     #[error("interrupted")]
     Interrupted,
-    /// A statement or connection failed; `context` says what was being done.
-    #[error("{context}: {source}")]
+    /// A statement or connection failed; `context` says what was being done. (The error is
+    /// `cause`, not `source`: its text is part of this message, and a chain printed with `{:#}`
+    /// would say it twice.)
+    #[error("{context}: {cause}")]
     Db {
         context: String,
-        source: Box<target::Error>,
+        cause: Box<target::Error>,
     },
     /// A table the operation needs does not exist.
     #[error("table {table} does not exist; load it first (stampede init {workload})")]
@@ -55,15 +57,15 @@ impl LoadError {
     /// The server's SQLSTATE, when a statement failed with one.
     pub fn sqlstate(&self) -> Option<&str> {
         match self {
-            LoadError::Db { source, .. } => source.sqlstate(),
+            LoadError::Db { cause, .. } => cause.sqlstate(),
             _ => None,
         }
     }
 
-    pub(crate) fn db(context: impl Into<String>, source: target::Error) -> LoadError {
+    pub(crate) fn db(context: impl Into<String>, cause: target::Error) -> LoadError {
         LoadError::Db {
             context: context.into(),
-            source: Box::new(source),
+            cause: Box::new(cause),
         }
     }
 }

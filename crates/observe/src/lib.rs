@@ -38,10 +38,12 @@ pub use sampler::is_local;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    // The target error's text is in the message, so it is not marked #[source] (a chain
+    // printed with `{:#}` would repeat it).
     #[error("observer: cannot connect: {0}")]
-    Connect(#[source] target::Error),
+    Connect(target::Error),
     #[error("observer: {0}")]
-    Query(#[source] target::Error),
+    Query(target::Error),
     #[error("observer: {0}")]
     Unsupported(String),
     #[error("observer: cannot start its thread: {0}")]

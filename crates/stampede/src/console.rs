@@ -177,8 +177,39 @@ pub fn report(e: &anyhow::Error) -> i32 {
         }
         None => {
             error(&redact(&format!("{e:#}")));
+            if let Some(t) = e.chain().find_map(todo_for) {
+                hint(t);
+            }
             EXIT_FAILED
         }
+    }
+}
+
+/// What to do about a server or connection error met anywhere in a chain, in one sentence;
+/// `None` when the cause says it all. One place, so that `run`, `init`, `check` and `reset`
+/// give the same advice for the same refusal.
+pub fn todo_for(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
+    let target = if let Some(t) = e.downcast_ref::<target::Error>() {
+        t
+    } else if let Some(load::LoadError::Db { cause, .. }) = e.downcast_ref::<load::LoadError>() {
+        cause
+    } else if let Some(engine::RunError::Connect(t)) = e.downcast_ref::<engine::RunError>() {
+        t
+    } else {
+        return None;
+    };
+    match target {
+        target::Error::Connect { .. } => {
+            Some("check that the server is running and the target (-h/-p/-d) is right")
+        }
+        target::Error::Auth { .. } => Some("check the user and password (PGPASSWORD, ~/.pgpass)"),
+        target::Error::Db(db) => match db.code.as_str() {
+            "53300" => Some("lower -c, or raise the server's max_connections"),
+            "3D000" => Some("create the database first (createdb), or name another with -d"),
+            "42501" => Some("grant the user the privilege, or run as the tables' owner"),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -296,20 +296,7 @@ fn first_connection(ctx: &Ctx, e: anyhow::Error) -> anyhow::Error {
 fn run_error(e: RunError) -> anyhow::Error {
     let text = target::conninfo::redact(&format!("{e:#}"));
     match e {
-        RunError::Connect(ref inner) => {
-            let todo = match inner {
-                target::Error::Connect { .. } => {
-                    "check that the server is running and the target (-h/-p/-d) is right"
-                }
-                target::Error::Auth { .. } => "check the user and password (PGPASSWORD, ~/.pgpass)",
-                target::Error::Db(db) if db.code == "53300" => {
-                    "lower -c, or raise the server's max_connections"
-                }
-                _ => "",
-            };
-            Failure::setup(text, todo)
-        }
         RunError::Invalid(_) => Failure::usage(text, ""),
-        _ => Failure::setup(text, ""),
+        _ => Failure::setup(text, console::todo_for(&e).unwrap_or_default()),
     }
 }
