@@ -493,7 +493,9 @@ impl Sampler {
                     Some(Ctl::Start(at)) => {
                         self.t0 = Some(at);
                         self.baseline = self.snapshot(false).await;
-                        self.foreign_clients = self.scalar(&sql::other_clients()).await.unwrap_or(0);
+                        // `foreign_clients` stays as counted at start-up, before the run's
+                        // clients connected: counted now, it would include them, and the
+                        // final snapshot would not wait for their statistics.
                     }
                     Some(Ctl::Finish) | None => break,
                 },

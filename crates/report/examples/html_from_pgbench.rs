@@ -133,6 +133,6 @@ fn main() {
         sysbench: None,
     };
     let _ = TxnStats::default();
-    std::fs::write(&out, report::html::render(&r)).unwrap();
+    std::fs::write(&out, report::html::render(&r, None)).unwrap();
     print!("{}", report::render_text(&r));
 }

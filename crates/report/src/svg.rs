@@ -56,6 +56,42 @@ pub fn short(v: f64) -> String {
     format!("{s}{suffix}")
 }
 
+/// A logarithmic axis covering `[lo, hi]` (positive): ticks at 1, 2 and 5 x 10^k, fewer when
+/// the range spans many decades. Returns (ticks, bottom, top), bottom and top being ticks.
+pub fn log_ticks(lo: f64, hi: f64) -> (Vec<f64>, f64, f64) {
+    let (lo, hi) = if lo.is_finite() && lo > 0.0 && hi >= lo {
+        (lo, hi.max(lo * 1.0001))
+    } else {
+        (1.0, 10.0)
+    };
+    let decades = (hi / lo).log10();
+    let mantissas: &[f64] = if decades <= 2.0 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let mut all = Vec::new();
+    let mut k = lo.log10().floor() as i32;
+    while all.last().is_none_or(|t: &f64| *t < hi) && all.len() < 60 {
+        for m in mantissas {
+            all.push(m * 10f64.powi(k));
+        }
+        k += 1;
+    }
+    let bottom = all
+        .iter()
+        .copied()
+        .filter(|t| *t <= lo)
+        .fold(all[0], f64::max);
+    let top = all.iter().copied().find(|t| *t >= hi).unwrap_or(hi);
+    let ticks: Vec<f64> = all
+        .into_iter()
+        .filter(|t| *t >= bottom && *t <= top)
+        .map(|t| (t * 1e9).round() / 1e9)
+        .collect();
+    (ticks, bottom, top)
+}
+
 /// Ticks covering `[lo, hi]`: about `n` steps of 1, 2 or 5 x 10^k. Returns (ticks, top).
 pub fn nice_ticks(lo: f64, hi: f64, n: usize) -> (Vec<f64>, f64) {
     let span = (hi - lo).max(1e-9);
@@ -117,6 +153,12 @@ pub struct Chart {
     pub reference: Option<(f64, String)>,
     pub x_range: Option<(f64, f64)>,
     pub y_max: Option<f64>,
+    /// A logarithmic y axis (line charts of positive values: latencies, whose p50 and max
+    /// differ by orders of magnitude, so that p50..p99 stay readable under a tall max).
+    pub y_log: bool,
+    /// X tick positions and their labels, instead of round numbers of x (the percentile view
+    /// passes "nines" as x and labels them 90, 99, 99.9).
+    pub x_ticks: Option<Vec<(f64, String)>>,
 }
 
 const W: f64 = 640.0;
@@ -144,7 +186,10 @@ fn no_data(id: &str, title: &str) -> String {
 struct Frame {
     x0: f64,
     x1: f64,
+    /// Linear: 0 to `ytop`. Logarithmic: `ybottom` to `ytop`, both positive.
+    ybottom: f64,
     ytop: f64,
+    ylog: bool,
 }
 
 impl Frame {
@@ -153,7 +198,13 @@ impl Frame {
     }
 
     fn sy(&self, y: f64) -> f64 {
-        MT + PH - (y / self.ytop) * PH
+        let frac = if self.ylog {
+            let lo = self.ybottom.log10();
+            (y.max(self.ybottom).log10() - lo) / (self.ytop.log10() - lo)
+        } else {
+            y / self.ytop
+        };
+        MT + PH - frac * PH
     }
 
     /// The `<figure>` and `<svg>` with the accessible title, then the horizontal grid with its
@@ -181,10 +232,10 @@ impl Frame {
     }
 
     /// The x tick labels inside the range, each with a tick mark above it when `marks`.
-    fn x_ticks(&self, o: &mut String, xticks: &[f64], marks: bool) {
-        for t in xticks
+    fn x_ticks(&self, o: &mut String, xticks: &[(f64, String)], marks: bool) {
+        for (t, label) in xticks
             .iter()
-            .filter(|t| **t >= self.x0 - 1e-9 && **t <= self.x1 + 1e-9)
+            .filter(|(t, _)| *t >= self.x0 - 1e-9 && *t <= self.x1 + 1e-9)
         {
             let x = self.sx(*t);
             if marks {
@@ -195,11 +246,19 @@ impl Frame {
                     MT + PH + 4.0,
                 );
             }
+            // A label centred on the last tick would run past the right edge of the drawing
+            // (and be clipped): anchor it there by its end instead.
+            let half_width = 3.2 * label.chars().count() as f64;
+            let anchor = if x + half_width > W - 2.0 {
+                "end"
+            } else {
+                "middle"
+            };
             let _ = write!(
                 o,
-                "<text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                "<text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>",
                 MT + PH + 17.0,
-                esc(&short(*t))
+                esc(label)
             );
         }
     }
@@ -236,6 +295,8 @@ impl Chart {
             reference: None,
             x_range: None,
             y_max: None,
+            y_log: false,
+            x_ticks: None,
         }
     }
 
@@ -299,9 +360,32 @@ impl Chart {
         let ymax_data = ymax_data
             .max(self.reference.as_ref().map_or(0.0, |r| r.0))
             .max(self.y_max.unwrap_or(0.0));
-        let (yticks, ytop) = nice_ticks(0.0, if ymax_data > 0.0 { ymax_data } else { 1.0 }, 4);
-        let (xticks, _) = nice_ticks(x0, x1, 8);
-        let f = Frame { x0, x1, ytop };
+        let ylog = self.y_log && stacked.is_none();
+        let (yticks, ybottom, ytop) = if ylog {
+            let ymin_data = self
+                .series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1))
+                .filter(|y| *y > 0.0)
+                .fold(f64::MAX, f64::min);
+            log_ticks(ymin_data.min(ymax_data), ymax_data)
+        } else {
+            let (t, top) = nice_ticks(0.0, if ymax_data > 0.0 { ymax_data } else { 1.0 }, 4);
+            (t, 0.0, top)
+        };
+        let xticks: Vec<(f64, String)> = match &self.x_ticks {
+            Some(t) => t.clone(),
+            None => (nice_ticks(x0, x1, 8).0.into_iter())
+                .map(|t| (t, short(t)))
+                .collect(),
+        };
+        let f = Frame {
+            x0,
+            x1,
+            ybottom,
+            ytop,
+            ylog,
+        };
         let mut o = String::new();
         f.open(&mut o, &self.id, &self.title, &yticks);
         f.x_ticks(&mut o, &xticks, true);
@@ -440,8 +524,16 @@ pub fn bars(
     let x1 = bins.last().map_or(1.0, |b| b.1).max(x0 + 1e-9);
     let ymax = bins.iter().map(|b| b.2).fold(0.0, f64::max).max(1e-9);
     let (yticks, ytop) = nice_ticks(0.0, ymax, 4);
-    let (xticks, _) = nice_ticks(x0, x1, 8);
-    let f = Frame { x0, x1, ytop };
+    let xticks: Vec<(f64, String)> = (nice_ticks(x0, x1, 8).0.into_iter())
+        .map(|t| (t, short(t)))
+        .collect();
+    let f = Frame {
+        x0,
+        x1,
+        ybottom: 0.0,
+        ytop,
+        ylog: false,
+    };
     let mut o = String::new();
     f.open(&mut o, id, title, &yticks);
     for (lo, hi, v) in bins {
@@ -484,6 +576,17 @@ mod tests {
         assert_eq!(short(3_400_000.0), "3.4M");
         assert_eq!(short(0.25), "0.25");
         assert_eq!(short(2.5), "2.5");
+    }
+
+    #[test]
+    fn log_ticks_cover_the_range_at_round_values() {
+        let (t, lo, hi) = log_ticks(0.8, 19.3);
+        assert_eq!((lo, hi), (0.5, 20.0));
+        assert_eq!(t, vec![0.5, 1.0, 2.0, 5.0, 10.0, 20.0]);
+        // Many decades: powers of ten only.
+        let (t, lo, hi) = log_ticks(0.05, 3000.0);
+        assert_eq!((lo, hi), (0.01, 10000.0));
+        assert_eq!(t, vec![0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use measure::server::CPU;
 use measure::Histogram;
 
-use super::{num, signed_pct, usable_intervals, Better, Comparison, Group, Input, Verdict};
+use super::{num, times, usable_intervals, Better, Comparison, Group, Input, Verdict};
 use crate::html::{
     chart_block, distribution_in, event_colors, event_series, event_tag, other_series, pct_of,
     share_bar, CSS,
@@ -264,8 +264,9 @@ fn metric_table(o: &mut String, c: &Comparison) {
     for l in c.labels.iter().skip(1) {
         let _ = write!(
             o,
-            "<th>change {}</th><th class=\"l\">verdict {} vs {}</th>",
+            "<th>{}/{}</th><th class=\"l\">verdict {} vs {}</th>",
             esc(l),
+            esc(&c.labels[0]),
             esc(l),
             esc(&c.labels[0])
         );
@@ -308,7 +309,7 @@ fn metric_table(o: &mut String, c: &Comparison) {
             let _ = write!(
                 o,
                 "<td class=\"chg{chg}\">{}</td><td class=\"v\"><span class=\"badge {cls}\">{word}</span> {}</td>",
-                j.change.map_or("-".into(), signed_pct),
+                j.ratio.map_or("-".into(), times),
                 esc(&j.text)
             );
         }

@@ -7,39 +7,26 @@ use super::metrics::Metric;
 use super::stats::bootstrap;
 use super::{Better, Judgement, Options, Verdict, Words, MIN_SAMPLES};
 
-/// A ratio (or its inverse) in words: `2.29x` from 1.5x on, else a percentage.
+/// A ratio in words, always as "N.NNx" (one way of showing a ratio across the text, the HTML
+/// and the verdicts): `r` above 1 is "r x up", below 1 its inverse "1/r x down", so that a
+/// halving reads "2.00x slower" and not "0.50x faster".
 fn ratio_words(r: f64, ci: (f64, f64), up: &str, down: &str, conf: f64) -> String {
     let c = (conf * 100.0).round();
     if r >= 1.0 {
-        if r >= 1.5 {
-            format!("{r:.2}x {up} ({c}% CI {:.2}-{:.2}x)", ci.0, ci.1)
-        } else {
-            format!(
-                "{:.1}% {up} ({c}% CI {:.1}-{:.1}%)",
-                (r - 1.0) * 100.0,
-                (ci.0 - 1.0) * 100.0,
-                (ci.1 - 1.0) * 100.0
-            )
-        }
-    } else if 1.0 / r >= 1.5 {
+        format!("{r:.2}x {up} ({c}% CI {:.2}-{:.2}x)", ci.0, ci.1)
+    } else {
         format!(
             "{:.2}x {down} ({c}% CI {:.2}-{:.2}x)",
             1.0 / r,
             1.0 / ci.1,
             1.0 / ci.0
         )
-    } else {
-        format!(
-            "{:.1}% {down} ({c}% CI {:.1}-{:.1}%)",
-            (1.0 - r) * 100.0,
-            (1.0 - ci.1) * 100.0,
-            (1.0 - ci.0) * 100.0
-        )
     }
 }
 
-pub(super) fn signed_pct(x: f64) -> String {
-    format!("{:+.1}%", x * 100.0)
+/// B over A as a ratio: the change column ("0.85x", "1.20x").
+pub(super) fn times(ratio: f64) -> String {
+    format!("{ratio:.2}x")
 }
 
 pub(super) fn num(v: f64) -> String {
@@ -68,12 +55,12 @@ pub(super) fn judge(
     o: &Options,
     seed: u64,
 ) -> Judgement {
-    let change = match (a.0, b.0) {
-        (Some(x), Some(y)) if x > 0.0 => Some(y / x - 1.0),
+    let ratio = match (a.0, b.0) {
+        (Some(x), Some(y)) if x > 0.0 => Some(y / x),
         _ => None,
     };
     let untested = |text: String| Judgement {
-        change,
+        ratio,
         verdict: Verdict::Untested,
         good: None,
         estimate: None,
@@ -92,7 +79,7 @@ pub(super) fn judge(
     }
     if sa.iter().chain(&sb).all(|x| *x == 0.0) {
         return Judgement {
-            change,
+            ratio,
             verdict: Verdict::NoDifference,
             good: None,
             estimate: None,
@@ -136,12 +123,7 @@ pub(super) fn judge(
         }
         _ => {
             let detail = match (e.ratio, e.ratio_ci) {
-                (Some(r), Some(ci)) => format!(
-                    "{}, {c}% CI {} to {}",
-                    signed_pct(r - 1.0),
-                    signed_pct(ci.0 - 1.0),
-                    signed_pct(ci.1 - 1.0)
-                ),
+                (Some(r), Some(ci)) => format!("{}, {c}% CI {:.2}-{}", times(r), ci.0, times(ci.1)),
                 _ => format!(
                     "{:+} {}, {c}% CI {} to {}",
                     num(e.b - e.a),
@@ -150,10 +132,19 @@ pub(super) fn judge(
                     num(e.diff_ci.1)
                 ),
             };
-            let why = if significant {
+            // Significant but too small: say which bar it did not clear.
+            let why = if !significant {
+                String::new()
+            } else if rel.abs() < o.min_effect {
                 format!("; under the {:.0}% that counts", o.min_effect * 100.0)
             } else {
-                String::new()
+                format!(
+                    "; a change of {} {}, under the {} {} that counts",
+                    num((e.b - e.a).abs()),
+                    m.unit,
+                    num(m.min_abs),
+                    m.unit
+                )
             };
             format!("no difference beyond noise ({detail}{why})")
         }
@@ -164,7 +155,7 @@ pub(super) fn judge(
         _ => None,
     };
     Judgement {
-        change,
+        ratio,
         verdict,
         good,
         estimate: Some(e),

@@ -50,7 +50,7 @@ mod text;
 use measure::Interval;
 
 use crate::model::RunResult;
-use judge::{judge, num, signed_pct};
+use judge::{judge, num, times};
 use metrics::metrics;
 use runs::{differences, one_run_summary};
 use stats::Estimate;
@@ -63,9 +63,9 @@ pub use text::render_text;
 /// nothing).
 pub const MIN_SAMPLES: usize = 3;
 
-/// Smallest change in average active sessions that counts. Activity is sampled once a second,
-/// so a short run holds a few samples of small counts; a change of less than half a session on
-/// average is within their noise and not something to act on.
+/// Smallest change in average active sessions that counts. A change of less than half a
+/// session on average is not something to act on: a handful of sessions sampled a few times a
+/// second over a short run gives small, noisy counts.
 pub const MIN_AAS: f64 = 0.5;
 
 /// How to judge.
@@ -154,8 +154,8 @@ pub enum Verdict {
 /// One metric of one run judged against the baseline.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Judgement {
-    /// Whole-run relative change `B / A - 1` (`None` when A is 0 or a value is missing).
-    pub change: Option<f64>,
+    /// Whole-run ratio `B / A` (`None` when A is 0 or a value is missing).
+    pub ratio: Option<f64>,
     pub verdict: Verdict,
     /// `Some(true)` when the difference is an improvement, `Some(false)` a regression, `None`
     /// when there is no difference or no direction is better.

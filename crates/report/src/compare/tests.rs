@@ -122,7 +122,7 @@ fn a_doubling_is_faster_with_the_right_direction() {
     let e = t.estimate.as_ref().unwrap();
     let (lo, hi) = e.ratio_ci.unwrap();
     assert!(lo > 1.7 && hi < 2.3 && lo < e.ratio.unwrap() && e.ratio.unwrap() < hi);
-    assert!((t.change.unwrap() - 1.0).abs() < 0.1, "{:?}", t.change);
+    assert!((t.ratio.unwrap() - 2.0).abs() < 0.1, "{:?}", t.ratio);
     let l = &c.row("latency p50").unwrap().judgements[0];
     assert_eq!(l.verdict, Verdict::Lower, "{}", l.text);
     assert_eq!(l.good, Some(true));
@@ -216,7 +216,7 @@ fn too_few_intervals_are_not_judged() {
         t.text
     );
     assert!(
-        t.change.unwrap() > 0.8,
+        t.ratio.unwrap() > 1.8,
         "the whole-run change is still shown"
     );
 }
@@ -363,7 +363,7 @@ fn text_lists_runs_differences_and_one_line_per_metric() {
         line.contains("B is 2.0") || line.contains("B is 1.9"),
         "{line}"
     );
-    assert!(line.contains("  +"), "{line}");
+    assert!(line.contains("   2.04x  "), "the B/A column: {line}");
     assert!(
         t.lines().any(|l| l.starts_with("latency p99.9 (ms)")),
         "{t}"
@@ -379,7 +379,7 @@ fn text_lists_runs_differences_and_one_line_per_metric() {
     let t3 = render_text(&compare(&x3, &Options::default(), None), &x3);
     assert!(t3.contains("\n    B vs A: "), "{t3}");
     assert!(
-        t3.contains("\n    C vs A:    +0.0%  no difference beyond noise"),
+        t3.contains("\n    C vs A:    1.00x  no difference beyond noise (1.00x, 95% CI "),
         "{t3}"
     );
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{num, signed_pct, Comparison, Group, Input, Row};
+use super::{num, times, Comparison, Group, Input, Row};
 use crate::observed::one_line;
 
 fn value(v: Option<f64>) -> String {
@@ -76,7 +76,7 @@ pub fn render_text(c: &Comparison, runs: &[Input<'_>]) -> String {
         let _ = write!(header, " {l:>vw$}");
     }
     if n == 2 {
-        let _ = write!(header, " {:>8}  verdict", "change");
+        let _ = write!(header, " {:>8}  verdict", "B/A");
     }
     let _ = writeln!(o, "{header}");
     let mut group = Group::Client;
@@ -97,7 +97,7 @@ pub fn render_text(c: &Comparison, runs: &[Input<'_>]) -> String {
         for v in &r.values {
             let _ = write!(line, " {:>vw$}", value(*v));
         }
-        let change = |j: &super::Judgement| j.change.map_or("-".into(), signed_pct);
+        let change = |j: &super::Judgement| j.ratio.map_or("-".into(), times);
         if n == 2 {
             if let Some(j) = r.judgements.first() {
                 let _ = write!(line, " {:>8}  {}", change(j), j.text);

@@ -134,9 +134,14 @@ pub(super) fn over_time(o: &mut String, r: &RunResult) {
         });
     }
     lc.markers = markers;
+    lc.y_log = true;
     o.push_str("<div class=\"grid2\">");
     chart_block(o, "Committed transactions per second", &tps.render());
-    chart_block(o, "Latency percentiles per interval (ms)", &lc.render());
+    chart_block(
+        o,
+        "Latency percentiles per interval (ms, log scale)",
+        &lc.render(),
+    );
     o.push_str("</div></section>");
 }
 
@@ -153,7 +158,6 @@ pub(super) fn latency_distribution(o: &mut String, r: &RunResult) {
         "#3056d3",
     );
     chart_block(o, "Committed transactions by latency (up to p99.9)", &b);
-    o.push_str("<div><table><tr><th class=\"l\">percentile</th>");
     let mut names: Vec<String> = vec!["all".into()];
     let mut hs: Vec<&Histogram> = vec![h];
     if r.config.txn_types.len() > 1 {
@@ -162,6 +166,12 @@ pub(super) fn latency_distribution(o: &mut String, r: &RunResult) {
             hs.push(&s.latency);
         }
     }
+    chart_block(
+        o,
+        "Latency by percentile (ms, log scale)",
+        &percentile_view(&names, &hs).render(),
+    );
+    o.push_str("</div><div><table><tr><th class=\"l\">percentile</th>");
     for n in &names {
         let _ = write!(o, "<th>{}</th>", esc(n));
     }
@@ -189,19 +199,77 @@ pub(super) fn latency_distribution(o: &mut String, r: &RunResult) {
         }
         o.push_str("</tr>");
     }
+    o.push_str("<tr><td class=\"l\">average ± stddev</td>");
+    for h in &hs {
+        let _ = write!(
+            o,
+            "<td>{} ± {}</td>",
+            f3(ms(h.mean_us())),
+            f3(ms(h.stddev_us()))
+        );
+    }
     let _ = write!(
         o,
-        "<tr><td class=\"l\">average ± stddev</td><td>{} ± {}</td></tr></table>\
+        "</tr></table>\
          <p class=\"muted\">Milliseconds, committed transactions, latency from the scheduled \
-         start{}.</p></div></div></section>",
-        f3(ms(h.mean_us())),
-        f3(ms(h.stddev_us())),
+         start{}.</p></div></section>",
         if r.config.rate_tps.is_some() {
             " (lag included)"
         } else {
             ""
         }
     );
+}
+
+/// The percentile view of HdrHistogram's plots: latency (log scale) against the percentile on
+/// a "nines" axis (x = -log10(1 - p), so 90, 99, 99.9 and 99.99 are evenly spaced), one line per
+/// histogram, up to the highest percentile the count supports. The tail that a histogram or a
+/// linear axis squeezes into its last pixels gets as much room as the median.
+fn percentile_view(names: &[String], hs: &[&Histogram]) -> Chart {
+    const COLORS: [&str; 6] = [
+        "#3056d3", "#2e9e44", "#f08c00", "#c5221f", "#7c3aed", "#0f766e",
+    ];
+    let mut c = Chart::new(
+        "chart-percentiles",
+        "Latency by percentile",
+        "percentile",
+        "ms",
+        Kind::Lines,
+    );
+    c.y_log = true;
+    let mut top: f64 = 1.0;
+    for (k, (name, h)) in names.iter().zip(hs).enumerate() {
+        if h.is_empty() {
+            continue;
+        }
+        // The last nines the count supports: with n transactions, p = 1 - 1/n.
+        let max_nines = (h.count() as f64).log10().max(1.0);
+        top = top.max(max_nines);
+        let steps = (max_nines * 20.0).ceil() as usize;
+        let points = (0..=steps)
+            .map(|i| {
+                let nines = max_nines * i as f64 / steps as f64;
+                let p = 100.0 * (1.0 - 10f64.powf(-nines));
+                (nines, pct_of(h, p))
+            })
+            .collect();
+        c.series.push(Series {
+            name: name.clone(),
+            color: COLORS[k % COLORS.len()].into(),
+            points,
+            dashed: false,
+        });
+    }
+    let labels = [
+        "0", "90", "99", "99.9", "99.99", "99.999", "99.9999", "99.99999",
+    ];
+    c.x_ticks = Some(
+        (0..=top.ceil() as usize)
+            .filter_map(|n| labels.get(n).map(|l| (n as f64, (*l).to_string())))
+            .collect(),
+    );
+    c.x_range = Some((0.0, top.ceil()));
+    c
 }
 
 fn txn_row(o: &mut String, name: &str, weight: Option<u32>, t: &TxnStats, dur: f64) {

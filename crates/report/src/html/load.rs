@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use measure::server::ActivitySample;
 use measure::server::CPU;
 use measure::ServerMetrics;
 
@@ -53,8 +54,8 @@ pub(crate) fn event_colors<'e>(events: &[&'e str]) -> BTreeMap<&'e str, String> 
         .collect()
 }
 
-/// The sessions in each of `events` per activity sample of `m`, one series per event in the
-/// order given, coloured by `colors`.
+/// The sessions in each of `events`, averaged per second of the run, one series per event in
+/// the order given, coloured by `colors`.
 pub(crate) fn event_series(
     m: &ServerMetrics,
     events: &[&str],
@@ -65,41 +66,46 @@ pub(crate) fn event_series(
         .map(|e| Series {
             name: (*e).to_string(),
             color: colors[e].clone(),
-            points: m
-                .activity
-                .iter()
-                .map(|s| {
-                    (
-                        s.t_ms as f64 / 1000.0,
-                        f64::from(s.waits.get(*e).copied().unwrap_or(0)),
-                    )
-                })
-                .collect(),
+            points: per_second(m, |s| f64::from(s.waits.get(*e).copied().unwrap_or(0))),
             dashed: false,
         })
         .collect()
 }
 
-/// The sessions in any event but `events` per activity sample of `m`, as the grey "other".
+/// The sessions in any event but `events`, averaged per second, as the grey "other".
 pub(crate) fn other_series(m: &ServerMetrics, events: &[&str]) -> Series {
     Series {
         name: "other".into(),
         color: "#ced4da".into(),
-        points: m
-            .activity
-            .iter()
-            .map(|s| {
-                let rest: u32 = s
-                    .waits
-                    .iter()
-                    .filter(|(e, _)| !events.contains(&e.as_str()))
-                    .map(|(_, n)| *n)
-                    .sum();
-                (s.t_ms as f64 / 1000.0, f64::from(rest))
-            })
-            .collect(),
+        points: per_second(m, |s| {
+            let rest: u32 = s
+                .waits
+                .iter()
+                .filter(|(e, _)| !events.contains(&e.as_str()))
+                .map(|(_, n)| *n)
+                .sum();
+            f64::from(rest)
+        }),
         dashed: false,
     }
+}
+
+/// `value` of the activity samples averaged over each second of the run, plotted at the
+/// middle of that second. Activity is sampled several times a second (a 1 Hz sample of a
+/// handful of sessions rarely catches one on CPU), and the chart reads as average active
+/// sessions per second, as Performance Insights draws it.
+fn per_second(m: &ServerMetrics, value: impl Fn(&ActivitySample) -> f64) -> Vec<(f64, f64)> {
+    let mut bins: BTreeMap<i64, (f64, u32)> = BTreeMap::new();
+    // Samples before the measured run (the observer starts while clients connect) are not
+    // part of it.
+    for s in m.activity.iter().filter(|s| s.t_ms >= 0) {
+        let b = bins.entry(s.t_ms / 1000).or_default();
+        b.0 += value(s);
+        b.1 += 1;
+    }
+    bins.into_iter()
+        .map(|(sec, (sum, n))| (sec as f64 + 0.5, sum / f64::from(n)))
+        .collect()
 }
 
 /// The load chart with the table of wait events beside it.
@@ -124,8 +130,8 @@ pub(super) fn load(o: &mut String, r: &RunResult, m: &ServerMetrics, x_range: Op
     chart_block(
         o,
         &format!(
-            "Active sessions by wait event, sampled every {:.1} s",
-            m.sample_interval_ms as f64 / 1000.0
+            "Active sessions by wait event, sampled every {} ms, averaged per second",
+            m.sample_interval_ms
         ),
         &load.render(),
     );

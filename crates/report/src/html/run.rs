@@ -67,6 +67,14 @@ pub(super) fn run_details(o: &mut String, r: &RunResult) {
         (
             "stop".into(),
             match (c.duration_s, c.transactions_per_client) {
+                (Some(t), _) if r.interrupted => format!(
+                    "interrupted after {:.1} s (of {t} s)",
+                    r.measured_duration_s
+                ),
+                (_, Some(n)) if r.interrupted => format!(
+                    "interrupted after {:.1} s (of {n} transactions per client)",
+                    r.measured_duration_s
+                ),
                 (Some(t), _) => format!("after {t} s"),
                 (None, Some(n)) => format!("after {n} transactions per client"),
                 _ => "-".into(),
@@ -99,17 +107,30 @@ pub(super) fn run_details(o: &mut String, r: &RunResult) {
         "<h3>Server</h3><div class=\"kv\"><div>version</div><div>{}</div>",
         esc(&s.version)
     );
+    // Each setting once: the value the server reported, marked when stampede's embedded server
+    // set it; the embedded section lists only what the server did not report.
+    let embedded = r.target.embedded.as_ref();
+    let set_by_us = |k: &str| embedded.is_some_and(|e| e.settings.contains_key(k));
     for (k, v) in &s.settings {
-        let _ = write!(o, "<div>{}</div><div>{}</div>", esc(k), esc(v));
+        let mark = if set_by_us(k) {
+            " <span class=\"muted\">(set by stampede)</span>"
+        } else {
+            ""
+        };
+        let _ = write!(o, "<div>{}</div><div>{}{mark}</div>", esc(k), esc(v));
     }
     o.push_str("</div>");
-    if let Some(e) = &r.target.embedded {
+    if let Some(e) = embedded {
         let _ = write!(
             o,
             "<h3>Embedded server</h3><div class=\"kv\"><div>binaries</div><div>{}</div>",
             esc(&e.bin_dir)
         );
-        for (k, v) in &e.settings {
+        for (k, v) in e
+            .settings
+            .iter()
+            .filter(|(k, _)| !s.settings.contains_key(*k))
+        {
             let _ = write!(o, "<div>{}</div><div>{}</div>", esc(k), esc(v));
         }
         o.push_str("</div>");

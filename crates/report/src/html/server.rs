@@ -194,7 +194,6 @@ fn totals(o: &mut String, m: &ServerMetrics) {
     let d = |k: &str| m.delta(k);
     let mut kv: Vec<(String, String)> = Vec::new();
     let n = |v: Option<f64>| v.map_or("-".into(), |x| format!("{x:.0}"));
-    kv.push(("commits".into(), n(d("database.xact_commit"))));
     kv.push(("rollbacks".into(), n(d("database.xact_rollback"))));
     kv.push(("deadlocks".into(), n(d("database.deadlocks"))));
     kv.push(("conflicts".into(), n(d("database.conflicts"))));

@@ -25,7 +25,7 @@ h3{font-size:13px;margin:14px 0 6px;color:var(--muted);font-weight:600;text-tran
 .kpi .v{font-size:24px;font-weight:650;font-variant-numeric:tabular-nums}
 .kpi .v small{font-size:13px;color:var(--muted);font-weight:500;margin-left:3px}
 .kpi .k{color:var(--muted);font-size:12px}
-.kpi .v.txt{font-size:15px;padding:6px 0 5px;overflow-wrap:anywhere}
+.kpi .v.txt{font-size:15px;padding:6px 0 5px;overflow-wrap:break-word}
 .grid2{display:grid;grid-template-columns:1fr 1fr;gap:18px}
 @media (max-width:900px){.grid2{grid-template-columns:1fr}}
 figure.chart{margin:0}

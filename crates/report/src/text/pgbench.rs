@@ -61,6 +61,15 @@ pub fn render_pgbench_summary(r: &RunResult) -> String {
     }
     // pgbench: `if (duration <= 0)` -> transactions per client.
     match c.duration_s.filter(|&d| d > 0) {
+        Some(d) if r.interrupted => {
+            // The configured -T is not what ran: say both, the measured time first.
+            let _ = writeln!(
+                o,
+                "duration: {:.0} s (interrupted after {:.1} of {d} s)",
+                r.measured_duration_s, r.measured_duration_s
+            );
+            let _ = writeln!(o, "number of transactions actually processed: {cnt}");
+        }
         Some(d) => {
             let _ = writeln!(o, "duration: {d} s");
             let _ = writeln!(o, "number of transactions actually processed: {cnt}");

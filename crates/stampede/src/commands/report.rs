@@ -41,7 +41,11 @@ pub fn write_output(output: Option<&PathBuf>, flag: &str, text: &str) -> Result<
 
 pub fn run(args: ReportArgs) -> Result<i32> {
     let r = read_run(&args.input)?;
-    write_output(args.output.as_ref(), "-o", &report::html::render(&r))?;
+    write_output(
+        args.output.as_ref(),
+        "-o",
+        &report::html::render(&r, Some(&args.input)),
+    )?;
     if let Some(p) = args.output.as_ref().filter(|p| p.as_os_str() != "-") {
         eprintln!("report written to {}", p.display());
     }

@@ -189,7 +189,7 @@ pub(super) fn emit(ctx: &Ctx, r: &RunResult) -> Result<i32> {
         console::note(&format!("result saved to {}", path.display()));
     }
     if let Some(path) = &ctx.out.html {
-        std::fs::write(path, report::html::render(r))
+        std::fs::write(path, report::html::render(r, ctx.out.json.as_deref()))
             .with_context(|| format!("--html {}: cannot write the report", path.display()))?;
         console::note(&format!("report saved to {}", path.display()));
     }

@@ -57,6 +57,19 @@ pub(crate) struct Runner {
 }
 
 impl Runner {
+    /// The workload's name as the header, the result and `compare` show it: the builtin's
+    /// (`select-only`), the scripts' and builtins' names joined with " + " for a mix.
+    fn workload_name(&self) -> String {
+        let names: Vec<String> = (self.job.builtins.iter())
+            .zip(&self.types)
+            .map(|(b, t)| match b {
+                Some(b) => b.name().to_string(),
+                None => t.name.clone(),
+            })
+            .collect();
+        names.join(" + ")
+    }
+
     pub(crate) fn new(job: PgbenchJob, frontend: Frontend) -> Runner {
         Runner {
             job,
@@ -199,14 +212,7 @@ impl Family for Runner {
     }
 
     fn describe(&self) -> String {
-        let names: Vec<String> = (self.job.builtins.iter())
-            .zip(&self.types)
-            .map(|(b, t)| match b {
-                Some(b) => b.name().to_string(),
-                None => t.name.clone(),
-            })
-            .collect();
-        format!("{}, scale {}", names.join(" + "), self.scale)
+        format!("{}, scale {}", self.workload_name(), self.scale)
     }
 
     fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError> {
@@ -260,7 +266,7 @@ impl Family for Runner {
     fn config(&self, ctx: &Ctx) -> RunConfig {
         let spec = ctx.spec;
         RunConfig {
-            workload: if self.job.custom() { "script" } else { "tpcb" }.into(),
+            workload: self.workload_name(),
             txn_types: (self.types.iter())
                 .zip(&self.job.weights)
                 .map(|(t, w)| report::TxnTypeConfig {
