@@ -16,6 +16,7 @@ pub mod oltp;
 pub mod random;
 pub mod script;
 pub mod tpcb;
+pub mod tpcc;
 
 use std::future::Future;
 use std::pin::Pin;
