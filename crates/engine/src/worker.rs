@@ -608,7 +608,20 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
             break;
         }
         // CSTATE_CHOOSE_SCRIPT
-        let txn = choose(&ctx.weights, ctx.total_weight, &mut c.choose);
+        let txn = match c.wl.next_txn(&mut c.choose) {
+            Some(t) => t,
+            None => choose(&ctx.weights, ctx.total_weight, &mut c.choose),
+        };
+        let pause = c.wl.pause_before_us(txn, &mut c.choose);
+        if pause > 0 {
+            let now = ctx.now_us();
+            // A transaction whose pause ends after -T's end would never start: the client is
+            // done (it must not hold the run's end waiting).
+            if ctx.stop.beyond_end(now + pause) || !ctx.sleep_until_us(now + pause).await {
+                break;
+            }
+            c.clock_hint = None;
+        }
         let mut now = match c.clock_hint.take() {
             Some(t) => t,
             None => ctx.now_us(),

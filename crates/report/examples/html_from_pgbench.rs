@@ -131,6 +131,7 @@ fn main() {
         interrupted: false,
         server_metrics,
         sysbench: None,
+        tpcc: None,
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

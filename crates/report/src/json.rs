@@ -91,6 +91,7 @@ mod tests {
         if let Some(s) = &mut r.sysbench {
             s.fairness = Some(crate::Fairness::of(&[(10.0, 1.0), (12.0, 1.1)]));
         }
+        r.tpcc = Some(crate::testdata::tpcc_section());
         let mut buf = Vec::new();
         write_json(&r, &mut buf).unwrap();
         serde_json::from_slice(&buf).unwrap()
@@ -221,10 +222,11 @@ mod tests {
         let defs = &schema["$defs"];
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
-        const OPTIONAL: [&str; 9] = [
+        const OPTIONAL: [&str; 10] = [
             "failures_detailed",
             "server_metrics",
             "sysbench",
+            "tpcc",
             "fd_limit",
             "setup",
             "socket_io",
@@ -268,6 +270,15 @@ mod tests {
                 &v["total"]["txns"][0]["statements"][0],
             ),
             (&defs["sysbench"], &v["sysbench"]),
+            (&defs["tpcc"], &v["tpcc"]),
+            (
+                &defs["tpcc"]["properties"]["response_limits"]["items"],
+                &v["tpcc"]["response_limits"][0],
+            ),
+            (
+                &defs["tpcc"]["properties"]["consistency"]["items"],
+                &v["tpcc"]["consistency"][0],
+            ),
             (&defs["server_metrics"], m),
             (&sm["cost"], &m["cost"]),
             (&sm["notes"]["items"], &m["notes"][0]),

@@ -30,7 +30,8 @@ pub use json::{read_json, write_json, ReadError, SCHEMA};
 pub use model::{
     format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionSetup,
     ConnectionStats, EmbeddedTarget, Environment, Fairness, FdLimit, RunConfig, RunResult,
-    ServerEnvironment, SysbenchSection, TargetInfo, TxnTypeConfig, SCHEMA_VERSION,
+    ServerEnvironment, SysbenchSection, TargetInfo, TpccCondition, TpccLimit, TpccSection,
+    TxnTypeConfig, SCHEMA_VERSION,
 };
 pub use observed::render_server_summary;
 pub use sysbench::{

@@ -61,6 +61,69 @@ pub struct RunResult {
     /// sysbench's view of an `oltp_*` run; `None` for other workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sysbench: Option<SysbenchSection>,
+    /// TPC-C's metrics of a `tpcc` run; `None` for other workloads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpcc: Option<TpccSection>,
+}
+
+/// TPC-C's numbers of a `tpcc` run (TPC-C 5.11 clause 5.4). Transaction types are indexed as
+/// in `config.txn_types`: new-order, payment, order-status, delivery, stock-level.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TpccSection {
+    /// Warehouses the run used (`-w`).
+    pub warehouses: u32,
+    /// Run by the book (`--spec`): keying and think times, 10 terminals per warehouse.
+    pub by_the_book: bool,
+    /// New-Order transactions completed per minute of the measured run, rolled-back ones
+    /// included (clause 5.4.2).
+    pub tpmc: f64,
+    /// New-Orders per minute counting only committed ones (HammerDB's NOPM).
+    pub nopm: f64,
+    /// All transactions completed per minute.
+    pub tpm_total: f64,
+    /// tpmC / (12.86 x warehouses), in percent: the share of the most a by-the-book run can
+    /// give; meaningful only when `by_the_book`.
+    pub efficiency_pct: f64,
+    /// New-Orders rolled back by design (1%, clause 2.4.2.3); counted in tpmC, not commits.
+    pub rollbacks: u64,
+    /// Retries of serialization failures and deadlocks (clause-compliant re-submissions).
+    pub retries: u64,
+    /// Districts a Delivery found nothing to deliver in (clause 2.7.4.2).
+    pub delivery_skipped: u64,
+    /// Order lines supplied by a remote warehouse, and all order lines, of committed
+    /// New-Orders (clause 2.4.1.5: about 1% remote).
+    pub remote_lines: u64,
+    pub lines: u64,
+    /// Payments and Order-Status calls that chose the customer by last name (about 60%).
+    pub by_last_name: u64,
+    /// The 90th-percentile response time of each type against its limit (clause 5.2.5.7).
+    pub response_limits: Vec<TpccLimit>,
+    /// The consistency conditions of clause 3.3.2 after the run (empty with `--no-check`).
+    #[serde(default)]
+    pub consistency: Vec<TpccCondition>,
+}
+
+/// One transaction type's 90th percentile against clause 5.2.5.7's limit.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TpccLimit {
+    pub txn_type: String,
+    pub count: u64,
+    pub p90_ms: f64,
+    pub limit_ms: f64,
+    /// `count > 0 && p90_ms <= limit_ms`.
+    pub met: bool,
+}
+
+/// One consistency condition (clause 3.3.2.x).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TpccCondition {
+    pub clause: String,
+    pub rule: String,
+    /// Rows that violate it (0: it holds).
+    pub violations: i64,
+    /// False when the condition does not apply to the data's state (3.3.2.11 after a
+    /// Delivery).
+    pub applies: bool,
 }
 
 /// The plain data behind sysbench's summary of an `oltp_*` run (rendered by

@@ -120,6 +120,23 @@ pub trait ClientWorkload: 'static {
         None
     }
 
+    /// The next transaction type, when the workload decides it itself (TPC-C's shuffled deck,
+    /// clause 5.2.4.2); `None` leaves the choice to the engine (weighted, pgbench's
+    /// `chooseScript`). `rng` is the client's choice stream, not the transaction's.
+    fn next_txn(&mut self, rng: &mut Rng) -> Option<usize> {
+        let _ = rng;
+        None
+    }
+
+    /// Microseconds the client waits, unmeasured, before transaction `txn` starts (TPC-C's
+    /// think time after the previous transaction plus the keying time of this one, clause
+    /// 5.2.5.7). The wait is not part of the transaction's latency, and a run that ends or is
+    /// cancelled during it does not start the transaction. 0 (the default) costs nothing.
+    fn pause_before_us(&mut self, txn: usize, rng: &mut Rng) -> u64 {
+        let _ = (txn, rng);
+        0
+    }
+
     /// After a transaction that succeeded: whether the client must stop now, the transaction
     /// still counting as processed (pgbench's "end of script reached without completing the
     /// last transaction": counted, then the client aborts). Called once per transaction.

@@ -30,6 +30,7 @@ mod load;
 mod run;
 mod server;
 mod style;
+mod tpcc;
 
 #[cfg(test)]
 mod tests;
@@ -146,6 +147,14 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
 
     // Headline numbers.
     o.push_str("<div class=\"kpis\">");
+    if let Some(t) = &r.tpcc {
+        kpi(
+            &mut o,
+            &format!("{:.1}", t.tpmc),
+            "tpmC",
+            "New-Orders per minute",
+        );
+    }
     kpi(
         &mut o,
         &format!("{:.1}", r.tps()),
@@ -183,6 +192,9 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     }
     run::verdicts(&mut o, r);
     run::run_details(&mut o, r);
+    if let Some(t) = &r.tpcc {
+        tpcc::section(&mut o, r, t);
+    }
     client::over_time(&mut o, r);
     client::latency_distribution(&mut o, r);
     client::transactions(&mut o, r);

@@ -32,11 +32,14 @@ pub fn render_pgbench_summary(r: &RunResult) -> String {
     let _ = writeln!(o, "transaction type: {desc}");
     // sysbench's workloads have no scale, and sysbench's "threads" are pgbench's clients: their
     // size and the engine's threads are said in words that cannot be misread.
-    match &r.sysbench {
-        Some(s) => {
+    match (&r.sysbench, &r.tpcc) {
+        (Some(s), _) => {
             let _ = writeln!(o, "{}", crate::sysbench::size_line(s));
         }
-        None => {
+        (None, Some(t)) => {
+            let _ = writeln!(o, "warehouses: {}", t.warehouses);
+        }
+        (None, None) => {
             let _ = writeln!(o, "scaling factor: {}", c.scale);
             // pgbench: "only print partitioning information if some partitioning was detected".
             if let (Some(m), Some(n)) = (&c.partition_method, c.partitions) {

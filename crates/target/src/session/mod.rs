@@ -487,6 +487,37 @@ impl Session {
         )
     }
 
+    /// Column `i` (0-based) of the first row of the last statement's result, text format;
+    /// `None` for NULL, for no row, or past the last column. Reads the row in place: no
+    /// allocation (a workload that reads values on its hot path, as TPC-C's do, uses this).
+    pub fn row_value(&self, i: usize) -> Option<&str> {
+        if !self.has_row {
+            return None;
+        }
+        let b = &self.row;
+        let n = i16::from_be_bytes([*b.first()?, *b.get(1)?]).max(0) as usize;
+        if i >= n {
+            return None;
+        }
+        let mut pos = 2;
+        for k in 0..=i {
+            let len = be_i32(b.get(pos..pos + 4)?);
+            pos += 4;
+            if len < 0 {
+                if k == i {
+                    return None;
+                }
+                continue;
+            }
+            let end = pos + len as usize;
+            if k == i {
+                return std::str::from_utf8(b.get(pos..end)?).ok();
+            }
+            pos = end;
+        }
+        None
+    }
+
     /// Send Terminate and close.
     pub async fn close(mut self) {
         if !self.broken {

@@ -1,0 +1,179 @@
+//! The SQL of TPC-C's transactions, one place per dialect: the transaction files say what each
+//! step reads and writes and with which inputs; a [`Dialect`] says it in one server's SQL. Every
+//! statement takes its inputs as parameters in the order its comment gives.
+//!
+//! ## PostgreSQL
+//! Steps that read a row and then update it (the district's next order id, the warehouse's and
+//! district's year-to-date, the customer's balance) are one `UPDATE ... RETURNING`; the steps of
+//! one order line (item, stock, order line) are one statement with data-modifying CTEs. The rows
+//! read and written are those of the transaction profiles of clause 2; fewer round trips keep the
+//! driver cheap and the locks held for less time, as HammerDB's stored procedures do. A row that
+//! is read to be updated is locked by the UPDATE that reads it, as `SELECT ... FOR UPDATE` would.
+
+/// The statements of the five transactions in one dialect.
+#[derive(Debug)]
+pub struct Dialect {
+    pub begin: &'static str,
+    pub commit: &'static str,
+    pub rollback: &'static str,
+    /// New-Order 2.4.2.2, customer and warehouse: $1 w_id, $2 d_id, $3 c_id ->
+    /// c_discount, c_last, c_credit, w_tax.
+    pub no_customer: &'static str,
+    /// New-Order, district: $1 w_id, $2 d_id -> the order id (d_next_o_id before the
+    /// increment), d_tax.
+    pub no_district: &'static str,
+    /// New-Order, ORDER and NEW-ORDER rows: $1 o_id, $2 d_id, $3 w_id, $4 c_id, $5 o_ol_cnt,
+    /// $6 o_all_local.
+    pub no_order: &'static str,
+    /// New-Order, one order line (item, stock, order line): $1 o_id, $2 d_id, $3 w_id,
+    /// $4 ol_number, $5 ol_i_id, $6 ol_supply_w_id, $7 ol_quantity, $8 1 if remote else 0 ->
+    /// ol_amount, i_name, i_price, s_quantity, brand-generic; no row when the item does not
+    /// exist (the rollback of clause 2.4.2.3).
+    pub no_line: &'static str,
+    /// Payment 2.5.2.2, warehouse and district: $1 w_id, $2 d_id, $3 h_amount -> w_name,
+    /// d_name (and their addresses).
+    pub pay_district: &'static str,
+    /// Payment, customer by id and history: $1 w_id, $2 d_id, $3 c_id, $4 h_amount,
+    /// $5 c_w_id, $6 c_d_id, $7 h_data -> c_id, c_balance, c_credit.
+    pub pay_customer_id: &'static str,
+    /// Payment, customer by last name (the middle one of clause 2.5.2.2) and history: as
+    /// `pay_customer_id` with $3 c_last.
+    pub pay_customer_name: &'static str,
+    /// Order-Status 2.6.2.2, customer by id: $1 w_id, $2 d_id, $3 c_id -> c_id, c_balance,
+    /// c_first, c_middle, c_last.
+    pub os_customer_id: &'static str,
+    /// Order-Status, customer by last name: $1 w_id, $2 d_id, $3 c_last -> as above.
+    pub os_customer_name: &'static str,
+    /// Order-Status, the customer's last order: $1 w_id, $2 d_id, $3 c_id -> o_id, o_entry_d,
+    /// o_carrier_id.
+    pub os_order: &'static str,
+    /// Order-Status, its lines: $1 w_id, $2 d_id, $3 o_id -> the lines.
+    pub os_lines: &'static str,
+    /// Delivery 2.7.4.2, one district: $1 w_id, $2 d_id, $3 o_carrier_id -> the delivered
+    /// o_id, or no row when the district has no undelivered order.
+    pub delivery: &'static str,
+    /// Stock-Level 2.8.2.2: $1 w_id, $2 d_id, $3 threshold -> low_stock.
+    pub stock_level: &'static str,
+}
+
+/// The middle customer of those with a last name, by c_first (clause 2.5.2.2: "the row at
+/// position n/2 rounded up"; 0-based offset (n - 1) / 2).
+macro_rules! by_last_name {
+    ($w:literal, $d:literal, $last:literal) => {
+        concat!(
+            "(SELECT c_id FROM customer WHERE c_w_id = ",
+            $w,
+            " AND c_d_id = ",
+            $d,
+            " AND c_last = ",
+            $last,
+            " ORDER BY c_first OFFSET (SELECT (count(*) - 1) / 2 FROM customer WHERE c_w_id = ",
+            $w,
+            " AND c_d_id = ",
+            $d,
+            " AND c_last = ",
+            $last,
+            ") LIMIT 1)"
+        )
+    };
+}
+
+/// The customer update and history insert of Payment, with `$c` naming the customer.
+macro_rules! payment_customer {
+    ($c:expr) => {
+        concat!(
+            "WITH c AS (UPDATE customer SET c_balance = c_balance - $4, \
+             c_ytd_payment = c_ytd_payment + $4, c_payment_cnt = c_payment_cnt + 1, \
+             c_data = CASE WHEN c_credit = 'BC' THEN substr(c_id || ' ' || c_d_id || ' ' || \
+             c_w_id || ' ' || $2::int || ' ' || $1::int || ' ' || $4::numeric || ' | ' || c_data, \
+             1, 500) ELSE c_data END \
+             WHERE c_w_id = $5 AND c_d_id = $6 AND c_id = ",
+            $c,
+            " RETURNING c_id, c_balance, c_credit) \
+             INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, \
+             h_data) SELECT c_id, $6, $5, $2, $1, LOCALTIMESTAMP, $4, $7 FROM c \
+             RETURNING h_c_id, (SELECT c_balance FROM c), (SELECT c_credit FROM c)"
+        )
+    };
+}
+
+/// Order-Status's customer columns.
+macro_rules! os_customer {
+    ($c:expr) => {
+        concat!(
+            "SELECT c_id, c_balance, c_first, c_middle, c_last FROM customer \
+             WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = ",
+            $c
+        )
+    };
+}
+
+pub const POSTGRES: Dialect = Dialect {
+    begin: "BEGIN",
+    commit: "COMMIT",
+    rollback: "ROLLBACK",
+    no_customer: "SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse \
+                  WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3",
+    no_district: "UPDATE district SET d_next_o_id = d_next_o_id + 1 \
+                  WHERE d_w_id = $1 AND d_id = $2 RETURNING d_next_o_id - 1, d_tax",
+    no_order:
+        "WITH o AS (INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, \
+               o_carrier_id, o_ol_cnt, o_all_local) \
+               VALUES ($1, $2, $3, $4, LOCALTIMESTAMP, NULL, $5, $6) \
+               RETURNING o_id, o_d_id, o_w_id) \
+               INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT o_id, o_d_id, o_w_id FROM o",
+    // Clause 2.4.2.2: S_QUANTITY drops by OL_QUANTITY if that leaves 10 or more, else it is
+    // also raised by 91; OL_AMOUNT = OL_QUANTITY * I_PRICE; brand-generic is "B" when both
+    // I_DATA and S_DATA contain "ORIGINAL". The stock is updated only when the item exists.
+    no_line: "WITH i AS (SELECT i_price, i_name, i_data FROM item WHERE i_id = $5), \
+              s AS (UPDATE stock SET s_quantity = CASE WHEN s_quantity >= $7::int + 10 \
+              THEN s_quantity - $7::int ELSE s_quantity - $7::int + 91 END, \
+              s_ytd = s_ytd + $7::int, s_order_cnt = s_order_cnt + 1, \
+              s_remote_cnt = s_remote_cnt + $8::int \
+              WHERE s_w_id = $6 AND s_i_id = $5 AND EXISTS (SELECT 1 FROM i) \
+              RETURNING s_quantity, s_data, CASE $2::int WHEN 1 THEN s_dist_01 \
+              WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04 \
+              WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07 \
+              WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END AS s_dist) \
+              INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, \
+              ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) \
+              SELECT $1, $2, $3, $4, $5, $6, NULL, $7::int, $7::int * i.i_price, s.s_dist \
+              FROM i, s \
+              RETURNING ol_amount, (SELECT i_name FROM i), (SELECT i_price FROM i), \
+              (SELECT s_quantity FROM s), (SELECT CASE WHEN i.i_data LIKE '%ORIGINAL%' \
+              AND s.s_data LIKE '%ORIGINAL%' THEN 'B' ELSE 'G' END FROM i, s)",
+    pay_district: "WITH w AS (UPDATE warehouse SET w_ytd = w_ytd + $3 WHERE w_id = $1 \
+                   RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip) \
+                   UPDATE district SET d_ytd = d_ytd + $3 FROM w WHERE d_w_id = $1 AND d_id = $2 \
+                   RETURNING w.w_name, d_name, w.w_street_1, w.w_street_2, w.w_city, w.w_state, \
+                   w.w_zip, d_street_1, d_street_2, d_city, d_state, d_zip",
+    pay_customer_id: payment_customer!("$3"),
+    pay_customer_name: payment_customer!(by_last_name!("$5", "$6", "$3")),
+    os_customer_id: os_customer!("$3"),
+    os_customer_name: os_customer!(by_last_name!("$1", "$2", "$3")),
+    os_order: "SELECT o_id, o_entry_d, o_carrier_id FROM orders \
+               WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3 ORDER BY o_id DESC LIMIT 1",
+    os_lines: "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d \
+               FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3",
+    // Clause 2.7.4.2: the oldest undelivered order of the district leaves NEW-ORDER, gets its
+    // carrier, its lines their delivery date, and its customer the sum of their amounts and one
+    // more delivery. A district with no undelivered order (or whose oldest one a concurrent
+    // Delivery took: the DELETE then finds no row) is skipped.
+    delivery: "WITH no AS (DELETE FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 \
+               AND no_o_id = (SELECT min(no_o_id) FROM new_order WHERE no_w_id = $1 \
+               AND no_d_id = $2) RETURNING no_o_id), \
+               o AS (UPDATE orders SET o_carrier_id = $3 FROM no WHERE o_w_id = $1 \
+               AND o_d_id = $2 AND o_id = no.no_o_id RETURNING o_id, o_c_id), \
+               ol AS (UPDATE order_line SET ol_delivery_d = LOCALTIMESTAMP FROM o \
+               WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = o.o_id RETURNING ol_amount) \
+               UPDATE customer SET c_balance = c_balance + (SELECT coalesce(sum(ol_amount), 0) \
+               FROM ol), c_delivery_cnt = c_delivery_cnt + 1 FROM o \
+               WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = o.o_c_id RETURNING o.o_id",
+    // Clause 2.8.2.2: distinct items of the district's last 20 orders whose stock at the home
+    // warehouse is below the threshold.
+    stock_level: "SELECT count(DISTINCT s_i_id) FROM district \
+                  JOIN order_line ON ol_w_id = d_w_id AND ol_d_id = d_id \
+                  AND ol_o_id < d_next_o_id AND ol_o_id >= d_next_o_id - 20 \
+                  JOIN stock ON s_w_id = d_w_id AND s_i_id = ol_i_id \
+                  WHERE d_w_id = $1 AND d_id = $2 AND s_quantity < $3",
+};

@@ -1,0 +1,30 @@
+//! Stock-Level, clause 2.8: how many of the items of the district's last 20 orders have little
+//! stock left (read only).
+//!
+//! Input (2.8.1): the terminal's own warehouse and district (constant for the terminal,
+//! 2.8.1.1), the threshold uniform [10 .. 20]. Step (2.8.2.2): the district's next order id,
+//! then the distinct items of the lines of orders [next - 20, next) whose stock at the
+//! warehouse is below the threshold, in one statement, in its own transaction (2.8.2.3 allows
+//! the weakest isolation here).
+
+use target::{Error, Session, Value};
+
+use super::spec::Uniform;
+use super::{step, TpccClient};
+use crate::TxnContext;
+
+pub(super) async fn run(
+    cl: &mut TpccClient,
+    s: &mut Session,
+    cx: &mut TxnContext<'_>,
+) -> Result<(), Error> {
+    let st = cl.stmts();
+    let threshold = cx.rng.uniform(10, 20);
+    let p = [
+        Value::Int(cl.home_w),
+        Value::Int(cl.stock_d),
+        Value::Int(threshold),
+    ];
+    step(s, cx, 0, st.stock_level, &p).await?;
+    Ok(())
+}
