@@ -55,16 +55,30 @@ const TICK: Duration = Duration::from_millis(100);
 
 /// Rows of one table as COPY text: a pure function of the row number, so any connection can
 /// produce any range and a failed range can be produced again.
+///
+/// A source may number *units* of several rows instead of single rows, when how many rows a unit
+/// holds is drawn with it (TPC-C's order lines: one unit per order, as many lines as the order's
+/// `o_ol_cnt`). Such a source writes a whole unit from [`RowSource::write_row`] and says how many
+/// rows that was by overriding [`RowSource::write_unit`]; a task's `rows` then counts units, and
+/// progress and the check against the server's COPY count use the rows written.
 pub trait RowSource: Send + Sync {
     /// Append row `row` (0-based) in COPY text format (tab-separated, `\N` for NULL), with its
-    /// trailing newline.
+    /// trailing newline (for a source of units: all rows of unit `row`).
     fn write_row(&self, row: u64, out: &mut Vec<u8>);
+
+    /// Append unit `unit` and return how many rows it wrote (one, unless the source numbers
+    /// units of several rows). What the driver calls.
+    fn write_unit(&self, unit: u64, out: &mut Vec<u8>) -> u64 {
+        self.write_row(unit, out);
+        1
+    }
 }
 
 /// What a task does.
 pub enum TaskKind {
     /// COPY rows `rows` of `source` into `relation` (SQL text: a table name, possibly
-    /// schema-qualified, optionally followed by a column list in `columns`).
+    /// schema-qualified, optionally followed by a column list in `columns`). For a source of
+    /// units (see [`RowSource`]), `rows` numbers units.
     Copy {
         relation: String,
         columns: Option<String>,
@@ -423,9 +437,8 @@ async fn copy_rows(
     let mut pending: u64 = 0;
     buf.clear();
     let result: Result<u64, LoadError> = async {
-        for row in rows.clone() {
-            source.write_row(row, buf);
-            pending += 1;
+        for unit in rows.clone() {
+            pending += source.write_unit(unit, buf);
             if buf.len() >= CHUNK_BYTES {
                 if shared.stopping() {
                     return Err(LoadError::Interrupted);
@@ -454,14 +467,13 @@ async fn copy_rows(
     }
     .await;
     match result {
-        Ok(n) if n == rows.end - rows.start => Ok(()),
+        Ok(n) if n == sent => Ok(()),
         Ok(n) => {
             counted.fetch_sub(sent, Ordering::Relaxed);
             Err(LoadError::db(
                 sql,
                 target::Error::Protocol(format!(
-                    "the server reports {n} rows copied, {} were sent",
-                    rows.end - rows.start
+                    "the server reports {n} rows copied, {sent} were sent"
                 )),
             ))
         }

@@ -15,13 +15,15 @@
 //!   progress, cancellation and the rules for when `COPY ... FREEZE` is legal.
 //! - [`tpcb`]: pgbench's four tables (`pgbench -i`), `init`, `reset`, scale detection.
 //! - [`oltp`]: sysbench's `sbtestN` tables (`sysbench oltp_common prepare`).
-//! - Later workloads (TPC-C) are modules beside `tpcb` that build a task list and hand it to the
-//!   driver.
+//! - [`tpcc`]: TPC-C's nine tables (clause 4.3.3.1 data, go-tpc's PostgreSQL schema), and the
+//!   load's NURand constants recorded with them.
+//! - Later workloads are modules beside these that build a task list and hand it to the driver.
 
 pub mod driver;
 pub mod oltp;
 mod steps;
 pub mod tpcb;
+pub mod tpcc;
 
 use std::time::Duration;
 

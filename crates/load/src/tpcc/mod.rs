@@ -1,0 +1,715 @@
+//! TPC-C's nine tables (revision 5.11, clause 1.3), loaded by clause 4.3.3.1: `init`, the
+//! detection of a loaded database (`warehouses`, `existing_tables`) and the load's NURand
+//! constants (`load_constants`), which the run needs to choose its own (clause 2.1.6.1).
+//!
+//! Owns the tables `warehouse`, `district`, `customer`, `history`, `new_order`, `orders`,
+//! `order_line`, `item` and `stock` — these names, in the schema the search path resolves to —
+//! and nothing else: `init` drops and recreates exactly these nine (as `init tpcb` does with
+//! pgbench's four and `init oltp` with its `sbtestN`), one `DROP TABLE` naming them, never
+//! CASCADE, so a foreign object depending on one of them makes `init` fail rather than lose it.
+//!
+//! ## Schema: go-tpc 1.0.12's, for PostgreSQL
+//! `sql` holds it (one function per table): go-tpc's columns and types, its primary keys (added
+//! after the data, so the catalog is the same: `<table>_pkey`), its four secondary indexes
+//! (`idx_customer`, `idx_order`, `idx_h_w_id`, `idx_h_c_w_id`), no foreign keys. So
+//! `go-tpc tpcc check` validates stampede's data and stampede's transactions run on go-tpc's
+//! (the integration test runs go-tpc's check when its binary is there).
+//!
+//! ## Data
+//! `rows` writes every field as clause 4.3.3.1 defines it, each row a pure function of (seed,
+//! table, row): see its header. The load time (`c_since`, `h_date`, `o_entry_d`, delivered
+//! `ol_delivery_d`) is the server's `localtimestamp` at the start of `init`, to the second (the
+//! columns are `timestamp without time zone`, as go-tpc writes its local time into them).
+//!
+//! ## The load's NURand constants
+//! Clause 2.1.6.1: the run-time C for C_LAST must differ from the load-time C by a delta in
+//! [65 .. 119] other than 96 and 112, so the run must know the load's. `init` draws the three
+//! constants from the seed ([`rows::constants_for_seed`]) and records them with the data, as a
+//! comment on `customer`:
+//! `COMMENT ON TABLE customer IS 'stampede tpcc: c_last_c=N c_id_c=N ol_i_id_c=N seed=N'`.
+//! [`load_constants`] reads them back (None for data stampede did not load, e.g. go-tpc's).
+//!
+//! ## Loading plan
+//! Through the [`driver`](crate::driver): one COPY task per (table, range of warehouses), `item`
+//! once. With one connection, every table is one task that owns it (`TRUNCATE` + `COPY FREEZE`,
+//! pgbench's plan). With `jobs` connections, each table is cut into as many warehouse ranges as
+//! it takes for no task to exceed about 1/(4 · jobs) of the whole load, and the tasks are queued
+//! largest first, so the connections stay busy until the end; a table that still fits one task
+//! (the small ones, or all of them at few warehouses) keeps FREEZE. Then, in parallel across
+//! tables: `ALTER TABLE ... ADD PRIMARY KEY` for the eight keyed tables, go-tpc's four indexes
+//! after them (step "primary keys"), and `VACUUM ANALYZE` per table (step "vacuum", skipped with
+//! `no_vacuum`). `warehouse`, the smallest table, is queued last: it is what [`warehouses`]
+//! counts.
+//!
+//! ## Interruption and failure: what is left behind
+//! As `init tpcb`: once `init` has created the tables, an error or the cancel flag makes it drop
+//! all nine again (best effort, reported with an [`Event::Notice`]), so no half-loaded table is
+//! left looking loaded. The flag is checked between steps and after every COPY chunk; a key or
+//! index build already running finishes first.
+//!
+//! ## Module layout
+//! This file: [`Table`], options, `init` and its steps, detection; `sql`: the statements;
+//! `rows`: the generated rows.
+
+pub mod rows;
+pub mod sql;
+
+use std::ops::Range;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use target::{ConnConfig, Session};
+use workload::tpcc::spec::{NuC, CUSTOMERS, DISTRICTS, ITEMS, NEW_ORDERS, ORDERS};
+
+use crate::driver::{self, DriverOptions, Task, TaskKind};
+use crate::steps::{check_cancel, exec, undo_create, Step};
+use crate::{Event, LoadError, TableProgress, Timings};
+use rows::{Generator, Rows, STOCK};
+pub use sql::{ddl, Ddl, DROP_SQL};
+
+/// The nine tables, in the order of clause 1.3 (and of [`Table::ALL`]).
+pub const TABLES: [&str; 9] = [
+    "warehouse",
+    "district",
+    "customer",
+    "history",
+    "new_order",
+    "orders",
+    "order_line",
+    "item",
+    "stock",
+];
+
+/// One of the nine tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Table {
+    Warehouse,
+    District,
+    Customer,
+    History,
+    NewOrder,
+    Orders,
+    OrderLine,
+    Item,
+    Stock,
+}
+
+impl Table {
+    /// In the order of [`TABLES`].
+    pub const ALL: [Table; 9] = [
+        Table::Warehouse,
+        Table::District,
+        Table::Customer,
+        Table::History,
+        Table::NewOrder,
+        Table::Orders,
+        Table::OrderLine,
+        Table::Item,
+        Table::Stock,
+    ];
+
+    pub fn name(self) -> &'static str {
+        TABLES[self as usize]
+    }
+
+    /// The COPY column list: the table's columns in go-tpc's order.
+    pub fn columns(self) -> &'static str {
+        match self {
+            Table::Warehouse => {
+                "w_id, w_name, w_street_1, w_street_2, w_city, w_state, w_zip, w_tax, w_ytd"
+            }
+            Table::District => {
+                "d_id, d_w_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip, d_tax, \
+                 d_ytd, d_next_o_id"
+            }
+            Table::Customer => {
+                "c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_street_1, c_street_2, \
+                 c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, \
+                 c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_data"
+            }
+            Table::History => {
+                "h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data"
+            }
+            Table::NewOrder => "no_o_id, no_d_id, no_w_id",
+            Table::Orders => {
+                "o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local"
+            }
+            Table::OrderLine => {
+                "ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, \
+                 ol_quantity, ol_amount, ol_dist_info"
+            }
+            Table::Item => "i_id, i_im_id, i_name, i_price, i_data",
+            Table::Stock => {
+                "s_i_id, s_w_id, s_quantity, s_dist_01, s_dist_02, s_dist_03, s_dist_04, \
+                 s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10, s_ytd, \
+                 s_order_cnt, s_remote_cnt, s_data"
+            }
+        }
+    }
+
+    /// Rows per warehouse (clause 4.3.1) — for `order_line`, orders (its units) — or None for
+    /// `item`, which is not per warehouse.
+    pub fn per_warehouse(self) -> Option<u64> {
+        let d = DISTRICTS as u64;
+        Some(match self {
+            Table::Warehouse => 1,
+            Table::District => d,
+            Table::Customer | Table::History => d * CUSTOMERS as u64,
+            Table::NewOrder => d * NEW_ORDERS as u64,
+            Table::Orders | Table::OrderLine => d * ORDERS as u64,
+            Table::Stock => STOCK as u64,
+            Table::Item => return None,
+        })
+    }
+
+    /// What one unit costs the server to load, in bytes of COPY text plus ~60 bytes' worth per
+    /// row (measured averages of the rows' lengths); only used to cut the load into tasks.
+    fn unit_cost(self) -> u64 {
+        match self {
+            Table::Warehouse | Table::District => 160,
+            Table::Customer => 640,
+            Table::History => 125,
+            Table::NewOrder => 75,
+            Table::Orders => 105,
+            Table::OrderLine => 10 * 135,
+            Table::Item => 135,
+            Table::Stock => 375,
+        }
+    }
+}
+
+/// What loading all of `table` at `warehouses` costs, in [`Table::unit_cost`]'s units.
+fn table_cost(table: Table, warehouses: u64) -> u64 {
+    table.unit_cost()
+        * table
+            .per_warehouse()
+            .map_or(ITEMS as u64, |n| n * warehouses)
+}
+
+/// `stampede init tpcc` options.
+#[derive(Clone, Debug)]
+pub struct InitOptions {
+    /// Warehouses (the scale): 1 or more.
+    pub warehouses: u32,
+    /// Seed of the generated data and of the load's NURand constants.
+    pub seed: u64,
+    /// Loader connections.
+    pub jobs: usize,
+    /// Skip the VACUUM ANALYZE after the load.
+    pub no_vacuum: bool,
+    /// Raised to stop (Ctrl-C).
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl Default for InitOptions {
+    fn default() -> Self {
+        InitOptions {
+            warehouses: 1,
+            seed: 0,
+            jobs: 1,
+            no_vacuum: false,
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+impl InitOptions {
+    pub fn validate(&self) -> Result<(), LoadError> {
+        if self.warehouses == 0 {
+            return Err(LoadError::Invalid("--warehouses must be at least 1".into()));
+        }
+        if self.warehouses > i32::MAX as u32 {
+            return Err(LoadError::Invalid(format!(
+                "--warehouses {} does not fit go-tpc's INT w_id",
+                self.warehouses
+            )));
+        }
+        if self.jobs == 0 {
+            return Err(LoadError::Invalid("--jobs must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// What `init` did.
+#[derive(Clone, Debug)]
+pub struct InitReport {
+    pub timings: Timings,
+    /// Rows loaded per table, in the order of [`TABLES`].
+    pub rows: Vec<u64>,
+    /// How the tables were cut into tasks, in words.
+    pub plan: String,
+    /// COPY tasks committed with / without FREEZE.
+    pub frozen_tasks: u64,
+    pub plain_tasks: u64,
+    /// The server refused COPY FREEZE and the load went on without it.
+    pub freeze_refused: bool,
+    /// The load's NURand constants, as recorded on `customer`.
+    pub constants: NuC,
+}
+
+// ----- the plan -----
+
+/// Cut `0..w` into `n` nearly equal consecutive ranges (none empty).
+fn split(w: u64, n: u64) -> Vec<Range<u64>> {
+    let n = n.clamp(1, w.max(1));
+    (0..n)
+        .map(|i| (w * i / n)..(w * (i + 1) / n))
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// The COPY tasks, largest first, and the plan in words (module header, "Loading plan").
+pub fn copy_tasks(opts: &InitOptions, generator: &Arc<Generator>) -> (Vec<Task>, String) {
+    let w = opts.warehouses as u64;
+    let cost = |t: Table| table_cost(t, w);
+    let total: u64 = Table::ALL.iter().map(|t| cost(*t)).sum();
+    let chunk = (total / (4 * opts.jobs as u64)).max(1);
+    let mut tasks: Vec<(u64, Task)> = Vec::new();
+    let mut cut = Vec::new();
+    for table in Table::ALL {
+        let source = Arc::new(Rows {
+            table,
+            generator: generator.clone(),
+        });
+        // Warehouse ranges, or for `item` its one range of rows.
+        let ranges = match table.per_warehouse() {
+            None => split(ITEMS as u64, 1),
+            Some(_) if opts.jobs == 1 => split(w, 1),
+            Some(_) => split(w, cost(table).div_ceil(chunk)),
+        };
+        let whole = ranges.len() == 1;
+        if !whole {
+            cut.push(format!("{} in {}", table.name(), ranges.len()));
+        }
+        for r in ranges {
+            let (rows, units) = match table.per_warehouse() {
+                None => (r.clone(), r.end - r.start),
+                Some(n) => (r.start * n..r.end * n, (r.end - r.start) * n),
+            };
+            tasks.push((
+                units * table.unit_cost(),
+                Task {
+                    slot: table as usize,
+                    kind: TaskKind::Copy {
+                        relation: table.name().into(),
+                        columns: Some(table.columns().into()),
+                        source: source.clone(),
+                        rows,
+                        whole,
+                    },
+                },
+            ));
+        }
+    }
+    // Largest first; `warehouse`, the smallest, last.
+    tasks.sort_by_key(|(cost, _)| std::cmp::Reverse(*cost));
+    let n = tasks.len();
+    let plan = if cut.is_empty() {
+        format!(
+            "{n} tables, one COPY FREEZE each, over {} connections",
+            opts.jobs
+        )
+    } else {
+        format!(
+            "{n} COPY tasks over {} connections: {} warehouse ranges (plain COPY), the other tables one COPY FREEZE each",
+            opts.jobs,
+            cut.join(", ")
+        )
+    };
+    (tasks.into_iter().map(|(_, t)| t).collect(), plan)
+}
+
+/// Rows per table for the progress slots (exact: `order_line`'s is the sum of the orders'
+/// `o_ol_cnt`).
+fn slots(opts: &InitOptions, generator: &Generator) -> Vec<TableProgress> {
+    let w = opts.warehouses as u64;
+    Table::ALL
+        .iter()
+        .map(|&t| TableProgress {
+            table: t.name().into(),
+            rows_done: 0,
+            rows_total: match t {
+                Table::OrderLine => generator.order_lines(0..w * t.per_warehouse().unwrap()),
+                _ => t.per_warehouse().map_or(ITEMS as u64, |n| n * w),
+            },
+        })
+        .collect()
+}
+
+// ----- the comment -----
+
+/// The comment on `customer` that records the load's constants (module header).
+pub fn comment_sql(c: &NuC, seed: u64) -> String {
+    format!(
+        "COMMENT ON TABLE customer IS 'stampede tpcc: c_last_c={} c_id_c={} ol_i_id_c={} seed={seed}'",
+        c.last, c.customer_id, c.item_id
+    )
+}
+
+/// The constants in a comment written by [`comment_sql`]; None for any other text.
+pub fn parse_comment(comment: &str) -> Option<NuC> {
+    let rest = comment.strip_prefix("stampede tpcc: ")?;
+    let (mut last, mut customer_id, mut item_id) = (None, None, None);
+    for part in rest.split(' ') {
+        let (k, v) = part.split_once('=')?;
+        let v: i64 = v.parse().ok()?;
+        match k {
+            "c_last_c" => last = Some(v),
+            "c_id_c" => customer_id = Some(v),
+            "ol_i_id_c" => item_id = Some(v),
+            "seed" => {}
+            _ => return None,
+        }
+    }
+    Some(NuC {
+        last: last?,
+        customer_id: customer_id?,
+        item_id: item_id?,
+    })
+}
+
+// ----- steps -----
+
+/// Run statements, one driver task each, over up to `jobs` connections, as step `name`.
+async fn parallel_sql(
+    cfg: &ConnConfig,
+    opts: &InitOptions,
+    name: &'static str,
+    sqls: Vec<String>,
+    timings: &mut Timings,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(), LoadError> {
+    check_cancel(&opts.cancel)?;
+    let timer = Step::start(name, on_event);
+    let tasks = sqls
+        .into_iter()
+        .map(|sql| Task {
+            slot: 0,
+            kind: TaskKind::Sql { sql, rows: vec![] },
+        })
+        .collect();
+    driver::run(
+        cfg,
+        &DriverOptions {
+            jobs: opts.jobs,
+            cancel: opts.cancel.clone(),
+            freeze: false,
+        },
+        vec![TableProgress {
+            table: name.into(),
+            rows_done: 0,
+            rows_total: 0,
+        }],
+        tasks,
+        &mut |_e: &Event<'_>| {},
+    )
+    .await?;
+    timer.finish(timings, on_event);
+    Ok(())
+}
+
+/// Which of the nine tables exist (as the search path resolves them), in the order of
+/// [`TABLES`].
+pub async fn existing_tables(s: &mut Session) -> Result<Vec<&'static str>, LoadError> {
+    let names: Vec<String> = TABLES.iter().map(|t| format!("'{t}'")).collect();
+    let sql = format!(
+        "SELECT c.relname FROM pg_catalog.pg_class c \
+         WHERE c.relname IN ({}) AND c.relkind IN ('r', 'p') \
+           AND pg_catalog.pg_table_is_visible(c.oid)",
+        names.join(", ")
+    );
+    let rows = s
+        .simple_query(&sql)
+        .await
+        .map_err(|e| LoadError::db("looking for the TPC-C tables", e))?;
+    let found: Vec<String> = rows
+        .into_iter()
+        .filter_map(|r| r.into_iter().next().flatten())
+        .collect();
+    Ok(TABLES
+        .into_iter()
+        .filter(|t| found.iter().any(|f| f == t))
+        .collect())
+}
+
+/// Drop the nine tables (only those; see [`DROP_SQL`]).
+pub async fn drop_tables(s: &mut Session) -> Result<(), LoadError> {
+    exec(s, "set client_min_messages = warning").await?;
+    exec(s, DROP_SQL).await
+}
+
+/// Whether `table` resolves through the search path.
+async fn table_exists(s: &mut Session, table: &str) -> Result<bool, LoadError> {
+    let rows = s
+        .simple_query(&format!("SELECT to_regclass('{table}') IS NOT NULL"))
+        .await
+        .map_err(|e| LoadError::db(format!("looking for table {table}"), e))?;
+    Ok(rows
+        .first()
+        .and_then(|r| r.first().cloned().flatten())
+        .as_deref()
+        == Some("t"))
+}
+
+/// The number of warehouses loaded: `count(*)` of `warehouse` (the scale of a TPC-C database,
+/// whoever loaded it). [`LoadError::Missing`] when there is no such table.
+pub async fn warehouses(s: &mut Session) -> Result<u32, LoadError> {
+    if !table_exists(s, "warehouse").await? {
+        return Err(LoadError::Missing {
+            table: "warehouse",
+            workload: "tpcc",
+        });
+    }
+    let rows = s
+        .simple_query("SELECT count(*) FROM warehouse")
+        .await
+        .map_err(|e| LoadError::db("counting warehouses", e))?;
+    Ok(rows
+        .first()
+        .and_then(|r| r.first().cloned().flatten())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0))
+}
+
+/// The load's NURand constants as `init` recorded them on `customer` (module header); None when
+/// the comment is absent or not stampede's (data loaded by another tool). [`LoadError::Missing`]
+/// when there is no `customer` table.
+pub async fn load_constants(s: &mut Session) -> Result<Option<NuC>, LoadError> {
+    if !table_exists(s, "customer").await? {
+        return Err(LoadError::Missing {
+            table: "customer",
+            workload: "tpcc",
+        });
+    }
+    let rows = s
+        .simple_query("SELECT pg_catalog.obj_description('customer'::regclass, 'pg_class')")
+        .await
+        .map_err(|e| LoadError::db("reading the comment on customer", e))?;
+    Ok(rows
+        .first()
+        .and_then(|r| r.first().cloned().flatten())
+        .and_then(|c| parse_comment(&c)))
+}
+
+/// `stampede init tpcc`: drop, create, generate, primary keys (and indexes), vacuum. See the
+/// module header for the plan and for what an interruption leaves behind.
+pub async fn init(
+    cfg: &ConnConfig,
+    opts: &InitOptions,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<InitReport, LoadError> {
+    opts.validate()?;
+    check_cancel(&opts.cancel)?;
+    let mut admin = Session::connect(cfg)
+        .await
+        .map_err(|e| LoadError::db("connecting", e))?;
+    let mut timings = Timings::default();
+    let mut created = false;
+    let r = init_steps(&mut admin, cfg, opts, &mut timings, &mut created, on_event).await;
+    match r {
+        Ok(mut report) => {
+            admin.close().await;
+            report.timings = timings;
+            Ok(report)
+        }
+        Err(e) => {
+            let sqls = ["set client_min_messages = warning", DROP_SQL];
+            undo_create(cfg, admin, created, &sqls, "TPC-C", on_event).await;
+            Err(e)
+        }
+    }
+}
+
+async fn init_steps(
+    admin: &mut Session,
+    cfg: &ConnConfig,
+    opts: &InitOptions,
+    timings: &mut Timings,
+    created: &mut bool,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<InitReport, LoadError> {
+    let timer = Step::start("drop tables", on_event);
+    drop_tables(admin).await?;
+    timer.finish(timings, on_event);
+
+    check_cancel(&opts.cancel)?;
+    let now = "SELECT to_char(localtimestamp, 'YYYY-MM-DD HH24:MI:SS')";
+    let rows = admin
+        .simple_query(now)
+        .await
+        .map_err(|e| LoadError::db(now, e))?;
+    let load_time = rows
+        .first()
+        .and_then(|r| r.first().cloned().flatten())
+        .unwrap_or_default();
+    let generator = Arc::new(Generator::new(opts.seed, &load_time));
+    let constants = generator.constants();
+
+    let timer = Step::start("create tables", on_event);
+    *created = true;
+    for t in Table::ALL {
+        exec(admin, ddl(t).create).await?;
+    }
+    exec(admin, &comment_sql(&constants, opts.seed)).await?;
+    timer.finish(timings, on_event);
+
+    check_cancel(&opts.cancel)?;
+    let (tasks, plan) = copy_tasks(opts, &generator);
+    let slots = slots(opts, &generator);
+    let timer = Step::start("client-side generate", on_event);
+    let outcome = driver::run(
+        cfg,
+        &DriverOptions {
+            jobs: opts.jobs,
+            cancel: opts.cancel.clone(),
+            freeze: true,
+        },
+        slots,
+        tasks,
+        on_event,
+    )
+    .await?;
+    timer.finish(timings, on_event);
+
+    // Keys largest table first, then the secondary indexes (which wait for their table's key
+    // if it is still being built).
+    let mut by_size: Vec<Table> = Table::ALL.to_vec();
+    let w = opts.warehouses as u64;
+    by_size.sort_by_key(|t| std::cmp::Reverse(table_cost(*t, w)));
+    let mut keys: Vec<String> = by_size
+        .iter()
+        .filter_map(|t| ddl(*t).primary_key.map(str::to_string))
+        .collect();
+    keys.extend(
+        by_size
+            .iter()
+            .flat_map(|t| ddl(*t).indexes.iter().map(|s| s.to_string())),
+    );
+    parallel_sql(cfg, opts, "primary keys", keys, timings, on_event).await?;
+    if !opts.no_vacuum {
+        let vac = by_size.iter().map(|t| sql::vacuum_sql(*t)).collect();
+        parallel_sql(cfg, opts, "vacuum", vac, timings, on_event).await?;
+    }
+    check_cancel(&opts.cancel)?;
+    Ok(InitReport {
+        timings: Timings::default(),
+        rows: outcome.rows,
+        plan,
+        frozen_tasks: outcome.frozen_tasks,
+        plain_tasks: outcome.plain_tasks,
+        freeze_refused: outcome.freeze_refused,
+        constants,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comment_round_trips_and_foreign_text_is_none() {
+        let c = NuC {
+            last: 157,
+            customer_id: 1000,
+            item_id: 8191,
+        };
+        let sql = comment_sql(&c, 42);
+        assert_eq!(
+            sql,
+            "COMMENT ON TABLE customer IS 'stampede tpcc: c_last_c=157 c_id_c=1000 ol_i_id_c=8191 seed=42'"
+        );
+        let text = sql.split('\'').nth(1).unwrap();
+        assert_eq!(parse_comment(text), Some(c));
+        assert_eq!(parse_comment("customers of go-tpc"), None);
+        assert_eq!(parse_comment("stampede tpcc: c_last_c=1"), None);
+        assert_eq!(
+            parse_comment("stampede tpcc: c_last_c=x c_id_c=1 ol_i_id_c=2"),
+            None
+        );
+    }
+
+    fn units(tasks: &[Task], table: Table) -> (Vec<Range<u64>>, bool) {
+        let mut r = Vec::new();
+        let mut all_whole = true;
+        for t in tasks {
+            if let TaskKind::Copy {
+                relation,
+                rows,
+                whole,
+                ..
+            } = &t.kind
+            {
+                if relation == table.name() {
+                    r.push(rows.clone());
+                    all_whole &= *whole;
+                }
+            }
+        }
+        r.sort_by_key(|r| r.start);
+        (r, all_whole)
+    }
+
+    #[test]
+    fn plans_cover_every_row_once() {
+        let g = Arc::new(Generator::new(0, "2024-01-01 00:00:00"));
+        for (warehouses, jobs) in [(1, 1), (1, 4), (2, 2), (100, 2), (100, 1), (7, 16)] {
+            let opts = InitOptions {
+                warehouses,
+                jobs,
+                ..Default::default()
+            };
+            let (tasks, plan) = copy_tasks(&opts, &g);
+            for t in Table::ALL {
+                let (ranges, whole) = units(&tasks, t);
+                let total = t
+                    .per_warehouse()
+                    .map_or(ITEMS as u64, |n| n * warehouses as u64);
+                let mut next = 0;
+                for r in &ranges {
+                    assert_eq!(r.start, next, "{t:?} {warehouses}/{jobs}: {ranges:?}");
+                    next = r.end;
+                }
+                assert_eq!(next, total, "{t:?}");
+                assert_eq!(whole, ranges.len() == 1, "{t:?}");
+                if jobs == 1 {
+                    assert_eq!(ranges.len(), 1, "{plan}");
+                }
+            }
+            // The last task is the warehouse table.
+            assert!(matches!(
+                &tasks.last().unwrap().kind,
+                TaskKind::Copy { relation, .. } if relation == "warehouse"
+            ));
+        }
+        // 100 warehouses on 2 connections: the big tables are cut, the small keep FREEZE.
+        let opts = InitOptions {
+            warehouses: 100,
+            jobs: 2,
+            ..Default::default()
+        };
+        let (tasks, plan) = copy_tasks(&opts, &g);
+        assert!(units(&tasks, Table::Stock).0.len() > 1, "{plan}");
+        assert!(units(&tasks, Table::OrderLine).0.len() > 1, "{plan}");
+        assert!(units(&tasks, Table::District).1, "{plan}");
+    }
+
+    #[test]
+    fn invalid_options_are_named() {
+        let bad = InitOptions {
+            warehouses: 0,
+            ..Default::default()
+        };
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("--warehouses"));
+        let bad = InitOptions {
+            jobs: 0,
+            ..Default::default()
+        };
+        assert!(bad.validate().unwrap_err().to_string().contains("--jobs"));
+        InitOptions::default().validate().unwrap();
+    }
+}
