@@ -13,7 +13,9 @@
 //! after the data, so the catalog is the same: `<table>_pkey`), its four secondary indexes
 //! (`idx_customer`, `idx_order`, `idx_h_w_id`, `idx_h_c_w_id`), no foreign keys. So
 //! `go-tpc tpcc check` validates stampede's data and stampede's transactions run on go-tpc's
-//! (the integration test runs go-tpc's check when its binary is there).
+//! (the integration test runs go-tpc's check when its binary is there; by hand, `go-tpc tpcc
+//! check --check-all --warehouses 10 -T 2` passed all 120 checks on 10 warehouses loaded with
+//! `jobs = 2`, the big tables cut into warehouse ranges).
 //!
 //! ## Data
 //! `rows` writes every field as clause 4.3.3.1 defines it, each row a pure function of (seed,
@@ -40,6 +42,27 @@
 //! after them (step "primary keys"), and `VACUUM ANALYZE` per table (step "vacuum", skipped with
 //! `no_vacuum`). `warehouse`, the smallest table, is queued last: it is what [`warehouses`]
 //! counts.
+//!
+//! ## Measured
+//! On the development box (2 cores, 24 GiB, PostgreSQL 15.18 with stampede's embedded defaults —
+//! shared_buffers 4GB, maintenance_work_mem 1GB, max_wal_size 4GB, fsync on), a CHECKPOINT
+//! before each load; other test suites ran at the same time (load average ~3), so expect ±15 %:
+//! ```text
+//! cargo build --release -p load --example measure_tpcc
+//! measure_tpcc <socket dir> <port> <db> <warehouses> <jobs>
+//!
+//! 100 warehouses (50.0 M rows, 10.0 GB)
+//!   jobs 2 (customer, order_line, stock cut)  117.5 s  (generate 88.4, keys 24.5, vacuum 4.5)
+//!   jobs 1 (every table one COPY FREEZE)      110.9 s  (generate 78.1, keys 23.8, vacuum 4.8)
+//! 10 warehouses: jobs 1 13.1 s, jobs 2 10.9-11.6 s, jobs 4 10.2 s
+//! go-tpc 1.0.12 `tpcc prepare --warehouses 10 -T 2 --no-check`, same server: 70.5 s
+//! generating the rows alone (`measure_tpcc generate 10`): 1.0 s per 10 warehouses, one thread
+//! ```
+//! The server's COPY is the bottleneck (generating the rows is ~10 s of the 78 s), so on two busy
+//! cores a second connection gains little, as `tpcb` found; with idle cores the warehouse ranges
+//! let every connection work to the end. Losing FREEZE on the cut tables cost nothing visible:
+//! VACUUM took the same time, presumably because the primary-key builds, which run first, read
+//! every row and set its hint bits either way.
 //!
 //! ## Interruption and failure: what is left behind
 //! As `init tpcb`: once `init` has created the tables, an error or the cancel flag makes it drop
@@ -305,15 +328,15 @@ pub fn copy_tasks(opts: &InitOptions, generator: &Arc<Generator>) -> (Vec<Task>,
     // Largest first; `warehouse`, the smallest, last.
     tasks.sort_by_key(|(cost, _)| std::cmp::Reverse(*cost));
     let n = tasks.len();
+    let over = match opts.jobs {
+        1 => "one connection".to_string(),
+        j => format!("{j} connections"),
+    };
     let plan = if cut.is_empty() {
-        format!(
-            "{n} tables, one COPY FREEZE each, over {} connections",
-            opts.jobs
-        )
+        format!("{n} tables, one COPY FREEZE each, over {over}")
     } else {
         format!(
-            "{n} COPY tasks over {} connections: {} warehouse ranges (plain COPY), the other tables one COPY FREEZE each",
-            opts.jobs,
+            "{n} COPY tasks over {over}: {} warehouse ranges (plain COPY), the other tables one COPY FREEZE each",
             cut.join(", ")
         )
     };
@@ -542,7 +565,12 @@ async fn init_steps(
     let load_time = rows
         .first()
         .and_then(|r| r.first().cloned().flatten())
-        .unwrap_or_default();
+        .ok_or_else(|| {
+            LoadError::db(
+                now,
+                target::Error::Protocol("no row for the load time".into()),
+            )
+        })?;
     let generator = Arc::new(Generator::new(opts.seed, &load_time));
     let constants = generator.constants();
 
