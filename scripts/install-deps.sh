@@ -69,3 +69,25 @@ if [ $TESTS = 1 ] && ! command -v chromium >/dev/null && ! command -v chromium-b
     echo "install-deps: no chromium package here; the HTML test skips (fails under CI=true)" >&2
   fi
 fi
+
+# go-tpc 1.0.12 (TPC-C's peer: tests/tpcc_cli.rs runs its `check` on stampede's data and runs
+# stampede on data it prepared; bench/ compares the two), built from the Go module proxy into
+# /usr/local/bin. `go install ...@latest` is refused by the proxy here, so the module is
+# downloaded at its version and built from a writable copy.
+if [ $TESTS = 1 ] && [ ! -x /usr/local/bin/go-tpc ]; then
+  GO=$(command -v go || ls /usr/local/go/bin/go 2>/dev/null || true)
+  if [ -z "$GO" ]; then
+    echo "install-deps: installing golang-go (to build go-tpc)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get install -y -qq --no-install-recommends golang-go >/dev/null
+    GO=$(command -v go)
+  fi
+  echo "install-deps: building go-tpc 1.0.12" >&2
+  work=$(mktemp -d)
+  dir=$(GOFLAGS=-mod=mod "$GO" mod download -json github.com/pingcap/go-tpc@v1.0.12 \
+    | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  cp -r "$dir" "$work/go-tpc" && chmod -R u+w "$work/go-tpc"
+  (cd "$work/go-tpc" && GOFLAGS=-mod=mod "$GO" build -o "$work/go-tpc-bin" ./cmd/go-tpc)
+  $SUDO install -m 0755 "$work/go-tpc-bin" /usr/local/bin/go-tpc
+  rm -rf "$work"
+fi

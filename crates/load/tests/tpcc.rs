@@ -1,10 +1,9 @@
 //! `init tpcc` against a real server: one private server for this test binary, one database per
 //! test. The data is checked against TPC-C 5.11 itself — clause 4.3.1's cardinalities, clause
 //! 3.3.2's consistency conditions written here in SQL, clause 4.3.3.1's fields — against
-//! go-tpc's catalog (a snapshot of what `go-tpc tpcc prepare` creates) and, when its binary is
-//! at /tmp/go-tpc/go-tpc, against `go-tpc tpcc check` itself.
+//! go-tpc's catalog (a snapshot of what `go-tpc tpcc prepare` creates) and against
+//! `go-tpc tpcc check` itself (`testkit::go_tpc`).
 
-use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -471,14 +470,9 @@ fn catalog_is_go_tpc_s_and_constants_are_recorded() {
 
 #[test]
 fn go_tpc_check_passes_on_one_warehouse() {
-    let go_tpc = Path::new("/tmp/go-tpc/go-tpc");
-    if !go_tpc.exists() {
-        println!(
-            "note: {} not found: go-tpc's check not run",
-            go_tpc.display()
-        );
+    let Some(go_tpc) = testkit::go_tpc() else {
         return;
-    }
+    };
     rt().block_on(async {
         load(
             "go_tpc_check",
@@ -526,7 +520,7 @@ fn go_tpc_check_passes_on_one_warehouse() {
     );
     // go-tpc prints a failed check and exits 0: read what it says.
     assert!(out.status.success(), "{text}");
-    assert!(!text.contains("failed"), "{text}");
+    assert!(testkit::go_tpc_check_passed(&text), "{text}");
     for c in 1..=12 {
         assert!(
             text.contains(&format!("at condition 3.3.2.{c}\n")),

@@ -17,6 +17,8 @@ pub enum Family {
     Pgbench,
     /// sysbench's OLTP family, `bulk_insert` included.
     Sysbench,
+    /// TPC-C (`run::tpcc`).
+    Tpcc,
 }
 
 /// The tables a workload runs on: what `stampede init` loads, and what the embedded server
@@ -29,6 +31,8 @@ pub enum Dataset {
     Oltp,
     /// sysbench bulk_insert's empty `sbtestN` tables, one per client.
     OltpBulk,
+    /// TPC-C's nine tables (go-tpc's schema).
+    Tpcc,
 }
 
 impl Dataset {
@@ -38,6 +42,7 @@ impl Dataset {
             Dataset::Tpcb => "tpcb",
             Dataset::Oltp => "oltp",
             Dataset::OltpBulk => "oltp --bulk-insert",
+            Dataset::Tpcc => "tpcc -w N",
         }
     }
 }
@@ -165,6 +170,14 @@ pub const WORKLOADS: &[Workload] = &[
         peer: "sysbench bulk_insert",
         checks: &["commit count", "row counts"],
     },
+    Workload {
+        name: "tpcc",
+        family: Family::Tpcc,
+        dataset: Dataset::Tpcc,
+        about: "TPC-C 5.11: New-Order, Payment, Order-Status, Delivery, Stock-Level; tpmC",
+        peer: "go-tpc tpcc run",
+        checks: &["commit count", "TPC-C consistency (3.3.2)"],
+    },
 ];
 
 /// The workload named exactly `name` (sysbench's `.lua` suffix allowed).
@@ -276,6 +289,7 @@ mod tests {
                 Family::Sysbench => assert!(
                     workload::oltp::Test::from_name(w.name).is_some() || w.name == "bulk_insert"
                 ),
+                Family::Tpcc => assert_eq!(w.name, "tpcc"),
             }
         }
     }

@@ -58,7 +58,7 @@ fn sh_commands(text: &str) -> Vec<String> {
 }
 
 /// A README command as the test runs it: `db1` is the private server, durations are 4 s (three
-/// full intervals after compare's 1 s of ramp-up), scales and table sizes small.
+/// full intervals after compare's 1 s of ramp-up), scales, warehouses and table sizes small.
 fn shortened(cmd: &str, host: &str, port: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut it = cmd.split_whitespace().peekable();
@@ -80,7 +80,7 @@ fn shortened(cmd: &str, host: &str, port: &str) -> String {
                 it.next();
                 replace_next("4", &mut out);
             }
-            "-s" => {
+            "-s" | "-w" => {
                 it.next();
                 replace_next("1", &mut out);
             }

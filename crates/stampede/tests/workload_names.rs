@@ -70,6 +70,9 @@ fn every_listed_workload_runs_by_name_on_a_server_named_with_dash_d() {
     );
     assert_eq!(code, 0, "{err}");
     assert_eq!(server.psql("wl", "SELECT count(*) FROM sbtest2"), "100");
+    let (code, _, err) = args(&["init", "tpcc", "-w", "1", "-q"], &["-d", "wl"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(server.psql("wl", "SELECT count(*) FROM district"), "10");
     let (code, _, err) = args(&["init", "bulk_insert", "--tables", "2"], &["-d", "bulk"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(server.psql("bulk", "SELECT count(*) FROM sbtest2"), "0");

@@ -19,10 +19,12 @@
 //! must succeed, free ports — for tests that build a server by hand (target's TLS server).
 
 mod account;
+mod peers;
 mod server;
 mod sql;
 
 pub use account::{as_server_user, free_port, give, run, run_as, server_dir};
+pub use peers::{go_tpc, go_tpc_check_passed};
 pub use server::{bindir, PerBinary, Pg, Settings, WhileUsed};
 pub use sql::{block_on, query, scalar, Rows};
 

@@ -16,7 +16,7 @@ const OLTP: &str = "sysbench's tables (init oltp, sysbench prepare)";
 
 #[derive(Args, Debug)]
 pub struct InitArgs {
-    /// What to load: a workload (`stampede run --list`) or its tables' name: tpcb, oltp.
+    /// What to load: a workload (`stampede run --list`) or its tables' name: tpcb, oltp, tpcc.
     #[arg(value_name = "WORKLOAD")]
     pub workload: Option<String>,
     /// The database, as pgbench's positional DBNAME (prefer -d).
@@ -77,6 +77,14 @@ pub struct InitArgs {
     /// --tables = the run's clients).
     #[arg(long = "bulk-insert", help_heading = OLTP)]
     pub bulk_insert: bool,
+    /// Warehouses to load (TPC-C, `init tpcc`).
+    #[arg(
+        short = 'w',
+        long = "warehouses",
+        value_name = "N",
+        help_heading = "TPC-C (init tpcc)"
+    )]
+    pub warehouses: Option<u32>,
     /// sysbench's pgsql connection options.
     #[command(flatten)]
     pub pgsql: PgsqlArgs,
@@ -99,7 +107,7 @@ pub struct ResetArgs {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The workload (or its tables' name) whose consistency to check: tpcb, oltp.
+    /// The workload (or its tables' name) whose consistency to check: tpcb, oltp, tpcc.
     #[arg(value_name = "WORKLOAD")]
     pub workload: String,
     /// The database, as pgbench's positional DBNAME (prefer -d).

@@ -264,6 +264,10 @@ pub struct RunArgs {
     #[command(flatten)]
     pub sysbench: SysbenchArgs,
 
+    /// TPC-C's options, for `run tpcc`.
+    #[command(flatten)]
+    pub tpcc: TpccArgs,
+
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -305,4 +309,33 @@ pub(super) fn script_order(m: &clap::ArgMatches) -> Vec<ScriptArg> {
     }
     all.sort_by_key(|(i, _)| *i);
     all.into_iter().map(|(_, a)| a).collect()
+}
+
+const TPCC: &str = "TPC-C (run tpcc)";
+
+/// `stampede run tpcc`'s options.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct TpccArgs {
+    /// Warehouses to run on (default: all the database holds; on the embedded server 1,
+    /// loaded first).
+    #[arg(short = 'w', long = "warehouses", value_name = "N", help_heading = TPCC)]
+    pub warehouses: Option<u32>,
+    /// Run by the book (TPC-C clause 5.2.5): keying and think times, 10 clients (terminals)
+    /// per warehouse unless -c says otherwise; efficiency against 12.86 tpmC per warehouse.
+    #[arg(long = "spec", help_heading = TPCC)]
+    pub spec: bool,
+}
+
+impl TpccArgs {
+    /// The options given, for a run that is not TPC-C's.
+    pub fn given(&self) -> Vec<&'static str> {
+        let mut g = Vec::new();
+        if self.warehouses.is_some() {
+            g.push("-w/--warehouses");
+        }
+        if self.spec {
+            g.push("--spec");
+        }
+        g
+    }
 }

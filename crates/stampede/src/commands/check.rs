@@ -8,6 +8,9 @@
 //! - `oltp`: every `sbtestN` table of `--tables` exists, is not empty, and has sysbench's
 //!   secondary index on `k`.
 //!
+//! - `tpcc`: the consistency conditions of TPC-C clause 3.3.2 (`workload::tpcc::consistency`),
+//!   one line each with the rows that violate it.
+//!
 //! Exit 0 when every check passed, 2 when one failed (the `console` table).
 
 use anyhow::Result;
@@ -38,6 +41,7 @@ pub fn check(mut args: CheckArgs) -> Result<i32> {
         let r = match d {
             Dataset::Tpcb => tpcb(&mut s).await,
             Dataset::Oltp | Dataset::OltpBulk => oltp(&mut s, args.tables).await,
+            Dataset::Tpcc => tpcc(&mut s).await,
         };
         s.close().await;
         r
@@ -104,6 +108,21 @@ async fn oltp(s: &mut target::Session, tables: u32) -> Result<Vec<(bool, String)
                 if indexed { "with" } else { "without" }
             ),
         ));
+    }
+    Ok(out)
+}
+
+async fn tpcc(s: &mut target::Session) -> Result<Vec<(bool, String)>> {
+    let w = crate::run::tpcc::loaded_warehouses(s).await?;
+    let conditions = workload::tpcc::consistency::check(s).await?;
+    let mut out = vec![(true, format!("{w} warehouse(s) loaded"))];
+    for c in conditions {
+        let what = match (c.applies, c.violations) {
+            (false, _) => "does not apply after a Delivery".to_string(),
+            (true, 0) => "holds".to_string(),
+            (true, n) => format!("{n} rows violate it"),
+        };
+        out.push((c.holds(), format!("{} {}: {what}", c.clause, c.rule)));
     }
     Ok(out)
 }

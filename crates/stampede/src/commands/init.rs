@@ -34,6 +34,7 @@ pub fn dataset(name: &str, bulk_insert: bool) -> Result<Dataset> {
         "tpcb" => Dataset::Tpcb,
         "oltp" if bulk_insert => Dataset::OltpBulk,
         "oltp" => Dataset::Oltp,
+        "tpcc" => Dataset::Tpcc,
         n => match workloads::find(n) {
             Some(w) => w.dataset,
             None => {
@@ -53,7 +54,8 @@ fn list() -> String {
         "tables stampede init loads (by their name, or by any workload that runs on them):\n\
          \x20 tpcb   pgbench's four tables (pgbench -i): -s, -F, --partitions, --foreign-keys, ...\n\
          \x20 oltp   sysbench's sbtestN tables (sysbench prepare): --tables, --table-size; \
-         --bulk-insert for bulk_insert's\n\n",
+         --bulk-insert for bulk_insert's\n\
+         \x20 tpcc   TPC-C's nine tables (go-tpc's schema): -w\n\n",
     );
     s.push_str(&workloads::list());
     s
@@ -147,7 +149,70 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
         }
         return init_tpcb(args);
     }
+    if args.warehouses.is_some() && dataset != Dataset::Tpcc {
+        bail!("-w/--warehouses only applies to TPC-C's tables (`init tpcc`)");
+    }
+    if dataset == Dataset::Tpcc {
+        return init_tpcc(args);
+    }
     init_oltp(args, dataset == Dataset::OltpBulk)
+}
+
+/// `init tpcc -w N`: TPC-C's nine tables, loaded in parallel by warehouse.
+fn init_tpcc(args: InitArgs) -> Result<i32> {
+    let given = args.pgsql.given();
+    if !given.is_empty() || args.bulk_insert {
+        bail!("sysbench's options do not apply to TPC-C's tables");
+    }
+    if args.jobs == Some(0) {
+        bail!("-j/--jobs must be at least 1");
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let opts = load::tpcc::InitOptions {
+        warehouses: args.warehouses.unwrap_or(1),
+        no_vacuum: args.no_vacuum,
+        jobs: args.jobs.map_or(cpus, |j| j as usize),
+        cancel: interrupt::flag(),
+        ..Default::default()
+    };
+    opts.validate()
+        .map_err(|e| Failure::usage(e.to_string(), ""))?;
+    targeting::validate(&args.target)?;
+    let rt = setup_runtime()?;
+    let target = targeting::open(&args.target, args.quiet)?;
+    if target.embedded.is_some() && !args.target.keep_server {
+        console::note(
+            "no target given, so this loads the embedded server, which is removed afterwards; \
+             pass --keep-server to keep it, or use `stampede server start`",
+        );
+    }
+    let mut view = LoadView::new(args.quiet);
+    let r = rt.block_on(load::tpcc::init(&target.conn, &opts, &mut |e| {
+        view.event(e)
+    }));
+    view.finish();
+    let code = match r {
+        Ok(report) => {
+            let rows: u64 = report.rows.iter().sum();
+            let secs = report.timings.total().as_secs_f64();
+            eprintln!("{}", report.timings);
+            eprintln!(
+                "{} warehouse(s): {rows} rows in {secs:.1} s ({:.0} rows/s)",
+                opts.warehouses,
+                rows as f64 / secs.max(1e-9)
+            );
+            Ok(0)
+        }
+        Err(LoadError::Interrupted) => {
+            console::note("initialisation interrupted: no TPC-C table is left looking loaded");
+            Ok(crate::console::EXIT_INTERRUPTED)
+        }
+        Err(e) => Err(e).context(format!("initialising TPC-C on {}", target.conn.redacted())),
+    };
+    let closed = targeting::close(target, args.target.keep_server);
+    let code = code?;
+    closed?;
+    Ok(code)
 }
 
 fn init_tpcb(args: InitArgs) -> Result<i32> {

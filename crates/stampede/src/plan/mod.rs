@@ -19,6 +19,7 @@
 
 pub mod pgbench;
 pub mod sysbench;
+pub mod tpcc;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -33,6 +34,7 @@ use crate::{environment, targeting};
 
 pub use pgbench::PgbenchJob;
 pub use sysbench::SysbenchJob;
+pub use tpcc::TpccJob;
 
 /// Which command line the plan came from: it decides the defaults and whose conventions the
 /// output follows.
@@ -55,6 +57,7 @@ pub struct Plan {
 pub enum Job {
     Pgbench(PgbenchJob),
     Sysbench(SysbenchJob),
+    Tpcc(TpccJob),
 }
 
 /// What the run writes, and what it adds to the measurement.
@@ -168,6 +171,14 @@ impl Plan {
         } else {
             sysbench::reject_options(&a)?;
         }
+        if family == Family::Tpcc {
+            tpcc::default_clients(&mut a)?;
+        } else if let Some(g) = a.tpcc.given().first() {
+            return Err(Failure::usage(
+                format!("{g} only applies to tpcc"),
+                "`stampede run tpcc ...`",
+            ));
+        }
         let mut defaulted = Vec::new();
         if frontend == Frontend::Native {
             apply_defaults(&mut a, &mut defaulted);
@@ -194,6 +205,10 @@ impl Plan {
                     .name;
                 let (job, spec) = sysbench::plan(&a, name, frontend)?;
                 (Job::Sysbench(job), spec)
+            }
+            Family::Tpcc => {
+                let (job, spec) = tpcc::plan(&a)?;
+                (Job::Tpcc(job), spec)
             }
         };
         let sysbench_progress = match a.sysbench.progress_style.as_deref() {

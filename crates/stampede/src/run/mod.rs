@@ -18,6 +18,7 @@ pub mod pgbench;
 mod result;
 pub mod sysbench;
 mod sysbench_checks;
+pub mod tpcc;
 
 use std::time::Instant;
 
@@ -115,6 +116,10 @@ pub(crate) trait Family {
     fn sysbench_result(&self, _outcome: &Outcome, _fin: &Finish) -> Option<SysbenchSection> {
         None
     }
+    /// TPC-C's section of the result, from the assembled result.
+    fn tpcc_result(&self, _result: &report::RunResult) -> Option<report::TpccSection> {
+        None
+    }
 }
 
 /// Carry out a plan: the process's exit code.
@@ -129,6 +134,7 @@ pub fn execute(plan: Plan) -> Result<i32> {
     let mut family: Box<dyn Family> = match job {
         Job::Pgbench(j) => Box::new(pgbench::Runner::new(j, frontend)),
         Job::Sysbench(j) => Box::new(sysbench::Runner::new(j)),
+        Job::Tpcc(j) => Box::new(tpcc::Runner::new(j)),
     };
     let rt = setup_runtime()?;
     let target = targeting::open(&target_args, frontend != Frontend::Native)?;
@@ -250,7 +256,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     check_list.extend(family.checks(ctx, &outcome)?);
     let config = family.config(ctx);
     let sysbench = family.sysbench_result(&outcome, &fin);
-    let result = result::assemble(
+    let mut result = result::assemble(
         config,
         result::Parts {
             target: ctx.target,
@@ -261,6 +267,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         },
         sysbench,
     );
+    result.tpcc = family.tpcc_result(&result);
     output::emit(ctx, &result)
 }
 

@@ -109,6 +109,7 @@ pub(super) fn assemble(
         interrupted: outcome.interrupted,
         server_metrics,
         sysbench,
+        tpcc: None,
     }
 }
 

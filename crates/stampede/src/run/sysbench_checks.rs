@@ -28,8 +28,8 @@ pub(super) async fn rows(conn: &ConnConfig, tables: u32) -> Result<Vec<i64>> {
 }
 
 /// Autovacuum and autoanalyze runs so far on the database's tables. Their transactions count in
-/// `pg_stat_database.xact_commit` like the clients': sysbench's writes trigger them within seconds
-/// on small tables.
+/// `pg_stat_database.xact_commit` like the clients': sysbench's and TPC-C's writes trigger them
+/// within seconds on small tables (the TPC-C family uses this and [`commit_status`] too).
 pub(super) async fn maintenance_runs(conn: &ConnConfig) -> Result<i64> {
     let mut s = Session::connect(conn).await?;
     let r = s

@@ -1,6 +1,7 @@
-//! The OLTP tests' shared fixture (tests/oltp.rs and tests/oltp_cli.rs): one embedded
-//! PostgreSQL per test binary (stopped at exit), a fresh database per test, small query helpers,
-//! and `load::oltp`'s init with the workload's default key distribution.
+//! The OLTP and TPC-C tests' shared fixture (tests/oltp.rs, oltp_cli.rs, tpcc.rs, tpcc_cli.rs):
+//! one embedded PostgreSQL per test binary (stopped at exit; on its socket and on a loopback
+//! port, for peers that speak only TCP), a fresh database per test, small query helpers, and
+//! `load::oltp`'s init with the workload's default key distribution.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -28,10 +29,17 @@ extern "C" fn stop_server() {
 pub fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
+        // TCP on a free loopback port too, for peers that only speak TCP (go-tpc).
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
         let server = EmbeddedServer::start(&EmbeddedOptions {
             settings: vec![
                 ("shared_buffers".into(), "128MB".into()),
                 ("max_connections".into(), "60".into()),
+                ("listen_addresses".into(), "127.0.0.1".into()),
+                ("port".into(), port.to_string()),
             ],
             ..Default::default()
         })

@@ -315,6 +315,9 @@ fn think_us(r: &mut Rng, mean_s: f64) -> u64 {
 impl ClientWorkload for TpccClient {
     async fn on_connect(&mut self, s: &mut Session, mode: QueryMode) -> Result<(), Error> {
         let d = self.dialect;
+        for sql in d.session_setup {
+            s.simple_query(sql).await?;
+        }
         let mut reg = |sql: &str| s.register(sql, mode);
         self.stmts = Some(Stmts {
             begin: reg(d.begin),

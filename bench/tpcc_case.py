@@ -1,0 +1,158 @@
+"""stampede against go-tpc 1.0.12 on one PostgreSQL: TPC-C, the same warehouses, the same
+number of clients (go-tpc's threads), no keying or think times.
+
+Both run on one database that `stampede init tpcc` loaded (go-tpc's schema), over TCP on
+loopback (go-tpc speaks only TCP), alternately (stampede, go-tpc, go-tpc, stampede, ...), for
+the same time each. Figures per round: tpmC as each tool reports it (New-Orders per minute),
+and client CPU per transaction from the child's rusage (user + system) divided by the
+transactions it completed (all five types). The medians are reported, with the ratio
+stampede / go-tpc.
+
+Used by bench/harness.py (case "tpcc"); runnable alone (starts its own server):
+    python3 bench/tpcc_case.py --stampede target/release/stampede
+"""
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+
+
+def timed(cmd):
+    """Run cmd; return (output, wall seconds, child CPU seconds user+system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.monotonic()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wall = time.monotonic() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode != 0:
+        raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return p.stdout, wall, cpu
+
+
+def go_tpc_bin():
+    for p in (os.environ.get("GO_TPC"), "/usr/local/bin/go-tpc"):
+        if p and os.access(p, os.X_OK):
+            return p
+    raise SystemExit("go-tpc is not installed: scripts/install-deps.sh --tests builds it")
+
+
+def commands(stampede, go_tpc, port, db, warehouses, clients, seconds, json_path):
+    go = [
+        go_tpc, "tpcc", "run", "-d", "postgres", "-H", "127.0.0.1", "-P", str(port),
+        "-U", "postgres", "-D", db, "--conn-params", "sslmode=disable",
+        "--warehouses", str(warehouses), "-T", str(clients), "--time", f"{seconds}s",
+        "--interval", f"{seconds}s",
+    ]
+    st = [
+        stampede, "run", "tpcc", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres",
+        "-d", db, "-w", str(warehouses), "-c", str(clients), "-j", "2", "-T", str(seconds),
+        "-P", "0", "--no-check", "--no-observe", "--json", json_path,
+    ]
+    return {"go-tpc": go, "stampede": st}
+
+
+# go-tpc's closing block: "[Summary] NEW_ORDER - Takes(s): 30.0, Count: 1234, TPM: ..." per type
+# (and NEW_ORDER_ERR etc. for failures), then "tpmC: 2467.3, tpmTotal: ..., efficiency: ...".
+GO_SUMMARY = re.compile(r"^\[Summary\] ([A-Z_]+) - Takes\(s\): [\d.]+, Count: (\d+)", re.M)
+GO_TPMC = re.compile(r"^tpmC: ([\d.]+)", re.M)
+
+
+def parse_go(out):
+    counts = {t: int(n) for t, n in GO_SUMMARY.findall(out) if not t.endswith("_ERR")}
+    m = GO_TPMC.search(out)
+    if not m or not counts:
+        raise SystemExit(f"no summary in go-tpc's output:\n{out[-2000:]}")
+    return float(m.group(1)), sum(counts.values())
+
+
+def parse_stampede(json_path):
+    with open(json_path) as f:
+        r = json.load(f)
+    return r["tpcc"]["tpmc"], sum(l["count"] for l in r["tpcc"]["response_limits"])
+
+
+def measure(stampede, go_tpc, port, db, warehouses, clients, seconds, rounds, log=print):
+    """Interleaved rounds; returns {tool: [(tpmc, cpu_us_per_txn), ...]} and the commands."""
+    tmp = tempfile.mkdtemp(prefix="stampede-tpcc-")
+    json_path = os.path.join(tmp, "run.json")
+    cmds = commands(stampede, go_tpc, port, db, warehouses, clients, seconds, json_path)
+    res = {"stampede": [], "go-tpc": []}
+    for r in range(rounds):
+        order = ("stampede", "go-tpc") if r % 2 == 0 else ("go-tpc", "stampede")
+        for tool in order:
+            out, _wall, cpu = timed(cmds[tool])
+            tpmc, txns = parse_go(out) if tool == "go-tpc" else parse_stampede(json_path)
+            us = cpu * 1e6 / max(txns, 1)
+            res[tool].append((tpmc, us))
+            log(f"  round {r + 1} {tool:9} tpmC {tpmc:10.1f}  {txns:8} txns  {us:8.1f} us CPU/txn")
+    shutil.rmtree(tmp, ignore_errors=True)
+    return res, cmds
+
+
+def table(res):
+    g_t = statistics.median(x[0] for x in res["go-tpc"])
+    s_t = statistics.median(x[0] for x in res["stampede"])
+    g_c = statistics.median(x[1] for x in res["go-tpc"])
+    s_c = statistics.median(x[1] for x in res["stampede"])
+    return "\n".join([
+        "| | go-tpc 1.0.12 | stampede | stampede / go-tpc |",
+        "|---|---|---|---|",
+        f"| tpmC (median) | {g_t:,.1f} | {s_t:,.1f} | {s_t / g_t:.2f}x |",
+        f"| client CPU per transaction, us (median) | {g_c:.1f} | {s_c:.1f} | {s_c / g_c:.2f}x |",
+    ])
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stampede", default="target/release/stampede")
+    ap.add_argument("--warehouses", type=int, default=2)
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--seconds", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    stampede = os.path.abspath(a.stampede)
+    go_tpc = go_tpc_bin()
+    port = free_port()
+    data = tempfile.mkdtemp(prefix="stampede-tpcc-server-")
+    os.chmod(data, 0o755)
+    data = os.path.join(data, "data")
+    subprocess.run(
+        [stampede, "server", "start", "--data-dir", data, "--set", f"port={port}",
+         "--set", "listen_addresses=127.0.0.1"],
+        check=True, capture_output=True,
+    )
+    try:
+        target = ["-h", "127.0.0.1", "-p", str(port), "-U", "postgres"]
+        subprocess.run(["psql", "-qX", *target, "-d", "postgres", "-c", "create database tpcc"],
+                       check=True)
+        t = time.monotonic()
+        subprocess.run([stampede, "init", "tpcc", "-w", str(a.warehouses), "-q", *target,
+                        "-d", "tpcc"], check=True)
+        print(f"loaded {a.warehouses} warehouses in {time.monotonic() - t:.1f} s")
+        res, cmds = measure(stampede, go_tpc, port, "tpcc", a.warehouses, a.clients, a.seconds,
+                            a.rounds)
+        print(table(res))
+        for tool, c in sorted(cmds.items()):
+            print(f"{tool}: {' '.join(c)}")
+    finally:
+        subprocess.run([stampede, "server", "stop", "--data-dir", data], capture_output=True)
+        shutil.rmtree(os.path.dirname(data), ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,353 @@
+//! The TPC-C family: `stampede run tpcc` on go-tpc's nine tables (`load::tpcc`), the
+//! transactions of `workload::tpcc`.
+//!
+//! On a server you name, the tables must be loaded (`stampede init tpcc -w N`, or
+//! `go-tpc tpcc prepare`); `-w` may use fewer warehouses than are loaded, never more. The
+//! embedded server loads `-w` (default 1) itself.
+//!
+//! NURand's run-time C for C_LAST is drawn against the load-time one the loader recorded, so
+//! that the two differ as clause 2.1.6.1 requires; data loaded by another tool has no record,
+//! and a note says the rule could not be applied.
+//!
+//! Checks after the run: the commit count (one server commit per transaction, but none for the
+//! New-Orders rolled back by design: those are counted apart, [`Counters::rollbacks`]) and the
+//! consistency conditions of clause 3.3.2.
+//!
+//! [`Counters::rollbacks`]: workload::tpcc::Counters::rollbacks
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use engine::{Event, Outcome, RunError, Stop};
+use load::LoadError;
+use report::{Check, CheckStatus, RunConfig, RunResult, TpccCondition, TpccLimit, TpccSection};
+use workload::tpcc::consistency::{self, Condition};
+use workload::tpcc::spec::{NuC, MAX_TPMC_PER_WAREHOUSE, P90_LIMIT_S};
+use workload::tpcc::{sql, Kind, Options, Tpcc};
+use workload::{Rng, Workload};
+
+use super::sysbench_checks::{commit_status, maintenance_runs};
+use super::{skipped, Ctx, Family, Finish};
+use crate::checks::CommitCheck;
+use crate::console::{self, Failure};
+use crate::interrupt;
+use crate::plan::TpccJob;
+
+pub(crate) const CONSISTENCY: &str = "TPC-C consistency (3.3.2)";
+
+/// Mixed into the run's seed for the stream NURand's run-time constants are drawn from, so they
+/// differ from the clients' streams.
+const RUN_CONSTANTS_STREAM: u64 = 0x7CC0_2161;
+
+pub(crate) struct Runner {
+    job: TpccJob,
+    warehouses: u32,
+    workload: Option<Arc<Tpcc>>,
+    conditions: Vec<Condition>,
+    maintenance_before: i64,
+}
+
+impl Runner {
+    pub(crate) fn new(job: TpccJob) -> Runner {
+        Runner {
+            warehouses: job.warehouses.unwrap_or(1),
+            job,
+            workload: None,
+            conditions: Vec::new(),
+            maintenance_before: 0,
+        }
+    }
+
+    fn counter(
+        &self,
+        f: impl Fn(&workload::tpcc::Counters) -> &std::sync::atomic::AtomicU64,
+    ) -> u64 {
+        self.workload
+            .as_ref()
+            .map_or(0, |w| f(w.counters()).load(Ordering::Relaxed))
+    }
+}
+
+/// The loaded warehouses, or what to do when TPC-C's tables are not there.
+pub(crate) async fn loaded_warehouses(s: &mut target::Session) -> Result<u32> {
+    match load::tpcc::warehouses(s).await {
+        Ok(0) => Err(Failure::setup(
+            "TPC-C's warehouse table is empty",
+            "load it with `stampede init tpcc -w N`",
+        )),
+        Ok(n) => Ok(n),
+        Err(LoadError::Missing { table, .. }) => Err(Failure::setup(
+            format!("TPC-C's table {table} does not exist"),
+            "load the tables with `stampede init tpcc -w N` (or go-tpc tpcc prepare)",
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+impl Family for Runner {
+    fn load_embedded(&mut self, ctx: &Ctx) -> Result<()> {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let opts = load::tpcc::InitOptions {
+            warehouses: self.warehouses,
+            seed: ctx.spec.seed,
+            jobs: cpus,
+            cancel: interrupt::flag(),
+            ..Default::default()
+        };
+        console::note(&format!(
+            "loading {} TPC-C warehouse(s) on the embedded server...",
+            self.warehouses
+        ));
+        ctx.rt
+            .block_on(load::tpcc::init(ctx.conn(), &opts, &mut |_| {}))
+            .context("loading TPC-C's tables on the embedded server")?;
+        Ok(())
+    }
+
+    fn before(&mut self, ctx: &Ctx) -> Result<()> {
+        let (loaded, constants) = ctx.with_session(async |s| {
+            let n = loaded_warehouses(s).await?;
+            let c = load::tpcc::load_constants(s).await?;
+            Ok((n, c))
+        })?;
+        self.warehouses = match self.job.warehouses {
+            Some(w) if w > loaded => {
+                return Err(Failure::usage(
+                    format!("-w {w}, but the database holds {loaded} warehouse(s)"),
+                    format!(
+                        "give -w {loaded} or less, or load more with `stampede init tpcc -w {w}`"
+                    ),
+                ))
+            }
+            Some(w) => w,
+            None => loaded,
+        };
+        // The run's constants: a stream of their own, from the run's seed.
+        let mut rng = Rng::from_seed(ctx.spec.seed ^ RUN_CONSTANTS_STREAM);
+        let load_c = match constants {
+            Some(c) => c,
+            None => {
+                console::note(
+                    "the data carries no record of its load-time NURand constants (loaded by \
+                     another tool): the run's C for C_LAST is drawn without clause 2.1.6.1's \
+                     rule",
+                );
+                NuC::for_load(&mut rng)
+            }
+        };
+        let opts = Options {
+            warehouses: self.warehouses,
+            c: NuC::for_run(&load_c, &mut rng),
+            think: self.job.spec,
+        };
+        let w = Tpcc::new(opts, &sql::POSTGRES).map_err(|e| Failure::usage(e, ""))?;
+        self.workload = Some(Arc::new(w));
+        if ctx.out.checks {
+            self.maintenance_before = ctx.rt.block_on(maintenance_runs(ctx.conn()))?;
+        }
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "tpcc, {} warehouse{}{}",
+            self.warehouses,
+            if self.warehouses == 1 { "" } else { "s" },
+            if self.job.spec { ", by the book" } else { "" }
+        )
+    }
+
+    fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError> {
+        let w = self.workload.clone().expect("built before the run");
+        engine::run(ctx.spec, w, ctx.conn(), interrupt::flag(), on_event)
+    }
+
+    fn counted_commits(&self, outcome: &Outcome, _fin: &Finish) -> u64 {
+        outcome.total.total().committed() - self.counter(|c| &c.rollbacks)
+    }
+
+    /// A surplus while autovacuum or autoanalyze ran (TPC-C's inserts and updates trigger them
+    /// on small warehouses) is inconclusive, as for sysbench's workloads.
+    fn commit_status(&self, ctx: &Ctx, c: CommitCheck) -> Result<(CheckStatus, String)> {
+        let maintenance = ctx.rt.block_on(maintenance_runs(ctx.conn()))? - self.maintenance_before;
+        Ok(commit_status(&c, maintenance))
+    }
+
+    fn checks(&mut self, ctx: &Ctx, _outcome: &Outcome) -> Result<Vec<Check>> {
+        if !ctx.out.checks {
+            return Ok(vec![skipped(CONSISTENCY, "--no-check")]);
+        }
+        self.conditions = ctx.with_session(async |s| Ok(consistency::check(s).await?))?;
+        Ok(vec![consistency_check(&self.conditions)])
+    }
+
+    fn config(&self, ctx: &Ctx) -> RunConfig {
+        let spec = ctx.spec;
+        let types = self
+            .workload
+            .as_ref()
+            .map(|w| w.txn_types().to_vec())
+            .unwrap_or_default();
+        RunConfig {
+            workload: "tpcc".into(),
+            txn_types: (types.iter())
+                .map(|t| report::TxnTypeConfig {
+                    name: t.name.clone(),
+                    weight: Kind::ALL
+                        .iter()
+                        .find(|k| k.name() == t.name)
+                        .map_or(1, |k| k.cards()),
+                    statements: t.statements.clone(),
+                })
+                .collect(),
+            clients: spec.clients,
+            threads: spec.threads,
+            duration_s: match spec.stop {
+                Stop::Duration(d) => Some(d.as_secs()),
+                Stop::Transactions(_) => None,
+            },
+            transactions_per_client: match spec.stop {
+                Stop::Transactions(n) => Some(n),
+                Stop::Duration(_) => None,
+            },
+            rate_tps: spec.rate_tps,
+            latency_limit_ms: spec.latency_limit.map(|d| d.as_secs_f64() * 1000.0),
+            query_mode: format!("{:?}", spec.mode).to_lowercase(),
+            max_tries: spec.max_tries,
+            connect_per_txn: spec.connect_per_txn,
+            progress_s: ctx.out.progress_s,
+            random_seed: spec.seed,
+            per_statement: spec.per_statement,
+            scale: 0,
+            ..Default::default()
+        }
+    }
+
+    fn tpcc_result(&self, r: &RunResult) -> Option<TpccSection> {
+        Some(section(
+            r,
+            self.warehouses,
+            self.job.spec,
+            Counts {
+                rollbacks: self.counter(|c| &c.rollbacks),
+                delivery_skipped: self.counter(|c| &c.delivery_skipped),
+                remote_lines: self.counter(|c| &c.remote_lines),
+                lines: self.counter(|c| &c.lines),
+                by_last_name: self.counter(|c| &c.by_last_name),
+            },
+            &self.conditions,
+        ))
+    }
+}
+
+/// The workload's own counts, for [`section`].
+pub(crate) struct Counts {
+    pub rollbacks: u64,
+    pub delivery_skipped: u64,
+    pub remote_lines: u64,
+    pub lines: u64,
+    pub by_last_name: u64,
+}
+
+/// TPC-C's metrics from a run's result (clause 5.4): tpmC counts every completed New-Order,
+/// rolled-back ones included; NOPM only the committed ones.
+pub(crate) fn section(
+    r: &RunResult,
+    warehouses: u32,
+    by_the_book: bool,
+    n: Counts,
+    conditions: &[Condition],
+) -> TpccSection {
+    let minutes = r.measured_duration_s / 60.0;
+    let per_min = |x: u64| {
+        if minutes > 0.0 {
+            x as f64 / minutes
+        } else {
+            0.0
+        }
+    };
+    let new_orders = r.total.txns.first().map_or(0, |t| t.committed());
+    let all = r.total.total();
+    let tpmc = per_min(new_orders);
+    let response_limits = (r.config.txn_types.iter().zip(&r.total.txns))
+        .zip(P90_LIMIT_S)
+        .map(|((tt, s), limit_s)| {
+            let count = s.committed();
+            let p90_ms = if s.latency.is_empty() {
+                0.0
+            } else {
+                s.latency.percentile_us(90.0) as f64 / 1000.0
+            };
+            TpccLimit {
+                txn_type: tt.name.clone(),
+                count,
+                p90_ms,
+                limit_ms: limit_s * 1000.0,
+                met: count > 0 && p90_ms <= limit_s * 1000.0,
+            }
+        })
+        .collect();
+    TpccSection {
+        warehouses,
+        by_the_book,
+        tpmc,
+        nopm: per_min(new_orders.saturating_sub(n.rollbacks)),
+        tpm_total: per_min(all.committed()),
+        efficiency_pct: 100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * f64::from(warehouses.max(1))),
+        rollbacks: n.rollbacks,
+        retries: all.retries,
+        delivery_skipped: n.delivery_skipped,
+        remote_lines: n.remote_lines,
+        lines: n.lines,
+        by_last_name: n.by_last_name,
+        response_limits,
+        consistency: conditions
+            .iter()
+            .map(|c| TpccCondition {
+                clause: c.clause.into(),
+                rule: c.rule.into(),
+                violations: c.violations,
+                applies: c.applies,
+            })
+            .collect(),
+    }
+}
+
+/// One check for the twelve conditions: passed when every one that applies holds; the detail
+/// names each that does not, with how many rows violate it.
+pub(crate) fn consistency_check(conditions: &[Condition]) -> Check {
+    let failed: Vec<String> = (conditions.iter())
+        .filter(|c| !c.holds())
+        .map(|c| {
+            format!(
+                "{} ({}): {} rows violate it",
+                c.clause, c.rule, c.violations
+            )
+        })
+        .collect();
+    let not_applicable: Vec<&str> = (conditions.iter())
+        .filter(|c| !c.applies)
+        .map(|c| c.clause)
+        .collect();
+    let holding = conditions.iter().filter(|c| c.applies && c.holds()).count();
+    let mut detail = format!("{holding} of {} conditions hold", conditions.len());
+    if !not_applicable.is_empty() {
+        detail.push_str(&format!(
+            "; {} does not apply after a Delivery",
+            not_applicable.join(", ")
+        ));
+    }
+    if !failed.is_empty() {
+        detail.push_str(&format!("; FAILED: {}", failed.join("; ")));
+    }
+    Check {
+        name: CONSISTENCY.into(),
+        status: if failed.is_empty() {
+            CheckStatus::Passed
+        } else {
+            CheckStatus::Failed
+        },
+        detail,
+    }
+}
