@@ -8,8 +8,8 @@ and client CPU per transaction from the child's rusage (user + system) divided b
 transactions it completed (all five types). The medians are reported, with the ratio
 stampede / go-tpc.
 
-Used by bench/harness.py (case "tpcc"); runnable alone (starts its own server):
-    python3 bench/tpcc_case.py --stampede target/release/stampede
+Runnable alone (starts its own server); `--out bench/TPCC.md` writes the results file:
+    python3 bench/tpcc_case.py --stampede target/release/stampede --out bench/TPCC.md
 """
 
 import argparse
@@ -111,6 +111,30 @@ def table(res):
     ])
 
 
+def write(a, res, cmds, lines):
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    cpus = os.cpu_count()
+    with open(a.out, "w") as f:
+        f.write("# TPC-C: stampede against go-tpc 1.0.12\n\n")
+        f.write("Written by `python3 bench/tpcc_case.py --out bench/TPCC.md`; never edited by hand.\n\n")
+        f.write(f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
+        f.write(f"- machine: {cpus} CPUs, client and server on the same machine\n")
+        f.write(f"- stampede: commit {commit}, release build; server: stampede's embedded PostgreSQL "
+                "settings, TCP on loopback (go-tpc speaks only TCP)\n")
+        f.write(f"- {a.warehouses} warehouses loaded by `stampede init tpcc`; {a.clients} clients "
+                f"(go-tpc's threads); {a.rounds} interleaved rounds of {a.seconds} s; no keying or "
+                "think times; medians; stampede with `--no-check --no-observe` (its checks and "
+                "server sampler would count as client CPU)\n")
+        f.write("- client CPU per transaction: the process's user + system time over the "
+                "transactions of all five types it completed\n\n")
+        f.write(table(res) + "\n\n## Rounds\n\n```\n" + "\n".join(lines) + "\n```\n\n")
+        f.write("## Commands\n\n```\n")
+        for tool, c in sorted(cmds.items()):
+            f.write(f"{tool}: {' '.join(c)}\n")
+        f.write("```\n")
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -124,6 +148,7 @@ def main():
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--seconds", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", help="write the results as Markdown to this file")
     a = ap.parse_args()
     stampede = os.path.abspath(a.stampede)
     go_tpc = go_tpc_bin()
@@ -144,11 +169,14 @@ def main():
         subprocess.run([stampede, "init", "tpcc", "-w", str(a.warehouses), "-q", *target,
                         "-d", "tpcc"], check=True)
         print(f"loaded {a.warehouses} warehouses in {time.monotonic() - t:.1f} s")
+        lines = []
         res, cmds = measure(stampede, go_tpc, port, "tpcc", a.warehouses, a.clients, a.seconds,
-                            a.rounds)
+                            a.rounds, log=lambda s: (print(s), lines.append(s)))
         print(table(res))
         for tool, c in sorted(cmds.items()):
             print(f"{tool}: {' '.join(c)}")
+        if a.out:
+            write(a, res, cmds, lines)
     finally:
         subprocess.run([stampede, "server", "stop", "--data-dir", data], capture_output=True)
         shutil.rmtree(os.path.dirname(data), ignore_errors=True)

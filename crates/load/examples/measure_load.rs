@@ -40,6 +40,8 @@ fn main() {
             application_name: "stampede-measure".into(),
             connect_timeout: None,
             options: None,
+            target_session_attrs: Default::default(),
+            load_balance_hosts: Default::default(),
         }
     };
     let partitions: u32 = arg(5).parse().unwrap_or(0);

@@ -77,6 +77,8 @@ fn main() {
             application_name: "stampede-measure".into(),
             connect_timeout: None,
             options: None,
+            target_session_attrs: Default::default(),
+            load_balance_hosts: Default::default(),
         }
     };
     let opts = InitOptions {

@@ -305,6 +305,8 @@ fn an_unreachable_server_is_an_error_not_a_hang() {
         application_name: "t".into(),
         connect_timeout: Some(Duration::from_secs(2)),
         options: None,
+        target_session_attrs: Default::default(),
+        load_balance_hosts: Default::default(),
     };
     cfg.application_name = "x".into();
     let e = Sampler::start(&cfg, &Options::default())

@@ -19,13 +19,15 @@
 //! must succeed, free ports — for tests that build a server by hand (target's TLS server).
 
 mod account;
+mod cluster;
 mod peers;
 mod server;
 mod sql;
 
 pub use account::{as_server_user, free_port, give, run, run_as, server_dir};
+pub use cluster::Cluster;
 pub use peers::{go_tpc, go_tpc_check_passed};
-pub use server::{bindir, PerBinary, Pg, Settings, WhileUsed};
+pub use server::{bindir, flatten, PerBinary, Pg, Settings, WhileUsed};
 pub use sql::{block_on, query, scalar, Rows};
 
 /// Settings that make a throwaway server fast and quiet: no durability (nothing here must

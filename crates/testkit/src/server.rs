@@ -44,15 +44,16 @@ impl Pg {
     /// stampede's defaults (see `target::embedded`), so a later group overrides an earlier one —
     /// and wait until it accepts a session. Panics when it cannot.
     pub fn start(settings: &[Settings]) -> Pg {
-        let server = EmbeddedServer::start(&EmbeddedOptions {
-            settings: settings
-                .iter()
-                .flat_map(|group| group.iter())
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+        Pg::start_with(EmbeddedOptions {
+            settings: flatten(settings),
             ..Default::default()
         })
-        .unwrap_or_else(|e| {
+    }
+
+    /// [`Pg::start`] with every option of the embedded server (a given data directory: a
+    /// standby made by pg_basebackup, say).
+    pub fn start_with(opts: EmbeddedOptions) -> Pg {
+        let server = EmbeddedServer::start(&opts).unwrap_or_else(|e| {
             panic!("start a private PostgreSQL (needs the postgresql-15 server binaries): {e}")
         });
         let pg = Pg {
@@ -178,6 +179,15 @@ impl Pg {
         let server = self.server.lock().unwrap_or_else(|e| e.into_inner()).take();
         drop(server);
     }
+}
+
+/// Settings groups as the embedded server's `(name, value)` list, in order.
+pub fn flatten(settings: &[Settings]) -> Vec<(String, String)> {
+    settings
+        .iter()
+        .flat_map(|group| group.iter())
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 fn both(out: &Output) -> String {

@@ -16,14 +16,19 @@
 //! Keywords accepted but without effect (documented deviations): `hostaddr` is used as the host
 //! only when no `host` is given; `keepalives*` and `tcp_user_timeout` are ignored;
 //! `client_encoding` must be UTF8 (the session always asks for UTF8); `gssencmode` may be
-//! `disable` or `prefer` (no GSSAPI here, as a libpq built without it); `target_session_attrs`
-//! may only be `any`.
+//! `disable` or `prefer` (no GSSAPI here, as a libpq built without it).
+//!
+//! Several hosts (`host=a,b port=1,2`, `postgresql://a:1,b:2/db`, `-h a,b -p 1,2`) are tried
+//! as libpq tries them, with `target_session_attrs` and `load_balance_hosts` ([`attrs`]);
+//! stampede's placement of clients over them (`--spread`) rotates each client's order
+//! ([`ConnConfig::starting_at`]).
 //!
 //! Module layout: this file owns the types ([`ConnConfig`], [`HostSpec`], [`SslMode`],
 //! [`ConnFlags`], [`Password`]), the keyword table and [`ConnConfig::resolve`] (precedence and
 //! defaults, including the OS user and home directory); `parse` reads `key=value` strings and
 //! URLs; `redact` owns the printable forms (quoting, [`redact`]); `pgpass` the password file.
 
+pub mod attrs;
 mod parse;
 mod pgpass;
 mod redact;
@@ -35,6 +40,7 @@ use std::time::Duration;
 
 use crate::Error;
 
+pub use attrs::{LoadBalance, SessionAttrs};
 pub use parse::parse_conn_string;
 use parse::{host_specs, is_conn_string};
 pub use pgpass::{pgpass_host, pgpass_lookup, pgpass_match};
@@ -155,6 +161,10 @@ pub struct ConnConfig {
     pub connect_timeout: Option<Duration>,
     /// libpq `options` (sent as the `options` startup parameter, e.g. `-c work_mem=64MB`).
     pub options: Option<String>,
+    /// libpq `target_session_attrs` (PGTARGETSESSIONATTRS).
+    pub target_session_attrs: SessionAttrs,
+    /// libpq `load_balance_hosts` (PGLOADBALANCEHOSTS).
+    pub load_balance_hosts: LoadBalance,
 }
 
 /// libpq's default port (`DEF_PGPORT`).
@@ -191,6 +201,8 @@ struct Raw {
     fallback_application_name: Option<String>,
     connect_timeout: Option<String>,
     options: Option<String>,
+    target_session_attrs: Option<String>,
+    load_balance_hosts: Option<String>,
 }
 
 impl Raw {
@@ -212,6 +224,8 @@ impl Raw {
             "fallback_application_name" => &mut self.fallback_application_name,
             "connect_timeout" => &mut self.connect_timeout,
             "options" => &mut self.options,
+            "target_session_attrs" => &mut self.target_session_attrs,
+            "load_balance_hosts" => &mut self.load_balance_hosts,
             // Accepted without effect (see the module header).
             "keepalives"
             | "keepalives_idle"
@@ -233,14 +247,6 @@ impl Raw {
                     None | Some("disable") | Some("prefer") => Ok(()),
                     Some(o) => Err(Error::Config(format!(
                         "gssencmode={o}: GSSAPI encryption is not supported; use disable"
-                    ))),
-                };
-            }
-            "target_session_attrs" => {
-                return match v.as_deref() {
-                    None | Some("any") => Ok(()),
-                    Some(o) => Err(Error::Config(format!(
-                        "target_session_attrs={o} is not supported; only \"any\""
                     ))),
                 };
             }
@@ -401,6 +407,22 @@ impl ConnConfig {
             }
         };
         let options = s.options.take().or_else(|| envv("PGOPTIONS"));
+        let target_session_attrs = match s
+            .target_session_attrs
+            .take()
+            .or_else(|| envv("PGTARGETSESSIONATTRS"))
+        {
+            Some(v) => v.parse()?,
+            None => SessionAttrs::default(),
+        };
+        let load_balance_hosts = match s
+            .load_balance_hosts
+            .take()
+            .or_else(|| envv("PGLOADBALANCEHOSTS"))
+        {
+            Some(v) => v.parse()?,
+            None => LoadBalance::default(),
+        };
 
         Ok(ConnConfig {
             hosts,
@@ -415,6 +437,8 @@ impl ConnConfig {
             application_name,
             connect_timeout,
             options,
+            target_session_attrs,
+            load_balance_hosts,
         })
     }
 
@@ -433,6 +457,18 @@ impl ConnConfig {
             quote(&self.dbname),
             self.sslmode
         )
+    }
+
+    /// The same target with its hosts tried from host `k` (modulo their number) on, then the
+    /// rest in order: how `--spread round-robin` gives client `k` its first host, while
+    /// `target_session_attrs` can still move on to the others.
+    pub fn starting_at(&self, k: usize) -> ConnConfig {
+        let mut c = self.clone();
+        if !c.hosts.is_empty() {
+            let n = c.hosts.len();
+            c.hosts.rotate_left(k % n);
+        }
+        c
     }
 
     /// The same target with another database name (for admin connections, `CREATE DATABASE`).

@@ -222,7 +222,11 @@ fn bad_inputs_have_clear_messages() {
         ("postgresql://[::1/db", "matching \"]\""),
         ("postgresql://h/d%zzb", "invalid percent-encoded token"),
         ("postgresql://h/d%00b", "forbidden value %00"),
-        ("target_session_attrs=read-write", "target_session_attrs"),
+        (
+            "target_session_attrs=master",
+            "invalid target_session_attrs value: \"master\"",
+        ),
+        ("load_balance_hosts=yes", "invalid load_balance_hosts value"),
     ];
     for (input, want) in cases {
         let m = config_err(resolve(Some(input), &[]));
@@ -385,4 +389,33 @@ fn unix_socket_paths() {
     assert!(hs("/tmp", 1).is_unix());
     assert!(!hs("localhost", 1).is_unix());
     assert_eq!(hs("/a b", 1).describe(), "host='/a b' port=1");
+}
+
+/// target_session_attrs and load_balance_hosts: from the string, from the environment
+/// (PGTARGETSESSIONATTRS, PGLOADBALANCEHOSTS), the string winning.
+#[test]
+fn session_attrs_and_load_balance_are_read() {
+    use super::{LoadBalance, SessionAttrs};
+    let c = resolve(
+        Some("host=a,b port=1,2 target_session_attrs=prefer-standby load_balance_hosts=random"),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(c.target_session_attrs, SessionAttrs::PreferStandby);
+    assert_eq!(c.load_balance_hosts, LoadBalance::Random);
+    let c = resolve(Some("host=a"), &[("PGTARGETSESSIONATTRS", "standby")]).unwrap();
+    assert_eq!(c.target_session_attrs, SessionAttrs::Standby);
+    let c = resolve(
+        Some("target_session_attrs=read-write"),
+        &[
+            ("PGTARGETSESSIONATTRS", "standby"),
+            ("PGLOADBALANCEHOSTS", "random"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(c.target_session_attrs, SessionAttrs::ReadWrite);
+    assert_eq!(c.load_balance_hosts, LoadBalance::Random);
+    let c = resolve(Some("host=a,b,c port=1,2,3"), &[]).unwrap();
+    let ports: Vec<u16> = c.starting_at(4).hosts.iter().map(|h| h.port).collect();
+    assert_eq!(ports, [2, 3, 1]);
 }

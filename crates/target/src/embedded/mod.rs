@@ -558,6 +558,8 @@ impl EmbeddedServer {
             application_name: "stampede".into(),
             connect_timeout: Some(Duration::from_secs(10)),
             options: None,
+            target_session_attrs: Default::default(),
+            load_balance_hosts: Default::default(),
         }
     }
 

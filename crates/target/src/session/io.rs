@@ -15,7 +15,7 @@ use tokio::net::{TcpStream, UnixStream};
 use super::decode::Capture;
 use super::socket::PlainSocket;
 use super::{be_i32, protocol, Session, IN_KEEP, IN_START, MAX_MESSAGE, OUT_START, QUEUE_START};
-use crate::conninfo::{HostSpec, SslMode};
+use crate::conninfo::{HostSpec, LoadBalance, SslMode};
 use crate::ring::RingSocket;
 use crate::{tls, ConnConfig, Error};
 
@@ -141,8 +141,10 @@ impl From<Error> for Failure {
 
 impl Session {
     /// Connect (TCP or unix socket, TLS per sslmode), authenticate (trust, password, md5,
-    /// SCRAM-SHA-256), and wait for ReadyForQuery. Tries each host in order; stops at an
-    /// authentication failure, as libpq does. `connect_timeout` applies to each host.
+    /// SCRAM-SHA-256), and wait for ReadyForQuery. Tries each host in order (shuffled with
+    /// `load_balance_hosts=random`) until one gives a session `target_session_attrs` accepts;
+    /// stops at an authentication failure, as libpq does. `connect_timeout` applies to each
+    /// host.
     ///
     /// sslmode, as libpq: `disable` plaintext; `allow` plaintext first, TLS if the server refuses
     /// the plaintext connection at pg_hba; `prefer` TLS if the server offers it, plaintext if it
@@ -152,33 +154,79 @@ impl Session {
         if cfg.hosts.is_empty() {
             return Err(Error::Config("no host to connect to".into()));
         }
+        let order = host_order(cfg);
         let mut last = None;
-        for h in &cfg.hosts {
-            let attempt = Self::connect_host(cfg, h);
-            let r = match cfg.connect_timeout {
-                Some(t) => match tokio::time::timeout(t, attempt).await {
-                    Ok(r) => r,
-                    Err(_) => Err(Error::Connect {
-                        target: h.describe(),
-                        cause: io::Error::new(
-                            io::ErrorKind::TimedOut,
-                            format!(
-                                "timeout expired after {} s (connect_timeout); is the server up \
-                                 and reachable?",
-                                t.as_secs()
-                            ),
-                        ),
-                    }),
-                },
-                None => attempt.await,
-            };
-            match r {
-                Ok(s) => return Ok(s),
-                Err(e @ Error::Auth { .. }) => return Err(e),
-                Err(e) => last = Some(e),
+        // target_session_attrs: a session that does not qualify is closed and the next host
+        // tried; prefer-standby makes a second pass that takes any (conninfo::attrs).
+        for &pass in cfg.target_session_attrs.passes() {
+            for &i in &order {
+                let h = &cfg.hosts[i];
+                match Self::connect_one(cfg, h).await {
+                    Ok(s) if !pass.checks() => return Ok(s),
+                    Ok(mut s) => match s.server_state().await {
+                        Ok((hot_standby, read_only)) => {
+                            match pass.refusal(hot_standby, read_only) {
+                                None => return Ok(s),
+                                Some(why) => {
+                                    s.close().await;
+                                    last = Some(Error::Connect {
+                                        target: h.describe(),
+                                        cause: io::Error::other(why),
+                                    });
+                                }
+                            }
+                        }
+                        Err(e) => last = Some(e),
+                    },
+                    Err(e @ Error::Auth { .. }) => return Err(e),
+                    Err(e) => last = Some(e),
+                }
             }
         }
         Err(last.expect("at least one host"))
+    }
+
+    /// One host, within `connect_timeout`.
+    async fn connect_one(cfg: &ConnConfig, h: &HostSpec) -> Result<Session, Error> {
+        let attempt = Self::connect_host(cfg, h);
+        match cfg.connect_timeout {
+            Some(t) => match tokio::time::timeout(t, attempt).await {
+                Ok(r) => r,
+                Err(_) => Err(Error::Connect {
+                    target: h.describe(),
+                    cause: io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!(
+                            "timeout expired after {} s (connect_timeout); is the server up \
+                             and reachable?",
+                            t.as_secs()
+                        ),
+                    ),
+                }),
+            },
+            None => attempt.await,
+        }
+    }
+
+    /// (in hot standby, default_transaction_read_only) of the connected server: from the
+    /// parameters PostgreSQL 14+ reports at start-up, else (older servers) by asking.
+    async fn server_state(&mut self) -> Result<(bool, bool), Error> {
+        let on = |v: Option<&str>| v == Some("on");
+        if let (Some(hs), Some(ro)) = (
+            self.parameter("in_hot_standby"),
+            self.parameter("default_transaction_read_only"),
+        ) {
+            return Ok((hs == "on", ro == "on"));
+        }
+        let rows = self
+            .simple_query(
+                "SELECT CASE WHEN pg_catalog.pg_is_in_recovery() THEN 'on' ELSE 'off' END, \
+                 pg_catalog.current_setting('default_transaction_read_only')",
+            )
+            .await?;
+        let row = rows.into_iter().next().unwrap_or_default();
+        let get = |i: usize| row.get(i).cloned().flatten();
+        Ok((on(get(0).as_deref()), on(get(1).as_deref())))
     }
 
     async fn connect_host(cfg: &ConnConfig, h: &HostSpec) -> Result<Session, Error> {
@@ -237,6 +285,7 @@ impl Session {
             inb: BytesMut::with_capacity(IN_START),
             out: BytesMut::with_capacity(OUT_START),
             target: h.describe(),
+            endpoint: h.clone(),
             stmts: Vec::new(),
             params: String::new(),
             read_size: IN_START,
@@ -410,4 +459,32 @@ impl Session {
             Error::Io(e)
         })
     }
+}
+
+/// The order in which hosts are tried: as given, or (`load_balance_hosts=random`) shuffled
+/// anew for each connection (libpq 16 shuffles the host list once per connection attempt).
+fn host_order(cfg: &ConnConfig) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..cfg.hosts.len()).collect();
+    if cfg.load_balance_hosts == LoadBalance::Random && order.len() > 1 {
+        // Not the benchmark's random streams (a connection's host is not a transaction's
+        // input): the clock's low bits and a counter, through SplitMix64.
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let mut x = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+            ^ CALLS
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut next = || {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        for i in (1..order.len()).rev() {
+            order.swap(i, (next() % (i as u64 + 1)) as usize);
+        }
+    }
+    order
 }

@@ -185,6 +185,8 @@ pub struct Session {
     out: BytesMut,
     /// `host=... port=...` of the connected host, for messages.
     target: String,
+    /// The host of the target this session is connected to (of several: which one).
+    endpoint: crate::conninfo::HostSpec,
     stmts: Vec<Stmt>,
     /// ParameterStatus values as `name\0value\0` pairs in one string: a dozen pairs arrive at
     /// start-up, are read rarely, and as separate `String`s cost ~1 KiB per session.
@@ -284,6 +286,11 @@ impl Session {
         if self.out.capacity() > OUT_KEEP && self.out.is_empty() {
             self.out = BytesMut::with_capacity(OUT_START);
         }
+    }
+
+    /// The host (of the target's several) this session is connected to.
+    pub fn host(&self) -> &crate::conninfo::HostSpec {
+        &self.endpoint
     }
 
     pub fn backend_pid(&self) -> i32 {
