@@ -14,7 +14,9 @@
 //! account the Debian package creates, else `nobody` ([`run_as`]); the directory is theirs.
 //!
 //! Settings for a throwaway server: a small buffer pool, no doublewrite, no flush at commit,
-//! `skip-name-resolve` (no DNS on connect), no performance schema.
+//! utf8mb4 tables (MariaDB's compiled-in default is latin1; Debian's packaged configuration sets
+//! utf8mb4), `skip-name-resolve` (no DNS on connect), no performance schema, 64 MiB packets (for the
+//! tests of payloads that span several 16 MiB protocol packets).
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -115,6 +117,9 @@ impl MariaDb {
                 "--innodb-doublewrite=0",
                 "--performance-schema=OFF",
                 "--max-connections=100",
+                "--max-allowed-packet=64M",
+                "--character-set-server=utf8mb4",
+                "--collation-server=utf8mb4_general_ci",
             ])
             .args(extra)
             .stdin(Stdio::null())

@@ -127,7 +127,10 @@ impl Session {
             self.inb.reserve(4 + len - b.len());
             return Ok(None);
         }
-        if b[3] != self.seq {
+        if b[3] != self.seq && !(b[3] == 0 && b.get(4) == Some(&0xff)) {
+            // An ERR with sequence 0 out of turn is the server's goodbye (MySQL >= 8.0.24 sends
+            // ER_CLIENT_INTERACTION_TIMEOUT before closing an idle connection; a shutdown may
+            // send ER_SERVER_SHUTDOWN): taken as the reply, so the client sees why.
             self.broken = true;
             return Err(protocol(format!(
                 "packets out of order: sequence id {} where {} was due",
@@ -137,7 +140,7 @@ impl Session {
         if len == MAX_PAYLOAD {
             return self.join_packets();
         }
-        self.seq = self.seq.wrapping_add(1);
+        self.seq = b[3].wrapping_add(1);
         Ok(Some(len))
     }
 

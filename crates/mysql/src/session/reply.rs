@@ -83,19 +83,21 @@ impl Session {
         let first = *p
             .first()
             .ok_or_else(|| protocol("empty packet in a reply"))?;
+        if first == 0xff {
+            // An ERR may come in any phase (a query killed mid-result, a goodbye); no column
+            // definition or row starts with 0xFF.
+            let e = parse_err(p);
+            return match self.server_error(e) {
+                Error::Db(db) => Ok(Step::Error(*db)),
+                other => Err(other),
+            };
+        }
         match self.phase {
             Phase::Head => match first {
                 0x00 => {
                     let ok = parse_ok(p).ok_or_else(|| protocol("malformed OK packet"))?;
                     self.last_insert_id = ok.last_insert_id;
                     Ok(self.end_result(ok.affected, ok.status, ok.warnings))
-                }
-                0xff => {
-                    let e = parse_err(p);
-                    match self.server_error(e) {
-                        Error::Db(db) => Ok(Step::Error(*db)),
-                        other => Err(other),
-                    }
                 }
                 0xfb => Err(protocol(
                     "the server asked for a LOCAL INFILE, which this client does not offer",
@@ -149,13 +151,6 @@ impl Session {
                         parse_eof(p).ok_or_else(|| protocol("malformed EOF packet"))?
                     };
                     return Ok(self.end_result(0, status, warnings));
-                }
-                if first == 0xff {
-                    let e = parse_err(p);
-                    return match self.server_error(e) {
-                        Error::Db(db) => Ok(Step::Error(*db)),
-                        other => Err(other),
-                    };
                 }
                 self.on_row(len)?;
                 Ok(Step::More)

@@ -255,11 +255,13 @@ impl Session {
             }
         }
         self.end_command();
+        // The reply continues the execute's sequence (1 after a one-packet command; more when
+        // the parameters made it span several packets). COM_STMT_CLOSE starts its own.
+        let reply_seq = self.seq;
         if close {
             self.close_statement(p.id);
         }
-        // The reply to the execute continues its sequence: 1 after a one-packet command.
-        self.seq = 1;
+        self.seq = reply_seq;
         self.phase = Phase::Head;
         Ok(())
     }
