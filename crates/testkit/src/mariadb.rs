@@ -81,10 +81,16 @@ impl MariaDb {
             .unwrap();
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
         let data = dir.path().join("data");
-        fs::create_dir(&data).unwrap();
+        // A private tmpdir: servers bootstrapping side by side in /tmp collide on their
+        // temporary tables' names ("Error on delete of '/tmp/#sql-temptable-...'").
+        let tmp = dir.path().join("tmp");
+        for d in [&data, &tmp] {
+            fs::create_dir(d).unwrap();
+        }
         if let Some((uid, gid)) = run_as() {
-            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).unwrap();
-            std::os::unix::fs::chown(&data, Some(uid), Some(gid)).unwrap();
+            for d in [dir.path(), &data, &tmp] {
+                std::os::unix::fs::chown(d, Some(uid), Some(gid)).unwrap();
+            }
         }
         let install = program("mariadb-install-db");
         run(as_server(
@@ -93,6 +99,7 @@ impl MariaDb {
                 .arg("--auth-root-authentication-method=normal")
                 .arg("--skip-test-db")
                 .arg(format!("--datadir={}", data.display()))
+                .arg(format!("--tmpdir={}", tmp.display()))
                 .stdin(Stdio::null()),
         ));
         let socket = dir.path().join("mysqld.sock");
@@ -101,6 +108,7 @@ impl MariaDb {
         let mut cmd = Command::new(program("mariadbd"));
         cmd.arg("--no-defaults")
             .arg(format!("--datadir={}", data.display()))
+            .arg(format!("--tmpdir={}", tmp.display()))
             .arg(format!("--socket={}", socket.display()))
             .arg(format!("--port={port}"))
             .arg("--bind-address=127.0.0.1")
