@@ -156,4 +156,67 @@ mod tests {
         assert_eq!(scramble_of(&s), &scramble()[..]);
         assert_eq!(scramble_of(&scramble()), &scramble()[..]);
     }
+
+    /// The full path's RSA encryption, checked by decrypting with openssl (OAEP, SHA-1, MGF1
+    /// SHA-1: what the server's RSA_PKCS1_OAEP_PADDING means) and undoing the XOR: the password
+    /// and its NUL come back. Both PEM forms a server may send are read.
+    #[test]
+    fn rsa_full_path_decrypts_with_openssl() {
+        use std::process::Command;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let ossl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(d)
+                .output()
+                .expect("openssl (apt-get install openssl)");
+            assert!(out.status.success(), "openssl {args:?}: {out:?}");
+        };
+        ossl(&["genrsa", "-out", "key.pem", "2048"]);
+        ossl(&["rsa", "-in", "key.pem", "-pubout", "-out", "spki.pem"]);
+        ossl(&[
+            "rsa",
+            "-in",
+            "key.pem",
+            "-RSAPublicKey_out",
+            "-out",
+            "pkcs1.pem",
+        ]);
+        for public in ["spki.pem", "pkcs1.pem"] {
+            let pem = std::fs::read(d.join(public)).unwrap();
+            let enc = rsa_encrypt_password(b"secret", &scramble(), &pem).unwrap();
+            assert_eq!(enc.len(), 256);
+            std::fs::write(d.join("enc.bin"), &enc).unwrap();
+            ossl(&[
+                "pkeyutl",
+                "-decrypt",
+                "-inkey",
+                "key.pem",
+                "-in",
+                "enc.bin",
+                "-out",
+                "dec.bin",
+                "-pkeyopt",
+                "rsa_padding_mode:oaep",
+                "-pkeyopt",
+                "rsa_oaep_md:sha1",
+                "-pkeyopt",
+                "rsa_mgf1_md:sha1",
+            ]);
+            let dec = std::fs::read(d.join("dec.bin")).unwrap();
+            let plain: Vec<u8> = dec
+                .iter()
+                .enumerate()
+                .map(|(i, b)| b ^ scramble()[i % 20])
+                .collect();
+            assert_eq!(plain, b"secret\0", "{public}");
+        }
+        let e = rsa_encrypt_password(b"secret", &scramble(), b"-----BEGIN PUBLIC KEY-----\nxx")
+            .unwrap_err();
+        assert!(
+            e.contains("could not be read") && !e.contains("secret"),
+            "{e}"
+        );
+    }
 }
