@@ -28,7 +28,8 @@ use target::Error;
 pub enum SslMode {
     /// No TLS.
     Disabled,
-    /// TLS when the server offers it, else plaintext; the certificate is not checked.
+    /// TLS when the server offers it, else plaintext; the certificate is not checked. A TLS
+    /// handshake that fails is an error (no second, plaintext attempt).
     #[default]
     Preferred,
     /// TLS or no connection; the certificate is not checked.
