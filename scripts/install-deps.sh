@@ -3,7 +3,8 @@
 # embedded default and the test suite start private servers from them), a C toolchain (mimalloc,
 # ring), and Rust if cargo is absent. With --tests, also what only the test suite uses: openssl
 # (TLS tests), sysbench (OLTP comparisons) and chromium (the HTML test) where the distribution
-# packages it. Idempotent: installs nothing when all is there.
+# packages it, and MariaDB (the MySQL protocol's tests). Idempotent: installs nothing when all is
+# there.
 set -euo pipefail
 
 TESTS=0
@@ -27,6 +28,10 @@ command -v cc >/dev/null || missing+=(build-essential)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 # sysbench 1.0.20 (pgsql driver included): the OLTP tests compare schemas and runs with it.
 [ $TESTS = 1 ] && { command -v sysbench >/dev/null || missing+=(sysbench); }
+# MariaDB (Debian's mariadb-server and mariadb-client, 10.11 on Debian 12): the MySQL protocol's
+# tests start private servers from its binaries (crates/testkit/src/mariadb.rs). The package's
+# system service is never started (policy-rc.d below); the tests use their own data directories.
+[ $TESTS = 1 ] && { [ -x /usr/sbin/mariadbd ] && command -v mariadb >/dev/null || missing+=(mariadb-server mariadb-client); }
 # pgbouncer: the many-connections test and bench/run start a private one (transaction pooling).
 # Its postinst would start a system service on port 6432; the policy-rc.d below stops that (in a
 # container without an init it could not start anyway), and ours never uses that port.

@@ -16,16 +16,20 @@
 //! ## Module layout
 //! `server`: [`Pg`] and its lifetimes, psql/pgbench; `sql`: [`query`], [`scalar`], [`block_on`];
 //! `account`: running as the `postgres` account under root, private directories, commands that
-//! must succeed, free ports — for tests that build a server by hand (target's TLS server).
+//! must succeed, free ports — for tests that build a server by hand (target's TLS server);
+//! `mariadb`: [`MariaDb`], a private MariaDB for the MySQL protocol's tests (issue 15);
+//! `cluster`: [`Cluster`], a primary and streaming standbys; `peers`: go-tpc.
 
 mod account;
 mod cluster;
+mod mariadb;
 mod peers;
 mod server;
 mod sql;
 
 pub use account::{as_server_user, free_port, give, run, run_as, server_dir};
 pub use cluster::Cluster;
+pub use mariadb::MariaDb;
 pub use peers::{go_tpc, go_tpc_check_passed};
 pub use server::{bindir, flatten, PerBinary, Pg, Settings, WhileUsed};
 pub use sql::{block_on, query, scalar, Rows};

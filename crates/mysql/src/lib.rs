@@ -1,0 +1,34 @@
+//! # mysql: the MySQL client/server protocol, for MySQL and MariaDB targets
+//!
+//! The sibling of `target`'s PostgreSQL session (issue 15, item 1): a hand-written protocol
+//! session with the same surface, so that the engine and the workloads can drive either
+//! protocol. It reuses `target`'s value and error types ([`target::Value`], [`target::StmtId`],
+//! [`target::QueryMode`], [`target::StmtResult`], [`target::Error`], [`target::DbError`],
+//! [`target::ErrorClass`]) rather than defining its own.
+//!
+//! Owns: MySQL's way of naming a target ([`Conninfo`]: `mysql://` URLs, `MYSQL_PWD`, ssl-mode),
+//! the [`Session`] (handshake v10, authentication, TLS, text and binary prepared statements,
+//! multi-statements and multi-results), the authentication plugins' arithmetic (`auth`), and
+//! the classification of MySQL errors by error number ([`classify`], one place).
+//!
+//! Must not touch: time measurement, workloads, argv, output formatting. Nothing here formats a
+//! password: [`Conninfo::redacted`] and [`Conninfo::describe`] are the only printable forms of a
+//! target.
+//!
+//! Module layout: `conninfo`; `session` (and its parts); `wire` the protocol's packets and
+//! flags as pure functions; `sql` placeholders, statement splitting and transaction statements;
+//! `auth` the plugins' scrambles; `error` ERR packets and the classification; `tls` rustls for
+//! ssl-mode; `socket` the read-readiness-only plain socket.
+
+mod auth;
+mod conninfo;
+mod error;
+mod session;
+mod socket;
+mod sql;
+mod tls;
+mod wire;
+
+pub use conninfo::{Conninfo, Password, SslMode, DEFAULT_SOCKET};
+pub use error::{classify, classify_number, db_error_number, error_number};
+pub use session::Session;

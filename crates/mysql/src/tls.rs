@@ -1,0 +1,200 @@
+//! TLS for MySQL sessions (rustls with the ring provider, as `target`'s sessions): the rustls
+//! configuration for each `ssl-mode`. The SSLRequest exchange itself ("Protocol::SSLRequest":
+//! the first 32 bytes of the handshake response with CLIENT_SSL, then the TLS handshake, then the
+//! whole response inside TLS) is the session's (`session::handshake`).
+//!
+//! * REQUIRED: encrypt; the certificate is not checked (the `mysql` client's REQUIRED without
+//!   `--ssl-ca`). The handshake signatures are still checked, so the session key is bound to
+//!   the certificate the server showed.
+//! * VERIFY_CA: the chain must lead to a root in `ssl-ca` (else the system's trusted roots);
+//!   the host name is not checked.
+//! * VERIFY_IDENTITY: VERIFY_CA and the certificate must name the host.
+//! * A client certificate from `ssl-cert` and `ssl-key` when both are given.
+//!
+//! Separate from `target`'s TLS module, which reads libpq's files (`~/.postgresql/root.crt`,
+//! `sslrootcert=system`) and sets PostgreSQL's ALPN; what is common (the relaxed verifier) is
+//! small.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::WebPkiServerVerifier;
+use rustls::crypto::WebPkiSupportedAlgorithms;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{
+    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
+};
+use target::Error;
+
+use crate::{Conninfo, SslMode};
+
+fn read_pem_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, Error> {
+    let data = std::fs::read(path).map_err(|e| {
+        Error::Tls(format!(
+            "could not read certificate file \"{}\": {e}",
+            path.display()
+        ))
+    })?;
+    let certs: Result<Vec<_>, _> = rustls_pemfile::certs(&mut data.as_slice()).collect();
+    let certs = certs.map_err(|e| {
+        Error::Tls(format!(
+            "could not parse certificate file \"{}\": {e}",
+            path.display()
+        ))
+    })?;
+    if certs.is_empty() {
+        return Err(Error::Tls(format!(
+            "certificate file \"{}\" holds no PEM certificate",
+            path.display()
+        )));
+    }
+    Ok(certs)
+}
+
+fn roots(ci: &Conninfo) -> Result<RootCertStore, Error> {
+    let mut store = RootCertStore::empty();
+    match &ci.ssl_ca {
+        Some(path) => {
+            for cert in read_pem_certs(path)? {
+                store.add(cert).map_err(|e| {
+                    Error::Tls(format!("bad CA certificate in \"{}\": {e}", path.display()))
+                })?;
+            }
+        }
+        None => {
+            let (added, _) =
+                store.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
+            if added == 0 {
+                return Err(Error::Tls(format!(
+                    "ssl-mode={} needs trusted CA certificates: give ssl-ca=/path/ca.pem (none \
+                     found in the system store either)",
+                    ci.ssl_mode
+                )));
+            }
+        }
+    }
+    Ok(store)
+}
+
+/// The rustls configuration for `ci.ssl_mode` (once per connection attempt, never on the hot
+/// path). Reads the certificate files first, so a missing file fails before any I/O.
+pub(crate) fn client_config(ci: &Conninfo) -> Result<Arc<ClientConfig>, Error> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let algs = provider.signature_verification_algorithms;
+    let verifier: Arc<dyn ServerCertVerifier> = match ci.ssl_mode {
+        SslMode::VerifyCa | SslMode::VerifyIdentity => {
+            let webpki =
+                WebPkiServerVerifier::builder_with_provider(Arc::new(roots(ci)?), provider.clone())
+                    .build()
+                    .map_err(|e| Error::Tls(format!("certificate verifier: {e}")))?;
+            if ci.ssl_mode == SslMode::VerifyIdentity {
+                webpki
+            } else {
+                Arc::new(Relaxed {
+                    chain: Some(webpki),
+                    algs,
+                })
+            }
+        }
+        _ => Arc::new(Relaxed { chain: None, algs }),
+    };
+    let builder = ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error::Tls(e.to_string()))?
+        .dangerous()
+        .with_custom_certificate_verifier(verifier);
+    let config = match (&ci.ssl_cert, &ci.ssl_key) {
+        (Some(cert), Some(key)) => {
+            let chain = read_pem_certs(cert)?;
+            let data = std::fs::read(key).map_err(|e| {
+                Error::Tls(format!(
+                    "could not read private key file \"{}\": {e}",
+                    key.display()
+                ))
+            })?;
+            let key_der = rustls_pemfile::private_key(&mut data.as_slice())
+                .map_err(|e| Error::Tls(format!("private key file \"{}\": {e}", key.display())))?
+                .ok_or_else(|| {
+                    Error::Tls(format!("no private key found in \"{}\"", key.display()))
+                })?;
+            builder.with_client_auth_cert(chain, key_der).map_err(|e| {
+                Error::Tls(format!("client certificate \"{}\": {e}", cert.display()))
+            })?
+        }
+        (None, None) => builder.with_no_client_auth(),
+        _ => {
+            return Err(Error::Tls(
+                "ssl-cert and ssl-key must be given together".into(),
+            ))
+        }
+    };
+    Ok(Arc::new(config))
+}
+
+/// The name to verify and send as SNI. Without host-name checks any valid name will do (a
+/// unix-socket-style host or an odd name must not stop REQUIRED).
+pub(crate) fn server_name(ci: &Conninfo) -> Result<ServerName<'static>, Error> {
+    match ServerName::try_from(ci.host.clone()) {
+        Ok(n) => Ok(n),
+        Err(_) if ci.ssl_mode != SslMode::VerifyIdentity => {
+            Ok(ServerName::try_from("localhost").expect("a valid name"))
+        }
+        Err(_) => Err(Error::Tls(format!(
+            "\"{}\" is not a valid host name for TLS",
+            ci.host
+        ))),
+    }
+}
+
+/// The verifier for REQUIRED (`chain: None`: any certificate) and VERIFY_CA (the chain must
+/// lead to a trusted root; a name mismatch is accepted: webpki checks the chain before the
+/// name, so a name error means the chain was good). Handshake signatures are always checked.
+#[derive(Debug)]
+struct Relaxed {
+    chain: Option<Arc<WebPkiServerVerifier>>,
+    algs: WebPkiSupportedAlgorithms,
+}
+
+impl ServerCertVerifier for Relaxed {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let Some(chain) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
+            other => other,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algs)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algs)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algs.supported_schemes()
+    }
+}
