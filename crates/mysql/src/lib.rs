@@ -18,13 +18,12 @@
 //! Module layout: `conninfo`; `session` (and its parts); `wire` the protocol's packets and
 //! flags as pure functions; `sql` placeholders, statement splitting and transaction statements;
 //! `auth` the plugins' scrambles; `error` ERR packets and the classification; `tls` rustls for
-//! ssl-mode; `socket` the read-readiness-only plain socket.
+//! ssl-mode. The plain socket is `target::PlainSocket` (read readiness only, shared).
 
 mod auth;
 mod conninfo;
 mod error;
 mod session;
-mod socket;
 mod sql;
 mod tls;
 mod wire;

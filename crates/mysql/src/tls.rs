@@ -12,45 +12,19 @@
 //! * A client certificate from `ssl-cert` and `ssl-key` when both are given.
 //!
 //! Separate from `target`'s TLS module, which reads libpq's files (`~/.postgresql/root.crt`,
-//! `sslrootcert=system`) and sets PostgreSQL's ALPN; what is common (the relaxed verifier) is
-//! small.
+//! `sslrootcert=system`) and sets PostgreSQL's ALPN; what is common, the relaxed verifier and
+//! reading PEM certificates, is `target::tls`'s.
 
-use std::path::Path;
 use std::sync::Arc;
 
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::danger::ServerCertVerifier;
 use rustls::client::WebPkiServerVerifier;
-use rustls::crypto::WebPkiSupportedAlgorithms;
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{
-    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
-};
+use rustls::pki_types::ServerName;
+use rustls::{ClientConfig, RootCertStore};
+use target::tls::{read_pem_certs, Relaxed};
 use target::Error;
 
 use crate::{Conninfo, SslMode};
-
-fn read_pem_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, Error> {
-    let data = std::fs::read(path).map_err(|e| {
-        Error::Tls(format!(
-            "could not read certificate file \"{}\": {e}",
-            path.display()
-        ))
-    })?;
-    let certs: Result<Vec<_>, _> = rustls_pemfile::certs(&mut data.as_slice()).collect();
-    let certs = certs.map_err(|e| {
-        Error::Tls(format!(
-            "could not parse certificate file \"{}\": {e}",
-            path.display()
-        ))
-    })?;
-    if certs.is_empty() {
-        return Err(Error::Tls(format!(
-            "certificate file \"{}\" holds no PEM certificate",
-            path.display()
-        )));
-    }
-    Ok(certs)
-}
 
 fn roots(ci: &Conninfo) -> Result<RootCertStore, Error> {
     let mut store = RootCertStore::empty();
@@ -144,57 +118,5 @@ pub(crate) fn server_name(ci: &Conninfo) -> Result<ServerName<'static>, Error> {
             "\"{}\" is not a valid host name for TLS",
             ci.host
         ))),
-    }
-}
-
-/// The verifier for REQUIRED (`chain: None`: any certificate) and VERIFY_CA (the chain must
-/// lead to a trusted root; a name mismatch is accepted: webpki checks the chain before the
-/// name, so a name error means the chain was good). Handshake signatures are always checked.
-#[derive(Debug)]
-struct Relaxed {
-    chain: Option<Arc<WebPkiServerVerifier>>,
-    algs: WebPkiSupportedAlgorithms,
-}
-
-impl ServerCertVerifier for Relaxed {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp_response: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        let Some(chain) = &self.chain else {
-            return Ok(ServerCertVerified::assertion());
-        };
-        match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
-            Err(rustls::Error::InvalidCertificate(
-                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
-            other => other,
-        }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algs)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algs)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.algs.supported_schemes()
     }
 }

@@ -3,42 +3,12 @@
 //! socket and over TCP. Counted with a global allocator that counts only while a thread-local
 //! switch is on, so the server and the runtime's other threads do not interfere.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use mysql::{Conninfo, Session};
 use target::{QueryMode, StmtId, Value};
 use testkit::MariaDb;
 
-struct Counting;
-
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static ON: Cell<bool> = const { Cell::new(false) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if ON.with(Cell::get) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if ON.with(Cell::get) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: testkit::CountingAlloc = testkit::CountingAlloc;
 
 async fn run(s: &mut Session, sel: StmtId, upd: StmtId, n: i64) {
     for i in 0..n {
@@ -75,19 +45,19 @@ fn steady_state_makes_no_allocation() {
                 let upd = s.register("UPDATE acc SET k = k + $1 WHERE id = $2", mode);
                 s.prepare_all().await.unwrap();
                 run(&mut s, sel, upd, 50).await; // warm-up: buffers reach their working size
-                let before = ALLOCS.load(Ordering::Relaxed);
-                ON.with(|c| c.set(true));
+                let before = testkit::allocations();
+                testkit::count_allocations(true);
                 run(&mut s, sel, upd, 500).await;
-                ON.with(|c| c.set(false));
-                let n = ALLOCS.load(Ordering::Relaxed) - before;
+                testkit::count_allocations(false);
+                let n = testkit::allocations() - before;
                 assert_eq!(n, 0, "{url} {mode:?}: {n} allocations in 500 iterations");
             }
             s.close().await;
         }
     });
     // The counter does see allocations (a positive control).
-    ON.with(|c| c.set(true));
+    testkit::count_allocations(true);
     let v: Vec<u8> = (0..100).collect();
-    ON.with(|c| c.set(false));
-    assert!(ALLOCS.load(Ordering::Relaxed) >= 1 && v.len() == 100);
+    testkit::count_allocations(false);
+    assert!(testkit::allocations() >= 1 && v.len() == 100);
 }

@@ -16,8 +16,9 @@ pub mod embedded;
 pub mod error;
 pub mod ring;
 pub mod session;
-mod tls;
+pub mod tls;
 
 pub use conninfo::{ConnConfig, ConnFlags, SslMode};
 pub use error::{DbError, Error, ErrorClass};
+pub use session::socket::PlainSocket;
 pub use session::{CapturedResult, Columns, QueryMode, Session, StmtId, StmtResult, Value};

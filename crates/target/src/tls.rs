@@ -32,7 +32,7 @@ fn user_file(name: &str) -> Option<PathBuf> {
     home_dir(&|k| std::env::var(k).ok()).map(|h| h.join(".postgresql").join(name))
 }
 
-fn read_pem_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, Error> {
+pub fn read_pem_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, Error> {
     let data = std::fs::read(path).map_err(|e| {
         Error::Tls(format!(
             "could not read certificate file \"{}\": {e}",
@@ -185,10 +185,12 @@ pub(crate) fn server_name(host: &str) -> Result<ServerName<'static>, Error> {
 /// Either way the handshake signatures are checked, with the provider's algorithms (those the
 /// webpki verifier was built with, so verify-ca checks exactly what it would), so the session key
 /// is bound to the certificate.
+///
+/// Public for the MySQL session (ssl-mode REQUIRED and VERIFY_CA mean the same).
 #[derive(Debug)]
-struct Relaxed {
-    chain: Option<Arc<WebPkiServerVerifier>>,
-    algs: WebPkiSupportedAlgorithms,
+pub struct Relaxed {
+    pub chain: Option<Arc<WebPkiServerVerifier>>,
+    pub algs: WebPkiSupportedAlgorithms,
 }
 
 impl ServerCertVerifier for Relaxed {

@@ -3,49 +3,12 @@
 //! calling thread. Counted with a global allocator that counts only while a thread-local switch is
 //! on, so the server's helper threads do not interfere.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use target::embedded::{EmbeddedOptions, EmbeddedServer};
 use target::{QueryMode, Session, StmtId, Value};
-
-struct Counting;
-
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static ON: Cell<bool> = const { Cell::new(false) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if ON.with(Cell::get) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if ON.with(Cell::get) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        System.realloc(ptr, layout, new_size)
-    }
-}
+use testkit::counted;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn counted<T>(f: impl FnOnce() -> T) -> (T, u64) {
-    let before = ALLOCS.load(Ordering::Relaxed);
-    ON.with(|c| c.set(true));
-    let r = f();
-    ON.with(|c| c.set(false));
-    (r, ALLOCS.load(Ordering::Relaxed) - before)
-}
+static GLOBAL: testkit::CountingAlloc = testkit::CountingAlloc;
 
 async fn run(s: &mut Session, mode: QueryMode, sel: StmtId, upd: StmtId, n: i64) {
     for i in 0..n {
@@ -106,11 +69,11 @@ fn steady_state_makes_no_allocation() {
         s.prepare_all().await.unwrap();
         for &(mode, sel, upd) in &ids {
             run(&mut s, mode, sel, upd, 50).await; // warm-up: buffers reach their working size
-            let before = ALLOCS.load(Ordering::Relaxed);
-            ON.with(|c| c.set(true));
+            let before = testkit::allocations();
+            testkit::count_allocations(true);
             run(&mut s, mode, sel, upd, 500).await;
-            ON.with(|c| c.set(false));
-            let n = ALLOCS.load(Ordering::Relaxed) - before;
+            testkit::count_allocations(false);
+            let n = testkit::allocations() - before;
             assert_eq!(
                 n, 0,
                 "{mode:?}: {n} allocations in 500 steady-state iterations"

@@ -21,6 +21,7 @@
 //! `cluster`: [`Cluster`], a primary and streaming standbys; `peers`: go-tpc.
 
 mod account;
+mod alloc;
 mod cluster;
 mod mariadb;
 mod peers;
@@ -28,6 +29,7 @@ mod server;
 mod sql;
 
 pub use account::{as_server_user, free_port, give, run, run_as, server_dir};
+pub use alloc::{allocations, count_allocations, counted, CountingAlloc};
 pub use cluster::Cluster;
 pub use mariadb::MariaDb;
 pub use peers::{go_tpc, go_tpc_check_passed};

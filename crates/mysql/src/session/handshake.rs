@@ -15,10 +15,10 @@ use super::io::{protocol, Transport};
 use super::{Phase, Session, IN_START, OUT_START};
 use crate::auth;
 use crate::error::{db_error, ER_ACCESS_DENIED};
-use crate::socket::PlainSocket;
 use crate::wire::*;
 use crate::{tls, Conninfo, SslMode};
 use target::Error;
+use target::PlainSocket;
 
 /// The capabilities this client asks for (each kept only if the server offers it; see the
 /// module header of `session` for CLIENT_FOUND_ROWS).

@@ -13,9 +13,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::{Session, IN_KEEP};
-use crate::socket::PlainSocket;
 use crate::wire::MAX_PAYLOAD;
 use target::Error;
+use target::PlainSocket;
 
 pub(super) enum Transport {
     /// Unix socket or TCP without TLS: registered for read readiness only (see `socket`).

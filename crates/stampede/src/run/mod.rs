@@ -271,6 +271,48 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     output::emit(ctx, &result)
 }
 
+/// The part of a result's configuration every family fills the same way, from the engine's
+/// spec and the outputs: `workload`, its transaction types (with their weights) and the rest.
+/// A family sets what differs afterwards (pgbench's scale and partitions, say).
+pub(crate) fn base_config(
+    ctx: &Ctx,
+    workload: String,
+    types: &[workload::TxnType],
+    weights: impl IntoIterator<Item = u32>,
+) -> RunConfig {
+    let spec = ctx.spec;
+    RunConfig {
+        workload,
+        txn_types: (types.iter())
+            .zip(weights)
+            .map(|(t, weight)| report::TxnTypeConfig {
+                name: t.name.clone(),
+                weight,
+                statements: t.statements.clone(),
+            })
+            .collect(),
+        clients: spec.clients,
+        threads: spec.threads,
+        duration_s: match spec.stop {
+            engine::Stop::Duration(d) => Some(d.as_secs()),
+            engine::Stop::Transactions(_) => None,
+        },
+        transactions_per_client: match spec.stop {
+            engine::Stop::Transactions(n) => Some(n),
+            engine::Stop::Duration(_) => None,
+        },
+        rate_tps: spec.rate_tps,
+        latency_limit_ms: spec.latency_limit.map(|d| d.as_secs_f64() * 1000.0),
+        query_mode: format!("{:?}", spec.mode).to_lowercase(),
+        max_tries: spec.max_tries,
+        connect_per_txn: spec.connect_per_txn,
+        progress_s: ctx.out.progress_s,
+        random_seed: spec.seed,
+        per_statement: spec.per_statement,
+        ..Default::default()
+    }
+}
+
 /// The run's first connection failed: nothing can be measured. pgbench says libpq's words, then
 /// "could not create connection for setup"; stampede says how to fix the target.
 fn first_connection(ctx: &Ctx, e: anyhow::Error) -> anyhow::Error {

@@ -16,7 +16,7 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use engine::{Event, Outcome, RunError, Stop};
+use engine::{Event, Outcome, RunError};
 use report::{Check, CheckStatus, RunConfig};
 use target::Session;
 use workload::script::{ScriptConfig, ScriptWorkload};
@@ -264,39 +264,19 @@ impl Family for Runner {
     }
 
     fn config(&self, ctx: &Ctx) -> RunConfig {
-        let spec = ctx.spec;
         RunConfig {
-            workload: self.workload_name(),
-            txn_types: (self.types.iter())
-                .zip(&self.job.weights)
-                .map(|(t, w)| report::TxnTypeConfig {
-                    name: t.name.clone(),
-                    weight: *w,
-                    statements: t.statements.clone(),
-                })
-                .collect(),
-            clients: spec.clients,
-            threads: spec.threads,
-            duration_s: match spec.stop {
-                Stop::Duration(d) => Some(d.as_secs()),
-                Stop::Transactions(_) => None,
-            },
-            transactions_per_client: match spec.stop {
-                Stop::Transactions(n) => Some(n),
-                Stop::Duration(_) => None,
-            },
-            rate_tps: spec.rate_tps,
-            latency_limit_ms: spec.latency_limit.map(|d| d.as_secs_f64() * 1000.0),
             query_mode: self.job.protocol.name().into(),
-            max_tries: spec.max_tries,
-            connect_per_txn: spec.connect_per_txn,
-            progress_s: ctx.out.progress_s,
             random_seed: self.job.seed,
-            per_statement: spec.per_statement,
             scale: self.scale as u32,
             partition_method: self.partitions.as_ref().map(|p| p.0.clone()),
             partitions: self.partitions.as_ref().map(|p| p.1),
             failures_detailed: self.job.failures_detailed,
+            ..super::base_config(
+                ctx,
+                self.workload_name(),
+                &self.types,
+                self.job.weights.iter().copied(),
+            )
         }
     }
 }

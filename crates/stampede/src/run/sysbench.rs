@@ -16,7 +16,7 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use engine::{Event, Outcome, RunError, Stop};
+use engine::{Event, Outcome, RunError};
 use load::oltp::{InitOptions, KeyDraw};
 use report::{Check, CheckStatus, RunConfig, SysbenchSection};
 use target::Session;
@@ -251,43 +251,22 @@ impl Family for Runner {
     }
 
     fn config(&self, ctx: &Ctx) -> RunConfig {
-        let spec = ctx.spec;
         RunConfig {
-            workload: self.job.test.name().into(),
-            txn_types: (self.types.iter())
-                .map(|t| report::TxnTypeConfig {
-                    name: t.name.clone(),
-                    weight: 1,
-                    statements: t.statements.clone(),
-                })
-                .collect(),
-            clients: spec.clients,
-            threads: spec.threads,
-            duration_s: match spec.stop {
-                Stop::Duration(d) => Some(d.as_secs()),
-                Stop::Transactions(_) => None,
-            },
-            transactions_per_client: match spec.stop {
-                Stop::Transactions(n) => Some(n),
-                Stop::Duration(_) => None,
-            },
-            rate_tps: spec.rate_tps,
-            latency_limit_ms: spec.latency_limit.map(|d| d.as_secs_f64() * 1000.0),
             // bulk_insert sends its INSERTs with db_query (text, simple protocol) whatever the
             // mode.
             query_mode: match self.job.test {
                 SbTest::BulkInsert => "simple".into(),
-                SbTest::Oltp(_) => format!("{:?}", spec.mode).to_lowercase(),
+                SbTest::Oltp(_) => format!("{:?}", ctx.spec.mode).to_lowercase(),
             },
-            max_tries: spec.max_tries,
-            connect_per_txn: spec.connect_per_txn,
-            progress_s: ctx.out.progress_s,
-            random_seed: spec.seed,
-            per_statement: spec.per_statement,
             // No scale: sysbench's size is --tables x --table-size (in `sysbench.options`),
             // printed as "tables: ..." in place of pgbench's "scaling factor".
             scale: 0,
-            ..Default::default()
+            ..super::base_config(
+                ctx,
+                self.job.test.name().into(),
+                &self.types,
+                std::iter::repeat(1),
+            )
         }
     }
 

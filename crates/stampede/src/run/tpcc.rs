@@ -19,7 +19,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use engine::{Event, Outcome, RunError, Stop};
+use engine::{Event, Outcome, RunError};
 use load::LoadError;
 use report::{Check, CheckStatus, RunConfig, RunResult, TpccCondition, TpccLimit, TpccSection};
 use workload::tpcc::consistency::{self, Condition};
@@ -183,45 +183,12 @@ impl Family for Runner {
     }
 
     fn config(&self, ctx: &Ctx) -> RunConfig {
-        let spec = ctx.spec;
-        let types = self
-            .workload
-            .as_ref()
+        let types = (self.workload.as_ref())
             .map(|w| w.txn_types().to_vec())
             .unwrap_or_default();
-        RunConfig {
-            workload: "tpcc".into(),
-            txn_types: (types.iter())
-                .map(|t| report::TxnTypeConfig {
-                    name: t.name.clone(),
-                    weight: Kind::ALL
-                        .iter()
-                        .find(|k| k.name() == t.name)
-                        .map_or(1, |k| k.cards()),
-                    statements: t.statements.clone(),
-                })
-                .collect(),
-            clients: spec.clients,
-            threads: spec.threads,
-            duration_s: match spec.stop {
-                Stop::Duration(d) => Some(d.as_secs()),
-                Stop::Transactions(_) => None,
-            },
-            transactions_per_client: match spec.stop {
-                Stop::Transactions(n) => Some(n),
-                Stop::Duration(_) => None,
-            },
-            rate_tps: spec.rate_tps,
-            latency_limit_ms: spec.latency_limit.map(|d| d.as_secs_f64() * 1000.0),
-            query_mode: format!("{:?}", spec.mode).to_lowercase(),
-            max_tries: spec.max_tries,
-            connect_per_txn: spec.connect_per_txn,
-            progress_s: ctx.out.progress_s,
-            random_seed: spec.seed,
-            per_statement: spec.per_statement,
-            scale: 0,
-            ..Default::default()
-        }
+        // A type's weight is its cards in the deck of 100.
+        let weights = Kind::ALL.map(|k| k.cards());
+        super::base_config(ctx, "tpcc".into(), &types, weights)
     }
 
     fn tpcc_result(&self, r: &RunResult) -> Option<TpccSection> {

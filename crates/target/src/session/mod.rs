@@ -58,7 +58,7 @@ mod decode;
 mod encode;
 mod io;
 mod pipeline;
-mod socket;
+pub mod socket;
 #[cfg(test)]
 mod tests;
 

@@ -1,5 +1,6 @@
 //! A plain socket (unix or TCP) registered with the runtime for **read** readiness only, with
-//! `send`/`recv` called directly.
+//! `send`/`recv` called directly. Public: the MySQL protocol's session (`crates/mysql`) uses it
+//! too, since its round trips have the same shape and the same measurement applies.
 //!
 //! Why not tokio's `UnixStream`/`TcpStream`: they register every socket for reads and writes
 //! (`EPOLLIN | EPOLLOUT | EPOLLET`). On a unix stream socket the kernel signals write space each
@@ -28,7 +29,7 @@ use bytes::BytesMut;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
-pub(super) struct PlainSocket {
+pub struct PlainSocket {
     /// Always `Some` between calls; taken only while re-registering.
     fd: Option<AsyncFd<OwnedFd>>,
     /// Registered for write readiness too (after a send found the buffer full).
@@ -52,12 +53,12 @@ fn register(fd: OwnedFd, interest: Interest) -> io::Result<AsyncFd<OwnedFd>> {
 }
 
 impl PlainSocket {
-    pub(super) fn unix(s: tokio::net::UnixStream) -> io::Result<PlainSocket> {
+    pub fn unix(s: tokio::net::UnixStream) -> io::Result<PlainSocket> {
         // into_std deregisters the stream and leaves it non-blocking.
         Self::new(OwnedFd::from(s.into_std()?))
     }
 
-    pub(super) fn tcp(s: tokio::net::TcpStream) -> io::Result<PlainSocket> {
+    pub fn tcp(s: tokio::net::TcpStream) -> io::Result<PlainSocket> {
         Self::new(OwnedFd::from(s.into_std()?))
     }
 
@@ -75,7 +76,7 @@ impl PlainSocket {
 
     /// One `recv` into the spare capacity of `buf` (which must have some), waiting for read
     /// readiness when there is nothing to read. `Ok(0)`: the peer closed the connection.
-    pub(super) async fn read_buf(&mut self, buf: &mut BytesMut) -> io::Result<usize> {
+    pub async fn read_buf(&mut self, buf: &mut BytesMut) -> io::Result<usize> {
         loop {
             let mut guard = self.afd().readable().await?;
             let spare = buf.spare_capacity_mut();
@@ -109,7 +110,7 @@ impl PlainSocket {
 
     /// Send all of `data`: directly, and only when the socket buffer is full, by waiting for
     /// write readiness (after registering for it once).
-    pub(super) async fn write_all(&mut self, mut data: &[u8]) -> io::Result<()> {
+    pub async fn write_all(&mut self, mut data: &[u8]) -> io::Result<()> {
         while !data.is_empty() {
             match send(self.afd().as_raw_fd(), data) {
                 Ok(n) => data = &data[n..],
@@ -157,12 +158,12 @@ impl PlainSocket {
     }
 
     /// The descriptor, deregistered from the runtime (to move it onto an io_uring ring).
-    pub(super) fn into_fd(mut self) -> OwnedFd {
+    pub fn into_fd(mut self) -> OwnedFd {
         self.fd.take().expect("socket registered").into_inner()
     }
 
     /// Half-close (no more writes), as tokio's `shutdown` does for a plain stream.
-    pub(super) fn shutdown(&mut self) {
+    pub fn shutdown(&mut self) {
         // SAFETY: a valid descriptor; errors (already closed by the peer) do not matter here.
         unsafe { libc::shutdown(self.afd().as_raw_fd(), libc::SHUT_WR) };
     }
