@@ -158,6 +158,42 @@ pub struct RunSpec {
     /// pgbench's `--verbose-errors`: each retryable error, and whether its transaction is
     /// tried again, reported as it happens ([`Event::Info`]).
     pub verbose_errors: bool,
+    /// With several hosts: which host each client connects to first (`--spread`).
+    pub spread: Spread,
+}
+
+/// How clients are placed over a target's hosts (stampede's `--spread`). Each client still
+/// goes on through the rest of the host list, as libpq does, when its first host refuses it
+/// (down, or not what `target_session_attrs` asks for).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Spread {
+    /// Client `i` starts at host `i mod n`: the clients are spread evenly (the default).
+    #[default]
+    RoundRobin,
+    /// Each client starts at a host drawn from the run's seed.
+    Random,
+    /// Every client starts at the first host (libpq's order, as pgbench connects).
+    First,
+}
+
+impl Spread {
+    /// The host client `client` tries first, of `hosts`.
+    pub fn first_host(self, client: u32, hosts: usize, seed: u64) -> usize {
+        if hosts <= 1 {
+            return 0;
+        }
+        match self {
+            Spread::RoundRobin => client as usize % hosts,
+            Spread::First => 0,
+            Spread::Random => {
+                // SplitMix64 of (seed, client): a fixed, seed-reproducible placement.
+                let mut z = seed ^ (u64::from(client) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                ((z ^ (z >> 31)) % hosts as u64) as usize
+            }
+        }
+    }
 }
 
 /// Whether a run can use `io` (only `--io uring` can be refused: io_uring unavailable here, or
@@ -219,6 +255,9 @@ pub struct ClientStats {
     pub client_id: u32,
     pub committed: u64,
     pub busy_us: u64,
+    /// The host (index into the target's hosts) the client's session is on; `None` when it
+    /// never connected (under `-C`: the last connection's).
+    pub endpoint: Option<usize>,
 }
 
 /// A client that stopped for good before the end of the run (pgbench: "client N aborted").

@@ -156,6 +156,21 @@ impl<W: Workload> ThreadCtx<W> {
     }
 
     /// Sleep until `us` (since the start). False if the run is being cancelled.
+    /// The target as client `id` connects to it: with several hosts, its hosts tried from
+    /// the one `--spread` gives it (setup path: one clone per connection).
+    fn client_conn(&self, id: u32) -> std::borrow::Cow<'_, ConnConfig> {
+        let n = self.conn.hosts.len();
+        match self.spec.spread.first_host(id, n, self.spec.seed) {
+            0 => std::borrow::Cow::Borrowed(&self.conn),
+            k => std::borrow::Cow::Owned(self.conn.starting_at(k)),
+        }
+    }
+
+    /// Which of the target's hosts a session is on.
+    fn endpoint_of(&self, s: &Session) -> Option<usize> {
+        self.conn.hosts.iter().position(|h| h == s.host())
+    }
+
     async fn sleep_until_us(&self, us: u64) -> bool {
         if self.now_us() >= us {
             return !self.stopping();
@@ -297,8 +312,12 @@ enum Opened {
 /// Open a session and run the workload's `on_connect` on it. A connection that cannot be made
 /// is an error (the run is called off: nothing can be measured); a setup the server refuses is
 /// [`Opened::Refused`].
-async fn open<W: Workload>(ctx: &ThreadCtx<W>, wl: &mut W::Client) -> Result<Opened, Error> {
-    let (mut s, retries) = connect_retrying(&ctx.conn, &ctx.timer).await?;
+async fn open<W: Workload>(
+    ctx: &ThreadCtx<W>,
+    id: u32,
+    wl: &mut W::Client,
+) -> Result<Opened, Error> {
+    let (mut s, retries) = connect_retrying(&ctx.client_conn(id), &ctx.timer).await?;
     ctx.totals.borrow_mut().connect_retries += retries;
     let before = wire_commits(&s);
     let r = wl.on_connect(&mut s, ctx.spec.mode).await;
@@ -353,7 +372,7 @@ pub(crate) async fn thread_main<W: Workload>(
                 let session = if cx.spec.connect_per_txn {
                     None
                 } else {
-                    match open(cx, &mut wl).await {
+                    match open(cx, id, &mut wl).await {
                         Ok(Opened::Ready(s, setup)) => {
                             let mut tot = cx.totals.borrow_mut();
                             tot.setup_commits += setup;
@@ -372,6 +391,7 @@ pub(crate) async fn thread_main<W: Workload>(
                         }
                     }
                 };
+                let endpoint = session.as_ref().and_then(|s| cx.endpoint_of(s));
                 opened_r.borrow_mut().push(Client {
                     id,
                     wl,
@@ -383,6 +403,7 @@ pub(crate) async fn thread_main<W: Workload>(
                     aborted,
                     stats: ClientStats {
                         client_id: id,
+                        endpoint,
                         ..Default::default()
                     },
                 });
@@ -684,7 +705,7 @@ async fn run_txn<W: Workload>(
     let mut fresh_session = false;
     if c.session.is_none() {
         let t = Instant::now();
-        let r = connect_retrying(&ctx.conn, &ctx.timer).await;
+        let r = connect_retrying(&ctx.client_conn(c.id), &ctx.timer).await;
         {
             let mut tot = ctx.totals.borrow_mut();
             tot.reconnects += 1;
@@ -695,6 +716,7 @@ async fn run_txn<W: Workload>(
                 ctx.totals.borrow_mut().connect_retries += retries;
                 ctx.totals.borrow_mut().connections += 1;
                 now = ctx.now_us();
+                c.stats.endpoint = ctx.endpoint_of(&s);
                 c.session = Some(s);
                 fresh_session = true;
             }

@@ -67,6 +67,7 @@ fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
         exit_on_abort: false,
         io: IoMode::Auto,
         verbose_errors: false,
+        spread: Default::default(),
     }
 }
 

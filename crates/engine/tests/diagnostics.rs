@@ -72,6 +72,7 @@ fn spec(clients: u32) -> RunSpec {
         exit_on_abort: false,
         io: IoMode::Auto,
         verbose_errors: false,
+        spread: Default::default(),
     }
 }
 

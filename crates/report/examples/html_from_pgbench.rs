@@ -132,6 +132,8 @@ fn main() {
         server_metrics,
         sysbench: None,
         tpcc: None,
+        endpoints: Vec::new(),
+        endpoints_warning: None,
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

@@ -92,6 +92,14 @@ mod tests {
             s.fairness = Some(crate::Fairness::of(&[(10.0, 1.0), (12.0, 1.1)]));
         }
         r.tpcc = Some(crate::testdata::tpcc_section());
+        r.endpoints = vec![crate::Endpoint {
+            host: "/tmp/a".into(),
+            port: 5432,
+            clients: 2,
+            transactions: 10,
+            tps: 1.0,
+        }];
+        r.endpoints_warning = Some("uneven".into());
         let mut buf = Vec::new();
         write_json(&r, &mut buf).unwrap();
         serde_json::from_slice(&buf).unwrap()
@@ -199,7 +207,7 @@ mod tests {
         }
         // Unknown properties are allowed: later additions are optional fields of version 1.
         let mut extra = v.clone();
-        extra["endpoints"] = json!({"xact_commit": 1});
+        extra["drivers"] = json!({"xact_commit": 1});
         assert_eq!(errors(&extra), Vec::<String>::new());
         // And the added ones are optional: a result written before them still validates.
         let mut old = v.clone();
@@ -222,7 +230,9 @@ mod tests {
         let defs = &schema["$defs"];
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
-        const OPTIONAL: [&str; 10] = [
+        const OPTIONAL: [&str; 12] = [
+            "endpoints",
+            "endpoints_warning",
             "failures_detailed",
             "server_metrics",
             "sysbench",
@@ -271,6 +281,10 @@ mod tests {
             ),
             (&defs["sysbench"], &v["sysbench"]),
             (&defs["tpcc"], &v["tpcc"]),
+            (
+                &schema["properties"]["endpoints"]["items"],
+                &v["endpoints"][0],
+            ),
             (
                 &defs["tpcc"]["properties"]["response_limits"]["items"],
                 &v["tpcc"]["response_limits"][0],

@@ -29,9 +29,9 @@ pub use csv::{render_csv, CSV_HEADER};
 pub use json::{read_json, write_json, ReadError, SCHEMA};
 pub use model::{
     format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionSetup,
-    ConnectionStats, EmbeddedTarget, Environment, Fairness, FdLimit, RunConfig, RunResult,
-    ServerEnvironment, SysbenchSection, TargetInfo, TpccCondition, TpccLimit, TpccSection,
-    TxnTypeConfig, SCHEMA_VERSION,
+    ConnectionStats, EmbeddedTarget, Endpoint, Environment, Fairness, FdLimit, RunConfig,
+    RunResult, ServerEnvironment, SysbenchSection, TargetInfo, TpccCondition, TpccLimit,
+    TpccSection, TxnTypeConfig, SCHEMA_VERSION,
 };
 pub use observed::render_server_summary;
 pub use sysbench::{

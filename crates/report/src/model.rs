@@ -64,6 +64,68 @@ pub struct RunResult {
     /// TPC-C's metrics of a `tpcc` run; `None` for other workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tpcc: Option<TpccSection>,
+    /// With several hosts: where the clients went and what each host served; empty with one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<Endpoint>,
+    /// Set when the clients or their transactions are spread unevenly over the hosts
+    /// ([`Endpoint::imbalance`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoints_warning: Option<String>,
+}
+
+/// One host of a target with several, as the run used it. Transactions are those of the
+/// clients whose session was on the host (a client stays on its host for the run, unless `-C`
+/// reconnects it: then its last host's).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Endpoint {
+    /// The host as given (a name, an address or a unix-socket directory).
+    pub host: String,
+    pub port: u16,
+    pub clients: u32,
+    /// Committed transactions of its clients.
+    pub transactions: u64,
+    pub tps: f64,
+}
+
+impl Endpoint {
+    /// What is uneven, if anything: all clients on one host of several, or a host whose share
+    /// of the transactions is off its share of the clients by more than 20% (relative).
+    pub fn imbalance(endpoints: &[Endpoint]) -> Option<String> {
+        let clients: u32 = endpoints.iter().map(|e| e.clients).sum();
+        let txns: u64 = endpoints.iter().map(|e| e.transactions).sum();
+        if endpoints.len() < 2 || clients == 0 {
+            return None;
+        }
+        if let Some(e) = endpoints.iter().find(|e| e.clients == clients) {
+            return Some(format!(
+                "all {clients} clients are on one host of {} ({}:{}); --spread round-robin \
+                 spreads them",
+                endpoints.len(),
+                e.host,
+                e.port
+            ));
+        }
+        if txns == 0 {
+            return None;
+        }
+        let off: Vec<String> = (endpoints.iter())
+            .filter(|e| e.clients > 0)
+            .filter_map(|e| {
+                let c = f64::from(e.clients) / f64::from(clients);
+                let t = e.transactions as f64 / txns as f64;
+                ((t - c).abs() > 0.2 * c).then(|| {
+                    format!(
+                        "{}:{} has {:.0}% of the clients but {:.0}% of the transactions",
+                        e.host,
+                        e.port,
+                        100.0 * c,
+                        100.0 * t
+                    )
+                })
+            })
+            .collect();
+        (!off.is_empty()).then(|| format!("uneven hosts: {}", off.join("; ")))
+    }
 }
 
 /// TPC-C's numbers of a `tpcc` run (TPC-C 5.11 clause 5.4). Transaction types are indexed as
@@ -489,5 +551,32 @@ mod tests {
             "\"skipped\""
         );
         assert_eq!(CheckStatus::Failed.label(), "FAILED");
+    }
+
+    fn ep(clients: u32, transactions: u64) -> Endpoint {
+        Endpoint {
+            host: "h".into(),
+            port: 1,
+            clients,
+            transactions,
+            tps: 0.0,
+        }
+    }
+
+    #[test]
+    fn imbalance_is_all_clients_on_one_host_or_a_share_off_by_more_than_a_fifth() {
+        assert_eq!(Endpoint::imbalance(&[ep(3, 300)]), None);
+        assert_eq!(
+            Endpoint::imbalance(&[ep(3, 300), ep(3, 280), ep(3, 320)]),
+            None
+        );
+        let w = Endpoint::imbalance(&[ep(6, 600), ep(0, 0), ep(0, 0)]).unwrap();
+        assert!(w.starts_with("all 6 clients are on one host of 3"), "{w}");
+        // A third of the clients each, one host serving a sixth of the transactions.
+        let w = Endpoint::imbalance(&[ep(2, 500), ep(2, 500), ep(2, 200)]).unwrap();
+        assert!(
+            w.contains("33% of the clients but 17% of the transactions"),
+            "{w}"
+        );
     }
 }

@@ -236,6 +236,8 @@ pub fn result(
         server_metrics: None,
         sysbench: None,
         tpcc: None,
+        endpoints: Vec::new(),
+        endpoints_warning: None,
     }
 }
 

@@ -35,6 +35,7 @@ fn spec(clients: u32, per_client: u64) -> RunSpec {
         exit_on_abort: false,
         io: engine::IoMode::Auto,
         verbose_errors: false,
+        spread: Default::default(),
     }
 }
 

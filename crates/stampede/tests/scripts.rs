@@ -143,6 +143,7 @@ fn spec(clients: u32, txns: u64, mode: QueryMode, seed: u64) -> RunSpec {
         exit_on_abort: false,
         io: engine::IoMode::Auto,
         verbose_errors: false,
+        spread: Default::default(),
     }
 }
 

@@ -136,6 +136,19 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
     if let Some(t) = &r.tpcc {
         tpcc_lines(o, t);
     }
+    if !r.endpoints.is_empty() {
+        let _ = writeln!(o, "endpoints:");
+        for e in &r.endpoints {
+            let _ = writeln!(
+                o,
+                "  {}:{}  {} clients, {} transactions, {:.1} tps",
+                e.host, e.port, e.clients, e.transactions, e.tps
+            );
+        }
+        if let Some(w) = &r.endpoints_warning {
+            let _ = writeln!(o, "  warning: {w}");
+        }
+    }
 
     if r.checks.is_empty() {
         let _ = writeln!(o, "checks: none");

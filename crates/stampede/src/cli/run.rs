@@ -28,6 +28,25 @@ impl IoArg {
     }
 }
 
+/// `--spread`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum SpreadArg {
+    #[default]
+    RoundRobin,
+    Random,
+    First,
+}
+
+impl SpreadArg {
+    pub fn spread(self) -> engine::Spread {
+        match self {
+            SpreadArg::RoundRobin => engine::Spread::RoundRobin,
+            SpreadArg::Random => engine::Spread::Random,
+            SpreadArg::First => engine::Spread::First,
+        }
+    }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Protocol {
     Simple,
@@ -187,6 +206,18 @@ pub struct RunArgs {
         help_heading = SHAPE
     )]
     pub io: IoArg,
+
+    /// With several hosts (-h a,b,c): where clients connect first: round-robin (client i on
+    /// host i mod n, the default), random, or first (libpq's order, as pgbench); each then
+    /// tries the other hosts as libpq does.
+    #[arg(
+        long = "spread",
+        value_enum,
+        default_value = "round-robin",
+        value_name = "round-robin|random|first",
+        help_heading = SHAPE
+    )]
+    pub spread: SpreadArg,
 
     /// Show a progress line every NUM seconds [5] (sysbench's --report-interval); 0: none.
     #[arg(

@@ -132,6 +132,7 @@ pub(crate) fn plan(
         exit_on_abort: a.exit_on_abort,
         io: a.io.mode(),
         verbose_errors: a.verbose_errors,
+        spread: a.spread.spread(),
     };
     engine::check_io(spec.io, spec.connect_per_txn).map_err(usage)?;
     let vacuum = if a.no_vacuum {

@@ -265,6 +265,7 @@ pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(Sysbe
         exit_on_abort: false,
         io: a.io.mode(),
         verbose_errors: false,
+        spread: a.spread.spread(),
     };
     let o = &opts;
     let on_off = |b: bool| if b { "on" } else { "off" }.to_string();

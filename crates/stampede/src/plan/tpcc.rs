@@ -134,6 +134,7 @@ pub(crate) fn plan(a: &RunArgs) -> Result<(TpccJob, RunSpec)> {
         exit_on_abort: a.exit_on_abort,
         io: a.io.mode(),
         verbose_errors: a.verbose_errors,
+        spread: a.spread.spread(),
     };
     engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
     Ok((

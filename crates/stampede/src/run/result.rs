@@ -43,6 +43,8 @@ pub(super) fn assemble(
         server_metrics,
     } = parts;
     let client = environment::client_info();
+    let endpoints = endpoints(&target.conn, &outcome);
+    let endpoints_warning = report::Endpoint::imbalance(&endpoints);
     RunResult {
         schema_version: report::SCHEMA_VERSION,
         stampede_version: env!("CARGO_PKG_VERSION").into(),
@@ -110,7 +112,38 @@ pub(super) fn assemble(
         server_metrics,
         sysbench,
         tpcc: None,
+        endpoints,
+        endpoints_warning,
     }
+}
+
+/// Per host of a target with several: its clients and their transactions (none with one host).
+fn endpoints(conn: &target::ConnConfig, outcome: &engine::Outcome) -> Vec<report::Endpoint> {
+    if conn.hosts.len() < 2 {
+        return Vec::new();
+    }
+    let secs = outcome.total.duration_s();
+    let mut eps: Vec<report::Endpoint> = (conn.hosts.iter())
+        .map(|h| report::Endpoint {
+            host: h.host.clone(),
+            port: h.port,
+            ..Default::default()
+        })
+        .collect();
+    for c in &outcome.clients {
+        if let Some(e) = c.endpoint.and_then(|i| eps.get_mut(i)) {
+            e.clients += 1;
+            e.transactions += c.committed;
+        }
+    }
+    for e in &mut eps {
+        e.tps = if secs > 0.0 {
+            e.transactions as f64 / secs
+        } else {
+            0.0
+        };
+    }
+    eps
 }
 
 /// The command line as given, with every password removed: inside connection strings

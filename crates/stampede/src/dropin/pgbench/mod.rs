@@ -396,6 +396,8 @@ fn benchmark(o: &Options, set: ScriptSet, add: Additions) -> Result<i32> {
         html: add.html,
         failures_detailed: o.failures_detailed,
         verbose_errors: o.verbose_errors,
+        // pgbench connects every client through libpq's host order.
+        spread: crate::cli::SpreadArg::First,
         no_check: !add.check,
         no_observe: !add.observe,
         scale: o.scale_given.then_some(i64::from(o.scale)),
