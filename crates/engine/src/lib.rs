@@ -105,7 +105,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use measure::{Interval, Recorder};
-use target::{ConnConfig, QueryMode};
+use target::{QueryMode, Target};
 use tokio::sync::{oneshot, Notify};
 use workload::Streams;
 
@@ -378,7 +378,7 @@ impl Drop for ReleaseOnDrop<'_> {
 pub fn run<W: workload::Workload>(
     spec: &RunSpec,
     workload: Arc<W>,
-    conn: &ConnConfig,
+    conn: &Target,
     cancel: Arc<AtomicBool>,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Outcome, RunError> {
@@ -523,7 +523,7 @@ pub fn run<W: workload::Workload>(
                     // timer armed; it is built only when connecting needs `connect_timeout`.
                     let mut builder = tokio::runtime::Builder::new_current_thread();
                     builder.enable_io();
-                    if conn.connect_timeout.is_some() {
+                    if conn.connect_timeout().is_some() {
                         builder.enable_time();
                     }
                     let rt_timer = builder.build().and_then(|rt| {

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use measure::{FailureKind, Interval, Recorder};
-use target::{ConnConfig, Error, ErrorClass, Session};
+use target::{Error, ErrorClass, Session, Target};
 use tokio::sync::{oneshot, Notify};
 
 use crate::exec::{Clock, JoinSet, Timer};
@@ -50,7 +50,7 @@ fn storm_full(e: &Error) -> bool {
 
 /// `Session::connect`, retrying while the listen queue is full (see [`RETRY_FOR_US`]); pauses on
 /// the thread's timer (the runtime has no time driver). Returns the session and the retries.
-async fn connect_retrying(conn: &ConnConfig, timer: &Timer) -> Result<(Session, u64), Error> {
+async fn connect_retrying(conn: &Target, timer: &Timer) -> Result<(Session, u64), Error> {
     let mut pause = RETRY_FIRST_US;
     let mut retries = 0;
     let give_up = timer.now_us().saturating_add(RETRY_FOR_US);
@@ -121,7 +121,7 @@ fn wire_commits(s: &Session) -> u64 {
 /// Everything a thread's clients share. Lives in an `Rc` on the thread.
 pub(crate) struct ThreadCtx<W: Workload> {
     pub spec: RunSpec,
-    pub conn: ConnConfig,
+    pub conn: Target,
     pub workload: Arc<W>,
     pub shared: Arc<Shared>,
     pub weights: Vec<u32>,
@@ -158,8 +158,8 @@ impl<W: Workload> ThreadCtx<W> {
     /// Sleep until `us` (since the start). False if the run is being cancelled.
     /// The target as client `id` connects to it: with several hosts, its hosts tried from
     /// the one `--spread` gives it (setup path: one clone per connection).
-    fn client_conn(&self, id: u32) -> std::borrow::Cow<'_, ConnConfig> {
-        let n = self.conn.hosts.len();
+    fn client_conn(&self, id: u32) -> std::borrow::Cow<'_, Target> {
+        let n = self.conn.endpoints();
         match self.spec.spread.first_host(id, n, self.spec.seed) {
             0 => std::borrow::Cow::Borrowed(&self.conn),
             k => std::borrow::Cow::Owned(self.conn.starting_at(k)),
@@ -168,7 +168,7 @@ impl<W: Workload> ThreadCtx<W> {
 
     /// Which of the target's hosts a session is on.
     fn endpoint_of(&self, s: &Session) -> Option<usize> {
-        self.conn.hosts.iter().position(|h| h == s.host())
+        s.endpoint_index(&self.conn)
     }
 
     async fn sleep_until_us(&self, us: u64) -> bool {

@@ -87,11 +87,17 @@ fn run_with_cancel(
         spec.weights = w.weights();
     }
     let mut connected = 0;
-    let out = engine::run(&spec, w, pg.conn_config(), cancel, &mut |e| {
-        if let Event::Connected { clients, .. } = e {
-            connected = clients;
-        }
-    })
+    let out = engine::run(
+        &spec,
+        w,
+        &target::Target::from(pg.conn_config().clone()),
+        cancel,
+        &mut |e| {
+            if let Event::Connected { clients, .. } = e {
+                connected = clients;
+            }
+        },
+    )
     .expect("run");
     assert_eq!(connected, spec.clients);
     assert_commit_identity(&out);
@@ -212,7 +218,7 @@ fn a_weighted_mix_runs_each_type_by_weight_with_per_statement_latencies() {
     let out = engine::run(
         &s,
         w,
-        pg.conn_config(),
+        &target::Target::from(pg.conn_config().clone()),
         Arc::new(AtomicBool::new(false)),
         &mut |e| {
             if let Event::Progress(iv) = e {

@@ -88,7 +88,7 @@ fn run(pg: &Pg, w: OneStatement, clients: u32) -> (engine::Outcome, Vec<String>,
     let out = engine::run(
         &spec(clients),
         w,
-        pg.conn_config(),
+        &target::Target::from(pg.conn_config().clone()),
         Arc::new(AtomicBool::new(false)),
         &mut |e| match e {
             Event::Aborted(a) => aborts.push(format!("{}: {}", a.client_id, a.reason)),

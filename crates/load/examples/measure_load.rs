@@ -67,7 +67,7 @@ fn main() {
         .build()
         .unwrap();
     let report = rt
-        .block_on(tpcb::init(&cfg, &opts, &mut |e| {
+        .block_on(tpcb::init(&cfg.clone().into(), &opts, &mut |e| {
             if let load::Event::Notice(n) = e {
                 eprintln!("notice: {n}");
             }

@@ -93,7 +93,7 @@ fn main() {
         .build()
         .unwrap();
     let report = rt
-        .block_on(tpcc::init(&cfg, &opts, &mut |e| match e {
+        .block_on(tpcc::init(&cfg.clone().into(), &opts, &mut |e| match e {
             load::Event::Notice(n) => eprintln!("notice: {n}"),
             load::Event::StepFinished { step, elapsed } => {
                 eprintln!("{step}: {:.2} s", elapsed.as_secs_f64())

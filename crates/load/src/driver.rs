@@ -43,7 +43,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use target::{ConnConfig, Session};
+use target::{Dialect, Session, Target};
 
 use crate::steps::exec;
 use crate::{Event, LoadError, TableProgress};
@@ -159,7 +159,7 @@ impl Shared {
 /// Connections are tokio tasks (`tokio::spawn`): on a multi-threaded runtime, row generation
 /// runs on several threads.
 pub async fn run(
-    cfg: &ConnConfig,
+    cfg: &Target,
     opts: &DriverOptions,
     slots: Vec<TableProgress>,
     tasks: Vec<Task>,
@@ -240,12 +240,12 @@ pub async fn run(
     })
 }
 
-async fn worker(cfg: ConnConfig, shared: Arc<Shared>) -> Result<(), LoadError> {
+async fn worker(cfg: Target, shared: Arc<Shared>) -> Result<(), LoadError> {
     let mut s = Session::connect(&cfg)
         .await
         .map_err(|e| LoadError::db("connecting a loader", e))?;
     // pgbench.c, initPopulateTable: "Use COPY with FREEZE on v14 and later".
-    let freeze = shared.freeze && s.server_version_num() >= 140000;
+    let freeze = shared.freeze && s.pg().is_some_and(|p| p.server_version_num() >= 140000);
     let mut buf = Vec::with_capacity(CHUNK_BYTES + 4096);
     let r = loop {
         if shared.stopping() {
@@ -268,7 +268,9 @@ async fn abandon(s: &mut Session, in_transaction: bool) {
     if !s.is_usable() {
         return;
     }
-    let _ = s.copy_fail("stampede: load stopped").await;
+    if let Some(p) = s.pg_mut() {
+        let _ = p.copy_fail("stampede: load stopped").await;
+    }
     if in_transaction {
         let _ = s.simple_query("ROLLBACK").await;
     }
@@ -307,6 +309,20 @@ async fn run_task(
                 Some(c) => format!("{relation} ({c})"),
                 None => relation.clone(),
             };
+            if s.dialect() == Dialect::MySql {
+                return insert_task(
+                    s,
+                    relation,
+                    &target,
+                    *whole,
+                    &**source,
+                    rows.clone(),
+                    task.slot,
+                    shared,
+                    buf,
+                )
+                .await;
+            }
             if !*whole {
                 copy_rows(
                     s,
@@ -329,6 +345,7 @@ async fn run_task(
                 // The probe: an empty COPY FREEZE; the real one follows in the same transaction
                 // (still legal: the table was truncated in this subtransaction).
                 let probe = async {
+                    let s = s.pg_mut().expect("COPY runs on PostgreSQL");
                     s.copy_in(&format!("COPY {target} FROM STDIN WITH (FREEZE ON)"))
                         .await?;
                     s.copy_finish().await
@@ -429,6 +446,12 @@ async fn copy_rows(
     } else {
         format!("COPY {target} FROM STDIN")
     };
+    let Some(s) = s.pg_mut() else {
+        return Err(LoadError::db(
+            sql,
+            target::Error::Config("COPY needs PostgreSQL".into()),
+        ));
+    };
     s.copy_in(&sql)
         .await
         .map_err(|e| LoadError::db(sql.clone(), e))?;
@@ -485,6 +508,79 @@ async fn copy_rows(
             Err(e)
         }
     }
+}
+
+/// MySQL: one task's rows as multi-row INSERTs in one transaction (a whole table is emptied
+/// first: TRUNCATE commits by itself there). Progress is counted per statement and taken back
+/// if the transaction fails.
+#[allow(clippy::too_many_arguments)]
+async fn insert_task(
+    s: &mut Session,
+    relation: &str,
+    target: &str,
+    whole: bool,
+    source: &dyn RowSource,
+    rows: Range<u64>,
+    slot: usize,
+    shared: &Shared,
+    buf: &mut Vec<u8>,
+) -> Result<(), LoadError> {
+    use crate::insert::{lines, push_tuple, BYTES_PER_INSERT, ROWS_PER_INSERT};
+    if whole {
+        exec(s, &format!("TRUNCATE TABLE {relation}")).await?;
+    }
+    exec(s, "START TRANSACTION").await?;
+    let counted = &shared.done[slot];
+    let head = format!("INSERT INTO {target} VALUES ");
+    let mut sql = String::with_capacity(BYTES_PER_INSERT + 64 * 1024);
+    let mut sent: u64 = 0;
+    let result: Result<(), LoadError> = async {
+        let mut in_stmt: u64 = 0;
+        let mut pending: u64 = 0;
+        for unit in rows {
+            buf.clear();
+            pending += source.write_unit(unit, buf);
+            for line in lines(buf) {
+                sql.push_str(if in_stmt == 0 { &head } else { "," });
+                push_tuple(&mut sql, line);
+                in_stmt += 1;
+            }
+            if in_stmt >= ROWS_PER_INSERT || sql.len() >= BYTES_PER_INSERT {
+                if shared.stopping() {
+                    return Err(LoadError::Interrupted);
+                }
+                insert(s, &sql, target).await?;
+                sql.clear();
+                in_stmt = 0;
+                counted.fetch_add(pending, Ordering::Relaxed);
+                sent += pending;
+                pending = 0;
+            }
+        }
+        if in_stmt > 0 {
+            insert(s, &sql, target).await?;
+        }
+        counted.fetch_add(pending, Ordering::Relaxed);
+        sent += pending;
+        exec(s, "COMMIT").await
+    }
+    .await;
+    buf.clear();
+    if let Err(e) = result {
+        counted.fetch_sub(sent, Ordering::Relaxed);
+        abandon(s, true).await;
+        return Err(e);
+    }
+    shared.plain_tasks.fetch_add(1, Ordering::Relaxed);
+    Ok(())
+}
+
+/// One multi-row INSERT; an error names the table, not the megabyte of values.
+async fn insert(s: &mut Session, sql: &str, target: &str) -> Result<(), LoadError> {
+    s.simple_query(sql)
+        .await
+        .map(|_| ())
+        .map_err(|e| LoadError::db(format!("INSERT INTO {target} VALUES ..."), e))
 }
 
 #[cfg(test)]

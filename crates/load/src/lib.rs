@@ -20,6 +20,7 @@
 //! - Later workloads are modules beside these that build a task list and hand it to the driver.
 
 pub mod driver;
+mod insert;
 pub mod oltp;
 mod steps;
 pub mod tpcb;

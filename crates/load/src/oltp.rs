@@ -45,7 +45,7 @@ use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use target::{ConnConfig, Session};
+use target::{Session, Target};
 
 use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
 use crate::steps::{check_cancel, exec, undo_create, Step};
@@ -305,7 +305,7 @@ fn slots(opts: &InitOptions) -> Vec<TableProgress> {
 
 /// Run SQL statements, one task each, over the driver's connections.
 async fn parallel_sql(
-    cfg: &ConnConfig,
+    cfg: &Target,
     opts: &InitOptions,
     name: &'static str,
     sqls: Vec<String>,
@@ -377,7 +377,7 @@ pub async fn drop_tables(s: &mut Session, tables: u32) -> Result<(), LoadError> 
 /// `stampede init oltp`: drop, create, generate, primary keys, secondary indexes, vacuum. On
 /// failure or interruption after the tables were created, they are dropped again (best effort).
 pub async fn init(
-    cfg: &ConnConfig,
+    cfg: &Target,
     opts: &InitOptions,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
@@ -406,7 +406,7 @@ pub async fn init(
 
 async fn init_steps(
     admin: &mut Session,
-    cfg: &ConnConfig,
+    cfg: &Target,
     opts: &InitOptions,
     timings: &mut Timings,
     created: &mut bool,
@@ -478,7 +478,7 @@ pub fn bulk_create_sql(t: u32) -> String {
 /// `stampede init oltp --bulk-insert`: sysbench's `bulk_insert cleanup` then `prepare` (drop
 /// `sbtest1..tables`, create them empty with [`bulk_create_sql`]), in one transaction so a
 /// failure leaves the old tables.
-pub async fn init_bulk(cfg: &ConnConfig, tables: u32) -> Result<(), LoadError> {
+pub async fn init_bulk(cfg: &Target, tables: u32) -> Result<(), LoadError> {
     if tables == 0 {
         return Err(LoadError::Invalid("--tables must be at least 1".into()));
     }

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use target::{ConnConfig, Session};
+use target::{Session, Target};
 
 use crate::{Event, LoadError, Timings};
 
@@ -57,7 +57,7 @@ pub(crate) fn check_cancel(cancel: &AtomicBool) -> Result<(), LoadError> {
 /// on the admin session, or on a new one if that session broke, and say what happened through
 /// a Notice. Best effort: the original error is what the caller returns. Closes `admin`.
 pub(crate) async fn undo_create(
-    cfg: &ConnConfig,
+    cfg: &Target,
     mut admin: Session,
     created: bool,
     drop_sql: &[&str],

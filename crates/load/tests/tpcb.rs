@@ -76,7 +76,7 @@ async fn load_and_compare(
 ) -> (ConnConfig, tpcb::InitReport) {
     let cfg = database(name).await;
     let mut events = Vec::new();
-    let report = tpcb::init(&cfg, opts, &mut |e: &Event<'_>| {
+    let report = tpcb::init(&cfg.clone().into(), opts, &mut |e: &Event<'_>| {
         events.push(format!("{e:?}"));
     })
     .await
@@ -244,7 +244,9 @@ fn pgbench_runs_on_stampede_data_and_reset_restores_it() {
             jobs: 2,
             ..Default::default()
         };
-        tpcb::init(&cfg, &opts, &mut |_| {}).await.unwrap();
+        tpcb::init(&cfg.clone().into(), &opts, &mut |_| {})
+            .await
+            .unwrap();
         let out = pgbench("runs", &["-S", "-t", "100", "-n"]);
         assert!(
             out.contains("number of transactions actually processed: 100/100"),
@@ -338,7 +340,7 @@ fn drop_touches_nothing_else() {
         .unwrap();
         // Twice: the second init drops the first one's tables.
         for _ in 0..2 {
-            tpcb::init(&cfg, &InitOptions::default(), &mut |_| {}).await.unwrap();
+            tpcb::init(&cfg.clone().into(), &InitOptions::default(), &mut |_| {}).await.unwrap();
         }
         let left = s
             .simple_query(
@@ -375,7 +377,7 @@ fn cancellation_leaves_no_pgbench_tables() {
         };
         let mut notices = Vec::new();
         let mut saw_rows = false;
-        let r = tpcb::init(&cfg, &opts, &mut |e| match e {
+        let r = tpcb::init(&cfg.clone().into(), &opts, &mut |e| match e {
             Event::Rows { tables, .. } if tables[2].rows_done > 0 => {
                 saw_rows = true;
                 cancel.store(true, Ordering::Relaxed);
@@ -412,7 +414,7 @@ fn cancellation_leaves_no_pgbench_tables() {
         s.close().await;
 
         // Raised before the start: nothing happens at all.
-        let r = tpcb::init(&cfg, &opts, &mut |_| {}).await;
+        let r = tpcb::init(&cfg.clone().into(), &opts, &mut |_| {}).await;
         assert!(matches!(r, Err(LoadError::Interrupted)));
     });
 }
@@ -428,7 +430,7 @@ fn invalid_options_fail_before_connecting() {
             ..fixture().conn_config().clone()
         };
         let e = tpcb::init(
-            &nowhere,
+            &nowhere.clone().into(),
             &InitOptions {
                 fillfactor: 5,
                 ..Default::default()
@@ -471,7 +473,7 @@ fn refused_freeze_falls_back_to_plain_copy() {
         }];
         let mut notices = Vec::new();
         let out = driver::run(
-            &cfg,
+            &cfg.clone().into(),
             &DriverOptions {
                 jobs: 2,
                 cancel: Arc::new(AtomicBool::new(false)),

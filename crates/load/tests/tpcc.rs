@@ -38,7 +38,7 @@ fn rt() -> tokio::runtime::Runtime {
 /// Load `opts` into a fresh database `name`.
 async fn load(name: &str, opts: &InitOptions) -> (ConnConfig, InitReport) {
     let cfg = fixture().fresh_database(name).await;
-    let report = tpcc::init(&cfg, opts, &mut |_| {})
+    let report = tpcc::init(&cfg.clone().into(), opts, &mut |_| {})
         .await
         .unwrap_or_else(|e| panic!("init {name}: {e}"));
     (cfg, report)
@@ -543,7 +543,7 @@ fn cancellation_leaves_no_tpcc_tables() {
         };
         let mut notices = Vec::new();
         let mut saw_rows = false;
-        let r = tpcc::init(&cfg, &opts, &mut |e| match e {
+        let r = tpcc::init(&cfg.clone().into(), &opts, &mut |e| match e {
             Event::Rows { tables, .. } if tables.iter().any(|t| t.rows_done > 0) => {
                 saw_rows = true;
                 cancel.store(true, Ordering::Relaxed);
@@ -580,7 +580,7 @@ fn cancellation_leaves_no_tpcc_tables() {
         assert_eq!(others.as_deref(), Some("0"));
         s.close().await;
         // Raised before the start: nothing happens at all.
-        let r = tpcc::init(&cfg, &opts, &mut |_| {}).await;
+        let r = tpcc::init(&cfg.clone().into(), &opts, &mut |_| {}).await;
         assert!(matches!(r, Err(LoadError::Interrupted)));
     });
 }
@@ -602,12 +602,12 @@ fn init_and_drop_touch_only_the_nine_tables() {
             no_vacuum: true,
             ..Default::default()
         };
-        let e = tpcc::init(&cfg, &opts, &mut |_| {}).await.unwrap_err();
+        let e = tpcc::init(&cfg.clone().into(), &opts, &mut |_| {}).await.unwrap_err();
         assert_eq!(e.sqlstate(), Some("2BP01"), "{e}");
         assert_eq!(scalar(&cfg, "select count(*) from item_view").await, "0");
 
         query(&cfg, "drop view item_view").await;
-        tpcc::init(&cfg, &opts, &mut |_| {}).await.unwrap();
+        tpcc::init(&cfg.clone().into(), &opts, &mut |_| {}).await.unwrap();
         let left = query(
             &cfg,
             "select (select count(*) from keep_me), (select count(*) from customer_old), \
@@ -697,7 +697,9 @@ fn invalid_options_fail_before_connecting() {
                 ..Default::default()
             },
         ] {
-            let e = tpcc::init(&nowhere, &opts, &mut |_| {}).await.unwrap_err();
+            let e = tpcc::init(&nowhere.clone().into(), &opts, &mut |_| {})
+                .await
+                .unwrap_err();
             assert!(matches!(e, LoadError::Invalid(_)), "{e}");
         }
     });

@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use mysql::{Conninfo, Session};
-use target::{QueryMode, Value};
+use pg::{QueryMode, Value};
 
 fn cpu_us() -> u64 {
     // SAFETY: getrusage fills the struct we pass.

@@ -21,7 +21,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use target::Error;
+use pg::Error;
 
 /// `--ssl-mode` (MySQL 5.7.11+ client option; the names are the server documentation's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

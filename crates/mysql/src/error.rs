@@ -2,11 +2,11 @@
 //! place that says which MySQL errors are retryable, which mean the connection is gone, and
 //! which are fatal (STYLE.md, habit 8).
 //!
-//! An ERR packet ("ERR_Packet") becomes a [`target::DbError`]: `severity` "ERROR", `code` the
+//! An ERR packet ("ERR_Packet") becomes a [`pg::DbError`]: `severity` "ERROR", `code` the
 //! packet's SQLSTATE, `message` its text, and the error number in `detail` as
 //! `MySQL error 1213` (`DbError` has no field for a native error code; [`error_number`] reads
 //! it back). The number is what decides: 1205 (lock wait timeout) has SQLSTATE HY000, which
-//! `target::classify_sqlstate` cannot tell from any other error, so [`classify`] is the
+//! `pg::classify_sqlstate` cannot tell from any other error, so [`classify`] is the
 //! classifier for errors from this crate's sessions.
 //!
 //! The table ("Server Error Message Reference", "Client Error Message Reference"):
@@ -29,7 +29,7 @@
 //!   SQLSTATE: it is given 08004 (its documented SQLSTATE) and a hint naming
 //!   `max_connections`.
 
-use target::{DbError, Error, ErrorClass};
+use pg::{DbError, Error, ErrorClass};
 
 use crate::wire;
 

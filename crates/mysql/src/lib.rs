@@ -1,10 +1,10 @@
 //! # mysql: the MySQL client/server protocol, for MySQL and MariaDB targets
 //!
-//! The sibling of `target`'s PostgreSQL session (issue 15, item 1): a hand-written protocol
+//! The sibling of `pg`'s PostgreSQL session (issue 15, item 1): a hand-written protocol
 //! session with the same surface, so that the engine and the workloads can drive either
-//! protocol. It reuses `target`'s value and error types ([`target::Value`], [`target::StmtId`],
-//! [`target::QueryMode`], [`target::StmtResult`], [`target::Error`], [`target::DbError`],
-//! [`target::ErrorClass`]) rather than defining its own.
+//! protocol. It reuses `pg`'s value and error types ([`pg::Value`], [`pg::StmtId`],
+//! [`pg::QueryMode`], [`pg::StmtResult`], [`pg::Error`], [`pg::DbError`],
+//! [`pg::ErrorClass`]) rather than defining its own.
 //!
 //! Owns: MySQL's way of naming a target ([`Conninfo`]: `mysql://` URLs, `MYSQL_PWD`, ssl-mode),
 //! the [`Session`] (handshake v10, authentication, TLS, text and binary prepared statements,
@@ -18,7 +18,7 @@
 //! Module layout: `conninfo`; `session` (and its parts); `wire` the protocol's packets and
 //! flags as pure functions; `sql` placeholders, statement splitting and transaction statements;
 //! `auth` the plugins' scrambles; `error` ERR packets and the classification; `tls` rustls for
-//! ssl-mode. The plain socket is `target::PlainSocket` (read readiness only, shared).
+//! ssl-mode. The plain socket is `pg::PlainSocket` (read readiness only, shared).
 
 mod auth;
 mod conninfo;

@@ -13,16 +13,16 @@
 //!
 //! Separate from `target`'s TLS module, which reads libpq's files (`~/.postgresql/root.crt`,
 //! `sslrootcert=system`) and sets PostgreSQL's ALPN; what is common, the relaxed verifier and
-//! reading PEM certificates, is `target::tls`'s.
+//! reading PEM certificates, is `pg::tls`'s.
 
 use std::sync::Arc;
 
+use pg::tls::{read_pem_certs, Relaxed};
+use pg::Error;
 use rustls::client::danger::ServerCertVerifier;
 use rustls::client::WebPkiServerVerifier;
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, RootCertStore};
-use target::tls::{read_pem_certs, Relaxed};
-use target::Error;
 
 use crate::{Conninfo, SslMode};
 

@@ -4,7 +4,7 @@
 //! switch is on, so the server and the runtime's other threads do not interfere.
 
 use mysql::{Conninfo, Session};
-use target::{QueryMode, StmtId, Value};
+use pg::{QueryMode, StmtId, Value};
 use testkit::MariaDb;
 
 #[global_allocator]

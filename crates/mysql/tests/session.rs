@@ -9,7 +9,7 @@
 //! 8 has). Its scramble is tested against openssl in the unit tests.
 
 use mysql::{classify, error_number, Conninfo, Session, SslMode};
-use target::{Error, ErrorClass, QueryMode, Value};
+use pg::{Error, ErrorClass, QueryMode, Value};
 use testkit::MariaDb;
 
 fn db() -> &'static MariaDb {

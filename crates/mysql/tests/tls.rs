@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use mysql::{Conninfo, Session, SslMode};
-use target::{Error, QueryMode, Value};
+use pg::{Error, QueryMode, Value};
 use testkit::{run, MariaDb};
 
 struct Certs {

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use observe::{Options, Sampler};
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
+use pg::embedded::{EmbeddedOptions, EmbeddedServer};
 
 fn main() {
     let mut args = std::env::args().skip(1);

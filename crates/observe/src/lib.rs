@@ -31,7 +31,7 @@ mod sql;
 use std::time::{Duration, Instant};
 
 pub use measure::server::ServerMetrics;
-use target::ConnConfig;
+use pg::ConnConfig;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
 pub use sampler::is_local;
@@ -41,9 +41,9 @@ pub enum Error {
     // The target error's text is in the message, so it is not marked #[source] (a chain
     // printed with `{:#}` would repeat it).
     #[error("observer: cannot connect: {0}")]
-    Connect(target::Error),
+    Connect(pg::Error),
     #[error("observer: {0}")]
-    Query(target::Error),
+    Query(pg::Error),
     #[error("observer: {0}")]
     Unsupported(String),
     #[error("observer: cannot start its thread: {0}")]

@@ -23,7 +23,7 @@ use measure::server::{
     wait_totals, ActivitySample, CounterSample, IoDelta, Note, ObserverCost, OsSample, QueryWait,
     ServerMetrics, StatementDelta, CPU,
 };
-use target::{ConnConfig, Session};
+use pg::{ConnConfig, Session};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::os::{self, OsReader};
@@ -199,11 +199,11 @@ impl Sampler {
 
     /// A statement, counted in the cost. On a server error the transaction is rolled back and
     /// begun again, so the next statement runs.
-    async fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, target::Error> {
+    async fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, pg::Error> {
         let t = Instant::now();
         self.cost.queries += sql.matches(TAG).count() as u64;
         let r = self.session.simple_query(sql).await;
-        if let Err(target::Error::Db(_)) = &r {
+        if let Err(pg::Error::Db(_)) = &r {
             let _ = self.session.simple_query(&sql::rollback()).await;
             let _ = self.session.simple_query(&sql::begin()).await;
             self.cost.queries += 2;
@@ -212,7 +212,7 @@ impl Sampler {
         r
     }
 
-    async fn scalar(&mut self, sql: &str) -> Result<i64, target::Error> {
+    async fn scalar(&mut self, sql: &str) -> Result<i64, pg::Error> {
         let rows = self.query(sql).await?;
         Ok(rows.last().map(|r| sql::int(&r[0])).unwrap_or(0))
     }
@@ -433,7 +433,7 @@ impl Sampler {
         }
     }
 
-    async fn sample_activity(&mut self) -> Result<(), target::Error> {
+    async fn sample_activity(&mut self) -> Result<(), pg::Error> {
         let at = Instant::now();
         let rows = self.query(&sql::activity(&self.caps)).await?;
         let mut s = ActivitySample::default();
@@ -530,7 +530,7 @@ impl Sampler {
     }
 
     /// The session broke (server restart, idle timeout): open a new one and carry on.
-    async fn reconnect(&mut self, e: &target::Error) -> bool {
+    async fn reconnect(&mut self, e: &pg::Error) -> bool {
         let first = self.cost.errors == 1;
         match Session::connect(&self.conn_cfg).await {
             Ok(s) => {

@@ -289,8 +289,8 @@ fn a_role_without_monitoring_privileges_is_told_what_is_missing() {
 #[test]
 fn an_unreachable_server_is_an_error_not_a_hang() {
     let dir = tempfile_dir();
-    let mut cfg = target::ConnConfig {
-        hosts: vec![target::conninfo::HostSpec {
+    let mut cfg = pg::ConnConfig {
+        hosts: vec![pg::conninfo::HostSpec {
             host: dir.clone(),
             port: 1,
         }],
@@ -298,7 +298,7 @@ fn an_unreachable_server_is_an_error_not_a_hang() {
         dbname: "nobody".into(),
         password: None,
         passfile: None,
-        sslmode: target::SslMode::Disable,
+        sslmode: pg::SslMode::Disable,
         sslrootcert: None,
         sslcert: None,
         sslkey: None,
@@ -335,12 +335,12 @@ fn the_observer_commits_nothing_but_its_startup_transactions() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let mut s = target::Session::connect(&cfg).await.unwrap();
+        let mut s = pg::Session::connect(&cfg).await.unwrap();
         s.simple_query("BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY")
             .await
             .unwrap();
         // Commits so far, once the other sessions are gone and their statistics flushed.
-        async fn settled(s: &mut target::Session) -> i64 {
+        async fn settled(s: &mut pg::Session) -> i64 {
             let q = "SELECT pg_stat_clear_snapshot(), \
                      (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()), \
                      (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' \
@@ -359,7 +359,7 @@ fn the_observer_commits_nothing_but_its_startup_transactions() {
             panic!("xact_commit did not settle");
         }
         let before_probe = settled(&mut s).await;
-        target::Session::connect(&cfg).await.unwrap().close().await;
+        pg::Session::connect(&cfg).await.unwrap().close().await;
         let before = settled(&mut s).await;
         let per_connection = before - before_probe;
 

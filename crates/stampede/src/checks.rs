@@ -41,7 +41,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use target::{ConnConfig, Session};
+use target::Session;
 
 async fn scalar_i128(s: &mut Session, sql: &str) -> Result<i128> {
     let rows = s
@@ -148,7 +148,7 @@ pub struct CommitBaseline {
 
 /// Open the baseline session, calibrate the commits one connection startup costs on this server,
 /// and read the baseline.
-pub async fn commit_baseline(conn: &ConnConfig) -> Result<CommitBaseline> {
+pub async fn commit_baseline(conn: &target::Target) -> Result<CommitBaseline> {
     let mut session = Session::connect(conn).await?;
     session
         .simple_query("BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY")

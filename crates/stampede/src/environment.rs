@@ -67,7 +67,7 @@ pub async fn server_info(s: &mut Session) -> Result<ServerInfo> {
         .collect();
     Ok(ServerInfo {
         version,
-        version_num: s.server_version_num(),
+        version_num: s.pg().map_or(0, |p| p.server_version_num()),
         settings,
     })
 }

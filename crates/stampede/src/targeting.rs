@@ -11,7 +11,7 @@ use crate::cli::TargetArgs;
 use crate::console::Failure;
 
 pub struct Target {
-    pub conn: ConnConfig,
+    pub conn: target::Target,
     /// Present when stampede started the server itself.
     pub embedded: Option<EmbeddedServer>,
 }
@@ -72,7 +72,24 @@ pub fn validate(args: &TargetArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn resolve_remote(args: &TargetArgs) -> Result<ConnConfig> {
+/// The target the options name: a `mysql://` URL given with `-d` is a MySQL target, anything
+/// else follows libpq's conventions.
+pub fn resolve_remote(args: &TargetArgs) -> Result<target::Target> {
+    let db = args.dbname.as_deref().or(args.positional_dbname.as_deref());
+    if let Some(url) = db.filter(|d| d.starts_with("mysql://")) {
+        let mut c = target::mysql::Conninfo::parse(url)?;
+        if let Some(p) = &args.password {
+            if c.password.is_none() {
+                c.password = Some(target::mysql::Password(p.0.clone()));
+            }
+        }
+        return Ok(target::Target::MySql(c));
+    }
+    resolve_pg(args).map(target::Target::Pg)
+}
+
+/// The PostgreSQL target the options name (libpq's conventions).
+pub fn resolve_pg(args: &TargetArgs) -> Result<ConnConfig> {
     let flags = ConnFlags {
         host: args.host.clone(),
         port: args.port.clone(),
@@ -117,7 +134,7 @@ pub fn open(args: &TargetArgs, quiet: bool) -> Result<Target> {
         describe_embedded(&server);
     }
     Ok(Target {
-        conn: server.conn_config(),
+        conn: server.conn_config().into(),
         embedded: Some(server),
     })
 }
@@ -146,14 +163,15 @@ pub fn close(t: Target, keep: bool) -> Result<()> {
         return Ok(());
     };
     if keep {
-        let h = &t.conn.hosts[0];
+        let conn = server.conn_config();
+        let h = &conn.hosts[0];
         eprintln!(
             "embedded server kept running: connect with `psql -h {} -p {} -U {} {}`; stop it with \
              `stampede server stop --data-dir {}`",
             h.host,
             h.port,
-            t.conn.user,
-            t.conn.dbname,
+            conn.user,
+            conn.dbname,
             server.data_dir().display()
         );
         // Dropping a kept server leaves it running (EmbeddedOptions::keep).

@@ -43,7 +43,7 @@ fn run(cfg: &ConnConfig, w: OltpWorkload, spec: &RunSpec) -> engine::Outcome {
     let out = engine::run(
         spec,
         Arc::new(w),
-        cfg,
+        &cfg.clone().into(),
         Arc::new(AtomicBool::new(false)),
         &mut |_| {},
     )

@@ -178,7 +178,7 @@ fn run<W: Workload>(db: &Db, spec: &RunSpec, w: W) -> Result<Outcome, RunError> 
     engine::run(
         &spec,
         Arc::new(w),
-        &db.cfg,
+        &db.cfg.clone().into(),
         Arc::new(AtomicBool::new(false)),
         &mut |_| {},
     )

@@ -51,7 +51,7 @@ fn workload(w: u32) -> Tpcc {
 
 async fn load(cfg: &ConnConfig, warehouses: u32) {
     load::tpcc::init(
-        cfg,
+        &cfg.clone().into(),
         &load::tpcc::InitOptions {
             warehouses,
             seed: 11,

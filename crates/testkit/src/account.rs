@@ -1,7 +1,7 @@
 //! Running server processes as an unprivileged account when the tests run as root (PostgreSQL
 //! refuses to run as root): the `postgres` account if it exists, else `nobody` — the account
-//! `target::embedded` picks. Also the small process and directory helpers a hand-built server
-//! needs. `target::embedded` keeps its own copy private; these are the test-side ones.
+//! `pg::embedded` picks. Also the small process and directory helpers a hand-built server
+//! needs. `pg::embedded` keeps its own copy private; these are the test-side ones.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use target::conninfo::HostSpec;
-use target::embedded::EmbeddedOptions;
+use pg::conninfo::HostSpec;
+use pg::embedded::EmbeddedOptions;
 
 use crate::account::{as_server_user, run, server_dir};
 use crate::server::{flatten, Pg, Settings};

@@ -5,7 +5,7 @@
 //! Owns: how long a test's server lives ([`Pg::start`] per test, [`PerBinary`] for a whole test
 //! binary, [`WhileUsed`] while tests that overlap share one), the commands run next to it, and
 //! the SQL helpers that return rows as strings. Must not own: anything a test asserts (counts,
-//! invariants, settings a test needs are passed in by the test), nor what `target::embedded`
+//! invariants, settings a test needs are passed in by the test), nor what `pg::embedded`
 //! already does (initdb, settings, readiness, stop on drop); this crate only wraps it.
 //!
 //! Dev-only (`publish = false`, a `[dev-dependencies]` entry only): it panics instead of

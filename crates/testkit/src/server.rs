@@ -1,4 +1,4 @@
-//! [`Pg`]: a private server (`target::embedded::EmbeddedServer`, a unix socket in its own
+//! [`Pg`]: a private server (`pg::embedded::EmbeddedServer`, a unix socket in its own
 //! temporary directory, trust authentication, user `postgres`), and how long it lives.
 //!
 //! - [`Pg::start`]: one per test, with the test's own settings; stopped when dropped.
@@ -12,8 +12,8 @@ use std::process::{Command, Output};
 use std::sync::{Arc, Mutex, Once, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
-use target::{ConnConfig, Session};
+use pg::embedded::{EmbeddedOptions, EmbeddedServer};
+use pg::{ConnConfig, Session};
 
 use crate::sql::{block_on, query};
 
@@ -41,7 +41,7 @@ pub struct Pg {
 
 impl Pg {
     /// Start a server with `settings` — groups of `(name, value)`, applied in order after
-    /// stampede's defaults (see `target::embedded`), so a later group overrides an earlier one —
+    /// stampede's defaults (see `pg::embedded`), so a later group overrides an earlier one —
     /// and wait until it accepts a session. Panics when it cannot.
     pub fn start(settings: &[Settings]) -> Pg {
         Pg::start_with(EmbeddedOptions {

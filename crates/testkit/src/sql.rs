@@ -3,7 +3,7 @@
 
 use std::future::Future;
 
-use target::{ConnConfig, Session};
+use pg::{ConnConfig, Session};
 
 /// Rows of text values (None for NULL), as `Session::simple_query` returns them.
 pub type Rows = Vec<Vec<Option<String>>>;

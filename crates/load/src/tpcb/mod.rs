@@ -99,7 +99,7 @@ mod tests;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use target::{ConnConfig, Session};
+use target::{Session, Target};
 
 use crate::driver::{self, DriverOptions};
 use crate::steps::{check_cancel, exec, undo_create, Step};
@@ -297,7 +297,7 @@ pub async fn drop_tables(s: &mut Session) -> Result<(), LoadError> {
 /// steps `dtgvp[f]` (or `dtGvp[f]`), through `cfg` (the loader opens up to `jobs` more
 /// connections). See the module header for what an interruption leaves behind.
 pub async fn init(
-    cfg: &ConnConfig,
+    cfg: &Target,
     opts: &InitOptions,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
@@ -339,7 +339,7 @@ pub async fn init(
 
 async fn init_steps(
     admin: &mut Session,
-    cfg: &ConnConfig,
+    cfg: &Target,
     opts: &InitOptions,
     timings: &mut Timings,
     report: &mut InitReport,
@@ -351,7 +351,7 @@ async fn init_steps(
     exec(admin, "set client_min_messages = warning").await?;
     step(admin, "drop tables", &[DROP_SQL], cancel, timings, on_event).await?;
 
-    let creates = create_sql(opts, admin.server_version_num());
+    let creates = create_sql(opts, admin.pg().map_or(0, |p| p.server_version_num()));
     let creates: Vec<&str> = creates.iter().map(String::as_str).collect();
     *created = true;
     step(admin, "create tables", &creates, cancel, timings, on_event).await?;

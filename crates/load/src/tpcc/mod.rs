@@ -81,7 +81,7 @@ use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use target::{ConnConfig, Session};
+use target::{Session, Target};
 use workload::tpcc::spec::{NuC, CUSTOMERS, DISTRICTS, ITEMS, NEW_ORDERS, ORDERS};
 
 use crate::driver::{self, DriverOptions, Task, TaskKind};
@@ -396,7 +396,7 @@ pub fn parse_comment(comment: &str) -> Option<NuC> {
 
 /// Run statements, one driver task each, over up to `jobs` connections, as step `name`.
 async fn parallel_sql(
-    cfg: &ConnConfig,
+    cfg: &Target,
     opts: &InitOptions,
     name: &'static str,
     sqls: Vec<String>,
@@ -518,7 +518,7 @@ pub async fn load_constants(s: &mut Session) -> Result<Option<NuC>, LoadError> {
 /// `stampede init tpcc`: drop, create, generate, primary keys (and indexes), vacuum. See the
 /// module header for the plan and for what an interruption leaves behind.
 pub async fn init(
-    cfg: &ConnConfig,
+    cfg: &Target,
     opts: &InitOptions,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
@@ -546,7 +546,7 @@ pub async fn init(
 
 async fn init_steps(
     admin: &mut Session,
-    cfg: &ConnConfig,
+    cfg: &Target,
     opts: &InitOptions,
     timings: &mut Timings,
     created: &mut bool,

@@ -17,8 +17,8 @@ use crate::auth;
 use crate::error::{db_error, ER_ACCESS_DENIED};
 use crate::wire::*;
 use crate::{tls, Conninfo, SslMode};
-use target::Error;
-use target::PlainSocket;
+use pg::Error;
+use pg::PlainSocket;
 
 /// The capabilities this client asks for (each kept only if the server offers it; see the
 /// module header of `session` for CLIENT_FOUND_ROWS).

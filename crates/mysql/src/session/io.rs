@@ -14,8 +14,8 @@ use tokio::net::TcpStream;
 
 use super::{Session, IN_KEEP};
 use crate::wire::MAX_PAYLOAD;
-use target::Error;
-use target::PlainSocket;
+use pg::Error;
+use pg::PlainSocket;
 
 pub(super) enum Transport {
     /// Unix socket or TCP without TLS: registered for read readiness only (see `socket`).

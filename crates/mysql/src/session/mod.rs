@@ -1,5 +1,5 @@
 //! One connection to a MySQL or MariaDB server, speaking the client/server protocol by hand, with
-//! the surface of `target::Session` (connect, register, prepare_all, execute, simple_query,
+//! the surface of `pg::Session` (connect, register, prepare_all, execute, simple_query,
 //! row_value, transaction_status, server_commits, close) so that the engine can drive either.
 //!
 //! Why by hand: the same reasons as the PostgreSQL session's (its module header has the
@@ -20,7 +20,7 @@
 //! the same for both clients (`strace -c`: this session's send, epoll_wait and recv per
 //! statement; sysbench's send and recv, with a poll after the one recv in four that finds
 //! nothing yet). The 0.7x bar therefore needs fewer system calls per round trip
-//! (the PostgreSQL session's io_uring ring, `target::ring`), not less user-space work.
+//! (the PostgreSQL session's io_uring ring, `pg::ring`), not less user-space work.
 //!
 //! **The hot path does not allocate.** `execute` of a prepared statement encodes
 //! COM_STMT_EXECUTE into the output buffer (parameter types and values written in place), writes
@@ -63,7 +63,7 @@ mod stmt;
 mod tests;
 
 use bytes::BytesMut;
-use target::{Error, QueryMode, StmtId, StmtResult, Value};
+use pg::{Error, QueryMode, StmtId, StmtResult, Value};
 
 use crate::sql::Kind;
 use crate::wire;
@@ -244,6 +244,28 @@ impl Session {
             b = &b[n..];
         }
         None
+    }
+
+    /// Every column of the first row of the last statement's result, as text (`None` for
+    /// NULL); `None` when the result had no row. Allocates the vector (for `\gset`-style
+    /// captures, not the hot path).
+    pub fn first_row(&self) -> Option<Vec<Option<&str>>> {
+        if !self.has_row {
+            return None;
+        }
+        let mut b = &self.row[..];
+        let mut out = Vec::new();
+        while let Some(&first) = b.first() {
+            if first == 0xfb {
+                out.push(None);
+                b = &b[1..];
+                continue;
+            }
+            let (v, n) = wire::lenenc_str(b)?;
+            out.push(Some(std::str::from_utf8(v).unwrap_or("")));
+            b = &b[n..];
+        }
+        Some(out)
     }
 
     fn check_ready(&self) -> Result<(), Error> {

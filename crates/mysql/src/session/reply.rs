@@ -8,7 +8,7 @@
 //! rows are collected as strings. The status flags of each OK/EOF give the transaction state and
 //! the commit count (see [`Session::server_commits`]).
 
-use target::{DbError, Error, StmtResult};
+use pg::{DbError, Error, StmtResult};
 
 use super::io::protocol;
 use super::{Column, Phase, Session};

@@ -11,7 +11,7 @@
 //! one execution to the next (an `Int` then a `Null`).
 
 use bytes::BufMut;
-use target::{Error, QueryMode, StmtId, Value};
+use pg::{Error, QueryMode, StmtId, Value};
 
 use super::io::protocol;
 use super::{Phase, Session};

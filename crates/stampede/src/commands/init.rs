@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use load::tpcb::{Generate, InitOptions, PartitionMethod};
 use load::{Event, LoadError};
-use target::{ConnConfig, Session};
+use target::Session;
 use workload::oltp::Dist;
 
 use crate::cli::{InitArgs, PartitionMethod as CliMethod, ResetArgs};
@@ -235,7 +235,7 @@ fn init_tpcb(args: InitArgs) -> Result<i32> {
 
 /// Load TPC-B on the embedded server before a run: the defaults plus `scale`.
 pub fn load_tpcb_defaults(
-    conn: &ConnConfig,
+    conn: &target::Target,
     scale: i64,
     rt: &tokio::runtime::Runtime,
 ) -> Result<()> {
@@ -257,7 +257,7 @@ pub fn load_tpcb_defaults(
 
 /// Returns the exit code: 0, or 130 when interrupted (after the loader dropped what it created).
 fn load_tpcb(
-    conn: &ConnConfig,
+    conn: &target::Target,
     opts: &InitOptions,
     quiet: bool,
     rt: &tokio::runtime::Runtime,

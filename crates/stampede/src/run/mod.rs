@@ -25,7 +25,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use report::{Check, CheckStatus, RunConfig, SysbenchSection};
-use target::{ConnConfig, Session};
+use target::Session;
 
 use crate::checks::{self, CommitCheck, CommitVerdict};
 use crate::commands::setup_runtime;
@@ -45,7 +45,7 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    pub fn conn(&self) -> &ConnConfig {
+    pub fn conn(&self) -> &target::Target {
         &self.target.conn
     }
 
@@ -188,7 +188,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     family.before(ctx)?;
     // With several hosts each server counts only its own commits: the check would compare all
     // the clients' transactions with one server's count.
-    let several_hosts = conn.hosts.len() > 1;
+    let several_hosts = conn.endpoints() > 1;
     let baseline = match ctx.out.checks && !several_hosts {
         true => Some(ctx.rt.block_on(checks::commit_baseline(conn))?),
         false => None,

@@ -134,7 +134,7 @@ impl Family for Runner {
     }
 
     fn before(&mut self, ctx: &Ctx) -> Result<()> {
-        let dbname = ctx.conn().dbname.clone();
+        let dbname = ctx.conn().database().to_string();
         let custom_only = !self.job.uses_builtin();
         let pgbench = self.frontend == Frontend::Pgbench;
         let (scale, partitions, sums) = ctx.with_session(async |s| {

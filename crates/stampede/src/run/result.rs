@@ -118,15 +118,16 @@ pub(super) fn assemble(
 }
 
 /// Per host of a target with several: its clients and their transactions (none with one host).
-fn endpoints(conn: &target::ConnConfig, outcome: &engine::Outcome) -> Vec<report::Endpoint> {
-    if conn.hosts.len() < 2 {
+fn endpoints(conn: &target::Target, outcome: &engine::Outcome) -> Vec<report::Endpoint> {
+    if conn.endpoints() < 2 {
         return Vec::new();
     }
     let secs = outcome.total.duration_s();
-    let mut eps: Vec<report::Endpoint> = (conn.hosts.iter())
-        .map(|h| report::Endpoint {
-            host: h.host.clone(),
-            port: h.port,
+    let mut eps: Vec<report::Endpoint> = (0..conn.endpoints())
+        .filter_map(|i| conn.endpoint_name(i))
+        .map(|(host, port)| report::Endpoint {
+            host,
+            port,
             ..Default::default()
         })
         .collect();
@@ -172,7 +173,13 @@ fn command_line() -> Vec<String> {
 
 /// The server sampler for a run; a sampler that cannot start is a warning (the run goes on
 /// without server metrics), never a failure.
-pub(crate) fn start_observer(conn: &target::ConnConfig) -> Option<observe::SamplerHandle> {
+pub(crate) fn start_observer(conn: &target::Target) -> Option<observe::SamplerHandle> {
+    let Some(conn) = conn.pg() else {
+        crate::console::warning(
+            "server metrics are observed on PostgreSQL only so far; running without them",
+        );
+        return None;
+    };
     match observe::Sampler::start(conn, &observe::Options::default()) {
         Ok(h) => Some(h),
         Err(e) => {

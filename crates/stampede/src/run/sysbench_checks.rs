@@ -9,13 +9,13 @@
 
 use anyhow::{bail, Context, Result};
 use report::CheckStatus;
-use target::{ConnConfig, Session};
+use target::Session;
 use workload::oltp::{Options, Test};
 
 use crate::checks;
 
 /// Rows per table, with a hint when the tables are missing.
-pub(super) async fn rows(conn: &ConnConfig, tables: u32) -> Result<Vec<i64>> {
+pub(super) async fn rows(conn: &target::Target, tables: u32) -> Result<Vec<i64>> {
     let mut s = Session::connect(conn).await?;
     let r = load::oltp::row_counts(&mut s, tables).await;
     s.close().await;
@@ -30,7 +30,7 @@ pub(super) async fn rows(conn: &ConnConfig, tables: u32) -> Result<Vec<i64>> {
 /// Autovacuum and autoanalyze runs so far on the database's tables. Their transactions count in
 /// `pg_stat_database.xact_commit` like the clients': sysbench's and TPC-C's writes trigger them
 /// within seconds on small tables (the TPC-C family uses this and [`commit_status`] too).
-pub(super) async fn maintenance_runs(conn: &ConnConfig) -> Result<i64> {
+pub(super) async fn maintenance_runs(conn: &target::Target) -> Result<i64> {
     let mut s = Session::connect(conn).await?;
     let r = s
         .simple_query(
@@ -108,7 +108,7 @@ pub(super) fn row_check(
 }
 
 /// `bulk_insert`'s tables before a run: present and empty, or a clear error.
-pub(super) async fn bulk_tables_empty(conn: &ConnConfig, tables: u32) -> Result<()> {
+pub(super) async fn bulk_tables_empty(conn: &target::Target, tables: u32) -> Result<()> {
     let state = bulk_state(conn, tables).await?;
     let full: Vec<String> = state
         .iter()
@@ -128,7 +128,7 @@ pub(super) async fn bulk_tables_empty(conn: &ConnConfig, tables: u32) -> Result<
 }
 
 /// `(rows, max(id))` of `sbtest1..tables`, with a hint when the tables are missing.
-pub(super) async fn bulk_state(conn: &ConnConfig, tables: u32) -> Result<Vec<(i64, i64)>> {
+pub(super) async fn bulk_state(conn: &target::Target, tables: u32) -> Result<Vec<(i64, i64)>> {
     let mut s = Session::connect(conn).await?;
     let r = load::oltp::bulk_state(&mut s, tables).await;
     s.close().await;

@@ -108,7 +108,7 @@ pub async fn init(
     jobs: usize,
 ) -> loader::InitReport {
     loader::init(
-        cfg,
+        &cfg.clone().into(),
         &loader::InitOptions {
             tables,
             table_size,

@@ -15,7 +15,8 @@ use std::time::Instant;
 use anyhow::Result;
 use load::tpcb::{self, InitOptions, NACCOUNTS, NBRANCHES, NTELLERS};
 use load::RowSource;
-use target::{ConnConfig, Session};
+use target::session::Session;
+use target::ConnConfig;
 
 use super::libpq_connect_error;
 use crate::commands::setup_runtime;
@@ -55,7 +56,7 @@ pub fn run(plan: &InitPlan, conn: &ConnConfig) -> Result<i32> {
         let mut s = match Session::connect(conn).await {
             Ok(s) => s,
             Err(e) => {
-                console::error(&libpq_connect_error(&e, conn));
+                console::error(&libpq_connect_error(&e, &conn.clone().into()));
                 return Err(Failure::setup(
                     "could not create connection for initialization",
                     "",

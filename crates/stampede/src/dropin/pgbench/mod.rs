@@ -58,7 +58,10 @@ pub fn summary(r: &RunResult) -> String {
 
 /// A connection failure in libpq's words (`PQerrorMessage` of a failed `PQconnectdb`), which
 /// pgbench prints as they are.
-pub fn libpq_connect_error(e: &target::Error, conn: &target::ConnConfig) -> String {
+pub fn libpq_connect_error(e: &target::Error, conn: &target::Target) -> String {
+    let Some(conn) = conn.pg() else {
+        return e.to_string();
+    };
     let field = |target: &str, key: &str| -> Option<String> {
         let start = target.find(&format!("{key}="))? + key.len() + 1;
         let rest = &target[start..];
@@ -354,7 +357,7 @@ fn initialize(o: &Options) -> Result<i32> {
         index_tablespace: o.index_tablespace.clone(),
         ..Default::default()
     };
-    let conn = crate::targeting::resolve_remote(&target_of(o))?;
+    let conn = crate::targeting::resolve_pg(&target_of(o))?;
     init::run(
         &init::InitPlan {
             steps: o.init_steps.clone(),

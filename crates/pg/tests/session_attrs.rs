@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 use std::process::Command;
 
-use target::conninfo::{ConnFlags, HostSpec};
-use target::{ConnConfig, Session};
+use pg::conninfo::{ConnFlags, HostSpec};
+use pg::{ConnConfig, Session};
 use testkit::{block_on, Cluster};
 
 /// The server a session is on: its socket directory (all members listen on the same port).

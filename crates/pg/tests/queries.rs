@@ -6,8 +6,8 @@ mod trips;
 
 use std::time::{Duration, Instant};
 
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
-use target::{Error, QueryMode, Session, StmtResult, Value};
+use pg::embedded::{EmbeddedOptions, EmbeddedServer};
+use pg::{Error, QueryMode, Session, StmtResult, Value};
 
 fn server() -> EmbeddedServer {
     let opts = EmbeddedOptions {

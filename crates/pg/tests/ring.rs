@@ -1,4 +1,4 @@
-//! Sessions moved onto an io_uring ring (`target::ring`) against a real PostgreSQL: every kind of
+//! Sessions moved onto an io_uring ring (`pg::ring`) against a real PostgreSQL: every kind of
 //! round trip, statements and replies far larger than the socket buffers and than the ring's
 //! receive buffers (so receives run out of buffers and re-arm), many sessions receiving at once,
 //! a dropped session's disconnect reaching the server, a killed backend surfacing as an error
@@ -15,8 +15,8 @@ use std::sync::mpsc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use target::ring::{mono_us, Deadline, Ring};
-use target::{ConnConfig, Error, QueryMode, Session, Value};
+use pg::ring::{mono_us, Deadline, Ring};
+use pg::{ConnConfig, Error, QueryMode, Session, Value};
 use testkit::{WhileUsed, THROWAWAY};
 
 static PG: WhileUsed = WhileUsed::new(&[THROWAWAY, &[("max_connections", "60")]]);

@@ -2,7 +2,7 @@
 //! runtime's epoll) and ring.rs (an io_uring ring): statements and replies larger than every
 //! buffer on the way, and a COPY of many small writes.
 
-use target::Session;
+use pg::Session;
 
 /// Statements of 300 kB and 8 MiB whose text the server rebuilds and compares, each with a reply
 /// of the same size: a wrong partial send garbles the statement, a lost read or wake-up leaves a

@@ -3,8 +3,8 @@
 //! calling thread. Counted with a global allocator that counts only while a thread-local switch is
 //! on, so the server's helper threads do not interfere.
 
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
-use target::{QueryMode, Session, StmtId, Value};
+use pg::embedded::{EmbeddedOptions, EmbeddedServer};
+use pg::{QueryMode, Session, StmtId, Value};
 use testkit::counted;
 
 #[global_allocator]

@@ -2,7 +2,7 @@
 //! on TCP (127.0.0.1, a free port) as well as a private unix socket, has TLS on with a CA and a
 //! server certificate generated here with the `openssl` CLI, and a pg_hba.conf with md5,
 //! scram-sha-256, hostssl-only and hostnossl-only roles. The query tests use
-//! `target::embedded::EmbeddedServer` instead.
+//! `pg::embedded::EmbeddedServer` instead.
 //!
 //! As root, initdb and postgres run as `postgres` (or `nobody`): PostgreSQL refuses to run as root.
 //! That handling, the private directory and the commands that must succeed are `testkit`'s; only
@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use target::embedded::read_postmaster_pid;
-use target::{ConnConfig, ConnFlags, Session};
+use pg::embedded::read_postmaster_pid;
+use pg::{ConnConfig, ConnFlags, Session};
 use testkit::{as_server_user, give, run};
 
 pub use testkit::free_port;

@@ -6,7 +6,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{resolve, TestServer, MD5_PASSWORD, SCRAM_PASSWORD};
-use target::{Error, Session};
+use pg::{Error, Session};
 
 async fn one_value(s: &mut Session, sql: &str) -> String {
     let rows = s.simple_query(sql).await.unwrap();
@@ -88,7 +88,7 @@ async fn md5_and_scram_passwords() {
         s.close().await;
 
         // Wrong password: Error::Auth with the server's message and no password anywhere.
-        cfg.password = Some(target::conninfo::Password("Wr0ngPassw0rd".into()));
+        cfg.password = Some(pg::conninfo::Password("Wr0ngPassw0rd".into()));
         match Session::connect(&cfg).await {
             Err(e @ Error::Auth { .. }) => {
                 let shown = format!("{e} {e:?}");
@@ -218,7 +218,7 @@ async fn tls_modes() {
             srv.port
         ))
     };
-    async fn ssl_in_use(cfg: &target::ConnConfig) -> Result<bool, Error> {
+    async fn ssl_in_use(cfg: &pg::ConnConfig) -> Result<bool, Error> {
         let mut s = Session::connect(cfg).await?;
         let v = one_value(
             &mut s,
@@ -288,7 +288,7 @@ async fn tls_modes() {
     }
     // SCRAM over TLS.
     let mut cfg = conn("localhost", "scram_user", &full);
-    cfg.password = Some(target::conninfo::Password(SCRAM_PASSWORD.into()));
+    cfg.password = Some(pg::conninfo::Password(SCRAM_PASSWORD.into()));
     assert!(ssl_in_use(&cfg).await.unwrap());
     // hostssl-only role: disable is refused at pg_hba, allow retries with TLS, prefer uses TLS.
     match ssl_in_use(&conn("127.0.0.1", "ssl_only", "sslmode=disable")).await {
@@ -313,6 +313,6 @@ async fn tls_modes() {
     ));
     // Unix sockets never use TLS, whatever the mode (libpq).
     let mut unix = srv.admin_config();
-    unix.sslmode = target::SslMode::Require;
+    unix.sslmode = pg::SslMode::Require;
     assert!(!ssl_in_use(&unix).await.unwrap());
 }

@@ -1,0 +1,321 @@
+//! [`Session`]: one connection, over either protocol. Each method forwards to the protocol's
+//! session; the few things only PostgreSQL has (pipelines, captured results for `\gset` of
+//! several rows, notices, COPY, io_uring) answer on MySQL with their neutral value (no notices,
+//! nothing copied) or with an [`Error::Config`] naming the limitation.
+
+use pg::{CapturedResult, DbError, Error, QueryMode, StmtId, StmtResult, Value};
+
+use crate::{Dialect, Target};
+
+/// What [`Session::connect`] takes: a [`Target`] or a protocol's configuration, borrowed.
+pub enum TargetRef<'a> {
+    Pg(&'a pg::ConnConfig),
+    MySql(&'a mysql::Conninfo),
+}
+
+impl<'a> From<&'a Target> for TargetRef<'a> {
+    fn from(t: &'a Target) -> Self {
+        match t {
+            Target::Pg(c) => TargetRef::Pg(c),
+            Target::MySql(c) => TargetRef::MySql(c),
+        }
+    }
+}
+
+impl<'a> From<&'a pg::ConnConfig> for TargetRef<'a> {
+    fn from(c: &'a pg::ConnConfig) -> Self {
+        TargetRef::Pg(c)
+    }
+}
+
+impl<'a> From<&'a mysql::Conninfo> for TargetRef<'a> {
+    fn from(c: &'a mysql::Conninfo) -> Self {
+        TargetRef::MySql(c)
+    }
+}
+
+/// One connection to the target.
+pub enum Session {
+    Pg(pg::Session),
+    MySql(mysql::Session),
+}
+
+fn pg_only(what: &str) -> Error {
+    Error::Config(format!(
+        "{what} needs PostgreSQL: the MySQL protocol has no equivalent"
+    ))
+}
+
+impl Session {
+    /// Connect to `target` (every host in libpq's order for PostgreSQL): a [`Target`], or
+    /// either protocol's own configuration.
+    pub async fn connect<'a>(target: impl Into<TargetRef<'a>>) -> Result<Session, Error> {
+        match target.into() {
+            TargetRef::Pg(c) => pg::Session::connect(c).await.map(Session::Pg),
+            TargetRef::MySql(c) => mysql::Session::connect(c).await.map(Session::MySql),
+        }
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            Session::Pg(_) => Dialect::Postgres,
+            Session::MySql(_) => Dialect::MySql,
+        }
+    }
+
+    /// The PostgreSQL session, for what only PostgreSQL has (COPY, io_uring, pg_stat views).
+    pub fn pg_mut(&mut self) -> Option<&mut pg::Session> {
+        match self {
+            Session::Pg(s) => Some(s),
+            Session::MySql(_) => None,
+        }
+    }
+
+    pub fn pg(&self) -> Option<&pg::Session> {
+        match self {
+            Session::Pg(s) => Some(s),
+            Session::MySql(_) => None,
+        }
+    }
+
+    pub fn mysql_mut(&mut self) -> Option<&mut mysql::Session> {
+        match self {
+            Session::MySql(s) => Some(s),
+            Session::Pg(_) => None,
+        }
+    }
+
+    pub fn mysql(&self) -> Option<&mysql::Session> {
+        match self {
+            Session::MySql(s) => Some(s),
+            Session::Pg(_) => None,
+        }
+    }
+
+    /// Register a statement (`$n` placeholders, or `?` on MySQL) for use in `mode`; nothing is
+    /// sent.
+    pub fn register(&mut self, sql: &str, mode: QueryMode) -> StmtId {
+        match self {
+            Session::Pg(s) => s.register(sql, mode),
+            Session::MySql(s) => s.register(sql, mode),
+        }
+    }
+
+    pub fn is_prepared(&self, stmt: StmtId) -> bool {
+        match self {
+            Session::Pg(s) => s.is_prepared(stmt),
+            Session::MySql(s) => s.is_prepared(stmt),
+        }
+    }
+
+    /// PostgreSQL: mark a statement prepared by an earlier `PREPARE` of the same name. MySQL
+    /// prepares at first use, so this does nothing there.
+    pub fn assume_prepared(&mut self, stmt: StmtId) {
+        if let Session::Pg(s) = self {
+            s.assume_prepared(stmt)
+        }
+    }
+
+    /// Prepare every registered statement of prepared mode not yet prepared.
+    pub async fn prepare_all(&mut self) -> Result<(), Error> {
+        match self {
+            Session::Pg(s) => s.prepare_all().await,
+            Session::MySql(s) => s.prepare_all().await,
+        }
+    }
+
+    /// Prepare these statements (PostgreSQL in one round trip; MySQL: every one not yet
+    /// prepared, one COM_STMT_PREPARE each).
+    pub async fn prepare(&mut self, ids: &[StmtId]) -> Result<(), Error> {
+        match self {
+            Session::Pg(s) => s.prepare(ids).await,
+            Session::MySql(s) => s.prepare_all().await,
+        }
+    }
+
+    /// Execute a registered statement and wait for its result.
+    #[inline]
+    pub async fn execute(
+        &mut self,
+        stmt: StmtId,
+        params: &[Value<'_>],
+    ) -> Result<StmtResult, Error> {
+        match self {
+            Session::Pg(s) => s.execute(stmt, params).await,
+            Session::MySql(s) => s.execute(stmt, params).await,
+        }
+    }
+
+    /// Run SQL text (several statements allowed) and return every row as text.
+    pub async fn simple_query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, Error> {
+        match self {
+            Session::Pg(s) => s.simple_query(sql).await,
+            Session::MySql(s) => s.simple_query(sql).await,
+        }
+    }
+
+    /// Column `i` of the first row of the last statement's result, read in place.
+    #[inline]
+    pub fn row_value(&self, i: usize) -> Option<&str> {
+        match self {
+            Session::Pg(s) => s.row_value(i),
+            Session::MySql(s) => s.row_value(i),
+        }
+    }
+
+    /// Every column of the first row of the last statement's result.
+    pub fn first_row(&self) -> Option<Vec<Option<&str>>> {
+        match self {
+            Session::Pg(s) => s.first_row(),
+            Session::MySql(s) => s.first_row(),
+        }
+    }
+
+    /// PostgreSQL: keep every row of `stmt`'s results for [`Session::captured`] (pgbench's
+    /// `\gset`/`\aset`). MySQL keeps the first row only ([`Session::first_row`]).
+    pub fn capture_results(&mut self, stmt: StmtId) {
+        if let Session::Pg(s) = self {
+            s.capture_results(stmt)
+        }
+    }
+
+    /// The results captured by the last execution (PostgreSQL; empty on MySQL).
+    pub fn captured(&self) -> Box<dyn Iterator<Item = CapturedResult<'_>> + '_> {
+        match self {
+            Session::Pg(s) => Box::new(s.captured()),
+            Session::MySql(_) => Box::new(std::iter::empty()),
+        }
+    }
+
+    // ----- pipelines (PostgreSQL) -----
+
+    pub fn queue(&mut self, stmt: StmtId, params: &[Value<'_>]) {
+        if let Session::Pg(s) = self {
+            s.queue(stmt, params)
+        }
+    }
+
+    pub fn queue_sync(&mut self) {
+        if let Session::Pg(s) = self {
+            s.queue_sync()
+        }
+    }
+
+    pub async fn flush(&mut self) -> Result<(), Error> {
+        match self {
+            Session::Pg(s) => s.flush().await,
+            Session::MySql(_) => Err(pg_only("a pipeline")),
+        }
+    }
+
+    pub async fn read_result(&mut self) -> Result<StmtResult, Error> {
+        match self {
+            Session::Pg(s) => s.read_result().await,
+            Session::MySql(_) => Err(pg_only("a pipeline")),
+        }
+    }
+
+    pub async fn read_ready(&mut self) -> Result<(), Error> {
+        match self {
+            Session::Pg(s) => s.read_ready().await,
+            Session::MySql(_) => Err(pg_only("a pipeline")),
+        }
+    }
+
+    // ----- state -----
+
+    /// False once the session must be dropped (I/O error, protocol violation, lost connection).
+    pub fn is_usable(&self) -> bool {
+        match self {
+            Session::Pg(s) => s.is_usable(),
+            Session::MySql(s) => s.is_usable(),
+        }
+    }
+
+    /// `b'I'` idle, `b'T'` in a transaction, `b'E'` in a failed one (PostgreSQL only).
+    pub fn transaction_status(&self) -> u8 {
+        match self {
+            Session::Pg(s) => s.transaction_status(),
+            Session::MySql(s) => s.transaction_status(),
+        }
+    }
+
+    /// Transactions this session saw the server commit (explicit COMMITs and autocommitted
+    /// statements that write), for the commit check.
+    pub fn server_commits(&self) -> u64 {
+        match self {
+            Session::Pg(s) => s.server_commits(),
+            Session::MySql(s) => s.server_commits(),
+        }
+    }
+
+    /// PostgreSQL: the commits of Parse messages (prepared statements count one each in
+    /// xact_commit); MySQL: none.
+    pub fn parse_commits(&self) -> u64 {
+        match self {
+            Session::Pg(s) => s.parse_commits(),
+            Session::MySql(_) => 0,
+        }
+    }
+
+    pub fn has_notices(&self) -> bool {
+        match self {
+            Session::Pg(s) => s.has_notices(),
+            Session::MySql(_) => false,
+        }
+    }
+
+    pub fn take_notices(&mut self) -> Vec<DbError> {
+        match self {
+            Session::Pg(s) => s.take_notices(),
+            Session::MySql(_) => Vec::new(),
+        }
+    }
+
+    /// The server's id for this connection (PostgreSQL's backend pid, MySQL's connection id).
+    pub fn backend_pid(&self) -> i32 {
+        match self {
+            Session::Pg(s) => s.backend_pid(),
+            Session::MySql(s) => s.connection_id() as i32,
+        }
+    }
+
+    /// Whether the last statement's result came through COPY (PostgreSQL).
+    pub fn copied(&self) -> bool {
+        match self {
+            Session::Pg(s) => s.copied(),
+            Session::MySql(_) => false,
+        }
+    }
+
+    /// Whether the session can move onto an io_uring ring (PostgreSQL over a plain socket).
+    pub fn can_use_ring(&self) -> bool {
+        match self {
+            Session::Pg(s) => s.can_use_ring(),
+            Session::MySql(_) => false,
+        }
+    }
+
+    pub fn use_ring(&mut self) -> Result<(), Error> {
+        match self {
+            Session::Pg(s) => s.use_ring(),
+            Session::MySql(_) => Err(pg_only("the io_uring transport")),
+        }
+    }
+
+    /// Which endpoint of `target` this session landed on (its index in the host list).
+    pub fn endpoint_index(&self, target: &Target) -> Option<usize> {
+        match (self, target) {
+            (Session::Pg(s), Target::Pg(c)) => c.hosts.iter().position(|h| h == s.host()),
+            (Session::MySql(_), Target::MySql(_)) => Some(0),
+            _ => None,
+        }
+    }
+
+    pub async fn close(self) {
+        match self {
+            Session::Pg(s) => s.close().await,
+            Session::MySql(s) => s.close().await,
+        }
+    }
+}
