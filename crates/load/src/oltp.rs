@@ -40,12 +40,28 @@
 //! parallel. Then, per table and in parallel across tables: primary key, secondary index, and
 //! `VACUUM ANALYZE` (not something sysbench does; it sets hint bits and statistics so the first
 //! seconds of a run do not pay for them; `--no-vacuum` skips it).
+//!
+//! ## On MySQL/MariaDB
+//! sysbench 1.0.20's `create_table()` with the mysql driver, verbatim:
+//! ```text
+//! CREATE TABLE sbtest%d(
+//!   id INTEGER NOT NULL AUTO_INCREMENT,      -- "INTEGER NOT NULL" with --auto-inc=off
+//!   k INTEGER DEFAULT '0' NOT NULL,
+//!   c CHAR(120) DEFAULT '' NOT NULL,
+//!   pad CHAR(60) DEFAULT '' NOT NULL,
+//!   PRIMARY KEY (id)
+//! ) /*! ENGINE = innodb */ <--mysql-table-options>
+//! ```
+//! The primary key stays inline: InnoDB stores the rows in the primary key's B-tree, so adding
+//! it afterwards would rebuild the table, and rows inserted in key order append to it. The rows
+//! go in as multi-row INSERTs (see `insert`); with explicit ids AUTO_INCREMENT continues after
+//! the largest, as after sysbench's own load. No sequence to set and no VACUUM.
 
 use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use target::{Session, Target};
+use target::{Dialect, Session, Target};
 
 use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
 use crate::steps::{check_cancel, exec, undo_create, Step};
@@ -90,6 +106,10 @@ pub struct InitOptions {
     /// Loader connections.
     pub jobs: usize,
     pub cancel: Arc<AtomicBool>,
+    /// MySQL: `--mysql-storage-engine` (sysbench's default `innodb`).
+    pub mysql_storage_engine: String,
+    /// MySQL: `--mysql-table-options`, appended to CREATE TABLE.
+    pub mysql_table_options: String,
 }
 
 impl Default for InitOptions {
@@ -104,6 +124,8 @@ impl Default for InitOptions {
             key: Arc::new(UniformKey),
             jobs: 1,
             cancel: Arc::new(AtomicBool::new(false)),
+            mysql_storage_engine: "innodb".into(),
+            mysql_table_options: String::new(),
         }
     }
 }
@@ -225,6 +247,18 @@ pub fn create_sql(t: u32, auto_inc: bool) -> String {
     };
     format!(
         "CREATE TABLE sbtest{t}(\n  id {id_def},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL\n)"
+    )
+}
+
+/// sysbench's CREATE TABLE for mysql, with its inline primary key, engine and table options.
+pub fn create_sql_mysql(t: u32, auto_inc: bool, engine: &str, options: &str) -> String {
+    let id_def = if auto_inc {
+        "INTEGER NOT NULL AUTO_INCREMENT"
+    } else {
+        "INTEGER NOT NULL"
+    };
+    format!(
+        "CREATE TABLE sbtest{t}(\n  id {id_def},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) /*! ENGINE = {engine} */ {options}"
     )
 }
 
@@ -351,12 +385,20 @@ pub async fn existing_tables(s: &mut Session, tables: u32) -> Result<Vec<u32>, L
         return Ok(Vec::new());
     }
     let names: Vec<String> = (1..=tables).map(|t| format!("'sbtest{t}'")).collect();
-    let sql = format!(
-        "SELECT substr(c.relname, 7)::int FROM pg_catalog.pg_class c \
+    let sql = if s.dialect() == Dialect::MySql {
+        format!(
+            "SELECT CAST(SUBSTRING(table_name, 7) AS UNSIGNED) FROM information_schema.tables \
+             WHERE table_schema = DATABASE() AND table_name IN ({}) ORDER BY 1",
+            names.join(", ")
+        )
+    } else {
+        format!(
+            "SELECT substr(c.relname, 7)::int FROM pg_catalog.pg_class c \
          WHERE c.relname IN ({}) AND c.relkind IN ('r', 'p') \
            AND pg_catalog.pg_table_is_visible(c.oid) ORDER BY 1",
-        names.join(", ")
-    );
+            names.join(", ")
+        )
+    };
     let rows = s
         .simple_query(&sql)
         .await
@@ -370,7 +412,9 @@ pub async fn existing_tables(s: &mut Session, tables: u32) -> Result<Vec<u32>, L
 
 /// Drop `sbtest1..tables` (only those).
 pub async fn drop_tables(s: &mut Session, tables: u32) -> Result<(), LoadError> {
-    exec(s, "set client_min_messages = warning").await?;
+    if s.dialect() == Dialect::Postgres {
+        exec(s, "set client_min_messages = warning").await?;
+    }
     exec(s, &drop_sql(tables)).await
 }
 
@@ -397,7 +441,10 @@ pub async fn init(
         }
         Err(e) => {
             let drop = drop_sql(opts.tables);
-            let sqls = ["set client_min_messages = warning", drop.as_str()];
+            let sqls = match cfg.dialect() {
+                Dialect::Postgres => vec!["set client_min_messages = warning", drop.as_str()],
+                Dialect::MySql => vec![drop.as_str()],
+            };
             undo_create(cfg, admin, created, &sqls, "sbtest", on_event).await;
             Err(e)
         }
@@ -419,13 +466,32 @@ async fn init_steps(
     check_cancel(&opts.cancel)?;
     let timer = Step::start("create tables", on_event);
     *created = true;
+    let mysql = cfg.dialect() == Dialect::MySql;
     for tn in 1..=opts.tables {
-        exec(admin, &create_sql(tn, opts.auto_inc)).await?;
+        let sql = if mysql {
+            create_sql_mysql(
+                tn,
+                opts.auto_inc,
+                &opts.mysql_storage_engine,
+                &opts.mysql_table_options,
+            )
+        } else {
+            create_sql(tn, opts.auto_inc)
+        };
+        exec(admin, &sql).await?;
     }
     timer.finish(timings, on_event);
 
     check_cancel(&opts.cancel)?;
-    let (tasks, plan) = copy_tasks(opts);
+    let (tasks, mut plan) = copy_tasks(opts);
+    if mysql {
+        plan = plan
+            .replace(
+                "one COPY FREEZE each",
+                "multi-row INSERTs, one connection each",
+            )
+            .replace("plain COPY in parallel", "multi-row INSERTs in parallel");
+    }
     let timer = Step::start("client-side generate", on_event);
     let outcome = driver::run(
         cfg,
@@ -442,8 +508,12 @@ async fn init_steps(
     timer.finish(timings, on_event);
 
     let n = opts.tables;
-    let mut keys: Vec<String> = (1..=n).map(pkey_sql).collect();
-    if opts.auto_inc {
+    // MySQL: the primary key is inline, AUTO_INCREMENT follows the ids by itself.
+    let mut keys: Vec<String> = match mysql {
+        true => Vec::new(),
+        false => (1..=n).map(pkey_sql).collect(),
+    };
+    if opts.auto_inc && !mysql {
         keys.extend((1..=n).filter_map(|t| setval_sql(t, opts.table_size)));
     }
     parallel_sql(cfg, opts, "primary keys", keys, timings, on_event).await?;
@@ -451,7 +521,7 @@ async fn init_steps(
         let idx = (1..=n).map(index_sql).collect();
         parallel_sql(cfg, opts, "secondary indexes", idx, timings, on_event).await?;
     }
-    if !opts.no_vacuum {
+    if !opts.no_vacuum && !mysql {
         let vac = (1..=n)
             .map(|t| format!("VACUUM ANALYZE sbtest{t}"))
             .collect();
@@ -485,13 +555,19 @@ pub async fn init_bulk(cfg: &Target, tables: u32) -> Result<(), LoadError> {
     let mut s = Session::connect(cfg)
         .await
         .map_err(|e| LoadError::db("connecting", e))?;
-    let mut sql = vec![
-        "set client_min_messages = warning".to_string(),
-        "BEGIN".to_string(),
-        drop_sql(tables),
-    ];
+    // On MySQL the DDL commits by itself: the transaction only matters on PostgreSQL.
+    let mut sql = match s.dialect() {
+        Dialect::Postgres => vec![
+            "set client_min_messages = warning".to_string(),
+            "BEGIN".to_string(),
+        ],
+        Dialect::MySql => Vec::new(),
+    };
+    sql.push(drop_sql(tables));
     sql.extend((1..=tables).map(bulk_create_sql));
-    sql.push("COMMIT".into());
+    if s.dialect() == Dialect::Postgres {
+        sql.push("COMMIT".into());
+    }
     let mut r = Ok(());
     for q in &sql {
         r = exec(&mut s, q).await;

@@ -31,6 +31,23 @@ pub const SERVER_SETTINGS: &[&str] = &[
     "huge_pages",
 ];
 
+/// The same for MySQL/MariaDB servers (their names, from `SHOW GLOBAL VARIABLES`).
+pub const MYSQL_SERVER_SETTINGS: &[&str] = &[
+    "innodb_buffer_pool_size",
+    "max_connections",
+    "innodb_flush_log_at_trx_commit",
+    "sync_binlog",
+    "log_bin",
+    "binlog_format",
+    "innodb_log_file_size",
+    "innodb_doublewrite",
+    "innodb_io_capacity",
+    "transaction_isolation",
+    "tx_isolation",
+    "performance_schema",
+    "wsrep_on",
+];
+
 pub struct ServerInfo {
     pub version: String,
     pub version_num: u32,
@@ -38,6 +55,24 @@ pub struct ServerInfo {
 }
 
 pub async fn server_info(s: &mut Session) -> Result<ServerInfo> {
+    if let Some(m) = s.mysql() {
+        let version = m.server_version().to_string();
+        let list = MYSQL_SERVER_SETTINGS
+            .iter()
+            .map(|n| format!("'{n}'"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let rows = s
+            .simple_query(&format!(
+                "SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"
+            ))
+            .await?;
+        return Ok(ServerInfo {
+            version,
+            version_num: 0,
+            settings: pairs(rows),
+        });
+    }
     // `server_version` ("15.18 (Debian 15.18-0+deb12u1)"), as the result model documents it.
     let version = s
         .simple_query("SHOW server_version")
@@ -56,20 +91,23 @@ pub async fn server_info(s: &mut Session) -> Result<ServerInfo> {
             "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ({list}) ORDER BY name"
         ))
         .await?;
-    let settings = rows
-        .into_iter()
+    Ok(ServerInfo {
+        version,
+        version_num: s.pg().map_or(0, |p| p.server_version_num()),
+        settings: pairs(rows),
+    })
+}
+
+/// Rows of (name, value) as a map.
+fn pairs(rows: Vec<Vec<Option<String>>>) -> BTreeMap<String, String> {
+    rows.into_iter()
         .filter_map(
             |r| match (r.first().cloned().flatten(), r.get(1).cloned().flatten()) {
                 (Some(k), Some(v)) => Some((k, v)),
                 _ => None,
             },
         )
-        .collect();
-    Ok(ServerInfo {
-        version,
-        version_num: s.pg().map_or(0, |p| p.server_version_num()),
-        settings,
-    })
+        .collect()
 }
 
 pub struct ClientInfo {

@@ -26,6 +26,7 @@ pub fn wants_embedded(args: &TargetArgs) -> bool {
         return true;
     }
     let flags = args.host.is_some()
+        || args.mysql.is_some()
         || args.port.is_some()
         || args.username.is_some()
         || args.dbname.is_some()
@@ -75,17 +76,25 @@ pub fn validate(args: &TargetArgs) -> Result<()> {
 /// The target the options name: a `mysql://` URL given with `-d` is a MySQL target, anything
 /// else follows libpq's conventions.
 pub fn resolve_remote(args: &TargetArgs) -> Result<target::Target> {
+    if let Some(m) = &args.mysql {
+        return Ok(target::Target::MySql(m.clone()));
+    }
     let db = args.dbname.as_deref().or(args.positional_dbname.as_deref());
-    if let Some(url) = db.filter(|d| d.starts_with("mysql://")) {
-        let mut c = target::mysql::Conninfo::parse(url)?;
-        if let Some(p) = &args.password {
-            if c.password.is_none() {
+    if let Some(url) = db.filter(|d| is_mysql_url(d)) {
+        let mut list = target::parse_mysql_url(url)?;
+        for c in &mut list {
+            if let (None, Some(p)) = (&c.password, &args.password) {
                 c.password = Some(target::mysql::Password(p.0.clone()));
             }
         }
-        return Ok(target::Target::MySql(c));
+        return Ok(target::Target::MySql(list));
     }
     resolve_pg(args).map(target::Target::Pg)
+}
+
+/// Whether a `-d` value names a MySQL target.
+pub fn is_mysql_url(d: &str) -> bool {
+    d.starts_with("mysql://")
 }
 
 /// The PostgreSQL target the options name (libpq's conventions).

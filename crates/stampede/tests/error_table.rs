@@ -502,11 +502,11 @@ fn every_error_says_what_happened_where_and_exits_as_documented() {
         Case {
             other_empty: false,
             ..case(
-                "sysbench: the mysql driver",
-                &["sysbench", "oltp_point_select", "run"],
+                "sysbench: the mysql driver, no server",
+                &["sysbench", "oltp_point_select", "--mysql-socket=/nonexistent/mysqld.sock", "run"],
                 1,
                 Stdout,
-                &["FATAL: stampede sysbench drives PostgreSQL so far: add --db-driver=pgsql"],
+                &["FATAL: cannot connect to socket \"/nonexistent/mysqld.sock\""],
             )
         },
     ];

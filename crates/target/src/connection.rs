@@ -10,7 +10,7 @@ use crate::{Dialect, Target};
 /// What [`Session::connect`] takes: a [`Target`] or a protocol's configuration, borrowed.
 pub enum TargetRef<'a> {
     Pg(&'a pg::ConnConfig),
-    MySql(&'a mysql::Conninfo),
+    MySql(&'a [mysql::Conninfo]),
 }
 
 impl<'a> From<&'a Target> for TargetRef<'a> {
@@ -30,14 +30,15 @@ impl<'a> From<&'a pg::ConnConfig> for TargetRef<'a> {
 
 impl<'a> From<&'a mysql::Conninfo> for TargetRef<'a> {
     fn from(c: &'a mysql::Conninfo) -> Self {
-        TargetRef::MySql(c)
+        TargetRef::MySql(std::slice::from_ref(c))
     }
 }
 
 /// One connection to the target.
 pub enum Session {
     Pg(pg::Session),
-    MySql(mysql::Session),
+    /// The session and the index of the endpoint it connected to.
+    MySql(mysql::Session, u32),
 }
 
 fn pg_only(what: &str) -> Error {
@@ -52,14 +53,26 @@ impl Session {
     pub async fn connect<'a>(target: impl Into<TargetRef<'a>>) -> Result<Session, Error> {
         match target.into() {
             TargetRef::Pg(c) => pg::Session::connect(c).await.map(Session::Pg),
-            TargetRef::MySql(c) => mysql::Session::connect(c).await.map(Session::MySql),
+            TargetRef::MySql(endpoints) => {
+                // libpq's way with several hosts: the first that accepts the connection; a
+                // server's refusal of the login (wrong password, unknown database) is final.
+                let mut last = None;
+                for (i, c) in endpoints.iter().enumerate() {
+                    match mysql::Session::connect(c).await {
+                        Ok(s) => return Ok(Session::MySql(s, i as u32)),
+                        Err(e @ (Error::Io(_) | Error::Connect { .. })) => last = Some(e),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Err(last.unwrap_or_else(|| Error::Config("no MySQL endpoint given".into())))
+            }
         }
     }
 
     pub fn dialect(&self) -> Dialect {
         match self {
             Session::Pg(_) => Dialect::Postgres,
-            Session::MySql(_) => Dialect::MySql,
+            Session::MySql(..) => Dialect::MySql,
         }
     }
 
@@ -67,27 +80,27 @@ impl Session {
     pub fn pg_mut(&mut self) -> Option<&mut pg::Session> {
         match self {
             Session::Pg(s) => Some(s),
-            Session::MySql(_) => None,
+            Session::MySql(..) => None,
         }
     }
 
     pub fn pg(&self) -> Option<&pg::Session> {
         match self {
             Session::Pg(s) => Some(s),
-            Session::MySql(_) => None,
+            Session::MySql(..) => None,
         }
     }
 
     pub fn mysql_mut(&mut self) -> Option<&mut mysql::Session> {
         match self {
-            Session::MySql(s) => Some(s),
+            Session::MySql(s, _) => Some(s),
             Session::Pg(_) => None,
         }
     }
 
     pub fn mysql(&self) -> Option<&mysql::Session> {
         match self {
-            Session::MySql(s) => Some(s),
+            Session::MySql(s, _) => Some(s),
             Session::Pg(_) => None,
         }
     }
@@ -97,14 +110,14 @@ impl Session {
     pub fn register(&mut self, sql: &str, mode: QueryMode) -> StmtId {
         match self {
             Session::Pg(s) => s.register(sql, mode),
-            Session::MySql(s) => s.register(sql, mode),
+            Session::MySql(s, _) => s.register(sql, mode),
         }
     }
 
     pub fn is_prepared(&self, stmt: StmtId) -> bool {
         match self {
             Session::Pg(s) => s.is_prepared(stmt),
-            Session::MySql(s) => s.is_prepared(stmt),
+            Session::MySql(s, _) => s.is_prepared(stmt),
         }
     }
 
@@ -120,7 +133,7 @@ impl Session {
     pub async fn prepare_all(&mut self) -> Result<(), Error> {
         match self {
             Session::Pg(s) => s.prepare_all().await,
-            Session::MySql(s) => s.prepare_all().await,
+            Session::MySql(s, _) => s.prepare_all().await,
         }
     }
 
@@ -129,7 +142,7 @@ impl Session {
     pub async fn prepare(&mut self, ids: &[StmtId]) -> Result<(), Error> {
         match self {
             Session::Pg(s) => s.prepare(ids).await,
-            Session::MySql(s) => s.prepare_all().await,
+            Session::MySql(s, _) => s.prepare_all().await,
         }
     }
 
@@ -142,7 +155,7 @@ impl Session {
     ) -> Result<StmtResult, Error> {
         match self {
             Session::Pg(s) => s.execute(stmt, params).await,
-            Session::MySql(s) => s.execute(stmt, params).await,
+            Session::MySql(s, _) => s.execute(stmt, params).await,
         }
     }
 
@@ -150,7 +163,7 @@ impl Session {
     pub async fn simple_query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, Error> {
         match self {
             Session::Pg(s) => s.simple_query(sql).await,
-            Session::MySql(s) => s.simple_query(sql).await,
+            Session::MySql(s, _) => s.simple_query(sql).await,
         }
     }
 
@@ -159,7 +172,7 @@ impl Session {
     pub fn row_value(&self, i: usize) -> Option<&str> {
         match self {
             Session::Pg(s) => s.row_value(i),
-            Session::MySql(s) => s.row_value(i),
+            Session::MySql(s, _) => s.row_value(i),
         }
     }
 
@@ -167,7 +180,7 @@ impl Session {
     pub fn first_row(&self) -> Option<Vec<Option<&str>>> {
         match self {
             Session::Pg(s) => s.first_row(),
-            Session::MySql(s) => s.first_row(),
+            Session::MySql(s, _) => s.first_row(),
         }
     }
 
@@ -183,7 +196,7 @@ impl Session {
     pub fn captured(&self) -> Box<dyn Iterator<Item = CapturedResult<'_>> + '_> {
         match self {
             Session::Pg(s) => Box::new(s.captured()),
-            Session::MySql(_) => Box::new(std::iter::empty()),
+            Session::MySql(..) => Box::new(std::iter::empty()),
         }
     }
 
@@ -204,21 +217,21 @@ impl Session {
     pub async fn flush(&mut self) -> Result<(), Error> {
         match self {
             Session::Pg(s) => s.flush().await,
-            Session::MySql(_) => Err(pg_only("a pipeline")),
+            Session::MySql(..) => Err(pg_only("a pipeline")),
         }
     }
 
     pub async fn read_result(&mut self) -> Result<StmtResult, Error> {
         match self {
             Session::Pg(s) => s.read_result().await,
-            Session::MySql(_) => Err(pg_only("a pipeline")),
+            Session::MySql(..) => Err(pg_only("a pipeline")),
         }
     }
 
     pub async fn read_ready(&mut self) -> Result<(), Error> {
         match self {
             Session::Pg(s) => s.read_ready().await,
-            Session::MySql(_) => Err(pg_only("a pipeline")),
+            Session::MySql(..) => Err(pg_only("a pipeline")),
         }
     }
 
@@ -228,7 +241,7 @@ impl Session {
     pub fn is_usable(&self) -> bool {
         match self {
             Session::Pg(s) => s.is_usable(),
-            Session::MySql(s) => s.is_usable(),
+            Session::MySql(s, _) => s.is_usable(),
         }
     }
 
@@ -236,7 +249,7 @@ impl Session {
     pub fn transaction_status(&self) -> u8 {
         match self {
             Session::Pg(s) => s.transaction_status(),
-            Session::MySql(s) => s.transaction_status(),
+            Session::MySql(s, _) => s.transaction_status(),
         }
     }
 
@@ -245,7 +258,7 @@ impl Session {
     pub fn server_commits(&self) -> u64 {
         match self {
             Session::Pg(s) => s.server_commits(),
-            Session::MySql(s) => s.server_commits(),
+            Session::MySql(s, _) => s.server_commits(),
         }
     }
 
@@ -254,21 +267,21 @@ impl Session {
     pub fn parse_commits(&self) -> u64 {
         match self {
             Session::Pg(s) => s.parse_commits(),
-            Session::MySql(_) => 0,
+            Session::MySql(..) => 0,
         }
     }
 
     pub fn has_notices(&self) -> bool {
         match self {
             Session::Pg(s) => s.has_notices(),
-            Session::MySql(_) => false,
+            Session::MySql(..) => false,
         }
     }
 
     pub fn take_notices(&mut self) -> Vec<DbError> {
         match self {
             Session::Pg(s) => s.take_notices(),
-            Session::MySql(_) => Vec::new(),
+            Session::MySql(..) => Vec::new(),
         }
     }
 
@@ -276,7 +289,7 @@ impl Session {
     pub fn backend_pid(&self) -> i32 {
         match self {
             Session::Pg(s) => s.backend_pid(),
-            Session::MySql(s) => s.connection_id() as i32,
+            Session::MySql(s, _) => s.connection_id() as i32,
         }
     }
 
@@ -284,7 +297,7 @@ impl Session {
     pub fn copied(&self) -> bool {
         match self {
             Session::Pg(s) => s.copied(),
-            Session::MySql(_) => false,
+            Session::MySql(..) => false,
         }
     }
 
@@ -292,14 +305,14 @@ impl Session {
     pub fn can_use_ring(&self) -> bool {
         match self {
             Session::Pg(s) => s.can_use_ring(),
-            Session::MySql(_) => false,
+            Session::MySql(..) => false,
         }
     }
 
     pub fn use_ring(&mut self) -> Result<(), Error> {
         match self {
             Session::Pg(s) => s.use_ring(),
-            Session::MySql(_) => Err(pg_only("the io_uring transport")),
+            Session::MySql(..) => Err(pg_only("the io_uring transport")),
         }
     }
 
@@ -307,7 +320,7 @@ impl Session {
     pub fn endpoint_index(&self, target: &Target) -> Option<usize> {
         match (self, target) {
             (Session::Pg(s), Target::Pg(c)) => c.hosts.iter().position(|h| h == s.host()),
-            (Session::MySql(_), Target::MySql(_)) => Some(0),
+            (Session::MySql(_, i), Target::MySql(_)) => Some(*i as usize),
             _ => None,
         }
     }
@@ -315,7 +328,7 @@ impl Session {
     pub async fn close(self) {
         match self {
             Session::Pg(s) => s.close().await,
-            Session::MySql(s) => s.close().await,
+            Session::MySql(s, _) => s.close().await,
         }
     }
 }

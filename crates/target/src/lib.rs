@@ -31,6 +31,16 @@ pub use connection::{Session, TargetRef};
 pub use mysql;
 pub use pg::*;
 
+/// What a client should do about an error from either protocol's session: MySQL's errors by
+/// their error number (`mysql::classify`: 1205 lock wait timeout has SQLSTATE HY000, which no
+/// SQLSTATE table can tell apart), everything else by SQLSTATE ([`Error::class`]).
+pub fn classify(e: &Error) -> ErrorClass {
+    match mysql::error_number(e) {
+        Some(_) => mysql::classify(e),
+        None => e.class(),
+    }
+}
+
 /// Which protocol (and SQL dialect) a target speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dialect {
@@ -48,10 +58,47 @@ impl Dialect {
 }
 
 /// A server to connect to, in its protocol's conventions.
+// Built once per run and cloned only while connecting: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Target {
+    /// PostgreSQL, with libpq's host list, `target_session_attrs` and `load_balance_hosts`.
     Pg(ConnConfig),
-    MySql(mysql::Conninfo),
+    /// MySQL/MariaDB: one or more endpoints (a Galera cluster's nodes, Aurora's writer and
+    /// readers), tried in order as libpq tries its hosts. Never empty.
+    MySql(Vec<mysql::Conninfo>),
+}
+
+/// Parse a `mysql://` URL whose host part may list several endpoints, libpq's way:
+/// `mysql://root@h1:3306,h2:3307/db?ssl-mode=REQUIRED` (each endpoint gets the rest of the URL).
+pub fn parse_mysql_url(url: &str) -> Result<Vec<mysql::Conninfo>, Error> {
+    let Some(rest) = url.strip_prefix("mysql://") else {
+        return Ok(vec![mysql::Conninfo::parse(url)?]);
+    };
+    let host_start = rest.rfind('@').map_or(0, |i| i + 1);
+    let host_end = rest[host_start..]
+        .find(['/', '?'])
+        .map_or(rest.len(), |i| host_start + i);
+    let hosts = &rest[host_start..host_end];
+    if !hosts.contains(',') {
+        return Ok(vec![mysql::Conninfo::parse(url)?]);
+    }
+    hosts
+        .split(',')
+        .map(|h| {
+            if h.is_empty() {
+                return Err(Error::Config(format!(
+                    "an empty host in the host list of {}",
+                    mysql::Conninfo::new().redacted()
+                )));
+            }
+            mysql::Conninfo::parse(&format!(
+                "mysql://{}{h}{}",
+                &rest[..host_start],
+                &rest[host_end..]
+            ))
+        })
+        .collect()
 }
 
 impl From<ConnConfig> for Target {
@@ -62,7 +109,7 @@ impl From<ConnConfig> for Target {
 
 impl From<mysql::Conninfo> for Target {
     fn from(c: mysql::Conninfo) -> Target {
-        Target::MySql(c)
+        Target::MySql(vec![c])
     }
 }
 
@@ -89,9 +136,10 @@ impl Target {
         }
     }
 
+    /// The first MySQL endpoint, when this is a MySQL target.
     pub fn mysql(&self) -> Option<&mysql::Conninfo> {
         match self {
-            Target::MySql(c) => Some(c),
+            Target::MySql(c) => c.first(),
             Target::Pg(_) => None,
         }
     }
@@ -100,7 +148,11 @@ impl Target {
     pub fn redacted(&self) -> String {
         match self {
             Target::Pg(c) => c.redacted(),
-            Target::MySql(c) => c.redacted(),
+            Target::MySql(c) => c
+                .iter()
+                .map(mysql::Conninfo::redacted)
+                .collect::<Vec<_>>()
+                .join(", "),
         }
     }
 
@@ -108,7 +160,7 @@ impl Target {
     pub fn endpoints(&self) -> usize {
         match self {
             Target::Pg(c) => c.hosts.len().max(1),
-            Target::MySql(_) => 1,
+            Target::MySql(c) => c.len().max(1),
         }
     }
 
@@ -116,11 +168,10 @@ impl Target {
     pub fn endpoint_name(&self, i: usize) -> Option<(String, u16)> {
         match self {
             Target::Pg(c) => c.hosts.get(i).map(|h| (h.host.clone(), h.port)),
-            Target::MySql(c) if i == 0 => Some(match &c.socket {
+            Target::MySql(c) => c.get(i).map(|c| match &c.socket {
                 Some(p) => (p.display().to_string(), c.port),
                 None => (c.host.clone(), c.port),
             }),
-            Target::MySql(_) => None,
         }
     }
 
@@ -129,7 +180,12 @@ impl Target {
     pub fn starting_at(&self, k: usize) -> Target {
         match self {
             Target::Pg(c) => Target::Pg(c.starting_at(k)),
-            Target::MySql(c) => Target::MySql(c.clone()),
+            Target::MySql(c) => {
+                let mut c = c.clone();
+                let n = c.len().max(1);
+                c.rotate_left(k % n);
+                Target::MySql(c)
+            }
         }
     }
 
@@ -137,7 +193,7 @@ impl Target {
     pub fn connect_timeout(&self) -> Option<std::time::Duration> {
         match self {
             Target::Pg(c) => c.connect_timeout,
-            Target::MySql(c) => c.connect_timeout,
+            Target::MySql(c) => c.first().and_then(|c| c.connect_timeout),
         }
     }
 
@@ -149,7 +205,7 @@ impl Target {
                 c.dbname = db.to_string();
                 Target::Pg(c)
             }
-            Target::MySql(c) => Target::MySql(c.with_database(db)),
+            Target::MySql(c) => Target::MySql(c.iter().map(|c| c.with_database(db)).collect()),
         }
     }
 
@@ -157,7 +213,7 @@ impl Target {
     pub fn database(&self) -> &str {
         match self {
             Target::Pg(c) => &c.dbname,
-            Target::MySql(c) => c.database.as_deref().unwrap_or(""),
+            Target::MySql(c) => c.first().and_then(|c| c.database.as_deref()).unwrap_or(""),
         }
     }
 }

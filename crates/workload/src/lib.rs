@@ -50,10 +50,10 @@ pub trait Workload: Send + Sync + 'static {
     }
 
     /// How the engine treats an error of this workload's transactions: by default the one
-    /// SQLSTATE table ([`Error::class`]). A workload may make more errors retryable (sysbench's
+    /// table of each protocol ([`target::classify`]: SQLSTATE, or MySQL's error number). A workload may make more errors retryable (sysbench's
     /// OLTP scripts: 23505 from delete+insert, as sysbench's pgsql driver ignores it).
     fn classify(&self, e: &Error) -> ErrorClass {
-        e.class()
+        target::classify(e)
     }
 }
 

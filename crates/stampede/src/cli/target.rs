@@ -48,6 +48,10 @@ pub struct TargetArgs {
     /// order: connection string, then options, then the environment).
     #[arg(skip)]
     pub password: Option<target::conninfo::Password>,
+    /// A MySQL target named by options rather than a URL (sysbench's `--mysql-host`,
+    /// `--mysql-port`, ... with `--db-driver=mysql`): one entry per host.
+    #[arg(skip)]
+    pub mysql: Option<Vec<target::mysql::Conninfo>>,
     /// Use the embedded server even if PG* environment variables are set.
     #[arg(
         long = "embedded",

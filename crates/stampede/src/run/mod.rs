@@ -25,7 +25,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use report::{Check, CheckStatus, RunConfig, SysbenchSection};
-use target::Session;
+use target::{Dialect, Session};
 
 use crate::checks::{self, CommitCheck, CommitVerdict};
 use crate::commands::setup_runtime;
@@ -96,6 +96,11 @@ pub(crate) trait Family {
     }
     /// The transactions the server must have committed for this outcome (not counting setup).
     fn counted_commits(&self, outcome: &Outcome, fin: &Finish) -> u64;
+    /// On MySQL: the COMMIT statements the counted transactions sent (what `Com_commit`
+    /// counts), or `None` when they are autocommitted statements, which it does not count.
+    fn mysql_commits(&self, outcome: &Outcome, fin: &Finish) -> Option<u64> {
+        Some(self.counted_commits(outcome, fin))
+    }
     /// The verdict of an exact commit count (sysbench's runs call a surplus during autovacuum
     /// inconclusive).
     fn commit_status(&self, _ctx: &Ctx, c: CommitCheck) -> Result<(CheckStatus, String)> {
@@ -159,6 +164,12 @@ fn interrupted_before() -> anyhow::Error {
     )
 }
 
+/// The commit count's baseline, in the target's protocol.
+enum Baseline {
+    Pg(checks::CommitBaseline),
+    MySql(checks::mysql::MySqlBaseline),
+}
+
 fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     let conn = ctx.conn();
     if ctx.embedded() {
@@ -189,9 +200,14 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     // With several hosts each server counts only its own commits: the check would compare all
     // the clients' transactions with one server's count.
     let several_hosts = conn.endpoints() > 1;
-    let baseline = match ctx.out.checks && !several_hosts {
-        true => Some(ctx.rt.block_on(checks::commit_baseline(conn))?),
-        false => None,
+    let baseline = match (ctx.out.checks && !several_hosts, conn.dialect()) {
+        (true, Dialect::Postgres) => Some(Baseline::Pg(
+            ctx.rt.block_on(checks::commit_baseline(conn))?,
+        )),
+        (true, Dialect::MySql) => Some(Baseline::MySql(
+            ctx.rt.block_on(checks::mysql::commit_baseline(conn))?,
+        )),
+        (false, _) => None,
     };
     if interrupt::requested() {
         return Err(interrupted_before());
@@ -239,11 +255,16 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     let mut check_list = Vec::new();
     match baseline {
         Some(b) => {
-            let v = ctx.rt.block_on(b.verdict(
-                family.counted_commits(&outcome, &fin),
-                outcome.setup_commits,
-                outcome.connections + observer_connections + fin.connections,
-            ))?;
+            let v = match b {
+                Baseline::Pg(b) => ctx.rt.block_on(b.verdict(
+                    family.counted_commits(&outcome, &fin),
+                    outcome.setup_commits,
+                    outcome.connections + observer_connections + fin.connections,
+                ))?,
+                Baseline::MySql(b) => ctx
+                    .rt
+                    .block_on(b.verdict(family.mysql_commits(&outcome, &fin)))?,
+            };
             let (status, detail) = match v {
                 CommitVerdict::Exact(c) => family.commit_status(ctx, c)?,
                 CommitVerdict::Inconclusive(detail) => (CheckStatus::Skipped, detail),

@@ -217,6 +217,14 @@ impl Family for Runner {
         }
     }
 
+    /// sysbench's transactions end in one COMMIT each, unless they are single autocommitted
+    /// statements (`--skip_trx`, `oltp_point_select`, `oltp_insert`, bulk_insert's batches).
+    fn mysql_commits(&self, outcome: &Outcome, _fin: &Finish) -> Option<u64> {
+        let q = self.query_counts();
+        (self.job.test != SbTest::BulkInsert && q.other > 0)
+            .then(|| outcome.total.total().committed())
+    }
+
     fn commit_status(&self, ctx: &Ctx, c: CommitCheck) -> Result<(CheckStatus, String)> {
         let maintenance =
             ctx.rt.block_on(checks::maintenance_runs(ctx.conn()))? - self.maintenance_before;

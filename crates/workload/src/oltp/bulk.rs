@@ -145,7 +145,7 @@ impl Workload for BulkInsert {
     fn classify(&self, e: &Error) -> ErrorClass {
         match e.sqlstate() {
             Some("23505") => ErrorClass::Other,
-            _ => e.class(),
+            _ => target::classify(e),
         }
     }
 }

@@ -416,7 +416,7 @@ impl Workload for OltpWorkload {
     fn classify(&self, e: &Error) -> ErrorClass {
         match e.sqlstate() {
             Some("23505") => ErrorClass::Serialization,
-            _ => e.class(),
+            _ => target::classify(e),
         }
     }
 }

@@ -404,7 +404,7 @@ impl ScriptClient {
     /// A server error: retryable ones (and lost connections) as they are, for the engine;
     /// others with pgbench's message (`readCommandResponse`, PGRES_FATAL_ERROR).
     fn sql_failed(&self, script: usize, command: usize, query: usize, e: Error) -> Error {
-        match (&e, e.class()) {
+        match (&e, target::classify(&e)) {
             (Error::Db(db), ErrorClass::Other) => Error::Script(format!(
                 "client {} script {} aborted in command {} query {}: {}",
                 self.id, script, command, query, db

@@ -11,8 +11,10 @@
 //! sysbench's, per step rather than per table. `cleanup` drops `sbtest1..N`. `prewarm` is
 //! MySQL-only in sysbench, as here.
 //!
-//! Only the pgsql driver is driven so far; `--db-driver=mysql` (sysbench's default) is refused
-//! with a clear message until the MySQL targets exist.
+//! Both drivers: `--db-driver=pgsql` with the `--pgsql-*` options, and `--db-driver=mysql`
+//! (sysbench's default) with the `--mysql-*` options, as sysbench's mysql driver reads them:
+//! `--mysql-host` and `--mysql-port` (and `--mysql-socket`) are lists, connections go round
+//! robin over the hosts, `localhost` without a socket or port is the default socket.
 
 mod args;
 
@@ -143,10 +145,14 @@ pub fn main(argv: Vec<String>) -> Result<i32> {
             if let Some(code) = driver(&a)? {
                 return Ok(code);
             }
-            let target = target_of(&a);
+            let target = match target_of(&a) {
+                Ok(t) => t,
+                Err(e) => return fatal(&format!("{e:#}")),
+            };
             match c {
                 "prepare" => prepare(&a, &test, &target),
                 "cleanup" => cleanup(&a, &test, &target),
+                "prewarm" if is_mysql(&a) => prewarm(&a, &test, &target),
                 "prewarm" => fatal(
                     "`sysbench.cmdline.call_command' function failed: \
                      /usr/share/sysbench/oltp_common.lua:100: prewarm is currently MySQL only",
@@ -161,32 +167,100 @@ pub fn main(argv: Vec<String>) -> Result<i32> {
     }
 }
 
-/// `--db-driver`: pgsql is driven; sysbench's default, mysql, not yet.
+/// `--db-driver`: pgsql or mysql (sysbench's default).
 fn driver(a: &Args) -> Result<Option<i32>> {
     match a.get("db-driver").as_str() {
-        "pgsql" => Ok(None),
-        "mysql" => fatal(
-            "stampede sysbench drives PostgreSQL so far: add --db-driver=pgsql and the \
-             --pgsql-* options (the MySQL driver comes with stampede's MySQL targets)",
-        )
-        .map(Some),
+        "pgsql" | "mysql" => Ok(None),
         d => fatal(&format!("invalid database driver name: '{d}'")).map(Some),
     }
+}
+
+fn is_mysql(a: &Args) -> bool {
+    a.get("db-driver") == "mysql"
+}
+
+/// The mysql driver's endpoints (`drv_mysql.c`): one per `--mysql-host` (or per
+/// `--mysql-socket` when sockets are given), each with the `--mysql-port` at the same position
+/// (the ports cycle when fewer); user, password and database from their options (sysbench's
+/// defaults `sbtest`, empty, `sbtest`); `--mysql-ssl=on` requires TLS, off disables it.
+fn mysql_endpoints(a: &Args) -> Result<Vec<target::mysql::Conninfo>> {
+    use target::mysql::{Conninfo, Password, SslMode};
+    let list = |k: &str| -> Vec<String> {
+        a.get(k)
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    let (hosts, ports, sockets) = (list("mysql-host"), list("mysql-port"), list("mysql-socket"));
+    let mut base = Conninfo::new();
+    base.user = a.get("mysql-user");
+    let password = a.get("mysql-password");
+    base.password = (!password.is_empty()).then_some(Password(password));
+    base.database = Some(a.get("mysql-db")).filter(|d| !d.is_empty());
+    base.ssl_mode = if on(&a.get("mysql-ssl")) {
+        SslMode::Required
+    } else {
+        SslMode::Disabled
+    };
+    let port_at = |i: usize| -> Result<u16> {
+        let p = ports
+            .get(i % ports.len().max(1))
+            .map_or("3306", |s| s.as_str());
+        p.parse()
+            .map_err(|_| anyhow::anyhow!("Invalid value for --mysql-port: '{p}'"))
+    };
+    if !sockets.is_empty() {
+        return Ok(sockets
+            .iter()
+            .map(|s| {
+                let mut c = base.clone();
+                c.host = "localhost".into();
+                c.socket = Some(s.into());
+                c
+            })
+            .collect());
+    }
+    let hosts = if hosts.is_empty() {
+        vec!["localhost".to_string()]
+    } else {
+        hosts
+    };
+    hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let mut c = base.clone();
+            c.host = h.clone();
+            c.port = port_at(i)?;
+            // libmysqlclient: "localhost" is the unix socket unless told otherwise.
+            c.socket = (h == "localhost" && !a.opts.contains_key("mysql-port"))
+                .then(|| target::mysql::DEFAULT_SOCKET.into());
+            Ok(c)
+        })
+        .collect()
 }
 
 /// The pgsql driver's connection, with sysbench's defaults (localhost, 5432, sbtest, sbtest):
 /// given explicitly, as sysbench hands them to libpq, so PGHOST and friends do not apply (a
 /// password left empty falls back to PGPASSWORD and the password file, as libpq does).
-fn target_of(a: &Args) -> TargetArgs {
+fn target_of(a: &Args) -> Result<TargetArgs> {
+    if is_mysql(a) {
+        return Ok(TargetArgs {
+            mysql: Some(mysql_endpoints(a)?),
+            ..Default::default()
+        });
+    }
     let password = a.get("pgsql-password");
-    TargetArgs {
+    Ok(TargetArgs {
         host: Some(a.get("pgsql-host")),
         port: Some(a.get("pgsql-port")),
         username: Some(a.get("pgsql-user")),
         dbname: Some(a.get("pgsql-db")),
         password: (!password.is_empty()).then_some(Password(password)),
         ..Default::default()
-    }
+    })
 }
 
 fn tables(a: &Args, test: &Test) -> u32 {
@@ -214,6 +288,15 @@ fn prepare(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
     };
     if let Some(first) = existing.first() {
         println!("Creating table 'sbtest{first}'...");
+        if is_mysql(a) {
+            return fatal(&format!(
+                "mysql_drv_query() returned error 1050 (Table 'sbtest{first}' already exists) \
+                 for query 'CREATE TABLE sbtest{first}(...)'\n\
+                 FATAL: `sysbench.cmdline.call_command' function failed: \
+                 /usr/share/sysbench/oltp_common.lua:197: SQL error, errno = 1050, state = \
+                 '42S01': Table 'sbtest{first}' already exists"
+            ));
+        }
         return fatal(&format!(
             "PQexec() failed: 7 relation \"sbtest{first}\" already exists\n\
              FATAL: `sysbench.cmdline.call_command' function failed: \
@@ -252,6 +335,7 @@ fn prepare(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
         key: Arc::new(DistKey(dist)),
         jobs: a.int("threads").max(1) as usize,
         cancel: interrupt::flag(),
+        mysql_storage_engine: a.get("mysql-storage-engine"),
         ..Default::default()
     };
     let r = rt.block_on(load::oltp::init(&conn, &opts, &mut |e| {
@@ -274,6 +358,36 @@ fn prepare(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
         Ok(_) => Ok(0),
         Err(load::LoadError::Interrupted) => Ok(1),
         Err(e) => fatal(&target::conninfo::redact(&e.to_string())),
+    }
+}
+
+/// `prewarm` (MySQL only, as in sysbench): read each table through its primary key, then
+/// through the secondary index, so that both are in the buffer pool (oltp_common.lua's
+/// `prewarm_table`, the same two statements).
+fn prewarm(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
+    let n = tables(a, test);
+    let size = a.int("table-size").max(0);
+    let conn = targeting::resolve_remote(t)?;
+    let rt = setup_runtime()?;
+    let r = rt.block_on(async {
+        let mut s = target::Session::connect(&conn).await?;
+        for i in 1..=n {
+            println!("Prewarming table sbtest{i}");
+            s.simple_query(&format!(
+                "SELECT AVG(id) FROM (SELECT * FROM sbtest{i} FORCE KEY (PRIMARY) LIMIT {size}) t"
+            ))
+            .await?;
+            s.simple_query(&format!(
+                "SELECT COUNT(*) FROM (SELECT * FROM sbtest{i} WHERE k LIKE '%0%' LIMIT {size}) t"
+            ))
+            .await?;
+        }
+        s.close().await;
+        anyhow::Ok(())
+    });
+    match r {
+        Ok(()) => Ok(0),
+        Err(e) => fatal(&target::conninfo::redact(&format!("{e:#}"))),
     }
 }
 

@@ -38,6 +38,8 @@
 //! reset database (all sums zero before), the absolute sums are equal too (pgbench's TPC-B
 //! "consistency" condition).
 
+pub mod mysql;
+
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
