@@ -92,6 +92,13 @@ pub fn resolve_remote(args: &TargetArgs) -> Result<target::Target> {
     resolve_pg(args).map(target::Target::Pg)
 }
 
+/// Whether the options name a MySQL target (before anything connects).
+pub fn names_mysql(args: &TargetArgs) -> bool {
+    args.mysql.is_some()
+        || args.mysql_embedded
+        || (args.dbname.as_deref().or(args.positional_dbname.as_deref())).is_some_and(is_mysql_url)
+}
+
 /// Whether a `-d` value names a MySQL target.
 pub fn is_mysql_url(d: &str) -> bool {
     d.starts_with("mysql://")
@@ -126,6 +133,12 @@ pub fn resolve_pg(args: &TargetArgs) -> Result<ConnConfig> {
 /// Resolve the target; starts the embedded server when no target is given.
 pub fn open(args: &TargetArgs, quiet: bool) -> Result<Target> {
     validate(args)?;
+    if args.mysql_embedded {
+        return Err(Failure::usage(
+            "--db-driver=mysql without --mysql-host or --mysql-socket: no MySQL server given",
+            "name the server with --mysql-host/--mysql-port or --mysql-socket, or -d mysql://...",
+        ));
+    }
     if !wants_embedded(args) {
         return Ok(Target {
             conn: resolve_remote(args)?,

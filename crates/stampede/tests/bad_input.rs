@@ -101,8 +101,13 @@ const CASES: &[(&[&str], &str)] = &[
         "--bulk-insert only apply to sysbench's tables (`init oltp`)",
     ),
     (
-        &["run", "oltp_point_select", "--db-driver=mysql"],
-        "stampede drives PostgreSQL only today",
+        &[
+            "run",
+            "oltp_point_select",
+            "--db-driver=mysql",
+            "--mysql-port=abc",
+        ],
+        "-h/-p/-U are PostgreSQL's options: with --db-driver=mysql use --mysql-host",
     ),
     (
         &["run", "oltp_point_select", "--db-driver=oracle"],

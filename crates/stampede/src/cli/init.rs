@@ -77,6 +77,12 @@ pub struct InitArgs {
     /// --tables = the run's clients).
     #[arg(long = "bulk-insert", help_heading = OLTP)]
     pub bulk_insert: bool,
+    /// MySQL: the sbtest tables' storage engine (sysbench's --mysql-storage-engine).
+    #[arg(long = "mysql-storage-engine", value_name = "ENGINE", default_value = "innodb", help_heading = OLTP)]
+    pub mysql_storage_engine: String,
+    /// MySQL: table options appended to CREATE TABLE (e.g. "ROW_FORMAT=COMPRESSED").
+    #[arg(long = "mysql-table-options", value_name = "OPTIONS", default_value = "", help_heading = OLTP)]
+    pub mysql_table_options: String,
     /// Warehouses to load (TPC-C, `init tpcc`).
     #[arg(
         short = 'w',

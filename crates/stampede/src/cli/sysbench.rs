@@ -173,14 +173,35 @@ fn parse_switch(s: &str) -> Result<bool, String> {
     }
 }
 
-/// sysbench's pgsql driver options (`drv_pgsql.c`) and `--db-driver`, for `run oltp_*` and
-/// `init oltp`.
+/// sysbench's connection options (`drv_pgsql.c`, `drv_mysql.c`) and `--db-driver`, for
+/// `run oltp_*` and `init oltp`.
 #[derive(Args, Debug, Default, Clone)]
-#[command(next_help_heading = "sysbench connection options (sysbench's pgsql driver names)")]
+#[command(next_help_heading = "sysbench connection options (sysbench's driver names)")]
 pub struct PgsqlArgs {
-    /// Database driver: pgsql (the only one stampede drives today).
-    #[arg(long = "db-driver", value_name = "pgsql")]
+    /// Database driver: pgsql, or mysql (MySQL/MariaDB, with the --mysql-* options).
+    #[arg(long = "db-driver", value_name = "pgsql|mysql")]
     pub db_driver: Option<String>,
+    /// MySQL server hosts, comma-separated (clients go round robin over them).
+    #[arg(long = "mysql-host", value_name = "HOST[,HOST...]")]
+    pub mysql_host: Option<String>,
+    /// MySQL server ports, comma-separated, one per host (default 3306).
+    #[arg(long = "mysql-port", value_name = "PORT[,PORT...]")]
+    pub mysql_port: Option<String>,
+    /// MySQL unix sockets, comma-separated (instead of hosts).
+    #[arg(long = "mysql-socket", value_name = "PATH[,PATH...]")]
+    pub mysql_socket: Option<String>,
+    /// MySQL user (default: sysbench's sbtest).
+    #[arg(long = "mysql-user", value_name = "USER")]
+    pub mysql_user: Option<String>,
+    /// MySQL password (never printed; MYSQL_PWD keeps it off the command line).
+    #[arg(long = "mysql-password", value_name = "PASSWORD", value_parser = parse_password)]
+    pub mysql_password: Option<Password>,
+    /// MySQL database (default: sysbench's sbtest).
+    #[arg(long = "mysql-db", value_name = "DBNAME")]
+    pub mysql_db: Option<String>,
+    /// TLS to the MySQL server: on requires it, off (default) disables it.
+    #[arg(long = "mysql-ssl", value_name = "on|off", value_parser = parse_switch)]
+    pub mysql_ssl: Option<bool>,
     /// Same as -h/--host.
     #[arg(long = "pgsql-host", value_name = "HOST")]
     pub pgsql_host: Option<String>,
@@ -198,6 +219,91 @@ pub struct PgsqlArgs {
     pub pgsql_db: Option<String>,
 }
 
+impl PgsqlArgs {
+    /// `--db-driver=mysql`: the `--mysql-*` options as MySQL endpoints (sysbench's mysql driver:
+    /// hosts and ports are lists, paired by position, the ports cycling; sockets instead of
+    /// hosts). No host, port or socket at all: the embedded MariaDB.
+    fn apply_mysql(&self, t: &mut TargetArgs) -> Result<()> {
+        use target::mysql::{Conninfo, Password as MyPassword, SslMode};
+        if let Some(pg) = self.given().iter().find(|n| n.starts_with("--pgsql-")) {
+            bail!("{pg} is a pgsql option, but --db-driver=mysql was given: use the --mysql-* options");
+        }
+        if t.host.is_some() || t.port.is_some() || t.username.is_some() {
+            bail!("-h/-p/-U are PostgreSQL's options: with --db-driver=mysql use --mysql-host, --mysql-port and --mysql-user");
+        }
+        let list = |v: &Option<String>| -> Vec<String> {
+            v.as_deref()
+                .unwrap_or("")
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect()
+        };
+        let (hosts, ports, sockets) = (
+            list(&self.mysql_host),
+            list(&self.mysql_port),
+            list(&self.mysql_socket),
+        );
+        // sysbench's defaults: user and database sbtest.
+        let mut base = Conninfo::new();
+        base.user = self.mysql_user.clone().unwrap_or_else(|| "sbtest".into());
+        base.database = Some("sbtest".into());
+        if let Some(p) = &self.mysql_password {
+            base.password = Some(MyPassword(p.0.clone()));
+        }
+        if let Some(db) = self.mysql_db.clone().or(t.dbname.take()) {
+            base.database = Some(db);
+        }
+        if let Some(ssl) = self.mysql_ssl {
+            base.ssl_mode = if ssl {
+                SslMode::Required
+            } else {
+                SslMode::Disabled
+            };
+        }
+        let ports: Vec<u16> = ports
+            .iter()
+            .map(|p| {
+                p.parse()
+                    .map_err(|_| anyhow::anyhow!("--mysql-port {p:?}: not a port"))
+            })
+            .collect::<Result<_>>()?;
+        let endpoints: Vec<Conninfo> = if !sockets.is_empty() {
+            sockets
+                .iter()
+                .map(|s| Conninfo {
+                    host: "localhost".into(),
+                    socket: Some(s.into()),
+                    ..base.clone()
+                })
+                .collect()
+        } else if !hosts.is_empty() || !ports.is_empty() {
+            let hosts = if hosts.is_empty() {
+                vec!["127.0.0.1".to_string()]
+            } else {
+                hosts
+            };
+            (hosts.iter().enumerate())
+                .map(|(i, h)| Conninfo {
+                    host: h.clone(),
+                    port: ports.get(i % ports.len().max(1)).copied().unwrap_or(3306),
+                    socket: None,
+                    ..base.clone()
+                })
+                .collect()
+        } else {
+            t.mysql_embedded = true;
+            return Ok(());
+        };
+        if t.embedded {
+            bail!("--embedded and --mysql-host/--mysql-socket name two targets: give one");
+        }
+        t.mysql = Some(endpoints);
+        Ok(())
+    }
+}
+
 fn parse_password(s: &str) -> Result<Password, String> {
     Ok(Password(s.to_string()))
 }
@@ -212,6 +318,13 @@ impl PgsqlArgs {
             (self.pgsql_user.is_some(), "--pgsql-user"),
             (self.pgsql_password.is_some(), "--pgsql-password"),
             (self.pgsql_db.is_some(), "--pgsql-db"),
+            (self.mysql_host.is_some(), "--mysql-host"),
+            (self.mysql_port.is_some(), "--mysql-port"),
+            (self.mysql_socket.is_some(), "--mysql-socket"),
+            (self.mysql_user.is_some(), "--mysql-user"),
+            (self.mysql_password.is_some(), "--mysql-password"),
+            (self.mysql_db.is_some(), "--mysql-db"),
+            (self.mysql_ssl.is_some(), "--mysql-ssl"),
         ]
         .into_iter()
         .filter_map(|(set, n)| set.then_some(n))
@@ -221,16 +334,14 @@ impl PgsqlArgs {
     /// Check `--db-driver` and fold the `--pgsql-*` options into stampede's target flags
     /// (before any I/O). Giving a value both ways is refused rather than resolved silently.
     pub fn apply(&self, t: &mut TargetArgs) -> Result<()> {
+        let mysql_given = self.given().iter().any(|n| n.starts_with("--mysql-"));
         match self.db_driver.as_deref() {
+            None | Some("pgsql") if mysql_given => bail!(
+                "the --mysql-* options need --db-driver=mysql (the default driver here is pgsql)"
+            ),
             None | Some("pgsql") => {}
-            Some("mysql") => bail!(
-                "--db-driver=mysql: stampede drives PostgreSQL only today (MySQL-compatible \
-                 targets are planned); use --db-driver=pgsql with a PostgreSQL server"
-            ),
-            Some(d) => bail!(
-                "--db-driver={d}: unknown driver (sysbench's are mysql and pgsql; stampede \
-                 supports pgsql)"
-            ),
+            Some("mysql") => return self.apply_mysql(t),
+            Some(d) => bail!("--db-driver={d}: unknown driver (sysbench's are mysql and pgsql)"),
         }
         let remote = self.pgsql_host.is_some()
             || self.pgsql_port.is_some()

@@ -52,6 +52,9 @@ pub struct TargetArgs {
     /// `--mysql-port`, ... with `--db-driver=mysql`): one entry per host.
     #[arg(skip)]
     pub mysql: Option<Vec<target::mysql::Conninfo>>,
+    /// `--db-driver=mysql` without a host: the embedded MariaDB.
+    #[arg(skip)]
+    pub mysql_embedded: bool,
     /// Use the embedded server even if PG* environment variables are set.
     #[arg(
         long = "embedded",

@@ -408,6 +408,8 @@ fn oltp_options(a: &InitArgs) -> Result<load::oltp::InitOptions> {
         key: Arc::new(DistKey(Dist::default())),
         jobs: a.jobs.map(|j| j as usize).unwrap_or(cpus),
         cancel: interrupt::flag(),
+        mysql_storage_engine: a.mysql_storage_engine.clone(),
+        mysql_table_options: a.mysql_table_options.clone(),
         ..Default::default()
     };
     opts.validate()

@@ -268,6 +268,9 @@ pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(Sysbe
         spread: a.spread.spread(),
     };
     let o = &opts;
+    let mysql_target = a.target.mysql.is_some()
+        || a.target.mysql_embedded
+        || (a.target.dbname.as_deref()).is_some_and(crate::targeting::is_mysql_url);
     let on_off = |b: bool| if b { "on" } else { "off" }.to_string();
     let ps_mode = if mode == QueryMode::Simple {
         "disable"
@@ -306,7 +309,14 @@ pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(Sysbe
         ("warmup-time", warmup_s.to_string()),
         ("percentile", percentile.to_string()),
         ("db-ps-mode", ps_mode.to_string()),
-        ("db-driver", "pgsql".to_string()),
+        (
+            "db-driver",
+            match mysql_target {
+                true => "mysql",
+                false => "pgsql",
+            }
+            .to_string(),
+        ),
     ])
     .map(|(k, v)| (k.to_string(), v))
     .collect();

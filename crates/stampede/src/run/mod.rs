@@ -96,6 +96,11 @@ pub(crate) trait Family {
     }
     /// The transactions the server must have committed for this outcome (not counting setup).
     fn counted_commits(&self, outcome: &Outcome, fin: &Finish) -> u64;
+    /// What of this family needs PostgreSQL (refused on a MySQL target before connecting);
+    /// `None` when it runs on both.
+    fn postgres_only(&self) -> Option<&'static str> {
+        None
+    }
     /// On MySQL: the COMMIT statements the counted transactions sent (what `Com_commit`
     /// counts), or `None` when they are autocommitted statements, which it does not count.
     fn mysql_commits(&self, outcome: &Outcome, fin: &Finish) -> Option<u64> {
@@ -141,6 +146,14 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Job::Sysbench(j) => Box::new(sysbench::Runner::new(j)),
         Job::Tpcc(j) => Box::new(tpcc::Runner::new(j)),
     };
+    if let Some(what) = family.postgres_only() {
+        if targeting::names_mysql(&target_args) {
+            return Err(Failure::usage(
+                format!("{what} run on PostgreSQL only so far, and the target is a MySQL server"),
+                "on MySQL and MariaDB run sysbench's workloads (oltp_*, bulk_insert) or tpcc",
+            ));
+        }
+    }
     let rt = setup_runtime()?;
     let target = targeting::open(&target_args, frontend != Frontend::Native)?;
     let ctx = Ctx {

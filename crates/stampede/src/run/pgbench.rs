@@ -225,6 +225,10 @@ impl Family for Runner {
         }
     }
 
+    fn postgres_only(&self) -> Option<&'static str> {
+        Some("pgbench's workloads (tpcb-like, simple-update, select-only and custom scripts)")
+    }
+
     fn counted_commits(&self, outcome: &Outcome, _fin: &Finish) -> u64 {
         // A builtin commits once per committed transaction; a custom script any number of
         // times: count those on the wire.
