@@ -286,6 +286,9 @@ pub struct Outcome {
     /// Committed server transactions over every session of the run, counted on the wire
     /// (`target::Session::server_commits`; connection start-up is not counted there).
     pub server_commits: u64,
+    /// COMMIT statements the server executed (committed or failed), per endpoint of the target
+    /// (index into its hosts): on MySQL what each node's `Com_commit` counts.
+    pub endpoint_commits: Vec<u64>,
     /// The part of `server_commits` made outside measured transactions (`on_connect`, ROLLBACK
     /// after an error). `total.total().committed() + setup_commits == server_commits`.
     pub setup_commits: u64,
@@ -701,6 +704,12 @@ pub fn run<W: workload::Workload>(
         let add_totals = |t: Totals, totals: &mut Totals| {
             totals.aborted.extend(t.aborted);
             totals.server_commits += t.server_commits;
+            if totals.endpoint_commits.len() < t.endpoint_commits.len() {
+                totals.endpoint_commits.resize(t.endpoint_commits.len(), 0);
+            }
+            for (a, b) in totals.endpoint_commits.iter_mut().zip(&t.endpoint_commits) {
+                *a += b;
+            }
             totals.setup_commits += t.setup_commits;
             totals.reconnects += t.reconnects;
             totals.reconnect_time += t.reconnect_time;
@@ -768,6 +777,7 @@ pub fn run<W: workload::Workload>(
             // Ctrl-C only: a stop caused by `--exit-on-abort` is reported through `aborted`.
             interrupted: cancel.load(Ordering::Relaxed),
             server_commits: totals.server_commits,
+            endpoint_commits: totals.endpoint_commits,
             setup_commits: totals.setup_commits,
             reconnects: totals.reconnects,
             reconnect_time: totals.reconnect_time,

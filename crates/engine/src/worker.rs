@@ -98,6 +98,9 @@ pub(crate) enum Msg {
 pub(crate) struct Totals {
     pub aborted: Vec<Abort>,
     pub server_commits: u64,
+    /// COMMIT statements the server executed, per endpoint of the target
+    /// (`Session::commit_statements`), for the per-node commit count on MySQL.
+    pub endpoint_commits: Vec<u64>,
     pub setup_commits: u64,
     pub reconnects: u64,
     pub reconnect_time: Duration,
@@ -163,6 +166,18 @@ impl<W: Workload> ThreadCtx<W> {
         match self.spec.spread.first_host(id, n, self.spec.seed) {
             0 => std::borrow::Cow::Borrowed(&self.conn),
             k => std::borrow::Cow::Owned(self.conn.starting_at(k)),
+        }
+    }
+
+    /// Add a session's wire commits to the thread's totals (when it closes or the run ends).
+    fn count_commits(&self, s: &Session) {
+        let mut t = self.totals.borrow_mut();
+        t.server_commits += wire_commits(s);
+        if let Some(e) = self.endpoint_of(s) {
+            if t.endpoint_commits.len() <= e {
+                t.endpoint_commits.resize(e + 1, 0);
+            }
+            t.endpoint_commits[e] += s.commit_statements();
         }
     }
 
@@ -335,7 +350,7 @@ async fn open<W: Workload>(
 
 /// Close a session, adding its wire commits to the thread's total.
 async fn close<W: Workload>(ctx: &ThreadCtx<W>, s: Session) {
-    ctx.totals.borrow_mut().server_commits += wire_commits(&s);
+    ctx.count_commits(&s);
     s.close().await;
 }
 
@@ -598,7 +613,9 @@ async fn run_and_close<W: Workload>(
     // clients that did have slots: 9 of ~300 transactions ran at -c 5000 -R 100 -T 3, and at
     // -c 2000 the schedule lag averaged 0.3-0.6 s. A thread that finished early would likewise
     // disturb the others' measured transactions. The wire commits are counted now, for Done.
-    ctx.totals.borrow_mut().server_commits += sessions.iter().map(wire_commits).sum::<u64>();
+    for s in &sessions {
+        ctx.count_commits(s);
+    }
     let totals = std::mem::take(&mut *ctx.totals.borrow_mut());
     let _ = tx.send(Msg::Done {
         thread,

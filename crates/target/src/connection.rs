@@ -262,6 +262,16 @@ impl Session {
         }
     }
 
+    /// MySQL: the COMMIT statements the server executed, committed or failed (what its
+    /// `Com_commit` counts); PostgreSQL: the commits seen on the wire, as
+    /// [`Session::server_commits`].
+    pub fn commit_statements(&self) -> u64 {
+        match self {
+            Session::Pg(s) => s.server_commits(),
+            Session::MySql(s, _) => s.commit_statements(),
+        }
+    }
+
     /// PostgreSQL: the commits of Parse messages (prepared statements count one each in
     /// xact_commit); MySQL: none.
     pub fn parse_commits(&self) -> u64 {

@@ -198,6 +198,7 @@ impl Session {
             last_insert_id: 0,
             commits: 0,
             explicit_commits: 0,
+            commit_errors: 0,
         };
         match s.handshake(ci, tls_config).await {
             Ok(()) => Ok(s),

@@ -142,6 +142,8 @@ pub struct Session {
     last_insert_id: u64,
     commits: u64,
     explicit_commits: u64,
+    /// COMMIT statements the server answered with an error (a Galera certification failure).
+    commit_errors: u64,
 }
 
 impl Session {
@@ -208,6 +210,12 @@ impl Session {
     /// of the server's `Com_commit`.
     pub fn explicit_commits(&self) -> u64 {
         self.explicit_commits
+    }
+
+    /// COMMIT statements the server executed, whether they committed or failed (a Galera
+    /// certification failure fails the COMMIT itself): the server's `Com_commit` counts both.
+    pub fn commit_statements(&self) -> u64 {
+        self.explicit_commits + self.commit_errors
     }
 
     /// Warnings of the last statement (from its OK or EOF packet).

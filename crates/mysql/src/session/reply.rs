@@ -87,6 +87,10 @@ impl Session {
             // An ERR may come in any phase (a query killed mid-result, a goodbye); no column
             // definition or row starts with 0xFF.
             let e = parse_err(p);
+            let kind = self.kinds.get(self.kind_at).or(self.kinds.last());
+            if kind == Some(&Kind::Commit) {
+                self.commit_errors += 1;
+            }
             return match self.server_error(e) {
                 Error::Db(db) => Ok(Step::Error(*db)),
                 other => Err(other),

@@ -213,6 +213,8 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     // With several hosts each server counts only its own commits: the check would compare all
     // the clients' transactions with one server's count.
     let several_hosts = conn.endpoints() > 1;
+    // MySQL's nodes are counted one by one (each counts its own clients' COMMITs).
+    let several_hosts = several_hosts && conn.dialect() == Dialect::Postgres;
     let baseline = match (ctx.out.checks && !several_hosts, conn.dialect()) {
         (true, Dialect::Postgres) => Some(Baseline::Pg(
             ctx.rt.block_on(checks::commit_baseline(conn))?,
@@ -274,9 +276,10 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
                     outcome.setup_commits,
                     outcome.connections + observer_connections + fin.connections,
                 ))?,
-                Baseline::MySql(b) => ctx
-                    .rt
-                    .block_on(b.verdict(family.mysql_commits(&outcome, &fin)))?,
+                Baseline::MySql(b) => ctx.rt.block_on(b.verdict(
+                    family.mysql_commits(&outcome, &fin),
+                    &outcome.endpoint_commits,
+                ))?,
             };
             let (status, detail) = match v {
                 CommitVerdict::Exact(c) => family.commit_status(ctx, c)?,
