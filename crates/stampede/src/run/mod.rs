@@ -179,7 +179,7 @@ fn interrupted_before() -> anyhow::Error {
 
 /// The commit count's baseline, in the target's protocol.
 enum Baseline {
-    Pg(checks::CommitBaseline),
+    Pg(Box<checks::CommitBaseline>),
     MySql(checks::mysql::MySqlBaseline),
 }
 
@@ -216,9 +216,9 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     // MySQL's nodes are counted one by one (each counts its own clients' COMMITs).
     let several_hosts = several_hosts && conn.dialect() == Dialect::Postgres;
     let baseline = match (ctx.out.checks && !several_hosts, conn.dialect()) {
-        (true, Dialect::Postgres) => Some(Baseline::Pg(
+        (true, Dialect::Postgres) => Some(Baseline::Pg(Box::new(
             ctx.rt.block_on(checks::commit_baseline(conn))?,
-        )),
+        ))),
         (true, Dialect::MySql) => Some(Baseline::MySql(
             ctx.rt.block_on(checks::mysql::commit_baseline(conn))?,
         )),
