@@ -16,7 +16,11 @@
 //!   libmysqlclient, `localhost:3306` (an explicit port) means TCP: a port given is a port used.
 //! * A unix socket counts as a secure transport (MySQL 8's rule for `--ssl-mode=REQUIRED`): no
 //!   TLS on it, whatever the mode.
-//! * Not read here (yet): `~/.my.cnf`'s `[client]` section (issue 15, item 2).
+//! * `~/.my.cnf`'s `[client]` section ("Using Option Files"): `user`, `password`, `host`,
+//!   `port`, `socket`, `database`, `ssl-mode`, `ssl-ca`, `ssl-cert`, `ssl-key`, as the `mysql`
+//!   client reads them: above `$USER` and `MYSQL_PWD`, below what a URL says. Only the user's
+//!   own file (`$HOME/.my.cnf`): a benchmark should not pick up a server's `/etc/mysql` setup.
+//!   For a URL, the file's host, port and socket do not apply (the URL names the server).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -129,6 +133,13 @@ impl Conninfo {
     }
 
     fn with_env(env: &dyn Fn(&str) -> Option<String>) -> Conninfo {
+        Self::plain_env(env)
+            .with_option_file(env, true)
+            .default_socket(env, false)
+    }
+
+    /// The defaults and the environment, without the option file.
+    fn plain_env(env: &dyn Fn(&str) -> Option<String>) -> Conninfo {
         Conninfo {
             host: "localhost".into(),
             port: 3306,
@@ -145,7 +156,42 @@ impl Conninfo {
             ssl_key: None,
             connect_timeout: None,
         }
-        .default_socket(env, false)
+    }
+
+    /// `$HOME/.my.cnf`'s `[client]` section on top (see the module header); `server` says
+    /// whether its host, port and socket apply. An unreadable or absent file changes nothing.
+    fn with_option_file(mut self, env: &dyn Fn(&str) -> Option<String>, server: bool) -> Self {
+        let Some(home) = env("HOME").filter(|h| !h.is_empty()) else {
+            return self;
+        };
+        let Ok(text) = std::fs::read_to_string(PathBuf::from(home).join(".my.cnf")) else {
+            return self;
+        };
+        for (k, v) in client_options(&text) {
+            let path = || (!v.is_empty()).then(|| PathBuf::from(&v));
+            match k.as_str() {
+                "user" if !v.is_empty() => self.user = v,
+                "password" => self.password = Some(Password(v)),
+                "database" if !v.is_empty() => self.database = Some(v),
+                "ssl-mode" => {
+                    if let Ok(m) = v.parse() {
+                        self.ssl_mode = m;
+                    }
+                }
+                "ssl-ca" => self.ssl_ca = path(),
+                "ssl-cert" => self.ssl_cert = path(),
+                "ssl-key" => self.ssl_key = path(),
+                "host" if server && !v.is_empty() => self.host = v,
+                "port" if server => {
+                    if let Ok(p) = v.parse() {
+                        self.port = p;
+                    }
+                }
+                "socket" if server => self.socket = path(),
+                _ => {}
+            }
+        }
+        self
     }
 
     /// `localhost` without an explicit port or socket means the default socket (see the module
@@ -177,8 +223,7 @@ impl Conninfo {
             .strip_prefix("mysql://")
             .or_else(|| url.strip_prefix("mariadb://"))
             .ok_or_else(|| bad("it must start with mysql://".into()))?;
-        let mut c = Conninfo::with_env(env);
-        c.socket = None;
+        let mut c = Conninfo::plain_env(env).with_option_file(env, false);
         let (rest, query) = match rest.split_once('?') {
             Some((a, q)) => (a, Some(q)),
             None => (rest, None),
@@ -389,9 +434,86 @@ fn encode(s: &str) -> String {
     out
 }
 
+/// The `[client]` group of an option file as (name, value) pairs, names with `_` spelled `-`
+/// and values unquoted ("Using Option Files": `#` and `;` start comments, `name=value` or a
+/// bare `name`, values may be quoted; `!include` directives are not followed).
+fn client_options(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut in_client = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with(['#', ';', '!']) {
+            continue;
+        }
+        if let Some(group) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            in_client = group.trim().eq_ignore_ascii_case("client");
+            continue;
+        }
+        if !in_client {
+            continue;
+        }
+        let (k, v) = line.split_once('=').unwrap_or((line, ""));
+        let v = v.trim();
+        let v = v
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+            .unwrap_or(v);
+        out.push((
+            k.trim().replace('_', "-").to_ascii_lowercase(),
+            v.to_string(),
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn my_cnf_client_section_sits_between_the_environment_and_the_url() {
+        let home = std::env::temp_dir().join(format!("stampede-mycnf-{}", std::process::id()));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(
+            home.join(".my.cnf"),
+            "# comment\n[mysqld]\nuser=server_user\n[client]\nuser = bench\npassword=\"s3 cret\"\n\
+             ssl_mode=DISABLED\nhost=db.example\nport=3310\n; more\n[mysql]\ndatabase=x\n",
+        )
+        .unwrap();
+        let h = home.to_string_lossy().into_owned();
+        let env = |k: &str| match k {
+            "USER" => Some("alice".to_string()),
+            "MYSQL_PWD" => Some("from-env".to_string()),
+            "HOME" => Some(h.clone()),
+            _ => None,
+        };
+        let c = Conninfo::with_env(&env);
+        assert_eq!(c.user, "bench", "[client] over $USER; [mysqld] ignored");
+        assert_eq!(
+            c.password,
+            Some(Password("s3 cret".into())),
+            "over MYSQL_PWD, unquoted"
+        );
+        assert_eq!(c.ssl_mode, SslMode::Disabled);
+        assert_eq!(
+            (c.host.as_str(), c.port, c.socket.clone()),
+            ("db.example", 3310, None)
+        );
+        assert_eq!(c.database, None, "[mysql] is another group");
+        // A URL names the server; the file still gives what the URL leaves out.
+        let u = Conninfo::parse_with_env("mysql://127.0.0.1/db", &env).unwrap();
+        assert_eq!((u.host.as_str(), u.port), ("127.0.0.1", 3306));
+        assert_eq!(u.user, "bench");
+        assert_eq!(u.password, Some(Password("s3 cret".into())));
+        let u = Conninfo::parse_with_env("mysql://root:pw@127.0.0.1/db", &env).unwrap();
+        assert_eq!(
+            (u.user.as_str(), u.password.clone()),
+            ("root", Some(Password("pw".into())))
+        );
+        assert!(!u.redacted().contains("s3 cret") && !format!("{u:?}").contains("s3 cret"));
+        std::fs::remove_dir_all(&home).unwrap();
+    }
 
     fn env(k: &str) -> Option<String> {
         match k {

@@ -1,0 +1,167 @@
+"""stampede against sysbench 1.0.20 (mysql driver) on one MariaDB: issue 15's comparison.
+
+Same method as bench/sysbench_case.py (the pgsql comparison): each tool runs on the tables the
+*other* tool loaded (`sysbench ... prepare` fills database sb_sysbench, `stampede init oltp`
+fills sb_stampede), rounds are interleaved (stampede, sysbench, sysbench, stampede, ...), every
+run has the same clients and seconds, and the figures are the median transactions/s and the
+median client CPU per transaction (user + system of the child, from rusage).
+
+The server is a private MariaDB started here from Debian's mariadb-server binaries (a temporary
+data directory, a unix socket, no TCP), unless --socket names a running one (user root, no
+password). Both tools connect over the unix socket, as a local benchmark would.
+
+    python3 bench/mysql_case.py --stampede target/release/stampede
+"""
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+
+TESTS = ("oltp_point_select", "oltp_read_write")
+# sysbench's "transactions: N (X per sec.)" line; stampede prints the same block.
+TPS = re.compile(r"^\s+transactions:\s+(\d+)\s+\(([\d.]+) per sec", re.M)
+
+
+def timed(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode != 0:
+        raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return p.stdout, cpu
+
+
+class MariaDb:
+    """A private server: its own data directory and socket, stopped and removed at the end."""
+
+    def __init__(self, buffer_pool="1G"):
+        self.dir = tempfile.mkdtemp(prefix="stampede-bench-mariadb-")
+        self.socket = os.path.join(self.dir, "mysqld.sock")
+        user = ["--user=mysql"] if os.geteuid() == 0 else []
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "mysql", "mysql")
+        subprocess.run(
+            ["mariadb-install-db", "--no-defaults", f"--datadir={self.dir}/data",
+             "--auth-root-authentication-method=normal"] + user,
+            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        self.proc = subprocess.Popen(
+            ["mariadbd", "--no-defaults", f"--datadir={self.dir}/data", f"--socket={self.socket}",
+             "--skip-networking", f"--innodb-buffer-pool-size={buffer_pool}",
+             "--innodb-log-file-size=512M", "--max-connections=1000", "--skip-name-resolve",
+             f"--log-error={self.dir}/error.log", f"--pid-file={self.dir}/mysqld.pid"] + user,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while subprocess.run(["mariadb", "--no-defaults", "-S", self.socket, "-uroot", "-e", "select 1"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise SystemExit(open(f"{self.dir}/error.log").read()[-3000:])
+            time.sleep(0.2)
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=120)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def sql(socket, text):
+    subprocess.run(["mariadb", "--no-defaults", "-S", socket, "-uroot", "-e", text], check=True)
+
+
+def driver(socket, db):
+    return ["--db-driver=mysql", f"--mysql-socket={socket}", "--mysql-user=root", f"--mysql-db={db}"]
+
+
+def commands(stampede, socket, tables, size, clients, seconds):
+    """The exact command lines, by (tool, test): each tool on the other tool's data."""
+    out = {}
+    for test in TESTS:
+        common = [f"--tables={tables}", f"--table-size={size}", f"--threads={clients}",
+                  f"--time={seconds}"]
+        out[("sysbench", test)] = (["sysbench", test] + driver(socket, "sb_stampede") + common
+                                   + ["--report-interval=0", "run"])
+        out[("stampede", test)] = ([stampede, "run", test] + driver(socket, "sb_sysbench") + common
+                                   + ["-j", "2", "--no-check", "--no-observe"])
+    return out
+
+
+def load(stampede, socket, tables, size):
+    for db in ("sb_sysbench", "sb_stampede"):
+        sql(socket, f"DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}")
+    subprocess.run(["sysbench", "oltp_common"] + driver(socket, "sb_sysbench")
+                   + [f"--tables={tables}", f"--table-size={size}", "prepare"],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([stampede, "init", "oltp"] + driver(socket, "sb_stampede")
+                   + [f"--tables={tables}", f"--table-size={size}"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for db in ("sb_sysbench", "sb_stampede"):
+        sql(socket, "; ".join(f"ANALYZE TABLE {db}.sbtest{t}" for t in range(1, tables + 1)))
+
+
+def measure(stampede, socket, tables, size, clients, seconds, rounds, log=print):
+    load(stampede, socket, tables, size)
+    cmds = commands(stampede, socket, tables, size, clients, seconds)
+    res = {t: {"stampede": [], "sysbench": []} for t in TESTS}
+    for r in range(rounds):
+        for test in TESTS:
+            order = ("stampede", "sysbench") if r % 2 == 0 else ("sysbench", "stampede")
+            for tool in order:
+                out, cpu = timed(cmds[(tool, test)])
+                m = TPS.search(out)
+                if not m:
+                    raise SystemExit(f"no transactions line in {tool} output:\n{out[-2000:]}")
+                txns, tps = int(m.group(1)), float(m.group(2))
+                us = cpu * 1e6 / max(txns, 1)
+                res[test][tool].append((tps, us))
+                log(f"  round {r + 1} {test:18} {tool:9} {tps:10.1f} tps {us:8.1f} us/txn")
+    return res, cmds
+
+
+def table(res):
+    lines = [
+        "| test | sysbench tps | stampede tps | ratio | sysbench CPU us/txn | stampede CPU us/txn | ratio |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for test, by in res.items():
+        s_tps = statistics.median(x[0] for x in by["sysbench"])
+        m_tps = statistics.median(x[0] for x in by["stampede"])
+        s_cpu = statistics.median(x[1] for x in by["sysbench"])
+        m_cpu = statistics.median(x[1] for x in by["stampede"])
+        lines.append(f"| {test} | {s_tps:,.1f} | {m_tps:,.1f} | {m_tps / s_tps:.2f}x | "
+                     f"{s_cpu:.1f} | {m_cpu:.1f} | {m_cpu / s_cpu:.2f}x |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stampede", default="target/release/stampede")
+    ap.add_argument("--socket", help="a running server's socket (root, no password)")
+    ap.add_argument("--tables", type=int, default=4)
+    ap.add_argument("--table-size", type=int, default=100000)
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    server = None if a.socket else MariaDb()
+    socket = a.socket or server.socket
+    try:
+        res, cmds = measure(os.path.abspath(a.stampede), socket, a.tables, a.table_size,
+                            a.clients, a.seconds, a.rounds)
+    finally:
+        if server:
+            server.stop()
+    print(table(res))
+    for (tool, test), c in sorted(cmds.items()):
+        print(f"{tool} {test}: {' '.join(c)}")
+
+
+if __name__ == "__main__":
+    main()
