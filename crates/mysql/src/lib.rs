@@ -8,8 +8,9 @@
 //!
 //! Owns: MySQL's way of naming a target ([`Conninfo`]: `mysql://` URLs, `MYSQL_PWD`, ssl-mode),
 //! the [`Session`] (handshake v10, authentication, TLS, text and binary prepared statements,
-//! multi-statements and multi-results), the authentication plugins' arithmetic (`auth`), and
-//! the classification of MySQL errors by error number ([`classify`], one place).
+//! multi-statements and multi-results), the authentication plugins' arithmetic (`auth`), the
+//! classification of MySQL errors by error number ([`classify`], one place), and the embedded
+//! MariaDB server ([`embedded`]: stampede's private server when a MySQL workload has no target).
 //!
 //! Must not touch: time measurement, workloads, argv, output formatting. Nothing here formats a
 //! password: [`Conninfo::redacted`] and [`Conninfo::describe`] are the only printable forms of a
@@ -18,10 +19,11 @@
 //! Module layout: `conninfo`; `session` (and its parts); `wire` the protocol's packets and
 //! flags as pure functions; `sql` placeholders, statement splitting and transaction statements;
 //! `auth` the plugins' scrambles; `error` ERR packets and the classification; `tls` rustls for
-//! ssl-mode. The plain socket is `pg::PlainSocket` (read readiness only, shared).
+//! ssl-mode; `embedded` a private MariaDB server (the counterpart of `pg::embedded`). The plain socket is `pg::PlainSocket` (read readiness only, shared).
 
 mod auth;
 mod conninfo;
+pub mod embedded;
 mod error;
 mod session;
 mod sql;

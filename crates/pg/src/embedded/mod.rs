@@ -80,7 +80,7 @@
 //! This file: the handle ([`EmbeddedServer`]) and its life cycle (start, initdb, readiness,
 //! attach, stop, `Drop`); `binaries`: finding the server binaries and their version; `settings`:
 //! the default settings and their merging and quoting; `process`: running as root, signals,
-//! `postmaster.pid`, log tails.
+//! `postmaster.pid`, log tails (the server-neutral parts public as [`os`]).
 
 mod binaries;
 mod process;
@@ -107,6 +107,17 @@ use settings::{conf_value, merge_settings, unquote};
 
 pub use process::{read_postmaster_pid, tail_lines, PostmasterPid};
 pub use settings::default_settings;
+
+/// The operating-system side of an embedded server that does not depend on which server it is:
+/// the account a server runs as under root, `chown`, liveness and signals, log tails, RAM. The
+/// embedded MariaDB (`mysql::embedded`) uses these rather than copies.
+pub mod os {
+    pub use super::process::{
+        chown, is_root, is_zombie, lookup_user, pid_alive, send_signal, server_account, tail_lines,
+        untraversable_ancestor, RunAs,
+    };
+    pub use super::settings::total_ram;
+}
 
 /// `max_connections` for an embedded server that `clients` clients use, when the user did not
 /// `--set` it: the default 1100, or `clients + 100` when more are needed (see the module header).

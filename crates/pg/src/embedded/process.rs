@@ -1,6 +1,7 @@
 //! Processes and accounts: the unprivileged account the server runs as when stampede runs as
 //! root, `chown`, process liveness and signals, the contents of `postmaster.pid`, and log tails
-//! for error messages.
+//! for error messages. All but `postmaster.pid` is server-neutral and public through
+//! [`super::os`], for the embedded MariaDB of the `mysql` crate.
 
 use std::fs;
 use std::io::BufRead;
@@ -12,10 +13,10 @@ use super::{embedded_err, DEFAULT_PORT};
 
 /// The account the server runs as when stampede runs as root.
 #[derive(Clone, Debug)]
-pub(super) struct RunAs {
-    pub(super) name: String,
-    pub(super) uid: u32,
-    pub(super) gid: u32,
+pub struct RunAs {
+    pub name: String,
+    pub uid: u32,
+    pub gid: u32,
 }
 
 /// Whether this process runs as root (the embedded server then runs as another account).
@@ -24,7 +25,7 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-pub(super) fn lookup_user(name: &str) -> Option<RunAs> {
+pub fn lookup_user(name: &str) -> Option<RunAs> {
     let cname = std::ffi::CString::new(name).ok()?;
     let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
     let mut buf = vec![0 as libc::c_char; 16384];
@@ -52,7 +53,7 @@ pub(super) fn lookup_user(name: &str) -> Option<RunAs> {
 /// The first directory above `dir` that `u` cannot enter (the execute bit of its class: owner,
 /// group or other), with its mode: the server runs as `u` and must reach its data directory.
 /// `dir` itself is created and chowned for `u`, so only its ancestors are checked.
-pub(super) fn untraversable_ancestor(dir: &Path, u: &RunAs) -> Option<(PathBuf, u32)> {
+pub fn untraversable_ancestor(dir: &Path, u: &RunAs) -> Option<(PathBuf, u32)> {
     use std::os::unix::fs::MetadataExt;
     let mut cur = dir.parent();
     let mut blocked = None;
@@ -78,23 +79,29 @@ pub(super) fn untraversable_ancestor(dir: &Path, u: &RunAs) -> Option<(PathBuf, 
 
 /// When root: the unprivileged account to run initdb and postgres as.
 pub(super) fn run_as_account() -> Result<Option<RunAs>, Error> {
+    server_account("PostgreSQL", "postgres")
+}
+
+/// When root: the unprivileged account a server that refuses root runs as: `preferred` (the
+/// account its Debian package creates) if it exists, else `nobody`. None when not root.
+pub fn server_account(server: &str, preferred: &str) -> Result<Option<RunAs>, Error> {
     if !is_root() {
         return Ok(None);
     }
-    for name in ["postgres", "nobody"] {
+    for name in [preferred, "nobody"] {
         if let Some(u) = lookup_user(name) {
             if u.uid != 0 {
                 return Ok(Some(u));
             }
         }
     }
-    Err(embedded_err(
-        "stampede runs as root and PostgreSQL refuses to; no `postgres` or `nobody` account exists to run it as \
-         (create one, or run stampede as an ordinary user)",
-    ))
+    Err(embedded_err(format!(
+        "stampede runs as root and {server} refuses to; no `{preferred}` or `nobody` account exists \
+         to run it as (create one, or run stampede as an ordinary user)"
+    )))
 }
 
-pub(super) fn chown(path: &Path, who: &RunAs) -> Result<(), Error> {
+pub fn chown(path: &Path, who: &RunAs) -> Result<(), Error> {
     std::os::unix::fs::chown(path, Some(who.uid), Some(who.gid)).map_err(|e| {
         embedded_err(format!(
             "cannot chown {} to {}: {e}",
@@ -104,7 +111,7 @@ pub(super) fn chown(path: &Path, who: &RunAs) -> Result<(), Error> {
     })
 }
 
-pub(super) fn pid_alive(pid: i32) -> bool {
+pub fn pid_alive(pid: i32) -> bool {
     // SAFETY: kill with signal 0 only checks for existence/permission.
     let r = unsafe { libc::kill(pid, 0) };
     let exists = r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
@@ -113,7 +120,7 @@ pub(super) fn pid_alive(pid: i32) -> bool {
 }
 
 /// Linux: state `Z` in /proc/<pid>/stat. Elsewhere: never (no /proc).
-pub(super) fn is_zombie(pid: i32) -> bool {
+pub fn is_zombie(pid: i32) -> bool {
     match fs::read_to_string(format!("/proc/{pid}/stat")) {
         // "pid (comm) S ...": the state follows the last ')'.
         Ok(stat) => stat
@@ -124,7 +131,7 @@ pub(super) fn is_zombie(pid: i32) -> bool {
     }
 }
 
-pub(super) fn send_signal(pid: i32, sig: libc::c_int) {
+pub fn send_signal(pid: i32, sig: libc::c_int) {
     // SAFETY: plain kill(2).
     unsafe {
         libc::kill(pid, sig);

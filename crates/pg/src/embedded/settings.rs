@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Physical RAM in bytes.
-pub(super) fn total_ram() -> u64 {
+/// Physical RAM in bytes (4 GiB when sysconf cannot tell).
+pub fn total_ram() -> u64 {
     // SAFETY: sysconf has no preconditions.
     let (pages, page) = unsafe {
         (

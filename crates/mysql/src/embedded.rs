@@ -1,0 +1,1320 @@
+//! The embedded MariaDB: with no target given and a workload that asks for MySQL, stampede runs a
+//! private MariaDB from the machine's binaries (Debian's `mariadb-server`) in a temporary
+//! directory and removes it afterwards (also after an error or Ctrl-C): the MySQL counterpart of
+//! `pg::embedded`, with the same shape (options, `start`, `attach`, `stop`, `Drop`, `keep`).
+//!
+//! Owns: finding `mariadbd` and `mariadb-install-db` and their version, `mariadb-install-db`,
+//! the server's settings, starting `mariadbd`, waiting until it greets a client, the database
+//! the targets name ([`DATABASE`]), stopping it and removing its directory; and attaching to a
+//! kept server (`stampede server status|stop`) through its pid file.
+//! Must not touch: any server it did not start or was not pointed at (`data_dir`); any directory
+//! other than the temporary one it created (a `data_dir` given by the user is never removed);
+//! the machine's MariaDB configuration (`/etc/mysql`: every program runs with `--no-defaults`).
+//!
+//! ## Layout
+//! Everything is in the data directory (`<tmp>/data`, or the given `data_dir`), which is
+//! MariaDB's `datadir`: the unix socket `mysqld.sock`, the pid file `mariadbd.pid`, the error log
+//! `stampede-server.log`, and `stampede.cnf`, the record of the options the server was started
+//! with (see below). Only files go there: every directory in a datadir is a database to MariaDB,
+//! so there is no `tmp/` beside them; `tmpdir` is the data directory itself, private to this
+//! server (testkit's servers once collided on their temporary tables' names in a shared /tmp).
+//! The socket path must fit in `sockaddr_un.sun_path` (108 bytes with its NUL on Linux): a
+//! longer data directory is refused before anything is created.
+//!
+//! Unlike the embedded PostgreSQL, which listens on no TCP address, this server also listens on
+//! 127.0.0.1, on a free port picked at start: the MySQL benchmarks (sysbench's) run over TCP as
+//! often as over the socket, and loopback TCP reaches nobody outside the machine.
+//! [`EmbeddedMariaDb::conninfo`] is TCP, [`EmbeddedMariaDb::socket_conninfo`] the socket.
+//! `port` and `bind_address` may be given in `settings`; a port that another process takes
+//! between our pick and the server's bind is picked again (twice at most).
+//!
+//! ## Options on the command line, and `stampede.cnf`
+//! `mariadbd --no-defaults --name=value ...`: the settings are on the command line (visible in
+//! `ps`, no quoting rules of option files in between), and stampede's record of them is
+//! `<data_dir>/stampede.cnf`, rewritten on every start, which the server does not read. It is an
+//! option file all the same: its `[client]` and `[mariadb-client]` groups make
+//! `mariadb --defaults-file=<data_dir>/stampede.cnf` connect as root over the socket to
+//! [`DATABASE`], and its `[stampede-mariadbd]` group, which no MariaDB program reads, lists the
+//! settings for [`EmbeddedMariaDb::attach`].
+//!
+//! ## Starting and stopping
+//! `mariadb-install-db --no-defaults --auth-root-authentication-method=normal --skip-test-db`
+//! (skipped when the data directory has a `mysql` system database) makes `root` with an empty
+//! password at `localhost`, `127.0.0.1` and `::1` (and at the host's name, which
+//! `skip_name_resolve` ignores with a warning in the log); the InnoDB settings are given to it
+//! too, since some (`innodb_page_size`) are fixed when the data files are created. Then `mariadbd`
+//! is spawned directly, in its own process group (`process_group(0)`: a terminal's Ctrl-C goes to
+//! the foreground group and must not reach the server; stampede catches it, unwinds, and this
+//! handle's `Drop` stops the server). Readiness is a condition, not a sleep: a
+//! [`crate::Session`] connects over the socket until the server greets it and logs root in (the
+//! socket exists before the server accepts, so a bare connect proves nothing), with a deadline;
+//! the server exiting meanwhile fails the start at once with the tail of its error log. That
+//! session then creates [`DATABASE`] if it is missing, and one more connects over TCP to it, so
+//! that [`EmbeddedMariaDb::conninfo`] is known to work when `start` returns.
+//!
+//! Stopping: SIGTERM, MariaDB's normal shutdown (connections killed, InnoDB flushed and closed),
+//! waited for; SIGKILL after 120 s (InnoDB recovers from its redo log at the next start). A
+//! temporary directory is removed afterwards; a kept server or a `data_dir` is left. A kill -9
+//! of stampede leaves the server running; its pid is in `<data_dir>/mariadbd.pid`.
+//!
+//! ## Running as root
+//! `mariadbd` refuses to run as root (tests and CI run as root). When the effective uid is 0,
+//! `mariadb-install-db` and `mariadbd` run as the `mysql` account (Debian's package makes it)
+//! if it exists, else `nobody`, through `CommandExt::uid/gid`, and the directories are chowned
+//! to it; a given `data_dir`'s parents must be traversable by that account (checked first, as
+//! for the embedded PostgreSQL: `pg::embedded::os`, shared with it).
+//!
+//! ## Default settings, and why (reasoned, as the embedded PostgreSQL's, not measured)
+//! Honest first, as for the embedded PostgreSQL: durability as a production server has it.
+//! - `innodb_flush_log_at_trx_commit = 1`, `innodb_doublewrite = ON`: the defaults, and the
+//!   counterparts of PostgreSQL's `synchronous_commit = on`/`fsync = on` and `full_page_writes
+//!   = on`, which the embedded PostgreSQL keeps: a commit is on disk when it returns, and a torn
+//!   page can be repaired. Turning them off makes numbers no real deployment gets; set them with
+//!   `settings` if you mean it. The binary log stays off (MariaDB's default): PostgreSQL's WAL
+//!   is its redo log and replication stream in one, InnoDB's redo log is the counterpart, and
+//!   the binary log is a second log that a standalone server does not need (`log_bin` turns it
+//!   on).
+//! - `innodb_buffer_pool_size` = 25 % of RAM, at least 128 MiB, at most 4 GiB: the same share
+//!   and cap as the embedded PostgreSQL's `shared_buffers`, so the two servers are compared at
+//!   the same cache size, and for its reasons (the client runs on the same machine; beyond a
+//!   few GB the gain for sysbench- and pgbench-sized data is small). InnoDB reads with O_DIRECT
+//!   (MariaDB 10.6's default), so unlike PostgreSQL it gets no second cache from the OS: a data
+//!   set larger than 4 GiB is cached less than on the embedded PostgreSQL; raise it with
+//!   `settings` for such runs. 4 GiB on the 24 GiB development box.
+//! - `innodb_log_file_size = 1G` (MariaDB's default is 96 MiB): the redo log bounds how much
+//!   changed data may wait in the buffer pool before a checkpoint must flush it; with 96 MiB a
+//!   write-heavy run spends its time in furious flushing. The counterpart of the embedded
+//!   PostgreSQL's `max_wal_size = 4GB`, smaller because InnoDB's redo has no full-page images
+//!   (its doublewrite buffer is apart) and because the file is preallocated on disk (1 GiB in
+//!   the temporary directory; fallocate makes that instant).
+//! - `max_connections = 10000`: thousands of clients, each a thread in MariaDB
+//!   (`thread_handling` one-thread-per-connection, the default). An unused slot costs MariaDB
+//!   little but the performance schema's per-thread tables, which it sizes from this: 142 MB of
+//!   performance-schema memory at 10000 against 98 MB at the default 151 (`SHOW ENGINE
+//!   PERFORMANCE_SCHEMA STATUS`, 10.11; the server's RSS 242 MB against 199 MB). Each connection
+//!   needs a file descriptor: the server raises its own `open_files_limit` (wanted: 5 per
+//!   connection) as far as the hard RLIMIT_NOFILE it inherits, and lowers `max_connections`
+//!   when that is too small; [`EmbeddedMariaDb::notes`] says so when it happened.
+//!   [`max_connections_for`] sizes it for more clients.
+//! - `skip_name_resolve = ON`: no reverse DNS lookup per connection (a stall on a machine
+//!   without DNS, and a host-cache lock at thousands of connects); accounts are by address.
+//! - `performance_schema = ON`: stampede reads its waits and statement digests to explain a run
+//!   (the counterpart of `pg_stat_statements` and `track_io_timing` on the embedded PostgreSQL).
+//!   Its default instruments and consumers: file and table I/O and table-lock waits, statement
+//!   digests; the mutex and rwlock instruments (`wait/synch/%`) stay off, since timing every
+//!   lock acquisition costs throughput (`performance_schema_instrument = 'wait/synch/%=ON'` in
+//!   `settings` turns them on). It is what production servers that can be diagnosed run.
+//! - `character_set_server = utf8mb4`, `collation_server = utf8mb4_general_ci`: what Debian's
+//!   packaged configuration sets (MariaDB's compiled-in default is latin1), so tables are what a
+//!   packaged server makes; `--no-defaults` skips that configuration.
+//! - `innodb_fast_shutdown = 2`, for a temporary directory only: the directory is removed right
+//!   after the shutdown, so the shutdown need not flush the buffer pool (up to 4 GiB written for
+//!   nothing); the redo log is flushed, as after a crash. A kept or given directory keeps the
+//!   default (1).
+//!
+//! Left at MariaDB's defaults on purpose: `innodb_flush_method` (O_DIRECT), `innodb_io_capacity`,
+//! `thread_handling`, `back_log` (sized from `max_connections`), `sql_mode`, the isolation level
+//! (REPEATABLE READ), `max_allowed_packet` (16 MiB, which the loader's batches stay under).
+//!
+//! Not supported: Oracle MySQL 8's `mysqld`, which has no `mysql_install_db` (it initialises with
+//! `mysqld --initialize-insecure`): its `mysqld` is found, but the start fails for want of the
+//! install program, with the install hint. A MariaDB from a binary tarball (`scripts/` beside
+//! `bin/`, and a `--basedir`) is not searched either: give its bin directory when it holds both
+//! programs.
+
+use std::fs;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pg::embedded::os::{
+    chown, pid_alive, send_signal, server_account, tail_lines, total_ram, untraversable_ancestor,
+    RunAs,
+};
+use pg::Error;
+
+use crate::{Conninfo, Session, SslMode};
+
+/// The database [`EmbeddedMariaDb::conninfo`] names, created at every start when missing: a
+/// MariaDB has no database a workload could use (the embedded PostgreSQL's `postgres` is the
+/// one `initdb` makes; MariaDB's counterparts are system schemas), so stampede makes its own.
+pub const DATABASE: &str = "stampede";
+
+/// The account: root, with an empty password (`--auth-root-authentication-method=normal`).
+pub const USER: &str = "root";
+
+/// `max_connections` by default (see the module header).
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 10_000;
+
+/// `max_connections` for an embedded server that `clients` clients use, when the user did not
+/// set it: the default 10000, or `clients + 100` when more are needed (the 100 for the loader's,
+/// the observer's and the checks' connections, as for the embedded PostgreSQL).
+pub fn max_connections_for(clients: u32) -> u32 {
+    DEFAULT_MAX_CONNECTIONS.max(clients.saturating_add(100))
+}
+
+const SOCKET_FILE: &str = "mysqld.sock";
+const PID_FILE: &str = "mariadbd.pid";
+const LOG_FILE: &str = "stampede-server.log";
+const RECORD_FILE: &str = "stampede.cnf";
+/// The `stampede.cnf` group that lists the settings (no MariaDB program reads it).
+const RECORD_GROUP: &str = "stampede-mariadbd";
+
+/// `sockaddr_un.sun_path` is 108 bytes on Linux, including the terminating NUL.
+const SOCKET_PATH_MAX: usize = 107;
+
+/// How long to wait for the server to become ready / to stop.
+const START_TIMEOUT: Duration = Duration::from_secs(120);
+const STOP_TIMEOUT: Duration = Duration::from_secs(120);
+/// How often readiness and exit are polled (a poll, not a wait: each one checks a condition).
+const POLL: Duration = Duration::from_millis(20);
+/// How many times a port we picked is picked again when another process took it first.
+const PORT_RETRIES: usize = 2;
+
+/// The install hint every "no binaries" error carries.
+const INSTALL_HINT: &str =
+    "install the MariaDB server (Debian/Ubuntu: `sudo apt-get install mariadb-server`; \
+     Fedora/RHEL: `sudo dnf install mariadb-server`), or give the directory holding `mariadbd` \
+     and `mariadb-install-db`, or give a MySQL target (-d mysql://...)";
+
+/// The server programs, first name first (MariaDB's since 10.5; the MySQL-named ones are its
+/// compatibility links, or an older MariaDB's only names).
+const SERVER_NAMES: [&str; 2] = ["mariadbd", "mysqld"];
+const INSTALL_NAMES: [&str; 2] = ["mariadb-install-db", "mysql_install_db"];
+
+/// Settings stampede owns: the private layout. Giving one is an error, not silently ignored.
+const OWN_SETTINGS: [&str; 10] = [
+    "datadir",
+    "tmpdir",
+    "socket",
+    "pid_file",
+    "log_error",
+    "user",
+    "no_defaults",
+    "defaults_file",
+    "defaults_extra_file",
+    "defaults_group_suffix",
+];
+
+/// Where the MariaDB server programs were found, and which version they are.
+#[derive(Clone, Debug)]
+pub struct Binaries {
+    /// `mariadbd` (or `mysqld`).
+    pub server: PathBuf,
+    /// `mariadb-install-db` (or `mysql_install_db`).
+    pub install_db: PathBuf,
+    /// From `mariadbd --version`, without the distribution's suffix: "10.11.19-MariaDB".
+    pub version: String,
+    /// How they were found: "/usr/sbin", "/usr/bin", "PATH", "bindir", or where the server's
+    /// and the install program's differ, both ("/usr/sbin, /usr/bin").
+    pub found_by: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct EmbeddedMariaDbOptions {
+    /// A directory holding `mariadbd` and `mariadb-install-db`; otherwise /usr/sbin, /usr/bin,
+    /// then PATH.
+    pub bindir: Option<PathBuf>,
+    /// Use (and keep) this data directory instead of a temporary one (`stampede server start`).
+    pub data_dir: Option<PathBuf>,
+    /// Do not stop or remove the server when the handle is dropped (`--keep-server`).
+    pub keep: bool,
+    /// Extra settings, `--name=value` after stampede's defaults (a name given replaces the
+    /// default; `-` and `_` are the same in names, as for MariaDB). An empty value passes
+    /// `--name` alone.
+    pub settings: Vec<(String, String)>,
+}
+
+/// The server process: our child (reaped on stop) or a server found through its pid file.
+enum Process {
+    Child(Child),
+    Pid(i32),
+    Gone,
+}
+
+/// A running private MariaDB. Dropping it stops the server and removes its directory unless
+/// `keep` was set.
+pub struct EmbeddedMariaDb {
+    binaries: Binaries,
+    data_dir: PathBuf,
+    socket: PathBuf,
+    /// The address TCP clients use (127.0.0.1 unless `bind_address` names another), or None
+    /// with `skip_networking`.
+    host: Option<String>,
+    port: u16,
+    settings: Vec<(String, String)>,
+    notes: Vec<String>,
+    log_file: PathBuf,
+    keep: bool,
+    process: Process,
+    /// The temporary directory we created (removed on drop); None for a given data_dir.
+    tempdir: Option<tempfile::TempDir>,
+}
+
+impl std::fmt::Debug for EmbeddedMariaDb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedMariaDb")
+            .field("data_dir", &self.data_dir)
+            .field("port", &self.port)
+            .field("pid", &self.pid())
+            .field("keep", &self.keep)
+            .finish()
+    }
+}
+
+fn embedded_err(msg: impl Into<String>) -> Error {
+    Error::Embedded(msg.into())
+}
+
+/// Why one attempt to start did not give a ready server.
+enum StartFailure {
+    /// Another process bound the port we picked: pick again.
+    PortTaken,
+    Failed(Error),
+}
+
+impl EmbeddedMariaDb {
+    /// mariadb-install-db (if the data directory is new), start, wait until root can log in,
+    /// create [`DATABASE`].
+    pub fn start(opts: &EmbeddedMariaDbOptions) -> Result<EmbeddedMariaDb, Error> {
+        // Everything that can be checked without touching the disk first.
+        let user_settings = check_settings(&opts.settings)?;
+        let binaries = Self::find_binaries(opts.bindir.as_deref())?;
+        let run_as = server_account("MariaDB", "mysql")?;
+
+        let (tempdir, data_dir) = match &opts.data_dir {
+            Some(d) => {
+                let d = if d.is_absolute() {
+                    d.clone()
+                } else {
+                    std::env::current_dir()
+                        .map_err(|e| {
+                            embedded_err(format!("cannot read the current directory: {e}"))
+                        })?
+                        .join(d)
+                };
+                if let Some(pid) = read_pid_file(&d) {
+                    if pid_alive(pid) {
+                        return Err(embedded_err(format!(
+                            "a server is already running on {} (pid {pid}); stop it first \
+                             (`stampede server stop`)",
+                            d.display()
+                        )));
+                    }
+                }
+                (None, d)
+            }
+            None => {
+                let t = tempfile::Builder::new()
+                    .prefix("stampede-mariadb-")
+                    .tempdir()
+                    .map_err(|e| {
+                        embedded_err(format!("cannot create a temporary directory: {e}"))
+                    })?;
+                let d = t.path().join("data");
+                (Some(t), d)
+            }
+        };
+        let socket = data_dir.join(SOCKET_FILE);
+        if socket.as_os_str().len() > SOCKET_PATH_MAX {
+            return Err(embedded_err(format!(
+                "data directory path {} is too long to hold the server's unix socket ({} bytes \
+                 at most for the socket's path); use a shorter path",
+                data_dir.display(),
+                SOCKET_PATH_MAX
+            )));
+        }
+        if let (Some(t), Some(u)) = (&tempdir, &run_as) {
+            chown(t.path(), u)?;
+        }
+        if let Some(u) = &run_as {
+            if let Some((dir, mode)) = untraversable_ancestor(&data_dir, u) {
+                return Err(embedded_err(format!(
+                    "the server runs as `{}` (stampede runs as root and MariaDB refuses to), and \
+                     `{}` cannot enter {} (mode {mode:04o}), above the data directory {}; use a \
+                     data directory outside it (--data-dir /var/lib/stampede/mariadb, say)",
+                    u.name,
+                    u.name,
+                    dir.display(),
+                    data_dir.display()
+                )));
+            }
+        }
+
+        if !data_dir.exists() {
+            fs::create_dir_all(&data_dir)
+                .map_err(|e| embedded_err(format!("cannot create {}: {e}", data_dir.display())))?;
+            fs::set_permissions(&data_dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| embedded_err(format!("cannot chmod {}: {e}", data_dir.display())))?;
+        }
+        if let Some(u) = &run_as {
+            chown(&data_dir, u)?;
+        }
+
+        let mut settings = merge_settings(default_settings(), &user_settings);
+        if tempdir.is_some() && find(&settings, "innodb_fast_shutdown").is_none() {
+            settings.push(("innodb_fast_shutdown".into(), "2".into()));
+        }
+        let initialised = data_dir.join("mysql").is_dir();
+        if !initialised {
+            install_db(&binaries, &data_dir, &settings, run_as.as_ref())?;
+        }
+
+        let given_port = match find(&settings, "port") {
+            Some(v) => Some(
+                v.parse::<u16>()
+                    .ok()
+                    .filter(|&p| p > 0)
+                    .ok_or_else(|| embedded_err(format!("port={v}: not a port number")))?,
+            ),
+            None => None,
+        };
+        let host = if is_on(find(&settings, "skip_networking")) {
+            None
+        } else {
+            Some(client_host(find(&settings, "bind_address")))
+        };
+        if find(&settings, "bind_address").is_none() {
+            settings.push(("bind_address".into(), "127.0.0.1".into()));
+        }
+        settings.retain(|(k, _)| norm(k) != "port");
+
+        let log_file = data_dir.join(LOG_FILE);
+        let mut server = EmbeddedMariaDb {
+            binaries,
+            data_dir,
+            socket,
+            host,
+            port: 0,
+            settings,
+            notes: Vec::new(),
+            log_file,
+            keep: opts.keep,
+            process: Process::Gone,
+            tempdir,
+        };
+        let mut tries = 0;
+        loop {
+            let port = match given_port {
+                Some(p) => p,
+                None => free_port()?,
+            };
+            match server.spawn_and_wait(port, run_as.as_ref()) {
+                Ok(()) => break,
+                Err(StartFailure::PortTaken) if given_port.is_none() && tries < PORT_RETRIES => {
+                    tries += 1;
+                }
+                Err(StartFailure::PortTaken) => {
+                    return Err(embedded_err(format!(
+                        "the server could not listen on 127.0.0.1:{port}: the port is in use; \
+                         last lines of {}:\n{}",
+                        server.log_file.display(),
+                        tail_lines(&server.log_file, 30)
+                    )))
+                }
+                Err(StartFailure::Failed(e)) => return Err(e),
+            }
+        }
+        Ok(server)
+    }
+
+    /// Write the record, spawn `mariadbd` on `port`, wait until it is ready.
+    fn spawn_and_wait(&mut self, port: u16, run_as: Option<&RunAs>) -> Result<(), StartFailure> {
+        let failed = StartFailure::Failed;
+        self.port = port;
+        // The private ones last: (bind_address,) port, socket.
+        self.settings
+            .retain(|(k, _)| !matches!(norm(k).as_str(), "port" | "socket"));
+        self.settings.push(("port".into(), port.to_string()));
+        self.settings
+            .push(("socket".into(), self.socket.display().to_string()));
+        self.write_record(run_as).map_err(failed)?;
+
+        // The log: appended to, so a kept server's history survives restarts; this start's
+        // lines begin at `log_start`.
+        let log = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log_file)
+            .map_err(|e| {
+                failed(embedded_err(format!(
+                    "cannot open {}: {e}",
+                    self.log_file.display()
+                )))
+            })?;
+        if let Some(u) = run_as {
+            chown(&self.log_file, u).map_err(failed)?;
+        }
+        let log_start = log.metadata().map(|m| m.len()).unwrap_or(0);
+        let log2 = log
+            .try_clone()
+            .map_err(|e| failed(embedded_err(format!("cannot open the log twice: {e}"))))?;
+
+        let d = self.data_dir.display();
+        let mut cmd = Command::new(&self.binaries.server);
+        // --no-defaults must come first: /etc/mysql's configuration (another socket, another
+        // datadir) is not this server's.
+        cmd.arg("--no-defaults")
+            .arg(format!("--datadir={d}"))
+            .arg(format!("--tmpdir={d}"))
+            .arg(format!(
+                "--pid-file={}",
+                self.data_dir.join(PID_FILE).display()
+            ))
+            .arg(format!("--log-error={}", self.log_file.display()))
+            .args(self.settings.iter().map(|(k, v)| option_arg(k, v)))
+            .current_dir(&self.data_dir)
+            .stdin(Stdio::null())
+            // Errors before the error log is open (an unknown option) go to stderr.
+            .stdout(log)
+            .stderr(log2)
+            .env_remove("MYSQL_UNIX_PORT")
+            .env_remove("MYSQL_TCP_PORT")
+            .env_remove("MYSQL_HOME")
+            // Its own process group: a terminal Ctrl-C must not reach the server (module docs).
+            .process_group(0);
+        if let Some(u) = run_as {
+            cmd.uid(u.uid).gid(u.gid);
+        }
+        let child = cmd.spawn().map_err(|e| {
+            failed(embedded_err(format!(
+                "cannot start {}: {e}",
+                self.binaries.server.display()
+            )))
+        })?;
+        self.process = Process::Child(child);
+
+        match self.wait_ready() {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let _ = self.shutdown();
+                let lines = log_since(&self.log_file, log_start);
+                if lines.contains("Address already in use") {
+                    return Err(StartFailure::PortTaken);
+                }
+                Err(failed(embedded_err(format!(
+                    "{e}; last lines of {}:\n{}",
+                    self.log_file.display(),
+                    last_lines(&lines, 30)
+                ))))
+            }
+        }
+    }
+
+    /// Connect over the socket until root logs in (or the server exits, or the deadline
+    /// passes); create [`DATABASE`]; connect over TCP to it; read back what the server may
+    /// have lowered. The sessions need a runtime: a current-thread one on a thread of its own,
+    /// so that `start` works inside an async caller too (a runtime cannot block inside another).
+    fn wait_ready(&mut self) -> Result<(), String> {
+        let socket_ci = socket_conninfo(&self.socket, None);
+        let tcp_ci = self.conninfo();
+        let tcp = self.host.is_some();
+        let asked = find(&self.settings, "max_connections").and_then(|v| v.parse::<u64>().ok());
+        let Process::Child(child) = &mut self.process else {
+            return Err("the server is not running".into());
+        };
+        let result = std::thread::scope(|s| {
+            s.spawn(|| -> Result<Vec<String>, String> {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| format!("cannot make a runtime to reach the server: {e}"))?;
+                let deadline = Instant::now() + START_TIMEOUT;
+                let mut session = loop {
+                    if let Ok(Some(status)) = child.try_wait() {
+                        return Err(format!("the server exited during startup ({status})"));
+                    }
+                    match rt.block_on(Session::connect(&socket_ci)) {
+                        Ok(s) => break s,
+                        // Refused credentials will not change by waiting: a data directory
+                        // whose root has a password now.
+                        Err(e @ (Error::Auth { .. } | Error::Db(_))) => {
+                            return Err(format!(
+                                "the server is up but root cannot log in over {}: {e} (the \
+                                 embedded server's root has an empty password; was the data \
+                                 directory changed by hand?)",
+                                socket_ci.describe()
+                            ))
+                        }
+                        Err(e) if Instant::now() > deadline => {
+                            return Err(format!(
+                                "the server did not become ready within {} s ({e})",
+                                START_TIMEOUT.as_secs()
+                            ))
+                        }
+                        Err(_) => std::thread::sleep(POLL),
+                    }
+                };
+                rt.block_on(async {
+                    let mut notes = Vec::new();
+                    session
+                        .simple_query(&format!("CREATE DATABASE IF NOT EXISTS `{DATABASE}`"))
+                        .await
+                        .map_err(|e| format!("cannot create database {DATABASE}: {e}"))?;
+                    let rows = session
+                        .simple_query("SELECT @@max_connections, @@open_files_limit")
+                        .await
+                        .map_err(|e| format!("cannot read the server's limits: {e}"))?;
+                    session.close().await;
+                    let got = |i: usize| {
+                        rows.first()
+                            .and_then(|r| r.get(i).cloned().flatten())
+                            .and_then(|v| v.parse::<u64>().ok())
+                    };
+                    if let (Some(asked), Some(max), Some(files)) = (asked, got(0), got(1)) {
+                        if max < asked {
+                            notes.push(format!(
+                                "the server lowered max_connections from {asked} to {max}: its \
+                                 open-files limit is {files} (it can raise its own only up to the \
+                                 hard RLIMIT_NOFILE it inherits; raise `ulimit -Hn`)"
+                            ));
+                        }
+                    }
+                    if tcp {
+                        Session::connect(&tcp_ci)
+                            .await
+                            .map_err(|e| format!("the server is up, but over TCP: {e}"))?
+                            .close()
+                            .await;
+                    }
+                    Ok(notes)
+                })
+            })
+            .join()
+            .unwrap_or_else(|_| Err("the readiness check panicked".into()))
+        });
+        self.notes = result?;
+        Ok(())
+    }
+
+    /// Write `stampede.cnf` (see the module header).
+    fn write_record(&self, run_as: Option<&RunAs>) -> Result<(), Error> {
+        let mut text = String::from(
+            "# Written by stampede on every start of the embedded MariaDB; the server does not \
+             read it\n# (its options are on its command line). `mariadb --defaults-file=<this \
+             file>` connects\n# as root over the private socket.\n[client]\n",
+        );
+        text.push_str(&format!("user = {USER}\n"));
+        text.push_str(&format!(
+            "socket = {}\n",
+            cnf_value(&self.socket.display().to_string())
+        ));
+        text.push_str(&format!("\n[mariadb-client]\ndatabase = {DATABASE}\n"));
+        text.push_str(&format!("\n[{RECORD_GROUP}]\n"));
+        for (k, v) in &self.settings {
+            if v.is_empty() {
+                text.push_str(&format!("{k}\n"));
+            } else {
+                text.push_str(&format!("{k} = {}\n", cnf_value(v)));
+            }
+        }
+        let path = self.data_dir.join(RECORD_FILE);
+        fs::write(&path, text)
+            .map_err(|e| embedded_err(format!("cannot write {}: {e}", path.display())))?;
+        if let Some(u) = run_as {
+            chown(&path, u)?;
+        }
+        Ok(())
+    }
+
+    /// Find `mariadbd` and `mariadb-install-db` (or their MySQL names) in `explicit`, else in
+    /// /usr/sbin, /usr/bin, then PATH; and run `mariadbd --version`.
+    pub fn find_binaries(explicit: Option<&Path>) -> Result<Binaries, Error> {
+        let (server, install_db, found_by) = match explicit {
+            Some(dir) => {
+                let server = first_in(&SERVER_NAMES, std::slice::from_ref(&dir.to_path_buf()));
+                let install = first_in(&INSTALL_NAMES, std::slice::from_ref(&dir.to_path_buf()));
+                match (server, install) {
+                    (Some(s), Some(i)) => (s, i, "bindir".to_string()),
+                    _ => {
+                        return Err(embedded_err(format!(
+                            "MariaDB bindir {}: no `mariadbd` (or `mysqld`) and \
+                             `mariadb-install-db` (or `mysql_install_db`) there; {INSTALL_HINT}",
+                            dir.display()
+                        )))
+                    }
+                }
+            }
+            None => {
+                let mut dirs = vec![PathBuf::from("/usr/sbin"), PathBuf::from("/usr/bin")];
+                if let Some(path) = std::env::var_os("PATH") {
+                    dirs.extend(std::env::split_paths(&path));
+                }
+                let server = first_in(&SERVER_NAMES, &dirs);
+                let install = first_in(&INSTALL_NAMES, &dirs);
+                match (server, install) {
+                    (Some(s), Some(i)) => {
+                        let by = |p: &Path| match p.parent() {
+                            Some(d)
+                                if d == Path::new("/usr/sbin") || d == Path::new("/usr/bin") =>
+                            {
+                                d.display().to_string()
+                            }
+                            _ => "PATH".to_string(),
+                        };
+                        let (a, b) = (by(&s), by(&i));
+                        let found_by = if a == b { a } else { format!("{a}, {b}") };
+                        (s, i, found_by)
+                    }
+                    (s, i) => {
+                        let missing: Vec<&str> = [
+                            s.is_none().then_some("`mariadbd` (or `mysqld`)"),
+                            i.is_none()
+                                .then_some("`mariadb-install-db` (or `mysql_install_db`)"),
+                        ]
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                        return Err(embedded_err(format!(
+                            "no MariaDB server found: {} not in /usr/sbin, /usr/bin or PATH; \
+                             {INSTALL_HINT}",
+                            missing.join(" and ")
+                        )));
+                    }
+                }
+            }
+        };
+        let out = Command::new(&server)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| {
+                embedded_err(format!(
+                    "cannot run {} --version: {e}; {INSTALL_HINT}",
+                    server.display()
+                ))
+            })?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let version = parse_version(&text)
+            .filter(|_| out.status.success())
+            .ok_or_else(|| {
+                embedded_err(format!("{} --version printed {text:?}", server.display()))
+            })?;
+        Ok(Binaries {
+            server,
+            install_db,
+            version,
+            found_by,
+        })
+    }
+
+    /// A server kept in `data_dir` (`stampede server start`): Some when its pid file names a
+    /// live process. The handle is `keep` (dropping it leaves the server running); call
+    /// [`EmbeddedMariaDb::stop`] to stop it. Port, socket and settings are read back from
+    /// `stampede.cnf`.
+    pub fn attach(
+        data_dir: &Path,
+        bindir: Option<&Path>,
+    ) -> Result<Option<EmbeddedMariaDb>, Error> {
+        let Some(pid) = read_pid_file(data_dir) else {
+            return Ok(None);
+        };
+        if !pid_alive(pid) {
+            return Ok(None);
+        }
+        let binaries = match Self::find_binaries(bindir) {
+            Ok(b) => b,
+            // Attaching needs no binaries; report what the data directory says.
+            Err(_) => Binaries {
+                server: PathBuf::new(),
+                install_db: PathBuf::new(),
+                version: fs::read_to_string(data_dir.join("mysql_upgrade_info"))
+                    .unwrap_or_default()
+                    .trim_matches(|c: char| c.is_whitespace() || c == '\0')
+                    .to_string(),
+                found_by: "mysql_upgrade_info".into(),
+            },
+        };
+        let settings = read_record(&data_dir.join(RECORD_FILE));
+        let port = find(&settings, "port")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(3306);
+        let host = if is_on(find(&settings, "skip_networking")) {
+            None
+        } else {
+            Some(client_host(find(&settings, "bind_address")))
+        };
+        let socket = find(&settings, "socket")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| data_dir.join(SOCKET_FILE));
+        Ok(Some(EmbeddedMariaDb {
+            binaries,
+            data_dir: data_dir.to_path_buf(),
+            socket,
+            host,
+            port,
+            settings,
+            notes: Vec::new(),
+            log_file: data_dir.join(LOG_FILE),
+            keep: true,
+            process: Process::Pid(pid),
+            tempdir: None,
+        }))
+    }
+
+    /// Stop the server kept in `data_dir` (`stampede server stop --data-dir`): true when one was
+    /// running and has stopped, false when none was running. The directory is left.
+    pub fn stop_data_dir(data_dir: &Path) -> Result<bool, Error> {
+        match Self::attach(data_dir, None)? {
+            Some(server) => server.stop().map(|()| true),
+            None => Ok(false),
+        }
+    }
+
+    /// How to connect for a benchmark: TCP to 127.0.0.1 and the server's port, root without a
+    /// password, database [`DATABASE`], no TLS (loopback; the server has no certificate). The
+    /// socket ([`EmbeddedMariaDb::socket_conninfo`]) when `skip_networking` was set.
+    pub fn conninfo(&self) -> Conninfo {
+        match &self.host {
+            Some(host) => Conninfo {
+                host: host.clone(),
+                port: self.port,
+                socket: None,
+                ..socket_conninfo(&self.socket, Some(DATABASE))
+            },
+            None => self.socket_conninfo(),
+        }
+    }
+
+    /// How to connect over the private unix socket (root, [`DATABASE`]).
+    pub fn socket_conninfo(&self) -> Conninfo {
+        socket_conninfo(&self.socket, Some(DATABASE))
+    }
+
+    pub fn binaries(&self) -> &Binaries {
+        &self.binaries
+    }
+
+    /// The settings the server was started with, for printing (`name`, `value`): stampede's
+    /// defaults with the user's in place, then the user's others, then `bind_address`, `port`
+    /// and `socket`. (The data directory, pid file and error log are in [`Self::data_dir`].)
+    pub fn settings(&self) -> &[(String, String)] {
+        &self.settings
+    }
+
+    /// What the server changed of what it was asked, said at start (a lowered
+    /// `max_connections`); empty when nothing.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// The unix socket.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// The TCP port (on [`EmbeddedMariaDb::conninfo`]'s host).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The server's error log.
+    pub fn log_file(&self) -> &Path {
+        &self.log_file
+    }
+
+    /// The server's pid, while it runs.
+    pub fn pid(&self) -> Option<i32> {
+        match &self.process {
+            Process::Child(c) => Some(c.id() as i32),
+            Process::Pid(p) => Some(*p),
+            Process::Gone => None,
+        }
+    }
+
+    /// Whether the server is left running (and its directory kept) when the handle is dropped.
+    pub fn keep(&self) -> bool {
+        self.keep
+    }
+
+    /// Change `keep` (e.g. `--keep-server` decided after start).
+    pub fn set_keep(&mut self, keep: bool) {
+        self.keep = keep;
+    }
+
+    /// Stop now (a normal shutdown) and remove the temporary directory, if any. A kept server (or
+    /// an attached one) is stopped too — that is what `stampede server stop` means; only a
+    /// temporary directory is ever removed.
+    pub fn stop(mut self) -> Result<(), Error> {
+        let r = self.shutdown();
+        self.keep = false;
+        r
+        // Drop removes the temporary directory (if any); the process is already Gone.
+    }
+
+    /// SIGTERM (MariaDB's normal shutdown), wait; SIGKILL after STOP_TIMEOUT.
+    fn shutdown(&mut self) -> Result<(), Error> {
+        let timeout = || {
+            embedded_err(format!(
+                "the server did not stop within {} s; sent SIGKILL (InnoDB recovers at the next \
+                 start)",
+                STOP_TIMEOUT.as_secs()
+            ))
+        };
+        match std::mem::replace(&mut self.process, Process::Gone) {
+            Process::Gone => Ok(()),
+            Process::Child(mut child) => {
+                if let Ok(Some(_)) = child.try_wait() {
+                    return Ok(());
+                }
+                send_signal(child.id() as i32, libc::SIGTERM);
+                let deadline = Instant::now() + STOP_TIMEOUT;
+                loop {
+                    match child.try_wait() {
+                        Ok(Some(_)) => return Ok(()),
+                        Ok(None) if Instant::now() < deadline => std::thread::sleep(POLL),
+                        Ok(None) => {
+                            let _ = child.kill();
+                            let _ = child.wait();
+                            return Err(timeout());
+                        }
+                        Err(e) => return Err(Error::Io(e)),
+                    }
+                }
+            }
+            Process::Pid(pid) => {
+                send_signal(pid, libc::SIGTERM);
+                let deadline = Instant::now() + STOP_TIMEOUT;
+                while pid_alive(pid) {
+                    if Instant::now() > deadline {
+                        send_signal(pid, libc::SIGKILL);
+                        return Err(timeout());
+                    }
+                    std::thread::sleep(POLL);
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Drop for EmbeddedMariaDb {
+    fn drop(&mut self) {
+        if self.keep {
+            // Leave the server running and its directory in place.
+            if let Some(t) = self.tempdir.take() {
+                let _ = t.keep();
+            }
+            return;
+        }
+        let _ = self.shutdown();
+        // TempDir's own Drop removes the directory; a user-given data_dir is never removed.
+    }
+}
+
+/// `mariadb-install-db` into `data_dir`, as `run_as` when root.
+fn install_db(
+    bin: &Binaries,
+    data_dir: &Path,
+    settings: &[(String, String)],
+    run_as: Option<&RunAs>,
+) -> Result<(), Error> {
+    let d = data_dir.display();
+    let mut cmd = Command::new(&bin.install_db);
+    cmd.arg("--no-defaults")
+        .arg("--auth-root-authentication-method=normal")
+        .arg("--skip-test-db")
+        .arg(format!("--datadir={d}"))
+        // Relative to the working directory, the data directory: the script passes the options
+        // it does not know on unquoted, so a path with a blank in it would be split.
+        .arg("--tmpdir=.")
+        // Options it does not know it passes to `mariadbd --bootstrap`: the InnoDB ones, some
+        // of which (innodb_page_size, the redo log's size) are fixed when the files are made.
+        .args(
+            settings
+                .iter()
+                .filter(|(k, _)| {
+                    norm(k).starts_with("innodb_") && norm(k) != "innodb_fast_shutdown"
+                })
+                .map(|(k, v)| option_arg(k, v)),
+        )
+        .current_dir(data_dir)
+        .stdin(Stdio::null())
+        .env_remove("MYSQL_HOME")
+        .process_group(0);
+    if let Some(u) = run_as {
+        cmd.uid(u.uid).gid(u.gid);
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| embedded_err(format!("cannot run {}: {e}", bin.install_db.display())))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    // The server's errors are on stderr; stdout has the script's general advice.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let said = if stderr.trim().is_empty() {
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    } else {
+        stderr.into_owned()
+    };
+    let mut msg = format!(
+        "{} --datadir={d} failed ({}):\n{}",
+        bin.install_db.display(),
+        out.status,
+        last_lines(&said, 30)
+    );
+    if let Some(u) = run_as {
+        msg.push_str(&format!(
+            "\n(stampede runs as root, so the server runs as `{}`; every parent directory of {d} \
+             must be traversable by that account)",
+            u.name
+        ));
+    }
+    Err(embedded_err(msg))
+}
+
+/// stampede's default server settings for this machine (reasoned in the module header), before
+/// the user's.
+pub fn default_settings() -> Vec<(String, String)> {
+    let pool = (total_ram() / 4).clamp(128 << 20, 4 << 30);
+    [
+        ("innodb_buffer_pool_size", format!("{}M", pool >> 20)),
+        ("innodb_log_file_size", "1G".to_string()),
+        ("innodb_flush_log_at_trx_commit", "1".into()),
+        ("innodb_doublewrite", "ON".into()),
+        ("max_connections", DEFAULT_MAX_CONNECTIONS.to_string()),
+        ("skip_name_resolve", "ON".into()),
+        ("performance_schema", "ON".into()),
+        ("character_set_server", "utf8mb4".into()),
+        ("collation_server", "utf8mb4_general_ci".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// The user's settings, trimmed, with stampede's own refused.
+fn check_settings(settings: &[(String, String)]) -> Result<Vec<(String, String)>, Error> {
+    let mut out = Vec::with_capacity(settings.len());
+    for (k, v) in settings {
+        let k = k.trim().trim_start_matches("--");
+        if k.is_empty() {
+            return Err(embedded_err(format!(
+                "a MariaDB setting needs a name (given: `={v}`)"
+            )));
+        }
+        if OWN_SETTINGS.contains(&norm(k).as_str()) {
+            return Err(embedded_err(format!(
+                "the MariaDB setting `{k}` is stampede's own: the embedded server keeps its data \
+                 directory, socket, pid file and error log in one private directory (give \
+                 --data-dir to choose it)"
+            )));
+        }
+        out.push((k.to_string(), v.trim().to_string()));
+    }
+    Ok(out)
+}
+
+/// A setting's name as MariaDB compares them: `-` and `_` alike, case-insensitive.
+fn norm(name: &str) -> String {
+    name.trim().replace('-', "_").to_ascii_lowercase()
+}
+
+fn find<'a>(settings: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    settings
+        .iter()
+        .rev()
+        .find(|(k, _)| norm(k) == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Merge overrides into defaults: a name given again replaces the default in place; new names
+/// are appended.
+fn merge_settings(
+    defaults: Vec<(String, String)>,
+    overrides: &[(String, String)],
+) -> Vec<(String, String)> {
+    let mut out = defaults;
+    for (k, v) in overrides {
+        match out.iter_mut().find(|(n, _)| norm(n) == norm(k)) {
+            Some(slot) => *slot = (k.clone(), v.clone()),
+            None => out.push((k.clone(), v.clone())),
+        }
+    }
+    out
+}
+
+/// `--name=value`, or `--name` for an empty value.
+fn option_arg(name: &str, value: &str) -> String {
+    if value.is_empty() {
+        format!("--{name}")
+    } else {
+        format!("--{name}={value}")
+    }
+}
+
+/// Whether a boolean option given as `value` is on (a flag without a value is).
+fn is_on(value: Option<&str>) -> bool {
+    match value {
+        None => false,
+        Some(v) => !matches!(v.to_ascii_lowercase().as_str(), "0" | "off" | "false"),
+    }
+}
+
+/// The address a TCP client uses for `bind_address`: its first address, or 127.0.0.1 for
+/// none or a wildcard.
+fn client_host(bind_address: Option<&str>) -> String {
+    let first = bind_address
+        .and_then(|b| b.split(',').next())
+        .map(str::trim)
+        .unwrap_or("");
+    match first {
+        "" | "*" | "0.0.0.0" | "::" => "127.0.0.1".into(),
+        a => a.into(),
+    }
+}
+
+fn socket_conninfo(socket: &Path, database: Option<&str>) -> Conninfo {
+    Conninfo {
+        host: "localhost".into(),
+        port: 3306,
+        socket: Some(socket.to_path_buf()),
+        user: USER.into(),
+        password: None,
+        database: database.map(str::to_string),
+        ssl_mode: SslMode::Disabled,
+        ssl_ca: None,
+        ssl_cert: None,
+        ssl_key: None,
+        connect_timeout: Some(Duration::from_secs(10)),
+    }
+}
+
+/// A free TCP port on 127.0.0.1, by binding port 0 (the kernel's pick) and letting it go.
+fn free_port() -> Result<u16, Error> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| embedded_err(format!("cannot find a free TCP port on 127.0.0.1: {e}")))?;
+    let addr = l
+        .local_addr()
+        .map_err(|e| embedded_err(format!("cannot find a free TCP port on 127.0.0.1: {e}")))?;
+    Ok(addr.port())
+}
+
+/// `<data_dir>/mariadbd.pid`'s pid; None when absent or unreadable.
+pub fn read_pid_file(data_dir: &Path) -> Option<i32> {
+    fs::read_to_string(data_dir.join(PID_FILE))
+        .ok()?
+        .trim()
+        .parse::<i32>()
+        .ok()
+        .filter(|&p| p > 0)
+}
+
+/// "/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian
+/// 12)" -> "10.11.19-MariaDB"; "mysqld  Ver 8.0.36 for Linux on x86_64 (...)" -> "8.0.36".
+fn parse_version(out: &str) -> Option<String> {
+    let mut words = out.split_whitespace();
+    words.find(|w| *w == "Ver")?;
+    let v = words.next()?;
+    Some(match v.find("-MariaDB") {
+        Some(i) => v[..i + "-MariaDB".len()].to_string(),
+        None => v.to_string(),
+    })
+}
+
+/// The first of `names` found in `dirs`, in the order of `names`, then of `dirs`.
+fn first_in(names: &[&str], dirs: &[PathBuf]) -> Option<PathBuf> {
+    names
+        .iter()
+        .flat_map(|n| dirs.iter().map(move |d| d.join(n)))
+        .find(|p| p.is_file())
+}
+
+/// An option file's value: as it is when plain, else double-quoted with `\` and `"` escaped
+/// (`#` would start a comment, and leading or trailing blanks would be trimmed).
+fn cnf_value(v: &str) -> String {
+    let plain = !v.is_empty()
+        && !v.starts_with(char::is_whitespace)
+        && !v.ends_with(char::is_whitespace)
+        && !v.contains(['#', ';', '"', '\'', '\\', '\n']);
+    if plain {
+        v.to_string()
+    } else {
+        format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
+/// The inverse of [`cnf_value`].
+fn cnf_unquote(v: &str) -> String {
+    let v = v.trim();
+    match v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+        Some(inner) => {
+            let mut out = String::with_capacity(inner.len());
+            let mut chars = inner.chars();
+            while let Some(c) = chars.next() {
+                if c == '\\' {
+                    if let Some(n) = chars.next() {
+                        out.push(n);
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        }
+        None => v.to_string(),
+    }
+}
+
+/// The settings listed in `stampede.cnf`'s `[stampede-mariadbd]` group.
+fn read_record(path: &Path) -> Vec<(String, String)> {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let mut in_group = false;
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(g) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            in_group = g == RECORD_GROUP;
+            continue;
+        }
+        if in_group {
+            match line.split_once('=') {
+                Some((k, v)) => out.push((k.trim().to_string(), cnf_unquote(v))),
+                None => out.push((line.to_string(), String::new())),
+            }
+        }
+    }
+    out
+}
+
+/// The log's text from byte `start` (this start's lines).
+fn log_since(path: &Path, start: u64) -> String {
+    let mut text = String::new();
+    if let Ok(mut f) = fs::File::open(path) {
+        if f.seek(SeekFrom::Start(start)).is_ok() {
+            let mut bytes = Vec::new();
+            let _ = f.read_to_end(&mut bytes);
+            text = String::from_utf8_lossy(&bytes).into_owned();
+        }
+    }
+    text
+}
+
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse() {
+        assert_eq!(
+            parse_version(
+                "/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on \
+                 x86_64 (Debian 12)\n"
+            )
+            .as_deref(),
+            Some("10.11.19-MariaDB")
+        );
+        assert_eq!(
+            parse_version("/usr/sbin/mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community)")
+                .as_deref(),
+            Some("8.0.36")
+        );
+        assert_eq!(parse_version("nonsense"), None);
+    }
+
+    #[test]
+    fn settings_merge_by_normalised_name_and_own_ones_are_refused() {
+        let m = merge_settings(
+            default_settings(),
+            &[
+                ("MAX-CONNECTIONS".into(), "50".into()),
+                ("innodb_io_capacity".into(), "2000".into()),
+            ],
+        );
+        assert_eq!(find(&m, "max_connections"), Some("50"));
+        assert_eq!(
+            m.iter()
+                .filter(|(k, _)| norm(k) == "max_connections")
+                .count(),
+            1
+        );
+        assert_eq!(
+            m.last().unwrap(),
+            &("innodb_io_capacity".into(), "2000".into())
+        );
+        for own in ["socket", "--datadir", "pid-file", "log_error", "user"] {
+            let e = check_settings(&[(own.into(), "/x".into())])
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("stampede's own"), "{own}: {e}");
+        }
+        assert_eq!(option_arg("skip-log-bin", ""), "--skip-log-bin");
+        assert_eq!(option_arg("port", "3307"), "--port=3307");
+    }
+
+    #[test]
+    fn defaults_are_honest_and_sized_from_memory() {
+        let s = default_settings();
+        assert_eq!(find(&s, "innodb_flush_log_at_trx_commit"), Some("1"));
+        assert_eq!(find(&s, "innodb_doublewrite"), Some("ON"));
+        assert_eq!(find(&s, "performance_schema"), Some("ON"));
+        let pool: u64 = find(&s, "innodb_buffer_pool_size")
+            .unwrap()
+            .trim_end_matches('M')
+            .parse()
+            .unwrap();
+        assert!((128..=4096).contains(&pool), "{pool}");
+        assert_eq!(max_connections_for(8), 10_000);
+        assert_eq!(max_connections_for(20_000), 20_100);
+        assert_eq!(max_connections_for(u32::MAX), u32::MAX);
+    }
+
+    #[test]
+    fn client_host_and_flags() {
+        assert_eq!(client_host(None), "127.0.0.1");
+        assert_eq!(client_host(Some("0.0.0.0")), "127.0.0.1");
+        assert_eq!(client_host(Some("::1,127.0.0.1")), "::1");
+        assert!(is_on(Some("")) && is_on(Some("ON")) && !is_on(Some("off")) && !is_on(None));
+    }
+
+    #[test]
+    fn the_record_round_trips_odd_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RECORD_FILE);
+        let values = [
+            ("socket", "/tmp/a b#c/mysqld.sock"),
+            ("performance_schema_instrument", "wait/synch/%=ON"),
+            ("init_connect", "SET @x = \"a\\b\""),
+            ("skip_log_bin", ""),
+        ];
+        let mut text = format!("[client]\nuser = root\n[{RECORD_GROUP}]\n");
+        for (k, v) in values {
+            if v.is_empty() {
+                text.push_str(&format!("{k}\n"));
+            } else {
+                text.push_str(&format!("{k} = {}\n", cnf_value(v)));
+            }
+        }
+        fs::write(&path, text).unwrap();
+        let back = read_record(&path);
+        let want: Vec<(String, String)> = values
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(back, want);
+    }
+
+    #[test]
+    fn a_missing_bindir_names_the_package() {
+        let e = EmbeddedMariaDb::find_binaries(Some(Path::new("/nonexistent/bin")))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("apt-get install mariadb-server"), "{e}");
+        assert!(e.contains("/nonexistent/bin"), "{e}");
+    }
+}
