@@ -3,8 +3,8 @@
 # embedded default and the test suite start private servers from them), a C toolchain (mimalloc,
 # ring), and Rust if cargo is absent. With --tests, also what only the test suite uses: openssl
 # (TLS tests), sysbench (OLTP comparisons) and chromium (the HTML test) where the distribution
-# packages it, and MariaDB (the MySQL protocol's tests). Idempotent: installs nothing when all is
-# there.
+# packages it, and MariaDB with Galera (the MySQL protocol's tests). Idempotent: installs nothing
+# when all is there.
 set -euo pipefail
 
 TESTS=0
@@ -32,6 +32,12 @@ command -v pkg-config >/dev/null || missing+=(pkg-config)
 # tests start private servers from its binaries (crates/testkit/src/mariadb.rs). The package's
 # system service is never started (policy-rc.d below); the tests use their own data directories.
 [ $TESTS = 1 ] && { [ -x /usr/sbin/mariadbd ] && command -v mariadb >/dev/null || missing+=(mariadb-server mariadb-client); }
+# Galera (Debian's galera-4 provider) and what the rsync state transfer runs (rsync, and ss from
+# iproute2 or lsof): the tests' private Galera clusters (crates/testkit/src/galera.rs). Debian's
+# mariadb-server depends on all of them; checked on their own for a MariaDB installed otherwise.
+[ $TESTS = 1 ] && { [ -e /usr/lib/galera/libgalera_smm.so ] || missing+=(galera-4); }
+[ $TESTS = 1 ] && { command -v rsync >/dev/null || missing+=(rsync); }
+[ $TESTS = 1 ] && { command -v ss >/dev/null || command -v lsof >/dev/null || missing+=(iproute2); }
 # pgbouncer: the many-connections test and bench/run start a private one (transaction pooling).
 # Its postinst would start a system service on port 6432; the policy-rc.d below stops that (in a
 # container without an init it could not start anyway), and ours never uses that port.

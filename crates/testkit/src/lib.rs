@@ -18,11 +18,14 @@
 //! `account`: running as the `postgres` account under root, private directories, commands that
 //! must succeed, free ports — for tests that build a server by hand (target's TLS server);
 //! `mariadb`: [`MariaDb`], a private MariaDB for the MySQL protocol's tests (issue 15);
+//! `galera`: [`Galera`], a private MariaDB Galera cluster on loopback ports (nodes that all take
+//! writes: several endpoints, certification conflicts, failover);
 //! `cluster`: [`Cluster`], a primary and streaming standbys; `peers`: go-tpc.
 
 mod account;
 mod alloc;
 mod cluster;
+mod galera;
 mod mariadb;
 mod peers;
 mod server;
@@ -31,6 +34,7 @@ mod sql;
 pub use account::{as_server_user, free_port, give, run, run_as, server_dir};
 pub use alloc::{allocations, count_allocations, counted, CountingAlloc};
 pub use cluster::Cluster;
+pub use galera::Galera;
 pub use mariadb::MariaDb;
 pub use peers::{go_tpc, go_tpc_check_passed};
 pub use server::{bindir, flatten, PerBinary, Pg, Settings, WhileUsed};

@@ -80,69 +80,19 @@ impl MariaDb {
             .tempdir()
             .unwrap();
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
-        let data = dir.path().join("data");
-        // A private tmpdir: servers bootstrapping side by side in /tmp collide on their
-        // temporary tables' names ("Error on delete of '/tmp/#sql-temptable-...'").
-        let tmp = dir.path().join("tmp");
-        for d in [&data, &tmp] {
-            fs::create_dir(d).unwrap();
-        }
-        if let Some((uid, gid)) = run_as() {
-            for d in [dir.path(), &data, &tmp] {
-                std::os::unix::fs::chown(d, Some(uid), Some(gid)).unwrap();
-            }
-        }
-        let install = program("mariadb-install-db");
-        run(as_server(
-            Command::new(&install)
-                .arg("--no-defaults")
-                .arg("--auth-root-authentication-method=normal")
-                .arg("--skip-test-db")
-                .arg(format!("--datadir={}", data.display()))
-                .arg(format!("--tmpdir={}", tmp.display()))
-                .stdin(Stdio::null()),
-        ));
-        let socket = dir.path().join("mysqld.sock");
-        let log = dir.path().join("error.log");
+        server_dirs(dir.path());
+        install_db(dir.path());
         let port = free_port();
-        let mut cmd = Command::new(program("mariadbd"));
-        cmd.arg("--no-defaults")
-            .arg(format!("--datadir={}", data.display()))
-            .arg(format!("--tmpdir={}", tmp.display()))
-            .arg(format!("--socket={}", socket.display()))
-            .arg(format!("--port={port}"))
-            .arg("--bind-address=127.0.0.1")
-            .arg(format!(
-                "--pid-file={}",
-                dir.path().join("mariadbd.pid").display()
-            ))
-            .arg(format!("--log-error={}", log.display()))
-            .args([
-                "--skip-name-resolve",
-                "--innodb-buffer-pool-size=32M",
-                "--innodb-log-file-size=16M",
-                "--innodb-flush-log-at-trx-commit=0",
-                "--innodb-doublewrite=0",
-                "--performance-schema=OFF",
-                "--max-connections=100",
-                "--max-allowed-packet=64M",
-                "--character-set-server=utf8mb4",
-                "--collation-server=utf8mb4_general_ci",
-            ])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let child = as_server(&mut cmd)
-            .spawn()
-            .unwrap_or_else(|e| panic!("start mariadbd (apt-get install mariadb-server): {e}"));
+        let mut cmd = mariadbd(dir.path(), port);
+        cmd.args(extra);
+        let child = spawn(&mut cmd);
         let db = MariaDb {
+            socket: dir.path().join("mysqld.sock"),
             dir,
-            socket,
             port,
             child: Mutex::new(Some(child)),
         };
-        db.wait_ready(&log);
+        db.wait_ready(&db.dir.path().join("error.log"));
         db
     }
 
@@ -236,18 +186,7 @@ impl MariaDb {
 
     /// [`MariaDb::sql`] that may fail: the output, or stderr.
     pub fn try_sql(&self, sql: &str) -> Result<String, String> {
-        let out = Command::new(program("mariadb"))
-            .arg("--no-defaults")
-            .arg(format!("--socket={}", self.socket.display()))
-            .args(["-uroot", "--batch", "--skip-column-names", "-e", sql])
-            .stdin(Stdio::null())
-            .output()
-            .expect("run the mariadb client");
-        if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).into_owned())
-        }
+        client_sql(&self.socket, sql)
     }
 
     /// Drop database `name` if it exists and create it empty.
@@ -261,17 +200,8 @@ impl MariaDb {
     pub fn stop(&self) {
         let child = self.child.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(mut c) = child {
-            // SAFETY: signalling our own child process by its pid.
-            unsafe { libc::kill(c.id() as libc::pid_t, libc::SIGTERM) };
-            let deadline = Instant::now() + Duration::from_secs(30);
-            while c.try_wait().ok().flatten().is_none() {
-                if Instant::now() > deadline {
-                    let _ = c.kill();
-                    let _ = c.wait();
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            terminate(&c);
+            reap(&mut c);
         }
     }
 }
@@ -290,6 +220,108 @@ extern "C" fn stop_shared_at_exit() {
     if let Some(db) = SHARED.get() {
         db.stop();
         let _ = fs::remove_dir_all(db.dir.path());
+    }
+}
+
+/// A server's directory `dir`'s subdirectories, `data` and `tmp`, all the server account's.
+/// A private tmpdir: servers bootstrapping side by side in /tmp collide on their temporary
+/// tables' names ("Error on delete of '/tmp/#sql-temptable-...'").
+pub(crate) fn server_dirs(dir: &Path) {
+    let (data, tmp) = (dir.join("data"), dir.join("tmp"));
+    for d in [&data, &tmp] {
+        fs::create_dir(d).unwrap();
+    }
+    if let Some((uid, gid)) = run_as() {
+        for d in [dir, &data, &tmp] {
+            std::os::unix::fs::chown(d, Some(uid), Some(gid)).unwrap();
+        }
+    }
+}
+
+/// `mariadb-install-db` into `dir/data`: the system tables, `root` with an empty password.
+pub(crate) fn install_db(dir: &Path) {
+    run(as_server(
+        Command::new(program("mariadb-install-db"))
+            .arg("--no-defaults")
+            .arg("--auth-root-authentication-method=normal")
+            .arg("--skip-test-db")
+            .arg(format!("--datadir={}", dir.join("data").display()))
+            .arg(format!("--tmpdir={}", dir.join("tmp").display()))
+            .stdin(Stdio::null()),
+    ));
+}
+
+/// `mariadbd` on `dir` (data directory, tmpdir, `mysqld.sock`, `error.log`, pid file) and
+/// TCP `port` on 127.0.0.1, with the throwaway settings; add options after them, then
+/// [`spawn`] it.
+pub(crate) fn mariadbd(dir: &Path, port: u16) -> Command {
+    let mut cmd = Command::new(program("mariadbd"));
+    cmd.arg("--no-defaults")
+        .arg(format!("--datadir={}", dir.join("data").display()))
+        .arg(format!("--tmpdir={}", dir.join("tmp").display()))
+        .arg(format!("--socket={}", dir.join("mysqld.sock").display()))
+        .arg(format!("--port={port}"))
+        .arg("--bind-address=127.0.0.1")
+        .arg(format!("--pid-file={}", dir.join("mariadbd.pid").display()))
+        .arg(format!("--log-error={}", dir.join("error.log").display()))
+        .args([
+            "--skip-name-resolve",
+            "--innodb-buffer-pool-size=32M",
+            "--innodb-log-file-size=16M",
+            "--innodb-flush-log-at-trx-commit=0",
+            "--innodb-doublewrite=0",
+            "--performance-schema=OFF",
+            "--max-connections=100",
+            "--max-allowed-packet=64M",
+            "--character-set-server=utf8mb4",
+            "--collation-server=utf8mb4_general_ci",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    cmd
+}
+
+/// Start a [`mariadbd`] command as the server account.
+pub(crate) fn spawn(cmd: &mut Command) -> Child {
+    as_server(cmd)
+        .spawn()
+        .unwrap_or_else(|e| panic!("start mariadbd (apt-get install mariadb-server): {e}"))
+}
+
+/// SIGTERM (a clean shutdown) to a server.
+pub(crate) fn terminate(c: &Child) {
+    // SAFETY: signalling our own child process by its pid.
+    unsafe { libc::kill(c.id() as libc::pid_t, libc::SIGTERM) };
+}
+
+/// Wait for a [`terminate`]d server to exit; killed if it takes over 30 s.
+fn reap(c: &mut Child) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while c.try_wait().ok().flatten().is_none() {
+        if Instant::now() > deadline {
+            let _ = c.kill();
+            let _ = c.wait();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `sql` through the `mariadb` client as root over `socket` (batch mode: one line a row,
+/// tab-separated, no column names): the output, or stderr.
+pub(crate) fn client_sql(socket: &Path, sql: &str) -> Result<String, String> {
+    let out = Command::new(program("mariadb"))
+        .arg("--no-defaults")
+        .arg(format!("--socket={}", socket.display()))
+        .args(["-uroot", "--batch", "--skip-column-names", "-e", sql])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the mariadb client");
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
     }
 }
 
