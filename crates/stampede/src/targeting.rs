@@ -5,6 +5,7 @@
 
 use anyhow::{Context, Result};
 use target::embedded::{EmbeddedOptions, EmbeddedServer};
+use target::mysql::embedded::{EmbeddedMariaDb, EmbeddedMariaDbOptions};
 use target::{ConnConfig, ConnFlags};
 
 use crate::cli::TargetArgs;
@@ -14,6 +15,95 @@ pub struct Target {
     pub conn: target::Target,
     /// Present when stampede started the server itself.
     pub embedded: Option<EmbeddedServer>,
+    /// The embedded MariaDB, when stampede started it.
+    pub embedded_mysql: Option<EmbeddedMariaDb>,
+}
+
+/// The database of the embedded MariaDB to use, when the options ask for it: `--db-driver=mysql`
+/// without a host or socket, or a `mysql://` URL without a host (`mysql:///sbtest`).
+pub fn embedded_mysql_database(args: &TargetArgs) -> Option<String> {
+    if let Some(db) = &args.mysql_embedded {
+        return Some(db.clone());
+    }
+    let url = args
+        .dbname
+        .as_deref()
+        .or(args.positional_dbname.as_deref())?;
+    let rest = url.strip_prefix("mysql://")?;
+    let authority = rest.split(['/', '?']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if !host.is_empty() {
+        return None;
+    }
+    let db = rest[authority.len()..]
+        .strip_prefix('/')
+        .unwrap_or("")
+        .split('?')
+        .next()
+        .unwrap_or("");
+    Some(if db.is_empty() {
+        target::mysql::embedded::DATABASE.to_string()
+    } else {
+        db.to_string()
+    })
+}
+
+/// Start the embedded MariaDB (Debian's mariadb-server binaries, a private directory) and
+/// create `db` in it.
+fn open_mariadb(args: &TargetArgs, db: &str, quiet: bool) -> Result<Target> {
+    if args.pg_bindir.is_some() {
+        return Err(Failure::usage(
+            "--pg-bindir names PostgreSQL's binaries, but the embedded server is MariaDB here",
+            "drop --pg-bindir",
+        ));
+    }
+    let opts = EmbeddedMariaDbOptions {
+        bindir: None,
+        data_dir: None,
+        keep: args.keep_server,
+        settings: parse_settings(&args.settings)?,
+    };
+    let server = EmbeddedMariaDb::start(&opts).context("starting the embedded MariaDB")?;
+    if !quiet {
+        describe_mariadb(&server);
+    }
+    let conn = server.conninfo().with_database(db);
+    if db != target::mysql::embedded::DATABASE {
+        let mut admin = server.conninfo();
+        admin.database = None;
+        let rt = crate::commands::setup_runtime()?;
+        rt.block_on(async {
+            let mut s = target::Session::connect(&admin).await?;
+            s.simple_query(&format!("CREATE DATABASE IF NOT EXISTS `{db}`"))
+                .await?;
+            s.close().await;
+            anyhow::Ok(())
+        })
+        .with_context(|| format!("creating database {db} on the embedded MariaDB"))?;
+    }
+    Ok(Target {
+        conn: target::Target::MySql(vec![conn]),
+        embedded: None,
+        embedded_mysql: Some(server),
+    })
+}
+
+pub fn describe_mariadb(server: &EmbeddedMariaDb) {
+    let b = server.binaries();
+    crate::console::note(&format!(
+        "embedded MariaDB {} from {} (found by {}), data in {}",
+        b.version,
+        b.server.display(),
+        b.found_by,
+        server.data_dir().display()
+    ));
+    let settings: Vec<String> = (server.settings().iter())
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    crate::console::note(&format!("embedded settings: {}", settings.join(" ")));
+    for n in server.notes() {
+        crate::console::note(n);
+    }
 }
 
 fn env(k: &str) -> Option<String> {
@@ -62,7 +152,8 @@ pub fn validate(args: &TargetArgs) -> Result<()> {
         ));
     }
     let remote_only = !args.settings.is_empty() || args.keep_server || args.pg_bindir.is_some();
-    if remote_only && !wants_embedded(args) {
+    let embedded = wants_embedded(args) || embedded_mysql_database(args).is_some();
+    if remote_only && !embedded {
         return Err(Failure::usage(
             "--set, --keep-server and --pg-bindir apply to the embedded server only, but a \
              target was given (options or PGHOST/PGPORT/PGDATABASE)",
@@ -95,7 +186,7 @@ pub fn resolve_remote(args: &TargetArgs) -> Result<target::Target> {
 /// Whether the options name a MySQL target (before anything connects).
 pub fn names_mysql(args: &TargetArgs) -> bool {
     args.mysql.is_some()
-        || args.mysql_embedded
+        || args.mysql_embedded.is_some()
         || (args.dbname.as_deref().or(args.positional_dbname.as_deref())).is_some_and(is_mysql_url)
 }
 
@@ -133,16 +224,14 @@ pub fn resolve_pg(args: &TargetArgs) -> Result<ConnConfig> {
 /// Resolve the target; starts the embedded server when no target is given.
 pub fn open(args: &TargetArgs, quiet: bool) -> Result<Target> {
     validate(args)?;
-    if args.mysql_embedded {
-        return Err(Failure::usage(
-            "--db-driver=mysql without --mysql-host or --mysql-socket: no MySQL server given",
-            "name the server with --mysql-host/--mysql-port or --mysql-socket, or -d mysql://...",
-        ));
+    if let Some(db) = embedded_mysql_database(args) {
+        return open_mariadb(args, &db, quiet);
     }
     if !wants_embedded(args) {
         return Ok(Target {
             conn: resolve_remote(args)?,
             embedded: None,
+            embedded_mysql: None,
         });
     }
     let opts = EmbeddedOptions {
@@ -158,6 +247,7 @@ pub fn open(args: &TargetArgs, quiet: bool) -> Result<Target> {
     Ok(Target {
         conn: server.conn_config().into(),
         embedded: Some(server),
+        embedded_mysql: None,
     })
 }
 
@@ -181,6 +271,21 @@ pub fn describe_embedded(server: &EmbeddedServer) {
 /// After a command: stop the embedded server (removing its directory), or, with `--keep-server`,
 /// say how to reach and stop it.
 pub fn close(t: Target, keep: bool) -> Result<()> {
+    if let Some(server) = t.embedded_mysql {
+        if keep {
+            eprintln!(
+                "embedded MariaDB kept running: connect with `mariadb -S {} -uroot {}` or -d {}; \
+                 stop it with `stampede server stop --mysql --data-dir {}`",
+                server.socket().display(),
+                t.conn.database(),
+                t.conn.redacted(),
+                server.data_dir().display()
+            );
+            drop(server);
+            return Ok(());
+        }
+        return server.stop().context("stopping the embedded MariaDB");
+    }
     let Some(server) = t.embedded else {
         return Ok(());
     };

@@ -293,7 +293,10 @@ impl PgsqlArgs {
                 })
                 .collect()
         } else {
-            t.mysql_embedded = true;
+            if t.embedded {
+                bail!("--embedded is the embedded PostgreSQL; with --db-driver=mysql and no --mysql-host, the embedded MariaDB runs");
+            }
+            t.mysql_embedded = base.database.clone();
             return Ok(());
         };
         if t.embedded {

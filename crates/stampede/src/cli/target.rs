@@ -52,9 +52,10 @@ pub struct TargetArgs {
     /// `--mysql-port`, ... with `--db-driver=mysql`): one entry per host.
     #[arg(skip)]
     pub mysql: Option<Vec<target::mysql::Conninfo>>,
-    /// `--db-driver=mysql` without a host: the embedded MariaDB.
+    /// `--db-driver=mysql` without a host, or a `mysql://` URL without one: the embedded
+    /// MariaDB, with this database.
     #[arg(skip)]
-    pub mysql_embedded: bool,
+    pub mysql_embedded: Option<String>,
     /// Use the embedded server even if PG* environment variables are set.
     #[arg(
         long = "embedded",

@@ -28,6 +28,9 @@ pub struct ServerDirArgs {
     pub data_dir: Option<PathBuf>,
     #[arg(long = "pg-bindir", value_name = "DIR")]
     pub pg_bindir: Option<PathBuf>,
+    /// A MariaDB server (Debian's mariadb-server) instead of PostgreSQL.
+    #[arg(long = "mysql", conflicts_with = "pg_bindir")]
+    pub mysql: bool,
     /// A server setting NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub settings: Vec<String>,

@@ -180,7 +180,7 @@ fn init_tpcc(args: InitArgs) -> Result<i32> {
     targeting::validate(&args.target)?;
     let rt = setup_runtime()?;
     let target = targeting::open(&args.target, args.quiet)?;
-    if target.embedded.is_some() && !args.target.keep_server {
+    if (target.embedded.is_some() || target.embedded_mysql.is_some()) && !args.target.keep_server {
         console::note(
             "no target given, so this loads the embedded server, which is removed afterwards; \
              pass --keep-server to keep it, or use `stampede server start`",
@@ -220,7 +220,7 @@ fn init_tpcb(args: InitArgs) -> Result<i32> {
     targeting::validate(&args.target)?;
     let rt = setup_runtime()?;
     let target = targeting::open(&args.target, args.quiet)?;
-    if target.embedded.is_some() && !args.target.keep_server {
+    if (target.embedded.is_some() || target.embedded_mysql.is_some()) && !args.target.keep_server {
         console::note(
             "no target given, so this loads the embedded server, which is removed afterwards; \
              pass --keep-server to keep it, or use `stampede server start`",

@@ -1,10 +1,12 @@
-//! `stampede server start|status|stop`: a persistent embedded PostgreSQL for repeated runs
-//! without reloading. Its data directory is the user's and is never removed by stampede.
+//! `stampede server start|status|stop`: a persistent embedded PostgreSQL (or, with `--mysql`,
+//! MariaDB) for repeated runs without reloading. Its data directory is the user's and is never
+//! removed by stampede.
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use target::embedded::{EmbeddedOptions, EmbeddedServer};
+use target::mysql::embedded::{EmbeddedMariaDb, EmbeddedMariaDbOptions};
 
 use crate::cli::{ServerAction, ServerArgs, ServerDirArgs};
 use crate::targeting;
@@ -12,21 +14,92 @@ use crate::targeting;
 /// `$XDG_DATA_HOME/stampede/server` or `~/.local/share/stampede/server`; as root,
 /// `/var/lib/stampede/server`: the server then runs as another account (PostgreSQL refuses to
 /// run as root), which cannot enter root's home.
-fn default_data_dir() -> Result<PathBuf> {
+fn default_data_dir(name: &str) -> Result<PathBuf> {
     if target::embedded::is_root() {
-        return Ok(PathBuf::from("/var/lib/stampede/server"));
+        return Ok(PathBuf::from("/var/lib/stampede").join(name));
     }
     if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(x).join("stampede/server"));
+        return Ok(PathBuf::from(x).join("stampede").join(name));
     }
     let home = std::env::var_os("HOME").context("HOME is not set: pass --data-dir")?;
-    Ok(PathBuf::from(home).join(".local/share/stampede/server"))
+    Ok(PathBuf::from(home).join(".local/share/stampede").join(name))
 }
 
+/// The data directory: `server` for PostgreSQL, `mariadb` beside it for `--mysql`.
 fn data_dir(args: &ServerDirArgs) -> Result<PathBuf> {
     match &args.data_dir {
         Some(d) => Ok(d.clone()),
-        None => default_data_dir(),
+        None => default_data_dir(if args.mysql { "mariadb" } else { "server" }),
+    }
+}
+
+fn mariadb_url(server: &EmbeddedMariaDb) -> String {
+    format!("-d {}", server.conninfo().redacted())
+}
+
+/// `stampede server ... --mysql`: the same three actions on an embedded MariaDB.
+fn run_mariadb(action: ServerAction) -> Result<i32> {
+    match action {
+        ServerAction::Start(a) => {
+            let dir = data_dir(&a)?;
+            if let Some(s) = EmbeddedMariaDb::attach(&dir, None)? {
+                eprintln!(
+                    "already running (pid {}), data in {}",
+                    s.pid().unwrap_or(0),
+                    dir.display()
+                );
+                println!("{}", mariadb_url(&s));
+                return Ok(0);
+            }
+            let opts = EmbeddedMariaDbOptions {
+                bindir: None,
+                data_dir: Some(dir.clone()),
+                keep: true,
+                settings: targeting::parse_settings(&a.settings)?,
+            };
+            let server = EmbeddedMariaDb::start(&opts).context("starting the embedded MariaDB")?;
+            targeting::describe_mariadb(&server);
+            eprintln!("started; run benchmarks against it with:");
+            println!("{}", mariadb_url(&server));
+            eprintln!(
+                "stop it with `stampede server stop --mysql{}`",
+                dir_flag(&a)
+            );
+            Ok(0)
+        }
+        ServerAction::Status(a) => {
+            let dir = data_dir(&a)?;
+            match EmbeddedMariaDb::attach(&dir, None)? {
+                Some(s) => {
+                    eprintln!(
+                        "running (pid {}), data in {}",
+                        s.pid().unwrap_or(0),
+                        dir.display()
+                    );
+                    println!("{}", mariadb_url(&s));
+                    Ok(0)
+                }
+                None => {
+                    crate::console::note(&format!(
+                        "not running (data directory {})",
+                        dir.display()
+                    ));
+                    Ok(crate::console::EXIT_NOT_RUNNING)
+                }
+            }
+        }
+        ServerAction::Stop(a) => {
+            let dir = data_dir(&a)?;
+            if EmbeddedMariaDb::stop_data_dir(&dir)? {
+                eprintln!("stopped; data kept in {}", dir.display());
+                Ok(0)
+            } else {
+                bail!(
+                    "no stampede MariaDB is running with data directory {}",
+                    dir.display()
+                )
+            }
+        }
     }
 }
 
@@ -39,6 +112,12 @@ fn how_to_connect(server: &EmbeddedServer) -> String {
 }
 
 pub fn run(args: ServerArgs) -> Result<i32> {
+    let mysql = match &args.action {
+        ServerAction::Start(a) | ServerAction::Status(a) | ServerAction::Stop(a) => a.mysql,
+    };
+    if mysql {
+        return run_mariadb(args.action);
+    }
     match args.action {
         ServerAction::Start(a) => {
             let dir = data_dir(&a)?;

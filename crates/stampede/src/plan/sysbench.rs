@@ -269,7 +269,7 @@ pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(Sysbe
     };
     let o = &opts;
     let mysql_target = a.target.mysql.is_some()
-        || a.target.mysql_embedded
+        || a.target.mysql_embedded.is_some()
         || (a.target.dbname.as_deref()).is_some_and(crate::targeting::is_mysql_url);
     let on_off = |b: bool| if b { "on" } else { "off" }.to_string();
     let ps_mode = if mode == QueryMode::Simple {

@@ -49,8 +49,9 @@ impl Ctx<'_> {
         &self.target.conn
     }
 
+    /// stampede started the server (PostgreSQL or MariaDB): the family loads its data.
     pub fn embedded(&self) -> bool {
-        self.target.embedded.is_some()
+        self.target.embedded.is_some() || self.target.embedded_mysql.is_some()
     }
 
     /// One session for a setup step, closed afterwards; its notices are printed.
@@ -187,7 +188,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     let conn = ctx.conn();
     if ctx.embedded() {
         family.load_embedded(ctx)?;
-        if ctx.out.observe {
+        if ctx.out.observe && ctx.target.embedded.is_some() {
             // The embedded server preloads pg_stat_statements; its views need the extension in
             // the database (never created on a server stampede did not start).
             ctx.with_session(async |s| {

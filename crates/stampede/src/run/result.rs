@@ -53,10 +53,18 @@ pub(super) fn assemble(
         measured_duration_s: outcome.total.duration_s(),
         target: report::TargetInfo {
             conninfo: target.conn.redacted(),
-            embedded: target.embedded.as_ref().map(|e| report::EmbeddedTarget {
-                bin_dir: e.binaries().bindir.display().to_string(),
-                settings: e.settings().iter().cloned().collect(),
-            }),
+            embedded: match (&target.embedded, &target.embedded_mysql) {
+                (Some(e), _) => Some(report::EmbeddedTarget {
+                    bin_dir: e.binaries().bindir.display().to_string(),
+                    settings: e.settings().iter().cloned().collect(),
+                }),
+                (None, Some(m)) => Some(report::EmbeddedTarget {
+                    bin_dir: (m.binaries().server.parent())
+                        .map_or_else(String::new, |d| d.display().to_string()),
+                    settings: m.settings().iter().cloned().collect(),
+                }),
+                (None, None) => None,
+            },
         },
         environment: report::Environment {
             server: report::ServerEnvironment {
