@@ -286,9 +286,11 @@ pub struct Outcome {
     /// Committed server transactions over every session of the run, counted on the wire
     /// (`target::Session::server_commits`; connection start-up is not counted there).
     pub server_commits: u64,
-    /// COMMIT statements the server executed (committed or failed), per endpoint of the target
-    /// (index into its hosts): on MySQL what each node's `Com_commit` counts.
+    /// COMMIT statements that committed, per endpoint of the target (index into its hosts): on
+    /// MySQL each node's `Com_commit` counts these (and the COMMITs that failed certification).
     pub endpoint_commits: Vec<u64>,
+    /// COMMIT statements that failed, per endpoint (a Galera conflict).
+    pub endpoint_failed_commits: Vec<u64>,
     /// The part of `server_commits` made outside measured transactions (`on_connect`, ROLLBACK
     /// after an error). `total.total().committed() + setup_commits == server_commits`.
     pub setup_commits: u64,
@@ -706,8 +708,16 @@ pub fn run<W: workload::Workload>(
             totals.server_commits += t.server_commits;
             if totals.endpoint_commits.len() < t.endpoint_commits.len() {
                 totals.endpoint_commits.resize(t.endpoint_commits.len(), 0);
+                totals
+                    .endpoint_failed_commits
+                    .resize(t.endpoint_commits.len(), 0);
             }
             for (a, b) in totals.endpoint_commits.iter_mut().zip(&t.endpoint_commits) {
+                *a += b;
+            }
+            for (a, b) in
+                (totals.endpoint_failed_commits.iter_mut()).zip(&t.endpoint_failed_commits)
+            {
                 *a += b;
             }
             totals.setup_commits += t.setup_commits;
@@ -778,6 +788,7 @@ pub fn run<W: workload::Workload>(
             interrupted: cancel.load(Ordering::Relaxed),
             server_commits: totals.server_commits,
             endpoint_commits: totals.endpoint_commits,
+            endpoint_failed_commits: totals.endpoint_failed_commits,
             setup_commits: totals.setup_commits,
             reconnects: totals.reconnects,
             reconnect_time: totals.reconnect_time,

@@ -98,9 +98,11 @@ pub(crate) enum Msg {
 pub(crate) struct Totals {
     pub aborted: Vec<Abort>,
     pub server_commits: u64,
-    /// COMMIT statements the server executed, per endpoint of the target
-    /// (`Session::commit_statements`), for the per-node commit count on MySQL.
+    /// COMMIT statements that committed, per endpoint of the target
+    /// (`Session::explicit_commits`), for the per-node commit count on MySQL.
     pub endpoint_commits: Vec<u64>,
+    /// COMMIT statements that failed, per endpoint (`Session::failed_commits`).
+    pub endpoint_failed_commits: Vec<u64>,
     pub setup_commits: u64,
     pub reconnects: u64,
     pub reconnect_time: Duration,
@@ -176,8 +178,10 @@ impl<W: Workload> ThreadCtx<W> {
         if let Some(e) = self.endpoint_of(s) {
             if t.endpoint_commits.len() <= e {
                 t.endpoint_commits.resize(e + 1, 0);
+                t.endpoint_failed_commits.resize(e + 1, 0);
             }
-            t.endpoint_commits[e] += s.commit_statements();
+            t.endpoint_commits[e] += s.explicit_commits();
+            t.endpoint_failed_commits[e] += s.failed_commits();
         }
     }
 

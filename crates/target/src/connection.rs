@@ -37,8 +37,16 @@ impl<'a> From<&'a mysql::Conninfo> for TargetRef<'a> {
 /// One connection to the target.
 pub enum Session {
     Pg(pg::Session),
-    /// The session and the index of the endpoint it connected to.
-    MySql(mysql::Session, u32),
+    /// The session and the endpoint it connected to (`host:port` or the socket path).
+    MySql(mysql::Session, Box<str>),
+}
+
+/// A MySQL endpoint's identity: its socket, or `host:port`.
+fn endpoint_key(c: &mysql::Conninfo) -> String {
+    match &c.socket {
+        Some(p) => p.display().to_string(),
+        None => format!("{}:{}", c.host, c.port),
+    }
 }
 
 fn pg_only(what: &str) -> Error {
@@ -57,9 +65,9 @@ impl Session {
                 // libpq's way with several hosts: the first that accepts the connection; a
                 // server's refusal of the login (wrong password, unknown database) is final.
                 let mut last = None;
-                for (i, c) in endpoints.iter().enumerate() {
+                for c in endpoints {
                     match mysql::Session::connect(c).await {
-                        Ok(s) => return Ok(Session::MySql(s, i as u32)),
+                        Ok(s) => return Ok(Session::MySql(s, endpoint_key(c).into())),
                         Err(e @ (Error::Io(_) | Error::Connect { .. })) => last = Some(e),
                         Err(e) => return Err(e),
                     }
@@ -262,13 +270,21 @@ impl Session {
         }
     }
 
-    /// MySQL: the COMMIT statements the server executed, committed or failed (what its
-    /// `Com_commit` counts); PostgreSQL: the commits seen on the wire, as
-    /// [`Session::server_commits`].
-    pub fn commit_statements(&self) -> u64 {
+    /// MySQL: the COMMIT statements that committed (part of what its `Com_commit` counts);
+    /// PostgreSQL: the commits seen on the wire, as [`Session::server_commits`].
+    pub fn explicit_commits(&self) -> u64 {
         match self {
             Session::Pg(s) => s.server_commits(),
-            Session::MySql(s, _) => s.commit_statements(),
+            Session::MySql(s, _) => s.explicit_commits(),
+        }
+    }
+
+    /// MySQL: the COMMIT statements the server answered with an error (on Galera, a
+    /// certification failure or a brute-force abort); PostgreSQL: 0 (not counted).
+    pub fn failed_commits(&self) -> u64 {
+        match self {
+            Session::Pg(_) => 0,
+            Session::MySql(s, _) => s.commit_statements() - s.explicit_commits(),
         }
     }
 
@@ -330,7 +346,9 @@ impl Session {
     pub fn endpoint_index(&self, target: &Target) -> Option<usize> {
         match (self, target) {
             (Session::Pg(s), Target::Pg(c)) => c.hosts.iter().position(|h| h == s.host()),
-            (Session::MySql(_, i), Target::MySql(_)) => Some(*i as usize),
+            (Session::MySql(_, key), Target::MySql(list)) => {
+                list.iter().position(|c| endpoint_key(c) == **key)
+            }
             _ => None,
         }
     }

@@ -269,6 +269,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         .map_or(0, |m| u64::from(m.cost.connections));
 
     let mut check_list = Vec::new();
+    let mut conflicts = None;
     match baseline {
         Some(b) => {
             let v = match b {
@@ -277,10 +278,26 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
                     outcome.setup_commits,
                     outcome.connections + observer_connections + fin.connections,
                 ))?,
-                Baseline::MySql(b) => ctx.rt.block_on(b.verdict(
-                    family.mysql_commits(&outcome, &fin),
-                    &outcome.endpoint_commits,
-                ))?,
+                Baseline::MySql(b) => {
+                    let (v, galera) = ctx.rt.block_on(b.verdict(
+                        family.mysql_commits(&outcome, &fin),
+                        &outcome.endpoint_commits,
+                        &outcome.endpoint_failed_commits,
+                    ))?;
+                    if let Some(g) = galera {
+                        let t = outcome.total.total();
+                        let seen = t.retries
+                            + t.failures_of(measure::FailureKind::Serialization)
+                            + t.failures_of(measure::FailureKind::Deadlock);
+                        let (status, detail) = g.status(seen);
+                        conflicts = Some(Check {
+                            name: "Galera conflicts".into(),
+                            status,
+                            detail,
+                        });
+                    }
+                    v
+                }
             };
             let (status, detail) = match v {
                 CommitVerdict::Exact(c) => family.commit_status(ctx, c)?,
@@ -298,6 +315,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         )),
         None => check_list.push(skipped("commit count", "--no-check")),
     }
+    check_list.extend(conflicts);
     check_list.extend(family.checks(ctx, &outcome)?);
     let config = family.config(ctx);
     let sysbench = family.sysbench_result(&outcome, &fin);
