@@ -31,7 +31,7 @@ pub enum Dataset {
     Oltp,
     /// sysbench bulk_insert's empty `sbtestN` tables, one per client.
     OltpBulk,
-    /// TPC-C's nine tables (go-tpc's schema).
+    /// TPC-C's nine tables (go-tpc's schema; tpcc-mysql's on MySQL).
     Tpcc,
 }
 

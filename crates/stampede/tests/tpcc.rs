@@ -16,7 +16,7 @@ use std::sync::Arc;
 use common::oltp::{database, query, rt, scalar_i64};
 use target::{ConnConfig, QueryMode, Session};
 use workload::tpcc::spec::{self, NuC, Uniform};
-use workload::tpcc::{consistency, sql, Kind, Options, Tpcc, TpccClient};
+use workload::tpcc::{consistency, Kind, Options, Tpcc, TpccClient};
 use workload::{ClientWorkload, Rng, Sleeper, StatementTimer, TxnContext, Workload};
 
 struct NoTimer;
@@ -44,7 +44,7 @@ fn workload(w: u32) -> Tpcc {
             c: C,
             think: false,
         },
-        &sql::POSTGRES,
+        target::Dialect::Postgres,
     )
     .unwrap()
 }

@@ -3,8 +3,8 @@
 //! constants (`load_constants`), which the run needs to choose its own (clause 2.1.6.1).
 //!
 //! Owns the tables `warehouse`, `district`, `customer`, `history`, `new_order`, `orders`,
-//! `order_line`, `item` and `stock` — these names, in the schema the search path resolves to —
-//! and nothing else: `init` drops and recreates exactly these nine (as `init tpcb` does with
+//! `order_line`, `item` and `stock` — these names, in the schema the search path resolves to
+//! (on MySQL `new_orders` for `new_order`, in the connection's database) — and nothing else: `init` drops and recreates exactly these nine (as `init tpcb` does with
 //! pgbench's four and `init oltp` with its `sbtestN`), one `DROP TABLE` naming them, never
 //! CASCADE, so a foreign object depending on one of them makes `init` fail rather than lose it.
 //!
@@ -70,6 +70,17 @@
 //! left looking loaded. The flag is checked between steps and after every COPY chunk; a key or
 //! index build already running finishes first.
 //!
+//! ## On MySQL/MariaDB
+//! tpcc-mysql's schema (`sql::ddl_mysql`: its tables, `new_orders` among them, its columns and
+//! types, InnoDB, primary keys inline, its four secondary indexes; no foreign keys), the same
+//! rows: the driver sends each task's COPY text as multi-row INSERTs in one transaction, the
+//! tasks cut by warehouse range as above, over `jobs` connections. Then the secondary indexes,
+//! in parallel across tables (InnoDB builds each by sorting, cheaper than keeping it up during
+//! the inserts); no VACUUM (InnoDB recomputes a table's statistics by itself once a tenth of
+//! it changed). The load's constants are the `COMMENT` of `customer`, given in its CREATE
+//! TABLE, read back from `information_schema.tables`. Warehouses are at most 32767 (`w_id` is
+//! a SMALLINT there).
+//!
 //! ## Module layout
 //! This file: [`Table`], options, `init` and its steps, detection; `sql`: the statements;
 //! `rows`: the generated rows.
@@ -81,14 +92,14 @@ use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use target::{Session, Target};
+use target::{Dialect, Session, Target};
 use workload::tpcc::spec::{NuC, CUSTOMERS, DISTRICTS, ITEMS, NEW_ORDERS, ORDERS};
 
 use crate::driver::{self, DriverOptions, Task, TaskKind};
 use crate::steps::{check_cancel, exec, undo_create, Step};
 use crate::{Event, LoadError, TableProgress, Timings};
 use rows::{Generator, Rows, STOCK};
-pub use sql::{ddl, Ddl, DROP_SQL};
+pub use sql::{ddl, ddl_in, ddl_mysql, drop_sql, Ddl, DROP_SQL, DROP_SQL_MYSQL};
 
 /// The nine tables, in the order of clause 1.3 (and of [`Table::ALL`]).
 pub const TABLES: [&str; 9] = [
@@ -131,8 +142,17 @@ impl Table {
         Table::Stock,
     ];
 
+    /// The name in go-tpc's schema (PostgreSQL).
     pub fn name(self) -> &'static str {
         TABLES[self as usize]
+    }
+
+    /// The name in `dialect`'s schema: tpcc-mysql calls NEW-ORDER `new_orders`.
+    pub fn name_in(self, dialect: Dialect) -> &'static str {
+        match (self, dialect) {
+            (Table::NewOrder, Dialect::MySql) => "new_orders",
+            _ => self.name(),
+        }
     }
 
     /// The COPY column list: the table's columns in go-tpc's order.
@@ -283,7 +303,11 @@ fn split(w: u64, n: u64) -> Vec<Range<u64>> {
 }
 
 /// The COPY tasks, largest first, and the plan in words (module header, "Loading plan").
-pub fn copy_tasks(opts: &InitOptions, generator: &Arc<Generator>) -> (Vec<Task>, String) {
+pub fn copy_tasks(
+    opts: &InitOptions,
+    generator: &Arc<Generator>,
+    dialect: Dialect,
+) -> (Vec<Task>, String) {
     let w = opts.warehouses as u64;
     let cost = |t: Table| table_cost(t, w);
     let total: u64 = Table::ALL.iter().map(|t| cost(*t)).sum();
@@ -303,7 +327,7 @@ pub fn copy_tasks(opts: &InitOptions, generator: &Arc<Generator>) -> (Vec<Task>,
         };
         let whole = ranges.len() == 1;
         if !whole {
-            cut.push(format!("{} in {}", table.name(), ranges.len()));
+            cut.push(format!("{} in {}", table.name_in(dialect), ranges.len()));
         }
         for r in ranges {
             let (rows, units) = match table.per_warehouse() {
@@ -315,7 +339,7 @@ pub fn copy_tasks(opts: &InitOptions, generator: &Arc<Generator>) -> (Vec<Task>,
                 Task {
                     slot: table as usize,
                     kind: TaskKind::Copy {
-                        relation: table.name().into(),
+                        relation: table.name_in(dialect).into(),
                         columns: Some(table.columns().into()),
                         source: source.clone(),
                         rows,
@@ -332,25 +356,31 @@ pub fn copy_tasks(opts: &InitOptions, generator: &Arc<Generator>) -> (Vec<Task>,
         1 => "one connection".to_string(),
         j => format!("{j} connections"),
     };
-    let plan = if cut.is_empty() {
-        format!("{n} tables, one COPY FREEZE each, over {over}")
-    } else {
-        format!(
+    let plan = match (dialect, cut.is_empty()) {
+        (Dialect::Postgres, true) => format!("{n} tables, one COPY FREEZE each, over {over}"),
+        (Dialect::Postgres, false) => format!(
             "{n} COPY tasks over {over}: {} warehouse ranges (plain COPY), the other tables one COPY FREEZE each",
             cut.join(", ")
-        )
+        ),
+        (Dialect::MySql, true) => {
+            format!("{n} tables, multi-row INSERTs in one transaction each, over {over}")
+        }
+        (Dialect::MySql, false) => format!(
+            "{n} INSERT tasks over {over}: {} warehouse ranges, the other tables one each",
+            cut.join(", ")
+        ),
     };
     (tasks.into_iter().map(|(_, t)| t).collect(), plan)
 }
 
 /// Rows per table for the progress slots (exact: `order_line`'s is the sum of the orders'
 /// `o_ol_cnt`).
-fn slots(opts: &InitOptions, generator: &Generator) -> Vec<TableProgress> {
+fn slots(opts: &InitOptions, generator: &Generator, dialect: Dialect) -> Vec<TableProgress> {
     let w = opts.warehouses as u64;
     Table::ALL
         .iter()
         .map(|&t| TableProgress {
-            table: t.name().into(),
+            table: t.name_in(dialect).into(),
             rows_done: 0,
             rows_total: match t {
                 Table::OrderLine => generator.order_lines(0..w * t.per_warehouse().unwrap()),
@@ -363,11 +393,16 @@ fn slots(opts: &InitOptions, generator: &Generator) -> Vec<TableProgress> {
 // ----- the comment -----
 
 /// The comment on `customer` that records the load's constants (module header).
-pub fn comment_sql(c: &NuC, seed: u64) -> String {
+pub fn comment_text(c: &NuC, seed: u64) -> String {
     format!(
-        "COMMENT ON TABLE customer IS 'stampede tpcc: c_last_c={} c_id_c={} ol_i_id_c={} seed={seed}'",
+        "stampede tpcc: c_last_c={} c_id_c={} ol_i_id_c={} seed={seed}",
         c.last, c.customer_id, c.item_id
     )
+}
+
+/// PostgreSQL: the statement that sets [`comment_text`] on `customer`.
+pub fn comment_sql(c: &NuC, seed: u64) -> String {
+    format!("COMMENT ON TABLE customer IS '{}'", comment_text(c, seed))
 }
 
 /// The constants in a comment written by [`comment_sql`]; None for any other text.
@@ -432,16 +467,33 @@ async fn parallel_sql(
     Ok(())
 }
 
-/// Which of the nine tables exist (as the search path resolves them), in the order of
-/// [`TABLES`].
-pub async fn existing_tables(s: &mut Session) -> Result<Vec<&'static str>, LoadError> {
-    let names: Vec<String> = TABLES.iter().map(|t| format!("'{t}'")).collect();
-    let sql = format!(
-        "SELECT c.relname FROM pg_catalog.pg_class c \
-         WHERE c.relname IN ({}) AND c.relkind IN ('r', 'p') \
-           AND pg_catalog.pg_table_is_visible(c.oid)",
+/// MySQL: the tables of the current database among `names`.
+fn mysql_tables_sql(names: &[&str]) -> String {
+    let names: Vec<String> = names.iter().map(|t| format!("'{t}'")).collect();
+    format!(
+        "SELECT table_name FROM information_schema.tables \
+         WHERE table_schema = DATABASE() AND table_name IN ({})",
         names.join(", ")
-    );
+    )
+}
+
+/// Which of the nine tables exist (as the search path resolves them; on MySQL in the current
+/// database), by their names in the session's dialect, in the order of [`TABLES`].
+pub async fn existing_tables(s: &mut Session) -> Result<Vec<&'static str>, LoadError> {
+    let dialect = s.dialect();
+    let names: Vec<&'static str> = Table::ALL.iter().map(|t| t.name_in(dialect)).collect();
+    let sql = match dialect {
+        Dialect::Postgres => {
+            let quoted: Vec<String> = names.iter().map(|t| format!("'{t}'")).collect();
+            format!(
+                "SELECT c.relname FROM pg_catalog.pg_class c \
+                 WHERE c.relname IN ({}) AND c.relkind IN ('r', 'p') \
+                   AND pg_catalog.pg_table_is_visible(c.oid)",
+                quoted.join(", ")
+            )
+        }
+        Dialect::MySql => mysql_tables_sql(&names),
+    };
     let rows = s
         .simple_query(&sql)
         .await
@@ -450,29 +502,40 @@ pub async fn existing_tables(s: &mut Session) -> Result<Vec<&'static str>, LoadE
         .into_iter()
         .filter_map(|r| r.into_iter().next().flatten())
         .collect();
-    Ok(TABLES
+    Ok(names
         .into_iter()
-        .filter(|t| found.iter().any(|f| f == t))
+        .filter(|t| found.iter().any(|f| f.eq_ignore_ascii_case(t)))
         .collect())
 }
 
 /// Drop the nine tables (only those; see [`DROP_SQL`]).
 pub async fn drop_tables(s: &mut Session) -> Result<(), LoadError> {
-    exec(s, "set client_min_messages = warning").await?;
-    exec(s, DROP_SQL).await
+    let dialect = s.dialect();
+    if dialect == Dialect::Postgres {
+        exec(s, "set client_min_messages = warning").await?;
+    }
+    exec(s, drop_sql(dialect)).await
 }
 
-/// Whether `table` resolves through the search path.
+/// Whether `table` resolves through the search path (MySQL: is in the current database).
 async fn table_exists(s: &mut Session, table: &str) -> Result<bool, LoadError> {
+    let sql = match s.dialect() {
+        Dialect::Postgres => format!("SELECT to_regclass('{table}') IS NOT NULL"),
+        Dialect::MySql => format!(
+            "SELECT count(*) > 0 FROM ({}) t",
+            mysql_tables_sql(&[table])
+        ),
+    };
     let rows = s
-        .simple_query(&format!("SELECT to_regclass('{table}') IS NOT NULL"))
+        .simple_query(&sql)
         .await
         .map_err(|e| LoadError::db(format!("looking for table {table}"), e))?;
-    Ok(rows
-        .first()
-        .and_then(|r| r.first().cloned().flatten())
-        .as_deref()
-        == Some("t"))
+    Ok(matches!(
+        rows.first()
+            .and_then(|r| r.first().cloned().flatten())
+            .as_deref(),
+        Some("t" | "1")
+    ))
 }
 
 /// The number of warehouses loaded: `count(*)` of `warehouse` (the scale of a TPC-C database,
@@ -505,8 +568,15 @@ pub async fn load_constants(s: &mut Session) -> Result<Option<NuC>, LoadError> {
             workload: "tpcc",
         });
     }
+    let sql = match s.dialect() {
+        Dialect::Postgres => "SELECT pg_catalog.obj_description('customer'::regclass, 'pg_class')",
+        Dialect::MySql => {
+            "SELECT table_comment FROM information_schema.tables \
+             WHERE table_schema = DATABASE() AND table_name = 'customer'"
+        }
+    };
     let rows = s
-        .simple_query("SELECT pg_catalog.obj_description('customer'::regclass, 'pg_class')")
+        .simple_query(sql)
         .await
         .map_err(|e| LoadError::db("reading the comment on customer", e))?;
     Ok(rows
@@ -523,6 +593,13 @@ pub async fn init(
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
     opts.validate()?;
+    if cfg.dialect() == Dialect::MySql && opts.warehouses > i16::MAX as u32 {
+        return Err(LoadError::Invalid(format!(
+            "--warehouses {} does not fit tpcc-mysql's SMALLINT w_id (at most {})",
+            opts.warehouses,
+            i16::MAX
+        )));
+    }
     check_cancel(&opts.cancel)?;
     let mut admin = Session::connect(cfg)
         .await
@@ -537,8 +614,11 @@ pub async fn init(
             Ok(report)
         }
         Err(e) => {
-            let sqls = ["set client_min_messages = warning", DROP_SQL];
-            undo_create(cfg, admin, created, &sqls, "TPC-C", on_event).await;
+            let sqls: &[&str] = match cfg.dialect() {
+                Dialect::Postgres => &["set client_min_messages = warning", DROP_SQL],
+                Dialect::MySql => &[DROP_SQL_MYSQL],
+            };
+            undo_create(cfg, admin, created, sqls, "TPC-C", on_event).await;
             Err(e)
         }
     }
@@ -552,12 +632,16 @@ async fn init_steps(
     created: &mut bool,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
+    let dialect = cfg.dialect();
     let timer = Step::start("drop tables", on_event);
     drop_tables(admin).await?;
     timer.finish(timings, on_event);
 
     check_cancel(&opts.cancel)?;
-    let now = "SELECT to_char(localtimestamp, 'YYYY-MM-DD HH24:MI:SS')";
+    let now = match dialect {
+        Dialect::Postgres => "SELECT to_char(localtimestamp, 'YYYY-MM-DD HH24:MI:SS')",
+        Dialect::MySql => "SELECT DATE_FORMAT(NOW(), '%Y-%m-%d %H:%i:%s')",
+    };
     let rows = admin
         .simple_query(now)
         .await
@@ -577,14 +661,22 @@ async fn init_steps(
     let timer = Step::start("create tables", on_event);
     *created = true;
     for t in Table::ALL {
-        exec(admin, ddl(t).create).await?;
+        let create = ddl_in(t, dialect).create;
+        if dialect == Dialect::MySql && t == Table::Customer {
+            let comment = comment_text(&constants, opts.seed);
+            exec(admin, &format!("{create} COMMENT = '{comment}'")).await?;
+        } else {
+            exec(admin, create).await?;
+        }
     }
-    exec(admin, &comment_sql(&constants, opts.seed)).await?;
+    if dialect == Dialect::Postgres {
+        exec(admin, &comment_sql(&constants, opts.seed)).await?;
+    }
     timer.finish(timings, on_event);
 
     check_cancel(&opts.cancel)?;
-    let (tasks, plan) = copy_tasks(opts, &generator);
-    let slots = slots(opts, &generator);
+    let (tasks, plan) = copy_tasks(opts, &generator, dialect);
+    let slots = slots(opts, &generator, dialect);
     let timer = Step::start("client-side generate", on_event);
     let outcome = driver::run(
         cfg,
@@ -605,17 +697,22 @@ async fn init_steps(
     let mut by_size: Vec<Table> = Table::ALL.to_vec();
     let w = opts.warehouses as u64;
     by_size.sort_by_key(|t| std::cmp::Reverse(table_cost(*t, w)));
+    // MySQL: the primary keys are inline, so only the secondary indexes.
     let mut keys: Vec<String> = by_size
         .iter()
-        .filter_map(|t| ddl(*t).primary_key.map(str::to_string))
+        .filter_map(|t| ddl_in(*t, dialect).primary_key.map(str::to_string))
         .collect();
     keys.extend(
         by_size
             .iter()
-            .flat_map(|t| ddl(*t).indexes.iter().map(|s| s.to_string())),
+            .flat_map(|t| ddl_in(*t, dialect).indexes.iter().map(|s| s.to_string())),
     );
-    parallel_sql(cfg, opts, "primary keys", keys, timings, on_event).await?;
-    if !opts.no_vacuum {
+    let step = match dialect {
+        Dialect::Postgres => "primary keys",
+        Dialect::MySql => "secondary indexes",
+    };
+    parallel_sql(cfg, opts, step, keys, timings, on_event).await?;
+    if !opts.no_vacuum && dialect == Dialect::Postgres {
         let vac = by_size.iter().map(|t| sql::vacuum_sql(*t)).collect();
         parallel_sql(cfg, opts, "vacuum", vac, timings, on_event).await?;
     }
@@ -687,7 +784,7 @@ mod tests {
                 jobs,
                 ..Default::default()
             };
-            let (tasks, plan) = copy_tasks(&opts, &g);
+            let (tasks, plan) = copy_tasks(&opts, &g, Dialect::Postgres);
             for t in Table::ALL {
                 let (ranges, whole) = units(&tasks, t);
                 let total = t
@@ -716,10 +813,50 @@ mod tests {
             jobs: 2,
             ..Default::default()
         };
-        let (tasks, plan) = copy_tasks(&opts, &g);
+        let (tasks, plan) = copy_tasks(&opts, &g, Dialect::Postgres);
         assert!(units(&tasks, Table::Stock).0.len() > 1, "{plan}");
         assert!(units(&tasks, Table::OrderLine).0.len() > 1, "{plan}");
         assert!(units(&tasks, Table::District).1, "{plan}");
+    }
+
+    /// On MySQL the same tasks load tpcc-mysql's tables: `new_orders`, INSERTs.
+    #[test]
+    fn mysql_plans_name_tpcc_mysql_s_tables() {
+        let g = Arc::new(Generator::new(0, "2024-01-01 00:00:00"));
+        let opts = InitOptions {
+            warehouses: 100,
+            jobs: 2,
+            ..Default::default()
+        };
+        let (pg, _) = copy_tasks(&opts, &g, Dialect::Postgres);
+        let (my, plan) = copy_tasks(&opts, &g, Dialect::MySql);
+        assert_eq!(pg.len(), my.len());
+        let relations = |tasks: &[Task]| -> Vec<String> {
+            tasks
+                .iter()
+                .filter_map(|t| match &t.kind {
+                    TaskKind::Copy { relation, .. } => Some(relation.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let names = relations(&my);
+        assert!(names.iter().any(|r| r == "new_orders"), "{names:?}");
+        assert!(!names.iter().any(|r| r == "new_order"), "{names:?}");
+        assert!(plan.contains("INSERT") && !plan.contains("COPY"), "{plan}");
+        assert_eq!(Table::NewOrder.name_in(Dialect::Postgres), "new_order");
+        assert_eq!(Table::Stock.name_in(Dialect::MySql), "stock");
+        assert_eq!(
+            comment_sql(
+                &NuC {
+                    last: 1,
+                    customer_id: 2,
+                    item_id: 3
+                },
+                4
+            ),
+            "COMMENT ON TABLE customer IS 'stampede tpcc: c_last_c=1 c_id_c=2 ol_i_id_c=3 seed=4'"
+        );
     }
 
     #[test]

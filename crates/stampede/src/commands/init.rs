@@ -55,7 +55,7 @@ fn list() -> String {
          \x20 tpcb   pgbench's four tables (pgbench -i): -s, -F, --partitions, --foreign-keys, ...\n\
          \x20 oltp   sysbench's sbtestN tables (sysbench prepare): --tables, --table-size; \
          --bulk-insert for bulk_insert's\n\
-         \x20 tpcc   TPC-C's nine tables (go-tpc's schema): -w\n\n",
+         \x20 tpcc   TPC-C's nine tables (go-tpc's schema; tpcc-mysql's on MySQL): -w\n\n",
     );
     s.push_str(&workloads::list());
     s

@@ -6,8 +6,13 @@
 //! Condition 11 (orders minus new-orders = 2100 per district) describes the initial population:
 //! every Delivery moves an order out of NEW-ORDER, so it holds only while no order entered
 //! after the load has been delivered; once one has, it is reported as not applicable.
+//!
+//! The same queries in both dialects, except: MySQL's NEW-ORDER table is tpcc-mysql's
+//! `new_orders`; `a IS DISTINCT FROM b` is `NOT (a <=> b)` there; and condition 4's FULL JOIN,
+//! which MySQL lacks, is a UNION ALL of the two sides' per-district sums, grouped again (the
+//! same districts compared, a missing side counting 0).
 
-use target::{Error, Session};
+use target::{Dialect, Error, Session};
 
 /// One condition's verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,8 +42,31 @@ const DELIVERED: &str = "SELECT o_w_id AS w, o_d_id AS d, o_c_id AS c, sum(ol_am
 const PAID: &str = "SELECT h_c_w_id AS w, h_c_d_id AS d, h_c_id AS c, sum(h_amount) AS s \
      FROM history GROUP BY 1, 2, 3";
 
-/// (clause, rule, query returning the count of violating rows).
-fn conditions() -> Vec<(&'static str, &'static str, String)> {
+/// (clause, rule, query returning the count of violating rows) in `dialect`.
+fn conditions(dialect: Dialect) -> Vec<(&'static str, &'static str, String)> {
+    let mysql = dialect == Dialect::MySql;
+    let no = if mysql { "new_orders" } else { "new_order" };
+    // `a IS DISTINCT FROM b`: NULL-safe inequality.
+    let distinct = |a: &str, b: &str| -> String {
+        if mysql {
+            format!("NOT ({a} <=> {b})")
+        } else {
+            format!("{a} IS DISTINCT FROM {b}")
+        }
+    };
+    let condition_4 = if mysql {
+        "SELECT count(*) FROM (SELECT w, d, sum(s) s, sum(n) n FROM (\
+         SELECT o_w_id w, o_d_id d, coalesce(sum(o_ol_cnt), 0) s, 0 n FROM orders GROUP BY 1, 2 \
+         UNION ALL SELECT ol_w_id, ol_d_id, 0, count(*) FROM order_line GROUP BY 1, 2) u \
+         GROUP BY w, d) t WHERE s <> n"
+            .to_string()
+    } else {
+        "SELECT count(*) FROM (SELECT o_w_id, o_d_id, sum(o_ol_cnt) s FROM orders \
+         GROUP BY 1, 2) o FULL JOIN (SELECT ol_w_id, ol_d_id, count(*) n FROM order_line \
+         GROUP BY 1, 2) l ON ol_w_id = o_w_id AND ol_d_id = o_d_id \
+         WHERE s IS DISTINCT FROM n"
+            .to_string()
+    };
     vec![
         (
             "3.3.2.1",
@@ -50,46 +78,47 @@ fn conditions() -> Vec<(&'static str, &'static str, String)> {
         (
             "3.3.2.2",
             "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID) per district",
-            "SELECT count(*) FROM district \
-             LEFT JOIN (SELECT o_w_id, o_d_id, max(o_id) m FROM orders GROUP BY 1, 2) o \
-               ON o_w_id = d_w_id AND o_d_id = d_id \
-             LEFT JOIN (SELECT no_w_id, no_d_id, max(no_o_id) m FROM new_order GROUP BY 1, 2) n \
-               ON no_w_id = d_w_id AND no_d_id = d_id \
-             WHERE o.m IS DISTINCT FROM d_next_o_id - 1 \
-                OR (n.m IS NOT NULL AND n.m <> d_next_o_id - 1)"
-                .into(),
+            format!(
+                "SELECT count(*) FROM district \
+                 LEFT JOIN (SELECT o_w_id, o_d_id, max(o_id) m FROM orders GROUP BY 1, 2) o \
+                   ON o_w_id = d_w_id AND o_d_id = d_id \
+                 LEFT JOIN (SELECT no_w_id, no_d_id, max(no_o_id) m FROM {no} GROUP BY 1, 2) n \
+                   ON no_w_id = d_w_id AND no_d_id = d_id \
+                 WHERE {} OR (n.m IS NOT NULL AND n.m <> d_next_o_id - 1)",
+                distinct("o.m", "d_next_o_id - 1")
+            ),
         ),
         (
             "3.3.2.3",
             "max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW-ORDER per district",
-            "SELECT count(*) FROM (SELECT max(no_o_id) - min(no_o_id) + 1 - count(*) diff \
-             FROM new_order GROUP BY no_w_id, no_d_id) t WHERE diff <> 0"
-                .into(),
+            format!(
+                "SELECT count(*) FROM (SELECT max(no_o_id) - min(no_o_id) + 1 - count(*) diff \
+                 FROM {no} GROUP BY no_w_id, no_d_id) t WHERE diff <> 0"
+            ),
         ),
         (
             "3.3.2.4",
             "sum(O_OL_CNT) = rows in ORDER-LINE per district",
-            "SELECT count(*) FROM (SELECT o_w_id, o_d_id, sum(o_ol_cnt) s FROM orders \
-             GROUP BY 1, 2) o FULL JOIN (SELECT ol_w_id, ol_d_id, count(*) n FROM order_line \
-             GROUP BY 1, 2) l ON ol_w_id = o_w_id AND ol_d_id = o_d_id \
-             WHERE s IS DISTINCT FROM n"
-                .into(),
+            condition_4,
         ),
         (
             "3.3.2.5",
             "O_CARRIER_ID is null exactly when the order has a NEW-ORDER row",
-            "SELECT count(*) FROM orders LEFT JOIN new_order ON no_w_id = o_w_id \
-             AND no_d_id = o_d_id AND no_o_id = o_id \
-             WHERE (o_carrier_id IS NULL) <> (no_o_id IS NOT NULL)"
-                .into(),
+            format!(
+                "SELECT count(*) FROM orders LEFT JOIN {no} ON no_w_id = o_w_id \
+                 AND no_d_id = o_d_id AND no_o_id = o_id \
+                 WHERE (o_carrier_id IS NULL) <> (no_o_id IS NOT NULL)"
+            ),
         ),
         (
             "3.3.2.6",
             "O_OL_CNT = the order's rows in ORDER-LINE",
-            "SELECT count(*) FROM orders LEFT JOIN (SELECT ol_w_id, ol_d_id, ol_o_id, \
-             count(*) n FROM order_line GROUP BY 1, 2, 3) l ON ol_w_id = o_w_id \
-             AND ol_d_id = o_d_id AND ol_o_id = o_id WHERE n IS DISTINCT FROM o_ol_cnt"
-                .into(),
+            format!(
+                "SELECT count(*) FROM orders LEFT JOIN (SELECT ol_w_id, ol_d_id, ol_o_id, \
+                 count(*) n FROM order_line GROUP BY 1, 2, 3) l ON ol_w_id = o_w_id \
+                 AND ol_d_id = o_d_id AND ol_o_id = o_id WHERE {}",
+                distinct("n", "o_ol_cnt")
+            ),
         ),
         (
             "3.3.2.7",
@@ -102,17 +131,20 @@ fn conditions() -> Vec<(&'static str, &'static str, String)> {
         (
             "3.3.2.8",
             "W_YTD = sum(H_AMOUNT) of the warehouse",
-            "SELECT count(*) FROM warehouse LEFT JOIN (SELECT h_w_id, sum(h_amount) s \
-             FROM history GROUP BY 1) h ON h_w_id = w_id WHERE w_ytd IS DISTINCT FROM s"
-                .into(),
+            format!(
+                "SELECT count(*) FROM warehouse LEFT JOIN (SELECT h_w_id, sum(h_amount) s \
+                 FROM history GROUP BY 1) h ON h_w_id = w_id WHERE {}",
+                distinct("w_ytd", "s")
+            ),
         ),
         (
             "3.3.2.9",
             "D_YTD = sum(H_AMOUNT) of the district",
-            "SELECT count(*) FROM district LEFT JOIN (SELECT h_w_id, h_d_id, sum(h_amount) s \
-             FROM history GROUP BY 1, 2) h ON h_w_id = d_w_id AND h_d_id = d_id \
-             WHERE d_ytd IS DISTINCT FROM s"
-                .into(),
+            format!(
+                "SELECT count(*) FROM district LEFT JOIN (SELECT h_w_id, h_d_id, sum(h_amount) s \
+                 FROM history GROUP BY 1, 2) h ON h_w_id = d_w_id AND h_d_id = d_id WHERE {}",
+                distinct("d_ytd", "s")
+            ),
         ),
         (
             "3.3.2.10",
@@ -127,13 +159,14 @@ fn conditions() -> Vec<(&'static str, &'static str, String)> {
         (
             "3.3.2.11",
             "rows in ORDER - rows in NEW-ORDER = 2100 per district (initial population)",
-            "SELECT count(*) FROM district \
-             LEFT JOIN (SELECT o_w_id, o_d_id, count(*) n FROM orders GROUP BY 1, 2) o \
-               ON o_w_id = d_w_id AND o_d_id = d_id \
-             LEFT JOIN (SELECT no_w_id, no_d_id, count(*) n FROM new_order GROUP BY 1, 2) n \
-               ON no_w_id = d_w_id AND no_d_id = d_id \
-             WHERE coalesce(o.n, 0) - coalesce(n.n, 0) <> 2100"
-                .into(),
+            format!(
+                "SELECT count(*) FROM district \
+                 LEFT JOIN (SELECT o_w_id, o_d_id, count(*) n FROM orders GROUP BY 1, 2) o \
+                   ON o_w_id = d_w_id AND o_d_id = d_id \
+                 LEFT JOIN (SELECT no_w_id, no_d_id, count(*) n FROM {no} GROUP BY 1, 2) n \
+                   ON no_w_id = d_w_id AND no_d_id = d_id \
+                 WHERE coalesce(o.n, 0) - coalesce(n.n, 0) <> 2100"
+            ),
         ),
         (
             "3.3.2.12",
@@ -160,9 +193,13 @@ pub async fn check(s: &mut Session) -> Result<Vec<Condition>, Error> {
             .and_then(|r| r.into_iter().next().flatten())
             .unwrap_or_default()
     };
-    let delivered = scalar(s.simple_query(DELIVERED_SINCE_LOAD).await?) == "t";
+    // PostgreSQL's boolean is `t`, MySQL's 1.
+    let delivered = matches!(
+        scalar(s.simple_query(DELIVERED_SINCE_LOAD).await?).as_str(),
+        "t" | "1"
+    );
     let mut out = Vec::new();
-    for (clause, rule, sql) in conditions() {
+    for (clause, rule, sql) in conditions(s.dialect()) {
         let applies = !(clause == "3.3.2.11" && delivered);
         let violations = if applies {
             scalar(s.simple_query(&sql).await?).parse().unwrap_or(-1)
@@ -177,4 +214,30 @@ pub async fn check(s: &mut Session) -> Result<Vec<Condition>, Error> {
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same twelve conditions in both dialects, each in its own SQL and table names.
+    #[test]
+    fn each_dialect_has_the_twelve_conditions_in_its_sql() {
+        let pg = conditions(Dialect::Postgres);
+        let my = conditions(Dialect::MySql);
+        assert_eq!(pg.len(), 12);
+        assert_eq!(my.len(), 12);
+        for ((pc, pr, p), (mc, mr, m)) in pg.iter().zip(&my) {
+            assert_eq!((pc, pr), (mc, mr));
+            for pg_only in ["IS DISTINCT FROM", "FULL JOIN", "new_order ", "::"] {
+                assert!(!m.contains(pg_only), "{mc}: {m}");
+            }
+            assert!(!p.contains("<=>") && !p.contains("new_orders"), "{pc}: {p}");
+        }
+        let uses_new_orders = my
+            .iter()
+            .filter(|(_, _, m)| m.contains("new_orders"))
+            .count();
+        assert_eq!(uses_new_orders, 4);
+    }
 }

@@ -15,7 +15,7 @@
 use target::{Error, Session, Value};
 
 use super::spec::{Uniform, DISTRICTS};
-use super::{step, TpccClient};
+use super::{found, step, stmt, TpccClient};
 use crate::TxnContext;
 
 pub(super) async fn run(
@@ -26,15 +26,15 @@ pub(super) async fn run(
     let st = cl.stmts();
     let w = cl.home_w;
     let carrier = cx.rng.uniform(1, 10);
-    step(s, cx, 0, st.begin, &[]).await?;
+    stmt(s, cx, 0, st.begin).await?;
     let mut skipped = 0;
     for d in 1..=DISTRICTS as i64 {
         let p = [Value::Int(w), Value::Int(d), Value::Int(carrier)];
-        if step(s, cx, 1, st.delivery, &p).await?.rows == 0 {
+        if !found(&step(s, cx, 1, &st.delivery, &p).await?) {
             skipped += 1;
         }
     }
-    step(s, cx, 2, st.commit, &[]).await?;
+    stmt(s, cx, 2, st.commit).await?;
     cl.count(&cl.counters.delivery_skipped, skipped);
     Ok(())
 }

@@ -1,10 +1,12 @@
 //! TPC-C (revision 5.11): the five transactions of clause 2 over the nine tables of clause 1,
-//! on go-tpc 1.0.12's schema (`load::tpcc` creates and loads it).
+//! on go-tpc 1.0.12's schema on PostgreSQL and tpcc-mysql's on MySQL/MariaDB (`load::tpcc`
+//! creates and loads both).
 //!
 //! Owns: each transaction's inputs (clause 2.x.1, one file per transaction), its steps (2.x.2),
 //! the mix (5.2.4), keying and think times (5.2.5.7), the terminals' home warehouse and
 //! district, and counters the result needs (rollbacks, skipped deliveries). The SQL of each step
-//! sits in [`sql`], one [`sql::Dialect`] per server family; the logic here is written once.
+//! sits in [`sql`], one [`sql::Dialect`] per server family, which each client takes from its
+//! session's protocol when it connects; the logic here is written once.
 //! Not owned: time, retries (the engine re-submits a transaction that failed with a
 //! serialization failure or deadlock, with the same inputs, clause 2.1.2's "re-submitted"),
 //! the tables, the consistency checks ([`consistency`]).
@@ -43,7 +45,6 @@ use target::{Error, QueryMode, Session, StmtId, Value};
 
 use crate::{ClientWorkload, Rng, TxnContext, TxnType, Workload};
 use spec::{NuC, Uniform, DISTRICTS};
-use sql::Dialect;
 
 /// The five transaction types, in the order of `txn_types()`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,56 +116,56 @@ pub struct Counters {
 /// The TPC-C workload.
 pub struct Tpcc {
     opts: Options,
-    dialect: &'static Dialect,
     types: Vec<TxnType>,
     counters: Arc<Counters>,
 }
 
 impl Tpcc {
-    pub fn new(opts: Options, dialect: &'static Dialect) -> Result<Tpcc, String> {
+    /// The workload for a target of `protocol`: the transaction types list its dialect's
+    /// statements (each client takes the dialect of its own session, [`sql::for_target`]).
+    pub fn new(opts: Options, protocol: target::Dialect) -> Result<Tpcc, String> {
         if opts.warehouses == 0 {
             return Err("-w (warehouses) must be at least 1".into());
         }
-        let d = dialect;
+        let d = sql::for_target(protocol);
         let types = vec![
             txn_type(
                 Kind::NewOrder,
                 &[
-                    d.begin,
+                    &[d.begin],
                     d.no_customer,
                     d.no_district,
                     d.no_order,
                     d.no_line,
-                    d.commit,
+                    &[d.commit],
                 ],
             ),
             txn_type(
                 Kind::Payment,
                 &[
-                    d.begin,
+                    &[d.begin],
                     d.pay_district,
                     d.pay_customer_id,
                     d.pay_customer_name,
-                    d.commit,
+                    &[d.commit],
                 ],
             ),
             txn_type(
                 Kind::OrderStatus,
                 &[
-                    d.begin,
+                    &[d.begin],
                     d.os_customer_id,
                     d.os_customer_name,
                     d.os_order,
                     d.os_lines,
-                    d.commit,
+                    &[d.commit],
                 ],
             ),
-            txn_type(Kind::Delivery, &[d.begin, d.delivery, d.commit]),
+            txn_type(Kind::Delivery, &[&[d.begin], d.delivery, &[d.commit]]),
             txn_type(Kind::StockLevel, &[d.stock_level]),
         ];
         Ok(Tpcc {
             opts,
-            dialect,
             types,
             counters: Arc::new(Counters::default()),
         })
@@ -179,10 +180,11 @@ impl Tpcc {
     }
 }
 
-fn txn_type(k: Kind, statements: &[&str]) -> TxnType {
+/// A type's statements for `-r`: one entry per step (its statements joined by `;`).
+fn txn_type(k: Kind, steps: &[&[&str]]) -> TxnType {
     TxnType {
         name: k.name().into(),
-        statements: statements.iter().map(|s| s.to_string()).collect(),
+        statements: steps.iter().map(|s| s.join("; ")).collect(),
     }
 }
 
@@ -197,7 +199,6 @@ impl Workload for Tpcc {
         let w = self.opts.warehouses;
         TpccClient {
             opts: self.opts.clone(),
-            dialect: self.dialect,
             counters: self.counters.clone(),
             home_w: (client_id % w + 1) as i64,
             stock_d: ((client_id / w) % DISTRICTS + 1) as i64,
@@ -219,25 +220,54 @@ impl Workload for Tpcc {
     }
 }
 
+/// A step registered on a session: its statements (one, or several on MySQL: [`sql`]'s
+/// "Steps") and the parameters each takes.
+#[derive(Clone, Copy)]
+struct Step {
+    ids: [StmtId; sql::MAX_STATEMENTS],
+    needs: [u8; sql::MAX_STATEMENTS],
+    len: u8,
+}
+
+impl Step {
+    fn register(s: &mut Session, mode: QueryMode, sqls: sql::Step) -> Step {
+        assert!(
+            (1..=sql::MAX_STATEMENTS).contains(&sqls.len()),
+            "a step has 1 to {} statements",
+            sql::MAX_STATEMENTS
+        );
+        let mut st = Step {
+            ids: [StmtId(0); sql::MAX_STATEMENTS],
+            needs: [0; sql::MAX_STATEMENTS],
+            len: sqls.len() as u8,
+        };
+        for (i, text) in sqls.iter().enumerate() {
+            st.ids[i] = s.register(text, mode);
+            st.needs[i] = sql::params(text) as u8;
+        }
+        st
+    }
+}
+
 /// Statements registered on a session.
 #[derive(Clone, Copy)]
 struct Stmts {
     begin: StmtId,
     commit: StmtId,
     rollback: StmtId,
-    no_customer: StmtId,
-    no_district: StmtId,
-    no_order: StmtId,
-    no_line: StmtId,
-    pay_district: StmtId,
-    pay_customer_id: StmtId,
-    pay_customer_name: StmtId,
-    os_customer_id: StmtId,
-    os_customer_name: StmtId,
-    os_order: StmtId,
-    os_lines: StmtId,
-    delivery: StmtId,
-    stock_level: StmtId,
+    no_customer: Step,
+    no_district: Step,
+    no_order: Step,
+    no_line: Step,
+    pay_district: Step,
+    pay_customer_id: Step,
+    pay_customer_name: Step,
+    os_customer_id: Step,
+    os_customer_name: Step,
+    os_order: Step,
+    os_lines: Step,
+    delivery: Step,
+    stock_level: Step,
 }
 
 /// One order line's inputs (clause 2.4.1.5).
@@ -251,7 +281,6 @@ struct Line {
 /// One terminal.
 pub struct TpccClient {
     opts: Options,
-    dialect: &'static Dialect,
     counters: Arc<Counters>,
     home_w: i64,
     stock_d: i64,
@@ -291,17 +320,61 @@ impl TpccClient {
 }
 
 /// Run one statement, timed for `-r` as statement `idx` of its type.
-async fn step(
+async fn stmt(
     s: &mut Session,
     cx: &mut TxnContext<'_>,
     idx: usize,
     id: StmtId,
+) -> Result<target::StmtResult, Error> {
+    cx.timer.start();
+    let r = s.execute(id, &[]).await;
+    cx.timer.end(idx, r.is_ok());
+    r
+}
+
+/// Run one step, timed for `-r` as statement `idx` of its type: its statements by [`sql`]'s
+/// rules ("Steps"); the result is the last one's.
+async fn step(
+    s: &mut Session,
+    cx: &mut TxnContext<'_>,
+    idx: usize,
+    st: &Step,
     params: &[Value<'_>],
 ) -> Result<target::StmtResult, Error> {
     cx.timer.start();
-    let r = s.execute(id, params).await;
+    let r = run_step(s, st, params).await;
     cx.timer.end(idx, r.is_ok());
     r
+}
+
+async fn run_step(
+    s: &mut Session,
+    st: &Step,
+    params: &[Value<'_>],
+) -> Result<target::StmtResult, Error> {
+    let first = s
+        .execute(st.ids[0], &params[..st.needs[0] as usize])
+        .await?;
+    if st.len == 1 || !found(&first) {
+        return Ok(first);
+    }
+    // The step's parameters, then the first column of the first statement's row.
+    let mut all = [Value::Null; 9];
+    all[..params.len()].copy_from_slice(params);
+    all[params.len()] = s
+        .row_value(0)
+        .and_then(|v| v.parse::<i64>().ok())
+        .map_or(Value::Null, Value::Int);
+    let mut last = first;
+    for i in 1..st.len as usize {
+        last = s.execute(st.ids[i], &all[..st.needs[i] as usize]).await?;
+    }
+    Ok(last)
+}
+
+/// Whether a step found what it looked for: a row returned or affected.
+fn found(r: &target::StmtResult) -> bool {
+    r.rows > 0 || r.affected > 0
 }
 
 /// A negative exponential think time with mean `mean_s`, truncated at 10 times the mean
@@ -314,15 +387,19 @@ fn think_us(r: &mut Rng, mean_s: f64) -> u64 {
 
 impl ClientWorkload for TpccClient {
     async fn on_connect(&mut self, s: &mut Session, mode: QueryMode) -> Result<(), Error> {
-        let d = self.dialect;
+        // The session's own dialect (the workload was built for the target's protocol).
+        let d = sql::for_target(s.dialect());
         for sql in d.session_setup {
             s.simple_query(sql).await?;
         }
-        let mut reg = |sql: &str| s.register(sql, mode);
+        let begin = s.register(d.begin, mode);
+        let commit = s.register(d.commit, mode);
+        let rollback = s.register(d.rollback, mode);
+        let mut reg = |sqls: sql::Step| Step::register(s, mode, sqls);
         self.stmts = Some(Stmts {
-            begin: reg(d.begin),
-            commit: reg(d.commit),
-            rollback: reg(d.rollback),
+            begin,
+            commit,
+            rollback,
             no_customer: reg(d.no_customer),
             no_district: reg(d.no_district),
             no_order: reg(d.no_order),
@@ -403,7 +480,7 @@ mod tests {
                 c,
                 think: false,
             },
-            &sql::POSTGRES,
+            target::Dialect::Postgres,
         )
         .unwrap()
     }
@@ -485,7 +562,7 @@ mod tests {
                 think: true,
                 ..workload(1).opts
             },
-            &sql::POSTGRES,
+            target::Dialect::Postgres,
         )
         .unwrap();
         let mut c = w.new_client(0);

@@ -17,7 +17,7 @@
 use target::{Error, Session, Value};
 
 use super::spec::{self, Uniform, ITEMS};
-use super::{step, Line, TpccClient};
+use super::{found, step, stmt, Line, TpccClient};
 use crate::TxnContext;
 
 pub(super) async fn run(
@@ -55,10 +55,10 @@ pub(super) async fn run(
     }
     cl.lines.sort_unstable_by_key(|l| (l.item, l.supply_w));
 
-    step(s, cx, 0, st.begin, &[]).await?;
+    stmt(s, cx, 0, st.begin).await?;
     let p = [Value::Int(w), Value::Int(d), Value::Int(c)];
-    step(s, cx, 1, st.no_customer, &p).await?;
-    let row = step(s, cx, 2, st.no_district, &[Value::Int(w), Value::Int(d)]).await?;
+    step(s, cx, 1, &st.no_customer, &p).await?;
+    let row = step(s, cx, 2, &st.no_district, &[Value::Int(w), Value::Int(d)]).await?;
     let o_id = match (row.rows, s.row_value(0).and_then(|v| v.parse::<i64>().ok())) {
         (1, Some(o)) => o,
         _ => return Err(missing("district", w, d)),
@@ -71,7 +71,7 @@ pub(super) async fn run(
         Value::Int(n as i64),
         Value::Int(all_local),
     ];
-    step(s, cx, 3, st.no_order, &p).await?;
+    step(s, cx, 3, &st.no_order, &p).await?;
     let mut remote = 0;
     for (i, l) in cl.lines.iter().enumerate() {
         let is_remote = i64::from(l.supply_w != w);
@@ -86,11 +86,11 @@ pub(super) async fn run(
             Value::Int(l.quantity),
             Value::Int(is_remote),
         ];
-        let done = step(s, cx, 4, st.no_line, &p).await?;
-        if done.rows == 0 {
+        let done = step(s, cx, 4, &st.no_line, &p).await?;
+        if !found(&done) {
             if l.item > ITEMS as i64 {
                 // Clause 2.4.2.3: "Item number is not valid": the whole transaction is undone.
-                step(s, cx, 5, st.rollback, &[]).await?;
+                stmt(s, cx, 5, st.rollback).await?;
                 cl.count(&cl.counters.rollbacks, 1);
                 return Ok(());
             }
@@ -101,7 +101,7 @@ pub(super) async fn run(
             )));
         }
     }
-    step(s, cx, 5, st.commit, &[]).await?;
+    stmt(s, cx, 5, st.commit).await?;
     cl.count(&cl.counters.lines, n as u64);
     cl.count(&cl.counters.remote_lines, remote);
     Ok(())

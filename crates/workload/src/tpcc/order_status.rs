@@ -12,7 +12,7 @@ use target::{Error, Session, Value};
 
 use super::new_order::missing;
 use super::spec::{self, Uniform};
-use super::{step, TpccClient};
+use super::{step, stmt, TpccClient};
 use crate::TxnContext;
 
 pub(super) async fn run(
@@ -32,13 +32,13 @@ pub(super) async fn run(
     } else {
         spec::customer_id(r, &cl.opts.c)
     };
-    step(s, cx, 0, st.begin, &[]).await?;
+    stmt(s, cx, 0, st.begin).await?;
     let found = if by_name {
         let p = [Value::Int(w), Value::Int(d), Value::Text(&cl.text)];
-        step(s, cx, 2, st.os_customer_name, &p).await?
+        step(s, cx, 2, &st.os_customer_name, &p).await?
     } else {
         let p = [Value::Int(w), Value::Int(d), Value::Int(c)];
-        step(s, cx, 1, st.os_customer_id, &p).await?
+        step(s, cx, 1, &st.os_customer_id, &p).await?
     };
     let c_id = match (
         found.rows,
@@ -51,7 +51,7 @@ pub(super) async fn run(
         s,
         cx,
         3,
-        st.os_order,
+        &st.os_order,
         &[Value::Int(w), Value::Int(d), Value::Int(c_id)],
     )
     .await?;
@@ -64,11 +64,11 @@ pub(super) async fn run(
         s,
         cx,
         4,
-        st.os_lines,
+        &st.os_lines,
         &[Value::Int(w), Value::Int(d), Value::Int(o_id)],
     )
     .await?;
-    step(s, cx, 5, st.commit, &[]).await?;
+    stmt(s, cx, 5, st.commit).await?;
     if by_name {
         cl.count(&cl.counters.by_last_name, 1);
     }

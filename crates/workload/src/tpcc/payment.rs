@@ -16,7 +16,7 @@ use target::{Error, Session, Value};
 
 use super::new_order::missing;
 use super::spec::{self, Uniform};
-use super::{step, TpccClient};
+use super::{step, stmt, TpccClient};
 use crate::TxnContext;
 
 pub(super) async fn run(
@@ -45,9 +45,9 @@ pub(super) async fn run(
     // Cents, so the text sent is the exact decimal.
     let amount = r.uniform(100, 500_000) as f64 / 100.0;
 
-    step(s, cx, 0, st.begin, &[]).await?;
+    stmt(s, cx, 0, st.begin).await?;
     let p = [Value::Int(w), Value::Int(d), Value::Float(amount)];
-    let wd = step(s, cx, 1, st.pay_district, &p).await?;
+    let wd = step(s, cx, 1, &st.pay_district, &p).await?;
     if wd.rows != 1 {
         return Err(missing("warehouse or district", w, d));
     }
@@ -57,7 +57,7 @@ pub(super) async fn run(
     cl.text.push_str("    ");
     cl.text.push_str(s.row_value(1).unwrap_or(""));
     let (last, h_data) = cl.text.split_at(split);
-    let (who, stmt, idx) = if by_name {
+    let (who, customer, idx) = if by_name {
         (Value::Text(last), st.pay_customer_name, 3)
     } else {
         (Value::Int(c_id), st.pay_customer_id, 2)
@@ -71,11 +71,11 @@ pub(super) async fn run(
         Value::Int(c_d),
         Value::Text(h_data),
     ];
-    let c = step(s, cx, idx, stmt, &p).await?;
+    let c = step(s, cx, idx, &customer, &p).await?;
     if c.rows != 1 {
         return Err(missing("customer", c_w, c_d));
     }
-    step(s, cx, 4, st.commit, &[]).await?;
+    stmt(s, cx, 4, st.commit).await?;
     if by_name {
         cl.count(&cl.counters.by_last_name, 1);
     }

@@ -25,6 +25,6 @@ pub(super) async fn run(
         Value::Int(cl.stock_d),
         Value::Int(threshold),
     ];
-    step(s, cx, 0, st.stock_level, &p).await?;
+    step(s, cx, 0, &st.stock_level, &p).await?;
     Ok(())
 }
