@@ -73,7 +73,8 @@ class MariaDb:
 
 
 def sql(socket, text):
-    subprocess.run(["mariadb", "--no-defaults", "-S", socket, "-uroot", "-e", text], check=True)
+    subprocess.run(["mariadb", "--no-defaults", "-S", socket, "-uroot", "-e", text], check=True,
+                   stdout=subprocess.DEVNULL)
 
 
 def driver(socket, db):
