@@ -57,11 +57,7 @@ pub struct ServerInfo {
 pub async fn server_info(s: &mut Session) -> Result<ServerInfo> {
     if let Some(m) = s.mysql() {
         let version = m.server_version().to_string();
-        let list = MYSQL_SERVER_SETTINGS
-            .iter()
-            .map(|n| format!("'{n}'"))
-            .collect::<Vec<_>>()
-            .join(",");
+        let list = quoted(MYSQL_SERVER_SETTINGS);
         let rows = s
             .simple_query(&format!(
                 "SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"
@@ -80,11 +76,7 @@ pub async fn server_info(s: &mut Session) -> Result<ServerInfo> {
         .first()
         .and_then(|r| r.first().cloned().flatten())
         .unwrap_or_default();
-    let list = SERVER_SETTINGS
-        .iter()
-        .map(|n| format!("'{n}'"))
-        .collect::<Vec<_>>()
-        .join(",");
+    let list = quoted(SERVER_SETTINGS);
     // current_setting() gives the human form with units ("128MB"), as people write them.
     let rows = s
         .simple_query(&format!(
@@ -96,6 +88,15 @@ pub async fn server_info(s: &mut Session) -> Result<ServerInfo> {
         version_num: s.pg().map_or(0, |p| p.server_version_num()),
         settings: pairs(rows),
     })
+}
+
+/// `'a','b',...`: names as an SQL list.
+fn quoted(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Rows of (name, value) as a map.

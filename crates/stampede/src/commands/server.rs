@@ -69,24 +69,8 @@ fn run_mariadb(action: ServerAction) -> Result<i32> {
         }
         ServerAction::Status(a) => {
             let dir = data_dir(&a)?;
-            match EmbeddedMariaDb::attach(&dir, None)? {
-                Some(s) => {
-                    eprintln!(
-                        "running (pid {}), data in {}",
-                        s.pid().unwrap_or(0),
-                        dir.display()
-                    );
-                    println!("{}", mariadb_url(&s));
-                    Ok(0)
-                }
-                None => {
-                    crate::console::note(&format!(
-                        "not running (data directory {})",
-                        dir.display()
-                    ));
-                    Ok(crate::console::EXIT_NOT_RUNNING)
-                }
-            }
+            let s = EmbeddedMariaDb::attach(&dir, None)?;
+            Ok(status(&dir, s.map(|s| (s.pid(), mariadb_url(&s)))))
         }
         ServerAction::Stop(a) => {
             let dir = data_dir(&a)?;
@@ -148,24 +132,8 @@ pub fn run(args: ServerArgs) -> Result<i32> {
         }
         ServerAction::Status(a) => {
             let dir = data_dir(&a)?;
-            match EmbeddedServer::attach(&dir, a.pg_bindir.as_deref())? {
-                Some(s) => {
-                    eprintln!(
-                        "running (pid {}), data in {}",
-                        s.pid().unwrap_or(0),
-                        dir.display()
-                    );
-                    println!("{}", how_to_connect(&s));
-                    Ok(0)
-                }
-                None => {
-                    crate::console::note(&format!(
-                        "not running (data directory {})",
-                        dir.display()
-                    ));
-                    Ok(crate::console::EXIT_NOT_RUNNING)
-                }
-            }
+            let s = EmbeddedServer::attach(&dir, a.pg_bindir.as_deref())?;
+            Ok(status(&dir, s.map(|s| (s.pid(), how_to_connect(&s)))))
         }
         ServerAction::Stop(a) => {
             let dir = data_dir(&a)?;
@@ -180,6 +148,26 @@ pub fn run(args: ServerArgs) -> Result<i32> {
                     dir.display()
                 ),
             }
+        }
+    }
+}
+
+/// `server status`: the running server's pid and how to connect (stdout), or "not running"
+/// and its exit code.
+fn status(dir: &std::path::Path, running: Option<(Option<i32>, String)>) -> i32 {
+    match running {
+        Some((pid, connect)) => {
+            eprintln!(
+                "running (pid {}), data in {}",
+                pid.unwrap_or(0),
+                dir.display()
+            );
+            println!("{connect}");
+            0
+        }
+        None => {
+            crate::console::note(&format!("not running (data directory {})", dir.display()));
+            crate::console::EXIT_NOT_RUNNING
         }
     }
 }
