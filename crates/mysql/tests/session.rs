@@ -268,6 +268,18 @@ async fn prepare_all_prepares_once_per_session() {
     }
     let after = session_status(&mut s, "Com_stmt_prepare").await;
     assert_eq!(after - before, 2, "two statements prepared, once each");
+    // `prepare` prepares the statements named, and only those (a bad one fails alone).
+    let c = s.register("SELECT ? + 1", QueryMode::Prepared);
+    let bad = s.register("END", QueryMode::Prepared);
+    s.prepare(&[a, c]).await.unwrap();
+    assert!(s.is_prepared(c) && !s.is_prepared(bad));
+    let e = s.prepare(&[bad]).await.unwrap_err();
+    assert_eq!(error_number(&e), Some(1064), "{e}");
+    assert_eq!(
+        session_status(&mut s, "Com_stmt_prepare").await - after,
+        2,
+        "c, then the bad one"
+    );
     s.close().await;
 }
 

@@ -210,12 +210,12 @@ impl Session {
         }
     }
 
-    /// Prepare these statements (PostgreSQL in one round trip; MySQL: every one not yet
+    /// Prepare these statements (PostgreSQL in one round trip; MySQL: each one not yet
     /// prepared, one COM_STMT_PREPARE each).
     pub async fn prepare(&mut self, ids: &[StmtId]) -> Result<(), Error> {
         match self {
             Session::Pg(s) => s.prepare(ids).await,
-            Session::MySql(s, _) => s.prepare_all().await,
+            Session::MySql(s, _) => s.prepare(ids).await,
         }
     }
 

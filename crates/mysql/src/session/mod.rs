@@ -45,7 +45,9 @@
 //! same thing to a workload:
 //! * CLIENT_FOUND_ROWS is set: `affected` counts the rows an UPDATE matched, as PostgreSQL's
 //!   `UPDATE n` does (Connector/J's default too), not only those it changed.
-//! * Placeholders may be written `$1..$n` as for PostgreSQL, or `?` (see `sql`).
+//! * Placeholders may be written `$1..$n` as for PostgreSQL, or `?` (see `sql`); a statement
+//!   registered verbatim ([`Session::register_verbatim`]) has none: its one parameter is the
+//!   whole text, as pgbench's simple mode substitutes it.
 //! * [`QueryMode::Simple`] sends COM_QUERY with the values interpolated as SQL literals (text
 //!   quoted and escaped, as sysbench's client-side statements do); [`QueryMode::Extended`] prepares,
 //!   executes and closes the statement each time (two round trips: the statement id must come
@@ -53,7 +55,8 @@
 //!
 //! Module layout: this file has the `Session` type, its accessors and the public entry points;
 //! `io` the transport, reading and packet framing; `handshake` connecting and authentication;
-//! `stmt` registration, preparation and encoding; `reply` reading results.
+//! `stmt` registration, preparation and encoding; `reply` reading results; `capture` the results
+//! kept for pgbench's `\gset`/`\aset` (only for statements registered to capture them).
 
 mod capture;
 mod handshake;

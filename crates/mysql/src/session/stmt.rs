@@ -176,6 +176,26 @@ impl Session {
         Ok(())
     }
 
+    /// Prepared mode: COM_STMT_PREPARE the statements `ids` not yet prepared, in order; the
+    /// first failure is returned (pgbench prepares each command before its first execution).
+    pub async fn prepare(&mut self, ids: &[StmtId]) -> Result<(), Error> {
+        self.check_ready()?;
+        for id in ids {
+            let i = id.0 as usize;
+            let Some(st) = self.stmts.get(i) else {
+                return Err(Error::Config(format!("unknown statement id {}", id.0)));
+            };
+            if st.mode == QueryMode::Prepared && st.server.is_none() {
+                if let Some(m) = &st.invalid {
+                    return Err(Error::Config(m.clone()));
+                }
+                let p = self.prepare_one(i).await?;
+                self.stmts[i].server = Some(p);
+            }
+        }
+        Ok(())
+    }
+
     /// COM_STMT_PREPARE statement `i` and read its response: the OK with the statement id and
     /// counts, then the parameter and column definitions (each followed by an EOF unless
     /// CLIENT_DEPRECATE_EOF), which are skipped: the column types come again with each
