@@ -32,4 +32,4 @@ mod wire;
 
 pub use conninfo::{Conninfo, Password, SslMode, DEFAULT_SOCKET};
 pub use error::{classify, classify_number, db_error_number, error_number};
-pub use session::Session;
+pub use session::{CapturedColumns, CapturedResult, Session};

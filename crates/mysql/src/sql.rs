@@ -47,14 +47,47 @@ pub(crate) struct Scan {
 /// Scan `sql` (see the module header). `backslash_escapes`: whether `\` escapes in strings
 /// (the server's default).
 pub(crate) fn scan(sql: &str, backslash_escapes: bool) -> Scan {
+    let mut placeholders = Vec::new();
+    let mut statements = Vec::new();
+    walk(
+        sql,
+        backslash_escapes,
+        |p| placeholders.push(p),
+        |a, z| statements.push((a, z)),
+    );
+    Scan {
+        placeholders,
+        statements,
+    }
+}
+
+/// The transaction kind of each statement of `sql`, appended to `out` (see [`kind`]). No
+/// allocation beyond `out`'s growth: for the statements whose text is only known at execution
+/// (a script's simple-mode text, [`crate::Session::register_verbatim`]).
+pub(crate) fn push_kinds(sql: &str, backslash_escapes: bool, out: &mut Vec<Kind>) {
+    walk(
+        sql,
+        backslash_escapes,
+        |_| {},
+        |a, z| out.push(kind(&sql[a..z])),
+    );
+}
+
+/// The lexer behind [`scan`] and [`push_kinds`]: each placeholder, and each non-blank
+/// statement's byte range, in order.
+fn walk(
+    sql: &str,
+    backslash_escapes: bool,
+    mut on_placeholder: impl FnMut(Placeholder),
+    mut on_statement: impl FnMut(usize, usize),
+) {
     let b = sql.as_bytes();
-    let mut out = Scan::default();
     let mut i = 0;
     let mut stmt_start = 0;
     let mut question = 0u16;
-    let push_stmt = |out: &mut Scan, a: usize, z: usize| {
+    let mut push_stmt = |a: usize, z: usize| {
         if !is_blank(&b[a..z]) {
-            out.statements.push((a, z));
+            on_statement(a, z);
         }
     };
     while i < b.len() {
@@ -90,12 +123,12 @@ pub(crate) fn scan(sql: &str, backslash_escapes: bool) -> Scan {
                 i += 2;
             }
             b';' => {
-                push_stmt(&mut out, stmt_start, i);
+                push_stmt(stmt_start, i);
                 i += 1;
                 stmt_start = i;
             }
             b'?' => {
-                out.placeholders.push(Placeholder {
+                on_placeholder(Placeholder {
                     start: i as u32,
                     end: i as u32 + 1,
                     param: question,
@@ -114,7 +147,7 @@ pub(crate) fn scan(sql: &str, backslash_escapes: bool) -> Scan {
                     j += 1;
                 }
                 if (1..=u16::MAX as u32).contains(&n) {
-                    out.placeholders.push(Placeholder {
+                    on_placeholder(Placeholder {
                         start: i as u32,
                         end: j as u32,
                         param: (n - 1) as u16,
@@ -126,8 +159,7 @@ pub(crate) fn scan(sql: &str, backslash_escapes: bool) -> Scan {
             _ => i += 1,
         }
     }
-    push_stmt(&mut out, stmt_start, b.len());
-    out
+    push_stmt(stmt_start, b.len());
 }
 
 fn is_ident_byte(c: u8) -> bool {
@@ -269,6 +301,17 @@ mod tests {
         );
         assert_eq!(statements("SELECT 1"), ["SELECT 1"]);
         assert!(statements(" ; -- nothing\n").is_empty());
+    }
+
+    #[test]
+    fn kinds_of_a_text_follow_its_statements() {
+        let mut k = Vec::new();
+        push_kinds("BEGIN; UPDATE t SET c = ';'; COMMIT; -- x\n", true, &mut k);
+        assert_eq!(k, [Kind::Begin, Kind::Other, Kind::Commit]);
+        k.clear();
+        push_kinds("COMMIT", true, &mut k);
+        push_kinds(" ; ", true, &mut k);
+        assert_eq!(k, [Kind::Commit]);
     }
 
     #[test]

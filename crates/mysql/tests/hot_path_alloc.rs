@@ -52,6 +52,35 @@ fn steady_state_makes_no_allocation() {
                 let n = testkit::allocations() - before;
                 assert_eq!(n, 0, "{url} {mode:?}: {n} allocations in 500 iterations");
             }
+            // pgbench's simple mode with \gset: a verbatim text, its results captured and read.
+            let v = s.register_verbatim();
+            s.capture_results(v);
+            let mut text = String::with_capacity(128);
+            for round in [50, 500] {
+                let before = testkit::allocations();
+                testkit::count_allocations(round == 500);
+                for i in 0..round {
+                    text.clear();
+                    text.push_str("BEGIN; SELECT k AS kk, c FROM acc WHERE id = ");
+                    text.push_str(itoa::Buffer::new().format(i % 100 + 1));
+                    text.push_str("; COMMIT;");
+                    s.execute(v, &[Value::Text(&text)]).await.unwrap();
+                    let r = s.captured().nth(1).unwrap();
+                    let n: usize = r
+                        .columns()
+                        .map(|(n, v)| n.len() + v.map_or(0, str::len))
+                        .sum();
+                    assert_eq!(
+                        n,
+                        2 + 1 + 20 + (r.columns().next().unwrap().1.unwrap().len())
+                    );
+                }
+                testkit::count_allocations(false);
+                let n = testkit::allocations() - before;
+                if round == 500 {
+                    assert_eq!(n, 0, "{url} verbatim + capture: {n} allocations");
+                }
+            }
             s.close().await;
         }
     });

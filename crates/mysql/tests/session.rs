@@ -268,6 +268,18 @@ async fn prepare_all_prepares_once_per_session() {
     }
     let after = session_status(&mut s, "Com_stmt_prepare").await;
     assert_eq!(after - before, 2, "two statements prepared, once each");
+    // `prepare` prepares the statements named, and only those (a bad one fails alone).
+    let c = s.register("SELECT ? + 1", QueryMode::Prepared);
+    let bad = s.register("END", QueryMode::Prepared);
+    s.prepare(&[a, c]).await.unwrap();
+    assert!(s.is_prepared(c) && !s.is_prepared(bad));
+    let e = s.prepare(&[bad]).await.unwrap_err();
+    assert_eq!(error_number(&e), Some(1064), "{e}");
+    assert_eq!(
+        session_status(&mut s, "Com_stmt_prepare").await - after,
+        2,
+        "c, then the bad one"
+    );
     s.close().await;
 }
 
@@ -593,5 +605,115 @@ async fn large_values_span_several_packets_both_ways() {
     assert_eq!(rows[0][1].as_deref(), Some("end"));
     // The session is still in step with the server.
     assert_eq!(scalar(&mut s, "SELECT 42").await, "42");
+    s.close().await;
+}
+
+/// pgbench's `\gset`/`\aset` over MySQL: a capturing statement keeps each result's column
+/// names, row count and last row (binary rows in text form), in every mode; others keep
+/// nothing. A verbatim statement sends its text as it is (nothing in it is a placeholder) and
+/// counts the COMMITs in it.
+#[tokio::test]
+async fn captured_results_and_verbatim_text() {
+    let mut s = root("capture").await;
+    s.simple_query(
+        "CREATE TABLE k (id INT PRIMARY KEY, v INT, t VARCHAR(10), d DOUBLE); \
+         INSERT INTO k VALUES (1, 10, 'one', 0.5), (2, 20, NULL, 2)",
+    )
+    .await
+    .unwrap();
+    /// (column name, last row's value, rows, returns rows)
+    type Col = (String, Option<String>, u64, bool);
+    let cols = |s: &Session| -> Vec<Vec<Col>> {
+        s.captured()
+            .map(|r| {
+                r.columns()
+                    .map(|(n, v)| {
+                        (
+                            n.to_string(),
+                            v.map(str::to_string),
+                            r.rows(),
+                            r.returns_rows(),
+                        )
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let own =
+        |n: &str, v: Option<&str>, rows: u64| (n.to_string(), v.map(str::to_string), rows, true);
+    for mode in [QueryMode::Simple, QueryMode::Extended, QueryMode::Prepared] {
+        let sel = s.register(
+            "SELECT v AS bal, t, d FROM k WHERE id >= $1 ORDER BY id",
+            mode,
+        );
+        s.capture_results(sel);
+        s.execute(sel, &[Value::Int(1)]).await.unwrap();
+        assert_eq!(
+            cols(&s),
+            vec![vec![
+                own("bal", Some("20"), 2),
+                own("t", None, 2),
+                own("d", Some("2"), 2)
+            ]],
+            "{mode:?}: the last row"
+        );
+        s.execute(sel, &[Value::Int(3)]).await.unwrap();
+        let empty = cols(&s);
+        assert_eq!(empty.len(), 1);
+        assert_eq!(
+            empty[0][0],
+            ("bal".to_string(), None, 0, true),
+            "{mode:?}: no row"
+        );
+        let upd = s.register("UPDATE k SET v = v WHERE id = $1", mode);
+        s.capture_results(upd);
+        s.execute(upd, &[Value::Int(1)]).await.unwrap();
+        assert_eq!(s.captured().count(), 1);
+        let r = s.captured().next().unwrap();
+        assert!(
+            !r.returns_rows() && r.columns().next().is_none(),
+            "{mode:?}: an OK"
+        );
+        // Without capture nothing is kept.
+        let plain = s.register("SELECT 1", mode);
+        s.execute(plain, &[]).await.unwrap();
+        assert_eq!(s.captured().count(), 0);
+    }
+
+    // Verbatim: `?` and `$1` in the text are the text's; several statements, several results.
+    let v = s.register_verbatim();
+    s.capture_results(v);
+    s.execute(
+        v,
+        &[Value::Text("SELECT '?' AS q, '$1' AS d; SELECT 2 AS two")],
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        cols(&s),
+        vec![
+            vec![own("q", Some("?"), 1), own("d", Some("$1"), 1)],
+            vec![own("two", Some("2"), 1)]
+        ]
+    );
+    // An error after a first result keeps the results before it.
+    let e = s
+        .execute(v, &[Value::Text("SELECT 1 AS one; SELECT * FROM nope")])
+        .await
+        .unwrap_err();
+    assert_eq!(error_number(&e), Some(1146), "{e}");
+    assert_eq!(cols(&s), vec![vec![own("one", Some("1"), 1)]]);
+    // The COMMITs of a verbatim text count, as the server's Com_commit does.
+    let com_commit = session_status(&mut s, "Com_commit").await;
+    let explicit = s.explicit_commits();
+    for text in ["BEGIN;", "UPDATE k SET v = v + 1 WHERE id = 1;", "COMMIT;"] {
+        s.execute(v, &[Value::Text(text)]).await.unwrap();
+    }
+    s.execute(v, &[Value::Text("BEGIN; UPDATE k SET v = 0; COMMIT")])
+        .await
+        .unwrap();
+    assert_eq!(s.explicit_commits() - explicit, 2);
+    assert_eq!(session_status(&mut s, "Com_commit").await - com_commit, 2);
+    assert_eq!(s.transaction_status(), b'I');
     s.close().await;
 }

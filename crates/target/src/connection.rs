@@ -1,11 +1,84 @@
 //! [`Session`]: one connection, over either protocol. Each method forwards to the protocol's
-//! session; the few things only PostgreSQL has (pipelines, captured results for `\gset` of
-//! several rows, notices, COPY, io_uring) answer on MySQL with their neutral value (no notices,
-//! nothing copied) or with an [`Error::Config`] naming the limitation.
+//! session; the few things only PostgreSQL has (pipelines, notices, COPY, io_uring) answer on
+//! MySQL with their neutral value (no notices, nothing copied) or with an [`Error::Config`]
+//! naming the limitation. Captured results (`\gset`, `\aset`) come in a protocol-neutral
+//! [`CapturedResult`].
 
-use pg::{CapturedResult, DbError, Error, QueryMode, StmtId, StmtResult, Value};
+use pg::{DbError, Error, QueryMode, StmtId, StmtResult, Value};
 
 use crate::{Dialect, Target};
+
+/// A captured result of either protocol (see [`Session::capture_results`]): as pgbench's
+/// `readCommandResponse` sees a result, whether it returns rows, how many, the column names
+/// and the last row's values.
+#[derive(Clone, Copy)]
+pub enum CapturedResult<'a> {
+    Pg(pg::CapturedResult<'a>),
+    MySql(mysql::CapturedResult<'a>),
+}
+
+impl<'a> CapturedResult<'a> {
+    /// Rows received.
+    pub fn rows(&self) -> u64 {
+        match self {
+            CapturedResult::Pg(r) => r.rows(),
+            CapturedResult::MySql(r) => r.rows(),
+        }
+    }
+
+    /// The statement returns rows (a SELECT with no row included); false for a command.
+    pub fn returns_rows(&self) -> bool {
+        match self {
+            CapturedResult::Pg(r) => r.returns_rows(),
+            CapturedResult::MySql(r) => r.returns_rows(),
+        }
+    }
+
+    /// `(column name, value of the last row)` per column (`None` = NULL, or no row at all), in
+    /// text form. No allocation.
+    pub fn columns(&self) -> Columns<'a> {
+        match self {
+            CapturedResult::Pg(r) => Columns::Pg(r.columns()),
+            CapturedResult::MySql(r) => Columns::MySql(r.columns()),
+        }
+    }
+}
+
+/// Iterator over a captured result's columns (see [`CapturedResult::columns`]).
+pub enum Columns<'a> {
+    Pg(pg::Columns<'a>),
+    MySql(mysql::CapturedColumns<'a>),
+}
+
+impl<'a> Iterator for Columns<'a> {
+    type Item = (&'a str, Option<&'a str>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Columns::Pg(c) => c.next(),
+            Columns::MySql(c) => c.next(),
+        }
+    }
+}
+
+/// One of two iterators with the same items: [`Session::captured`] without boxing.
+enum Either<A, B> {
+    A(A),
+    B(B),
+}
+
+impl<T, A: Iterator<Item = T>, B: Iterator<Item = T>> Iterator for Either<A, B> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        match self {
+            Either::A(a) => a.next(),
+            Either::B(b) => b.next(),
+        }
+    }
+}
 
 /// What [`Session::connect`] takes: a [`Target`] or a protocol's configuration, borrowed.
 pub enum TargetRef<'a> {
@@ -145,12 +218,12 @@ impl Session {
         }
     }
 
-    /// Prepare these statements (PostgreSQL in one round trip; MySQL: every one not yet
+    /// Prepare these statements (PostgreSQL in one round trip; MySQL: each one not yet
     /// prepared, one COM_STMT_PREPARE each).
     pub async fn prepare(&mut self, ids: &[StmtId]) -> Result<(), Error> {
         match self {
             Session::Pg(s) => s.prepare(ids).await,
-            Session::MySql(s, _) => s.prepare_all().await,
+            Session::MySql(s, _) => s.prepare(ids).await,
         }
     }
 
@@ -192,19 +265,33 @@ impl Session {
         }
     }
 
-    /// PostgreSQL: keep every row of `stmt`'s results for [`Session::captured`] (pgbench's
-    /// `\gset`/`\aset`). MySQL keeps the first row only ([`Session::first_row`]).
-    pub fn capture_results(&mut self, stmt: StmtId) {
-        if let Session::Pg(s) = self {
-            s.capture_results(stmt)
+    /// Register a simple-mode statement whose one parameter, a [`Value::Text`], is the whole
+    /// SQL text, sent as it is (several `;`-separated statements allowed): text substituted on
+    /// the client, as pgbench's simple mode sends it, in which nothing is a placeholder.
+    /// PostgreSQL: the statement `$1` (its simple mode interpolates values verbatim).
+    pub fn register_verbatim(&mut self) -> StmtId {
+        match self {
+            Session::Pg(s) => s.register("$1", QueryMode::Simple),
+            Session::MySql(s, _) => s.register_verbatim(),
         }
     }
 
-    /// The results captured by the last execution (PostgreSQL; empty on MySQL).
-    pub fn captured(&self) -> Box<dyn Iterator<Item = CapturedResult<'_>> + '_> {
+    /// Keep the results of `stmt`'s executions (column names, row count, last row) for
+    /// [`Session::captured`]: pgbench's `\gset`/`\aset`. Statements without capture cost
+    /// nothing more.
+    pub fn capture_results(&mut self, stmt: StmtId) {
         match self {
-            Session::Pg(s) => Box::new(s.captured()),
-            Session::MySql(..) => Box::new(std::iter::empty()),
+            Session::Pg(s) => s.capture_results(stmt),
+            Session::MySql(s, _) => s.capture_results(stmt),
+        }
+    }
+
+    /// The results captured by the last execution, in order (several for a multi-statement
+    /// text); empty for a statement without capture. No allocation.
+    pub fn captured(&self) -> impl Iterator<Item = CapturedResult<'_>> + '_ {
+        match self {
+            Session::Pg(s) => Either::A(s.captured().map(CapturedResult::Pg)),
+            Session::MySql(s, _) => Either::B(s.captured().map(CapturedResult::MySql)),
         }
     }
 

@@ -27,7 +27,7 @@
 
 mod connection;
 
-pub use connection::{Session, TargetRef};
+pub use connection::{CapturedResult, Columns, Session, TargetRef};
 pub use mysql;
 pub use pg::*;
 

@@ -18,10 +18,14 @@
 //! Besides pgbench's three builtins there is `tpcb-like-pipelined` (not a pgbench builtin): the
 //! `tpcb-like` statements sent as one pipeline with one Sync, as pgbench runs a `tpcb-like` script
 //! wrapped in `\startpipeline` / `\endpipeline`. Extended and prepared modes only.
+//!
+//! On MySQL and MariaDB ([`Builtin::lines`] with [`Dialect::MySql`]) the builtins are the same
+//! statements but for pgbench's `END;`, which is PostgreSQL's synonym of COMMIT and no MySQL
+//! statement: it becomes `COMMIT;`. (`BEGIN`, `CURRENT_TIMESTAMP` and the rest are MySQL's too.)
 
 use std::fmt;
 
-use target::{Error, QueryMode, Session, StmtId, Value};
+use target::{Dialect, Error, QueryMode, Session, StmtId, Value};
 
 use crate::{ClientWorkload, TxnContext, TxnType, Workload};
 
@@ -49,6 +53,8 @@ const UPDATE_BRANCHES: &str =
     "UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;";
 const INSERT_HISTORY: &str = "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);";
 const END: &str = "END;";
+/// `END;` on MySQL.
+const COMMIT: &str = "COMMIT;";
 const START_PIPELINE: &str = "\\startpipeline";
 const END_PIPELINE: &str = "\\endpipeline";
 
@@ -131,6 +137,21 @@ impl Builtin {
             Builtin::SelectOnly => SELECT_ONLY,
             Builtin::TpcbLikePipelined => TPCB_LIKE_PIPELINED,
         }
+    }
+
+    /// The script in `dialect`: [`Builtin::script`], with `END;` as `COMMIT;` on MySQL (see the
+    /// module header).
+    pub fn lines(self, dialect: Dialect) -> impl Iterator<Item = &'static str> {
+        self.script().iter().map(move |&l| match (l, dialect) {
+            (END, Dialect::MySql) => COMMIT,
+            (l, _) => l,
+        })
+    }
+
+    /// Whether the transaction ends in a COMMIT (`END`): tpcb-like and simple-update, not
+    /// select-only (one autocommitted SELECT).
+    pub fn commits(self) -> bool {
+        !matches!(self, Builtin::SelectOnly)
     }
 
     /// Whether the transaction writes to `pgbench_history` (one row per committed transaction).
@@ -290,10 +311,9 @@ fn to_dollar_params(text: &str) -> (String, Vec<Var>) {
     (out, params)
 }
 
-fn compile(b: Builtin, scale: i64) -> Vec<Line> {
-    b.script()
-        .iter()
-        .map(|&text| match text {
+fn compile(b: Builtin, scale: i64, dialect: Dialect) -> Vec<Line> {
+    b.lines(dialect)
+        .map(|text| match text {
             SET_AID => Line::Set {
                 var: Var::Aid,
                 lo: 1,
@@ -335,16 +355,25 @@ pub struct TpcbWorkload {
 impl TpcbWorkload {
     /// `scripts`: the builtins and their weights, in `-b` order (the same builtin may appear more
     /// than once, as in pgbench). `scale`: the database's scale factor (rows in pgbench_branches).
+    /// For PostgreSQL; [`TpcbWorkload::new_in`] for another dialect.
     pub fn new(scripts: Vec<(Builtin, u32)>, scale: u32) -> TpcbWorkload {
+        TpcbWorkload::new_in(scripts, scale, Dialect::Postgres)
+    }
+
+    /// [`TpcbWorkload::new`] for a server of `dialect` ([`Builtin::lines`]).
+    pub fn new_in(scripts: Vec<(Builtin, u32)>, scale: u32, dialect: Dialect) -> TpcbWorkload {
         let scale = scale.max(1) as i64;
         let types = scripts
             .iter()
             .map(|(b, _)| TxnType {
                 name: b.description().to_string(),
-                statements: b.script().iter().map(|s| s.to_string()).collect(),
+                statements: b.lines(dialect).map(str::to_string).collect(),
             })
             .collect();
-        let lines = scripts.iter().map(|(b, _)| compile(*b, scale)).collect();
+        let lines = scripts
+            .iter()
+            .map(|(b, _)| compile(*b, scale, dialect))
+            .collect();
         TpcbWorkload {
             scripts,
             types,
@@ -633,6 +662,19 @@ SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
     }
 
     #[test]
+    fn mysql_commits_where_pgbench_ends() {
+        let my: Vec<&str> = Builtin::TpcbLike.lines(Dialect::MySql).collect();
+        let pg: Vec<&str> = Builtin::TpcbLike.lines(Dialect::Postgres).collect();
+        assert_eq!(pg, Builtin::TpcbLike.script());
+        assert_eq!(my.last(), Some(&"COMMIT;"));
+        assert_eq!(my[..my.len() - 1], pg[..pg.len() - 1]);
+        let w = TpcbWorkload::new_in(vec![(Builtin::SimpleUpdate, 1)], 1, Dialect::MySql);
+        assert_eq!(w.txn_types()[0].statements.last().unwrap(), "COMMIT;");
+        let sel: Vec<&str> = Builtin::SelectOnly.lines(Dialect::MySql).collect();
+        assert_eq!(sel, Builtin::SelectOnly.script());
+    }
+
+    #[test]
     fn statements_become_dollar_parameters_in_order() {
         let (sql, p) = to_dollar_params(UPDATE_ACCOUNTS);
         assert_eq!(
@@ -655,7 +697,7 @@ SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
 
     #[test]
     fn random_ranges_scale() {
-        let lines = compile(Builtin::TpcbLike, 7);
+        let lines = compile(Builtin::TpcbLike, 7, Dialect::Postgres);
         let sets: Vec<(Var, i64, i64)> = lines
             .iter()
             .filter_map(|l| match l {

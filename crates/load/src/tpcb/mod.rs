@@ -86,6 +86,16 @@
 //! generating, after every chunk of COPY data; a statement already running (a primary-key build,
 //! a VACUUM) finishes first.
 //!
+//! ## On MySQL and MariaDB
+//! The same four tables, columns and rows, in MySQL's dialect ([`create_sql_mysql`]): InnoDB,
+//! primary keys inline (InnoDB clusters rows by the primary key: a key added after the load
+//! would rebuild the table), `mtime` a DATETIME. The rows go through the driver as multi-row
+//! INSERTs (`crate::insert`: the same COPY-text sources, translated), one transaction per task;
+//! `ANALYZE TABLE` instead of VACUUM; `--foreign-keys` as `ALTER TABLE ... ADD CONSTRAINT` with
+//! pgbench's names. What has no MySQL counterpart is refused before connecting
+//! ([`InitOptions::validate_for`]): unlogged tables, tablespaces, pgbench's (declarative)
+//! partitions, a per-table fillfactor, server-side generation with `generate_series`.
+//!
 //! ## Module layout
 //! This file: the constants, [`InitOptions`], and the steps (`init`, `reset`, `inspect`, scale
 //! detection); `sql`: the statements (pgbench's schema, keys, vacuum, reset); `generate`: the
@@ -99,7 +109,7 @@ mod tests;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use target::{Session, Target};
+use target::{Dialect, Session, Target};
 
 use crate::driver::{self, DriverOptions};
 use crate::steps::{check_cancel, exec, undo_create, Step};
@@ -107,8 +117,8 @@ use crate::{Event, LoadError, Timings};
 use generate::slots;
 pub use generate::{client_side_tasks, server_side_tasks, split_rows, Accounts, Branches, Tellers};
 pub use sql::{
-    create_sql, pkey_sql, quote_ident, range_partition_rows, DROP_SQL, FKEY_SQL, PKEY_SQL,
-    RESET_SQL, VACUUM_SQL,
+    create_sql, create_sql_mysql, pkey_sql, quote_ident, range_partition_rows, ANALYZE_SQL_MYSQL,
+    DROP_SQL, FKEY_SQL, FKEY_SQL_MYSQL, PKEY_SQL, RESET_SQL, VACUUM_SQL,
 };
 
 /// pgbench's four tables, in the order of its DROP and TRUNCATE statements.
@@ -232,6 +242,45 @@ impl InitOptions {
         Ok(())
     }
 
+    /// What a server of `dialect` cannot do of these options (all at once, with the reasons).
+    /// MySQL and MariaDB: no unlogged tables, tablespaces, partitions (pgbench's are
+    /// PostgreSQL's declarative partitions), per-table fillfactor or server-side generation.
+    pub fn validate_for(&self, dialect: Dialect) -> Result<(), LoadError> {
+        if dialect == Dialect::Postgres {
+            return Ok(());
+        }
+        let mut refused = Vec::new();
+        if self.unlogged {
+            refused.push("--unlogged-tables (InnoDB logs every table's changes in its redo log)");
+        }
+        if self.tablespace.is_some() {
+            refused.push("--tablespace (PostgreSQL's tablespaces)");
+        }
+        if self.index_tablespace.is_some() {
+            refused.push("--index-tablespace (PostgreSQL's tablespaces)");
+        }
+        if self.partitions > 0 {
+            refused.push("--partitions (PostgreSQL's declarative partitioning)");
+        }
+        if self.fillfactor != 100 {
+            refused.push(
+                "-F/--fillfactor (InnoDB has no per-table fillfactor; innodb_fill_factor is a \
+                 server setting)",
+            );
+        }
+        if self.generate == Generate::ServerSide {
+            refused.push("--server-side (it needs PostgreSQL's generate_series)");
+        }
+        if refused.is_empty() {
+            return Ok(());
+        }
+        Err(LoadError::Invalid(format!(
+            "pgbench's tables on {}: not possible with {}",
+            dialect.name(),
+            refused.join(", ")
+        )))
+    }
+
     /// The partition method in effect (None: not partitioned).
     pub fn method(&self) -> Option<PartitionMethod> {
         if self.partitions == 0 {
@@ -302,6 +351,7 @@ pub async fn init(
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
     opts.validate()?;
+    opts.validate_for(cfg.dialect())?;
     check_cancel(&opts.cancel)?;
     let mut admin = Session::connect(cfg)
         .await
@@ -329,7 +379,11 @@ pub async fn init(
     .await;
     if let Err(e) = r {
         // Leave nothing that looks loaded (module header).
-        undo_create(cfg, admin, created, &[DROP_SQL], "pgbench", on_event).await;
+        let drop: &[&str] = match cfg.dialect() {
+            Dialect::Postgres => &[DROP_SQL],
+            Dialect::MySql => &DROP_SQL_MYSQL,
+        };
+        undo_create(cfg, admin, created, drop, "pgbench", on_event).await;
         return Err(e);
     }
     admin.close().await;
@@ -347,19 +401,43 @@ async fn init_steps(
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<(), LoadError> {
     let cancel = &*opts.cancel;
-    // Quiet the NOTICEs of "drop table if exists" (pgbench shows them; they say nothing).
-    exec(admin, "set client_min_messages = warning").await?;
-    step(admin, "drop tables", &[DROP_SQL], cancel, timings, on_event).await?;
+    let mysql = admin.dialect() == Dialect::MySql;
+    if mysql {
+        step(
+            admin,
+            "drop tables",
+            &DROP_SQL_MYSQL,
+            cancel,
+            timings,
+            on_event,
+        )
+        .await?;
+    } else {
+        // Quiet the NOTICEs of "drop table if exists" (pgbench shows them; they say nothing).
+        exec(admin, "set client_min_messages = warning").await?;
+        step(admin, "drop tables", &[DROP_SQL], cancel, timings, on_event).await?;
+    }
 
-    let creates = create_sql(opts, admin.pg().map_or(0, |p| p.server_version_num()));
+    let creates = match mysql {
+        true => create_sql_mysql(opts),
+        false => create_sql(opts, admin.pg().map_or(0, |p| p.server_version_num())),
+    };
     let creates: Vec<&str> = creates.iter().map(String::as_str).collect();
     *created = true;
     step(admin, "create tables", &creates, cancel, timings, on_event).await?;
 
-    let (name, (tasks, plan)) = match opts.generate {
+    let (name, (tasks, mut plan)) = match opts.generate {
         Generate::ClientSide => ("client-side generate", client_side_tasks(opts)),
         Generate::ServerSide => ("server-side generate", server_side_tasks(opts)),
     };
+    if mysql {
+        // Partitions and server-side generation were refused: the accounts are one task or
+        // `jobs` row ranges, besides the tellers' and the branches'.
+        plan = match tasks.len() - 2 {
+            1 => "pgbench_accounts: multi-row INSERTs in one transaction".into(),
+            n => format!("pgbench_accounts: {n} row ranges, multi-row INSERTs in parallel"),
+        };
+    }
     report.plan = plan;
     check_cancel(cancel)?;
     let timer = Step::start(name, on_event);
@@ -381,6 +459,32 @@ async fn init_steps(
     report.plain_tasks = outcome.plain_tasks;
     report.freeze_refused = outcome.freeze_refused;
 
+    if mysql {
+        // The primary keys are inline (create_sql_mysql); InnoDB needs no vacuum.
+        if !opts.no_vacuum {
+            step(
+                admin,
+                "analyze",
+                &ANALYZE_SQL_MYSQL,
+                cancel,
+                timings,
+                on_event,
+            )
+            .await?;
+        }
+        if opts.foreign_keys {
+            step(
+                admin,
+                "foreign keys",
+                &FKEY_SQL_MYSQL,
+                cancel,
+                timings,
+                on_event,
+            )
+            .await?;
+        }
+        return check_cancel(cancel);
+    }
     if !opts.no_vacuum {
         step(admin, "vacuum", &VACUUM_SQL, cancel, timings, on_event).await?;
     }
@@ -392,6 +496,14 @@ async fn init_steps(
     }
     check_cancel(cancel)
 }
+
+/// [`DROP_SQL`] on MySQL: with pgbench's foreign keys in place, InnoDB refuses to drop a table
+/// another one still references, so the checks are off for the drop (this session only).
+const DROP_SQL_MYSQL: [&str; 3] = [
+    "set foreign_key_checks = 0",
+    DROP_SQL,
+    "set foreign_key_checks = 1",
+];
 
 /// `stampede reset tpcb` (seed 000's `vacuum.sql`): balances back to 0 where they are not,
 /// history emptied, the four tables vacuumed and analysed. Steps: "reset balances", "truncate
@@ -426,7 +538,20 @@ pub async fn reset(
         on_event,
     )
     .await?;
-    step(s, "vacuum", &VACUUM_SQL, &never, &mut timings, on_event).await?;
+    match s.dialect() {
+        Dialect::Postgres => step(s, "vacuum", &VACUUM_SQL, &never, &mut timings, on_event).await?,
+        Dialect::MySql => {
+            step(
+                s,
+                "analyze",
+                &ANALYZE_SQL_MYSQL,
+                &never,
+                &mut timings,
+                on_event,
+            )
+            .await?
+        }
+    }
     Ok(timings)
 }
 
@@ -446,8 +571,12 @@ pub enum TpcbTables {
     },
 }
 
-/// Look at pgbench's tables, as they resolve through `search_path` (as pgbench does).
+/// Look at pgbench's tables, as they resolve through `search_path` (as pgbench does); on
+/// MySQL, in the session's database.
 pub async fn inspect(s: &mut Session) -> Result<TpcbTables, LoadError> {
+    if s.dialect() == Dialect::MySql {
+        return inspect_mysql(s).await;
+    }
     let sql = "select to_regclass('pgbench_accounts') is not null, \
                to_regclass('pgbench_branches') is not null, \
                to_regclass('pgbench_history') is not null, \
@@ -491,10 +620,55 @@ pub async fn inspect(s: &mut Session) -> Result<TpcbTables, LoadError> {
     })
 }
 
+/// [`inspect`] on MySQL: the tables of the current database (`information_schema`), the
+/// branches counted, the primary keys from `information_schema.table_constraints`. Not
+/// partitioned (`init tpcb` refuses partitions there).
+async fn inspect_mysql(s: &mut Session) -> Result<TpcbTables, LoadError> {
+    let sql = "select table_name from information_schema.tables where table_schema = database() \
+               and table_name in ('pgbench_accounts', 'pgbench_branches', 'pgbench_history', \
+               'pgbench_tellers')";
+    let rows = s
+        .simple_query(sql)
+        .await
+        .map_err(|e| LoadError::db("looking for the pgbench tables", e))?;
+    let found = |t: &str| {
+        rows.iter()
+            .any(|r| r.first().and_then(|v| v.as_deref()) == Some(t))
+    };
+    if let Some(missing) = TABLES.iter().find(|t| !found(t)) {
+        return Ok(TpcbTables::Missing(missing));
+    }
+    let sql = "select (select count(*) from pgbench_branches), \
+               (select count(*) from information_schema.table_constraints \
+                where constraint_schema = database() and constraint_type = 'PRIMARY KEY' \
+                and table_name in ('pgbench_branches', 'pgbench_tellers', 'pgbench_accounts'))";
+    let rows = s
+        .simple_query(sql)
+        .await
+        .map_err(|e| LoadError::db("reading the pgbench tables", e))?;
+    let row = rows.first().cloned().unwrap_or_default();
+    let num = |i: usize| -> i64 {
+        row.get(i)
+            .and_then(|v| v.as_deref())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    Ok(TpcbTables::Present {
+        scale: num(0),
+        partitions: 0,
+        partition_method: None,
+        primary_keys: num(1) == 3,
+    })
+}
+
 /// How the first `pgbench_accounts` of the search path is partitioned, as pgbench's
 /// `GetTableInfo` reads it (its query): `Some(("range" | "hash", partitions))`, or `None` when it
 /// is not partitioned, not found, or the server has no `pg_partitioned_table`.
 pub async fn partitioning(s: &mut Session) -> Result<Option<(String, u32)>, LoadError> {
+    if s.dialect() == Dialect::MySql {
+        // `init tpcb` makes no partitions there.
+        return Ok(None);
+    }
     let sql = "select o.n, p.partstrat, pg_catalog.count(i.inhparent) \
                from pg_catalog.pg_class as c \
                join pg_catalog.pg_namespace as n on (n.oid = c.relnamespace) \

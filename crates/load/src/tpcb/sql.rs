@@ -1,5 +1,6 @@
 //! The SQL of pgbench's schema (pgbench.c `initCreateTables`, `createPartitions`,
-//! `initCreatePKeys`, `initCreateFKeys`, `initDropTables`, `initVacuum`) and of seed 000's reset.
+//! `initCreatePKeys`, `initCreateFKeys`, `initDropTables`, `initVacuum`) and of seed 000's reset,
+//! and their MySQL counterparts (`*_mysql`, `*_MYSQL`).
 
 use std::ops::Range;
 
@@ -100,6 +101,27 @@ pub fn create_sql(opts: &InitOptions, server_version_num: u32) -> Vec<String> {
     out
 }
 
+/// The CREATE TABLE statements for MySQL and MariaDB, in pgbench's order: pgbench's columns
+/// (`mtime` a DATETIME: PostgreSQL's `timestamp` has no time zone, as DATETIME; MySQL's
+/// TIMESTAMP converts to UTC and, unless `explicit_defaults_for_timestamp`, defaults to the
+/// current time and updates itself), InnoDB, and the primary keys inline: InnoDB clusters a
+/// table's rows by its primary key, so adding the key after the load would rebuild the table.
+/// pgbench_history has none, as in pgbench (InnoDB clusters it by a hidden row id).
+pub fn create_sql_mysql(opts: &InitOptions) -> Vec<String> {
+    let aid = if opts.bigint_aid() { "bigint" } else { "int" };
+    [
+        format!(
+            "create table pgbench_history(tid int,bid int,aid {aid},delta int,mtime datetime,filler char(22)) engine=InnoDB"
+        ),
+        "create table pgbench_tellers(tid int not null,bid int,tbalance int,filler char(84),primary key (tid)) engine=InnoDB".to_string(),
+        format!(
+            "create table pgbench_accounts(aid {aid} not null,bid int,abalance int,filler char(84),primary key (aid)) engine=InnoDB"
+        ),
+        "create table pgbench_branches(bid int not null,bbalance int,filler char(88),primary key (bid)) engine=InnoDB".to_string(),
+    ]
+    .into()
+}
+
 /// The rows (0-based row numbers, i.e. aid - 1) inside range partition `p` (1-based) of
 /// `partitions`, by createPartitions' bounds.
 pub fn range_partition_rows(p: u64, partitions: u64, total: u64) -> Range<u64> {
@@ -145,6 +167,20 @@ pub const FKEY_SQL: [&str; 5] = [
     "alter table pgbench_history add constraint pgbench_history_tid_fkey foreign key (tid) references pgbench_tellers",
     "alter table pgbench_history add constraint pgbench_history_aid_fkey foreign key (aid) references pgbench_accounts",
 ];
+
+/// [`FKEY_SQL`] for MySQL, which needs the referenced columns named.
+pub const FKEY_SQL_MYSQL: [&str; 5] = [
+    "alter table pgbench_tellers add constraint pgbench_tellers_bid_fkey foreign key (bid) references pgbench_branches (bid)",
+    "alter table pgbench_accounts add constraint pgbench_accounts_bid_fkey foreign key (bid) references pgbench_branches (bid)",
+    "alter table pgbench_history add constraint pgbench_history_bid_fkey foreign key (bid) references pgbench_branches (bid)",
+    "alter table pgbench_history add constraint pgbench_history_tid_fkey foreign key (tid) references pgbench_tellers (tid)",
+    "alter table pgbench_history add constraint pgbench_history_aid_fkey foreign key (aid) references pgbench_accounts (aid)",
+];
+
+/// The MySQL counterpart of [`VACUUM_SQL`]: InnoDB needs no vacuum; its index statistics are
+/// refreshed, as VACUUM ANALYZE refreshes PostgreSQL's.
+pub const ANALYZE_SQL_MYSQL: [&str; 1] =
+    ["analyze table pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history"];
 
 /// pgbench.c `initVacuum`.
 pub const VACUUM_SQL: [&str; 4] = [

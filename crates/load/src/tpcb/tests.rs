@@ -161,3 +161,47 @@ fn plans() {
     });
     assert_eq!(server.0.len(), 4);
 }
+
+#[test]
+fn mysql_tables_have_their_keys_inline_and_refuse_postgresql_options() {
+    let opts = InitOptions::default();
+    let sql = create_sql_mysql(&opts);
+    assert_eq!(sql.len(), 4);
+    assert!(sql[2].starts_with("create table pgbench_accounts(aid int not null,"));
+    assert!(
+        sql[2].ends_with("primary key (aid)) engine=InnoDB"),
+        "{}",
+        sql[2]
+    );
+    assert!(!sql[0].contains("primary key"), "pgbench_history has none");
+    assert!(sql[0].contains("mtime datetime"));
+    let big = InitOptions {
+        scale: 20_000,
+        ..Default::default()
+    };
+    assert!(create_sql_mysql(&big)[2].contains("aid bigint not null"));
+    assert!(create_sql_mysql(&big)[0].contains("aid bigint,"));
+
+    assert!(opts.validate_for(Dialect::MySql).is_ok());
+    let bad = InitOptions {
+        unlogged: true,
+        fillfactor: 90,
+        partitions: 2,
+        tablespace: Some("t".into()),
+        index_tablespace: Some("i".into()),
+        generate: Generate::ServerSide,
+        ..Default::default()
+    };
+    assert!(bad.validate_for(Dialect::Postgres).is_ok());
+    let e = bad.validate_for(Dialect::MySql).unwrap_err().to_string();
+    for opt in [
+        "--unlogged-tables",
+        "-F/--fillfactor",
+        "--partitions",
+        "--tablespace",
+        "--index-tablespace",
+        "--server-side",
+    ] {
+        assert!(e.contains(opt), "{opt}: {e}");
+    }
+}

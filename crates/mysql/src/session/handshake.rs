@@ -199,6 +199,7 @@ impl Session {
             commits: 0,
             explicit_commits: 0,
             commit_errors: 0,
+            cap: Default::default(),
         };
         match s.handshake(ci, tls_config).await {
             Ok(()) => Ok(s),

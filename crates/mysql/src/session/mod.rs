@@ -45,7 +45,9 @@
 //! same thing to a workload:
 //! * CLIENT_FOUND_ROWS is set: `affected` counts the rows an UPDATE matched, as PostgreSQL's
 //!   `UPDATE n` does (Connector/J's default too), not only those it changed.
-//! * Placeholders may be written `$1..$n` as for PostgreSQL, or `?` (see `sql`).
+//! * Placeholders may be written `$1..$n` as for PostgreSQL, or `?` (see `sql`); a statement
+//!   registered verbatim ([`Session::register_verbatim`]) has none: its one parameter is the
+//!   whole text, as pgbench's simple mode substitutes it.
 //! * [`QueryMode::Simple`] sends COM_QUERY with the values interpolated as SQL literals (text
 //!   quoted and escaped, as sysbench's client-side statements do); [`QueryMode::Extended`] prepares,
 //!   executes and closes the statement each time (two round trips: the statement id must come
@@ -53,8 +55,10 @@
 //!
 //! Module layout: this file has the `Session` type, its accessors and the public entry points;
 //! `io` the transport, reading and packet framing; `handshake` connecting and authentication;
-//! `stmt` registration, preparation and encoding; `reply` reading results.
+//! `stmt` registration, preparation and encoding; `reply` reading results; `capture` the results
+//! kept for pgbench's `\gset`/`\aset` (only for statements registered to capture them).
 
+mod capture;
 mod handshake;
 mod io;
 mod reply;
@@ -69,6 +73,8 @@ use crate::sql::Kind;
 use crate::wire;
 use io::Transport;
 use stmt::Stmt;
+
+pub use capture::{CapturedColumns, CapturedResult};
 
 /// Initial capacity of the input buffer: an OLTP reply (column definitions, a row, an OK) fits.
 const IN_START: usize = 2 * 1024;
@@ -144,6 +150,8 @@ pub struct Session {
     explicit_commits: u64,
     /// COMMIT statements the server answered with an error (a Galera certification failure).
     commit_errors: u64,
+    /// Results kept for `\gset`/`\aset` ([`Session::capture_results`]).
+    cap: capture::Capture,
 }
 
 impl Session {
@@ -305,6 +313,7 @@ impl Session {
     /// the server's run of the statements and is returned.
     pub async fn simple_query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, Error> {
         self.check_ready()?;
+        self.cap.start(false);
         let scan = crate::sql::scan(sql, self.backslash_escapes());
         self.kinds.clear();
         self.kinds.extend(
@@ -337,7 +346,13 @@ impl Session {
         };
         st.check_params(params)?;
         self.kinds.clear();
-        self.kinds.push(st.kind);
+        match (st.verbatim, params.first()) {
+            (true, Some(Value::Text(t))) => {
+                crate::sql::push_kinds(t, self.backslash_escapes(), &mut self.kinds)
+            }
+            _ => self.kinds.push(st.kind),
+        }
+        self.cap.start(st.capture);
         match st.mode {
             QueryMode::Simple => {
                 self.encode_query(i, params)?;

@@ -101,6 +101,9 @@ impl Session {
                 0x00 => {
                     let ok = parse_ok(p).ok_or_else(|| protocol("malformed OK packet"))?;
                     self.last_insert_id = ok.last_insert_id;
+                    if self.cap.on {
+                        self.cap.end(false, 0);
+                    }
                     Ok(self.end_result(ok.affected, ok.status, ok.warnings))
                 }
                 0xfb => Err(protocol(
@@ -110,6 +113,9 @@ impl Session {
                     let (n, _) = lenenc_int(p).ok_or_else(|| protocol("malformed column count"))?;
                     self.columns.clear();
                     self.cur_rows = 0;
+                    if self.cap.on {
+                        self.cap.result_set();
+                    }
                     self.phase = if n == 0 {
                         return Err(protocol("a result set with no columns"));
                     } else {
@@ -122,6 +128,11 @@ impl Session {
                 if self.binary {
                     let c = column_of(p).ok_or_else(|| protocol("malformed column definition"))?;
                     self.columns.push(c);
+                }
+                if self.cap.on {
+                    self.cap
+                        .column(p)
+                        .ok_or_else(|| protocol("malformed column definition"))?;
                 }
                 self.phase = if left > 1 {
                     Phase::Columns(left - 1)
@@ -154,6 +165,9 @@ impl Session {
                     } else {
                         parse_eof(p).ok_or_else(|| protocol("malformed EOF packet"))?
                     };
+                    if self.cap.on {
+                        self.cap.end(true, self.cur_rows);
+                    }
                     return Ok(self.end_result(0, status, warnings));
                 }
                 self.on_row(len)?;
@@ -175,6 +189,15 @@ impl Session {
                 self.row.extend_from_slice(p);
             }
             self.has_row = true;
+        }
+        if self.cap.on {
+            let out = self.cap.row_buf();
+            if self.binary {
+                binary_row_as_text(p, &self.columns, out)
+                    .ok_or_else(|| protocol("malformed binary row"))?;
+            } else {
+                out.extend_from_slice(p);
+            }
         }
         if let Some(rows) = &mut self.collect {
             let mut cols = Vec::new();

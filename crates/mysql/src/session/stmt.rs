@@ -39,6 +39,10 @@ pub(super) struct Stmt {
     /// A problem found at registration (mixed placeholder styles), reported by `execute`.
     invalid: Option<String>,
     pub server: Option<Prepared>,
+    /// [`Session::register_verbatim`]: the one parameter is the whole SQL text, sent as it is.
+    pub verbatim: bool,
+    /// [`Session::capture_results`]: keep each result's column names and last row.
+    pub capture: bool,
 }
 
 impl Stmt {
@@ -48,9 +52,10 @@ impl Stmt {
         }
         if params.len() != self.needs {
             return Err(Error::Config(format!(
-                "the statement takes {} parameters but {} were given",
+                "the statement takes {} parameters but {} were given: {}",
                 self.needs,
-                params.len()
+                params.len(),
+                first_line(&self.sql)
             )));
         }
         Ok(())
@@ -104,8 +109,41 @@ impl Session {
             needs,
             invalid,
             server: None,
+            verbatim: false,
+            capture: false,
         });
         StmtId(id)
+    }
+
+    /// Register a simple-mode statement whose one parameter, a [`Value::Text`], is the whole SQL
+    /// text, sent as it is in one COM_QUERY (several `;`-separated statements allowed): a
+    /// client-side substituted text such as pgbench's simple mode sends (`assignVariables`), in
+    /// which nothing is a placeholder. The transaction kinds (for the commit count) are read from
+    /// each execution's text.
+    pub fn register_verbatim(&mut self) -> StmtId {
+        let id = self.stmts.len() as u32;
+        self.stmts.push(Stmt {
+            sql: String::new(),
+            mode: QueryMode::Simple,
+            kind: Kind::Other,
+            order: vec![0],
+            holes: vec![0],
+            needs: 1,
+            invalid: None,
+            server: None,
+            verbatim: true,
+            capture: false,
+        });
+        StmtId(id)
+    }
+
+    /// Keep the column names, the row count and the last row of each result of `stmt`'s
+    /// executions, for [`Session::captured`] (pgbench's `\gset` and `\aset`). Statements
+    /// without capture cost nothing more.
+    pub fn capture_results(&mut self, stmt: StmtId) {
+        if let Some(st) = self.stmts.get_mut(stmt.0 as usize) {
+            st.capture = true;
+        }
     }
 
     /// Whether `stmt` is prepared on the server (prepared mode), or needs no preparing (the
@@ -127,6 +165,26 @@ impl Session {
         }
         for i in 0..self.stmts.len() {
             let st = &self.stmts[i];
+            if st.mode == QueryMode::Prepared && st.server.is_none() {
+                if let Some(m) = &st.invalid {
+                    return Err(Error::Config(m.clone()));
+                }
+                let p = self.prepare_one(i).await?;
+                self.stmts[i].server = Some(p);
+            }
+        }
+        Ok(())
+    }
+
+    /// Prepared mode: COM_STMT_PREPARE the statements `ids` not yet prepared, in order; the
+    /// first failure is returned (pgbench prepares each command before its first execution).
+    pub async fn prepare(&mut self, ids: &[StmtId]) -> Result<(), Error> {
+        self.check_ready()?;
+        for id in ids {
+            let i = id.0 as usize;
+            let Some(st) = self.stmts.get(i) else {
+                return Err(Error::Config(format!("unknown statement id {}", id.0)));
+            };
             if st.mode == QueryMode::Prepared && st.server.is_none() {
                 if let Some(m) = &st.invalid {
                     return Err(Error::Config(m.clone()));
@@ -284,6 +342,15 @@ impl Session {
         let st = &self.stmts[i];
         let sql = st.sql.as_bytes();
         let out = &mut self.out;
+        if st.verbatim {
+            match params[0] {
+                Value::Text(t) => out.extend_from_slice(t.as_bytes()),
+                ref v => put_literal(out, v, escapes),
+            }
+            self.end_command();
+            self.phase = Phase::Head;
+            return Ok(());
+        }
         let mut at = 0;
         for (&hole, &pi) in st.holes.iter().zip(&st.order) {
             out.extend_from_slice(&sql[at..hole as usize]);

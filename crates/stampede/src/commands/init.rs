@@ -218,6 +218,12 @@ fn init_tpcc(args: InitArgs) -> Result<i32> {
 fn init_tpcb(args: InitArgs) -> Result<i32> {
     let opts = options(&args)?;
     targeting::validate(&args.target)?;
+    if targeting::names_mysql(&args.target) {
+        // Before connecting: what MySQL has no counterpart for.
+        opts.validate_for(target::Dialect::MySql).map_err(|e| {
+            Failure::usage(e.to_string(), "leave these options out for a MySQL target")
+        })?;
+    }
     let rt = setup_runtime()?;
     let target = targeting::open(&args.target, args.quiet)?;
     if (target.embedded.is_some() || target.embedded_mysql.is_some()) && !args.target.keep_server {

@@ -97,9 +97,9 @@ pub(crate) trait Family {
     }
     /// The transactions the server must have committed for this outcome (not counting setup).
     fn counted_commits(&self, outcome: &Outcome, fin: &Finish) -> u64;
-    /// What of this family needs PostgreSQL (refused on a MySQL target before connecting);
-    /// `None` when it runs on both.
-    fn postgres_only(&self) -> Option<&'static str> {
+    /// What of this run cannot be done on a MySQL target, refused before connecting: the
+    /// cause and what to do instead; `None` when it runs there.
+    fn mysql_refusal(&self) -> Option<(String, String)> {
         None
     }
     /// On MySQL: the COMMIT statements the counted transactions sent (what `Com_commit`
@@ -147,12 +147,9 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Job::Sysbench(j) => Box::new(sysbench::Runner::new(j)),
         Job::Tpcc(j) => Box::new(tpcc::Runner::new(j)),
     };
-    if let Some(what) = family.postgres_only() {
-        if targeting::names_mysql(&target_args) {
-            return Err(Failure::usage(
-                format!("{what} run on PostgreSQL only so far, and the target is a MySQL server"),
-                "on MySQL and MariaDB run sysbench's workloads (oltp_*, bulk_insert) or tpcc",
-            ));
+    if targeting::names_mysql(&target_args) {
+        if let Some((cause, todo)) = family.mysql_refusal() {
+            return Err(Failure::usage(cause, todo));
         }
     }
     let rt = setup_runtime()?;

@@ -12,13 +12,19 @@
 //! times, so its commits are counted on the wire), and after builtins the TPC-B invariant (the
 //! sums of the balances and of the history's deltas move together), skipped for custom scripts,
 //! whose writes are their own.
+//!
+//! On MySQL and MariaDB (`stampede run`, not the pgbench drop-in, which is a PostgreSQL client
+//! as pgbench is): the tables `stampede init tpcb` made there, the builtins with COMMIT for
+//! pgbench's END, scripts as written (pgbench's meta-commands, `\gset`/`\aset`, every `-M`
+//! mode; pipelines refused before connecting), the pre-run step reduced to emptying the
+//! history, and the commit count against `Com_commit`.
 
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use report::{Check, CheckStatus, RunConfig};
-use target::Session;
+use target::{Dialect, Session};
 use workload::script::{ScriptConfig, ScriptWorkload};
 use workload::tpcb::{Builtin, TpcbWorkload};
 use workload::{TxnType, Workload};
@@ -97,9 +103,11 @@ impl Runner {
         }
     }
 
-    /// Build the workload once the scale is known.
-    fn build(&mut self, clients: u32) {
-        let set = self.job.set.take().expect("the scripts are compiled once");
+    /// Build the workload once the scale is known, for a server of `dialect` (the builtins end
+    /// in COMMIT on MySQL, where pgbench's END is no statement).
+    fn build(&mut self, clients: u32, dialect: Dialect) {
+        let mut set = self.job.set.take().expect("the scripts are compiled once");
+        set.use_dialect(dialect);
         let driven = if self.job.custom() || !self.job.defines.is_empty() || self.job.debug {
             Driven::Script(Arc::new(set.into_workload(&ScriptConfig {
                 scale: self.scale,
@@ -110,9 +118,10 @@ impl Runner {
             })))
         } else {
             let builtins = self.job.builtins.iter().flatten().copied();
-            Driven::Tpcb(Arc::new(TpcbWorkload::new(
+            Driven::Tpcb(Arc::new(TpcbWorkload::new_in(
                 builtins.zip(self.job.weights.iter().copied()).collect(),
                 self.scale as u32,
+                dialect,
             )))
         };
         self.types = match &driven {
@@ -182,6 +191,13 @@ impl Family for Runner {
             let partitions = load::tpcb::partitioning(s).await.unwrap_or(None);
             match self.job.vacuum {
                 Vacuum::None => {}
+                v if s.dialect() == Dialect::MySql => {
+                    // InnoDB needs no vacuum: what stays of pgbench's pre-run step is the
+                    // emptied history (and with -v, fresh statistics for the accounts).
+                    eprint!("truncating pgbench_history...");
+                    mysql_before_run(s, custom_only, v == Vacuum::All).await?;
+                    eprintln!("end.");
+                }
                 v => {
                     eprint!("starting vacuum...");
                     if custom_only {
@@ -207,7 +223,7 @@ impl Family for Runner {
         self.scale = scale;
         self.partitions = partitions;
         self.sums_before = sums;
-        self.build(ctx.spec.clients);
+        self.build(ctx.spec.clients, ctx.conn().dialect());
         Ok(())
     }
 
@@ -225,8 +241,37 @@ impl Family for Runner {
         }
     }
 
-    fn postgres_only(&self) -> Option<&'static str> {
-        Some("pgbench's workloads (tpcb-like, simple-update, select-only and custom scripts)")
+    fn mysql_refusal(&self) -> Option<(String, String)> {
+        if self.frontend == Frontend::Pgbench {
+            return Some((
+                "stampede pgbench is pgbench's drop-in, a PostgreSQL client like pgbench itself, \
+                 and the target is a MySQL server"
+                    .into(),
+                "on MySQL and MariaDB run pgbench's workloads with `stampede run` \
+                 (`stampede init tpcb -d mysql://...`, then `stampede run tpcb-like -d \
+                 mysql://...`, or -b/-f for scripts)"
+                    .into(),
+            ));
+        }
+        let set = self.job.set.as_ref()?;
+        let (script, builtin) =
+            (set.scripts().zip(set.builtins())).find(|(s, _)| s.uses_pipeline())?;
+        let what = match builtin {
+            Some(b) => format!("-b {b} pipelines its statements"),
+            None => format!("script \"{}\" uses \\startpipeline", script.desc),
+        };
+        Some((
+            format!(
+                "{what}: pipelines are PostgreSQL's (the MySQL protocol has no pipeline mode), and \
+                 the target is a MySQL server"
+            ),
+            match builtin {
+                Some(_) => "run tpcb-like instead".into(),
+                None => "leave \\startpipeline, \\syncpipeline and \\endpipeline out of the \
+                         script on MySQL"
+                    .into(),
+            },
+        ))
     }
 
     fn counted_commits(&self, outcome: &Outcome, _fin: &Finish) -> u64 {
@@ -237,6 +282,25 @@ impl Family for Runner {
         } else {
             outcome.total.total().committed()
         }
+    }
+
+    /// On MySQL `Com_commit` counts COMMIT statements: one per committed tpcb-like or
+    /// simple-update transaction (their END is a COMMIT there), none for select-only (one
+    /// autocommitted SELECT). A custom script commits as it says: its COMMITs are counted on the
+    /// wire, and with none (autocommitted statements only) the count cannot be checked.
+    fn mysql_commits(&self, outcome: &Outcome, _fin: &Finish) -> Option<u64> {
+        if self.job.custom() {
+            let sent: u64 = outcome.endpoint_commits.iter().sum();
+            return (sent > 0).then_some(sent);
+        }
+        let committing =
+            |i: usize| self.job.builtins[i].is_some_and(|b| b.commits()) && self.job.weights[i] > 0;
+        (0..self.job.builtins.len()).any(committing).then(|| {
+            (0..self.job.builtins.len())
+                .filter(|&i| committing(i))
+                .map(|i| outcome.total.txns[i].committed())
+                .sum()
+        })
     }
 
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>> {
@@ -347,6 +411,26 @@ async fn vacuum_accounts(s: &mut Session, tolerant: bool) -> Result<()> {
             .map(|_| ())
             .context("pre-run vacuum: `vacuum analyze pgbench_accounts` (skip it with -n)"),
     }
+}
+
+/// pgbench's pre-run step on MySQL: the history emptied (InnoDB has no vacuum); with `-v`, the
+/// accounts' statistics refreshed. For custom scripts an error (no pgbench tables) is printed
+/// and ignored, as pgbench's `tryExecuteStatement` does.
+async fn mysql_before_run(s: &mut Session, tolerant: bool, all: bool) -> Result<()> {
+    let mut sqls = vec!["truncate table pgbench_history"];
+    if all {
+        sqls.push("analyze table pgbench_accounts");
+    }
+    for sql in sqls {
+        match s.simple_query(sql).await {
+            Ok(_) => {}
+            Err(e) if tolerant => eprintln!("\n{e}\n(ignoring this error and continuing anyway)"),
+            Err(e) => {
+                return Err(e).with_context(|| format!("pre-run step: `{sql}` (skip it with -n)"))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The pre-run vacuum for custom scripts, as pgbench's `tryExecuteStatement`: an error (no

@@ -19,6 +19,8 @@ use std::fmt;
 use std::io::Read;
 use std::process::{Command as Process, Stdio};
 
+use target::Dialect;
+
 use crate::random::Rng;
 use crate::StatementTimer;
 
@@ -404,21 +406,44 @@ fn push_literal(out: &mut String, s: &str) {
     out.push('\'');
 }
 
-/// psql's quoting of `:"name"` (`PQescapeIdentifier`).
-fn push_ident(out: &mut String, s: &str) {
-    out.push('"');
+/// A string literal for MySQL that means the same whether or not the server's sql_mode has
+/// NO_BACKSLASH_ESCAPES: quotes doubled; a value with a backslash as a hex literal with a
+/// character set introducer (`_utf8mb4 X'...'`), since `\` is an escape in one mode and a
+/// character in the other.
+fn push_literal_mysql(out: &mut String, s: &str) {
+    if s.contains('\\') {
+        out.push_str("_utf8mb4 X'");
+        for b in s.bytes() {
+            let _ = fmt::Write::write_fmt(out, format_args!("{b:02X}"));
+        }
+        out.push('\'');
+        return;
+    }
+    push_quoted(out, s, '\'');
+}
+
+/// `s` in `q` quotes, each `q` doubled: psql's quoting of `:"name"` (`PQescapeIdentifier`),
+/// MySQL's of identifiers (backticks) and plain literals.
+fn push_quoted(out: &mut String, s: &str, q: char) {
+    out.push(q);
     for c in s.chars() {
-        if c == '"' {
-            out.push('"');
+        if c == q {
+            out.push(q);
         }
         out.push(c);
     }
-    out.push('"');
+    out.push(q);
 }
 
 /// Simple mode: the command's text with each defined variable's text substituted, undefined
 /// ones left as written (pgbench's `assignVariables`). `out` is cleared first.
 pub fn simple_sql(cmd: &SqlCommand, vars: &mut Vars, out: &mut String) {
+    simple_sql_in(cmd, vars, out, Dialect::Postgres)
+}
+
+/// [`simple_sql`] for a server of `dialect`: `:'name'` and `:"name"` are quoted in its SQL
+/// (MySQL: [`push_literal_mysql`], identifiers in backticks).
+pub fn simple_sql_in(cmd: &SqlCommand, vars: &mut Vars, out: &mut String, dialect: Dialect) {
     out.clear();
     for p in &cmd.parts {
         match p {
@@ -428,11 +453,13 @@ pub fn simple_sql(cmd: &SqlCommand, vars: &mut Vars, out: &mut String) {
                 None => out.push_str(&cmd.text[range.clone()]),
             },
             SqlPart::Literal { id, range } => match vars.text(*id) {
+                Some(t) if dialect == Dialect::MySql => push_literal_mysql(out, t),
                 Some(t) => push_literal(out, t),
                 None => out.push_str(&cmd.text[range.clone()]),
             },
             SqlPart::Ident { id, range } => match vars.text(*id) {
-                Some(t) => push_ident(out, t),
+                Some(t) if dialect == Dialect::MySql => push_quoted(out, t, '`'),
+                Some(t) => push_quoted(out, t, '"'),
                 None => out.push_str(&cmd.text[range.clone()]),
             },
         }

@@ -28,14 +28,17 @@ pub mod parse;
 pub mod vars;
 pub mod workload;
 
-pub use exec::{params, simple_sql, store_row, Action, Interp, NoTimer, Param, ScriptError};
+pub use exec::{
+    params, simple_sql, simple_sql_in, store_row, Action, Interp, NoTimer, Param, ScriptError,
+};
 pub use expr::{eval, EvalCtx, EvalError, Expr, Func};
 pub use parse::{
     Command, CommandKind, ParseError, ResultVars, Script, ShellArg, SleepArg, SqlCommand, SqlPart,
 };
 pub use vars::{Symbols, Value, VarId, Vars};
 pub use workload::{
-    builtin_text, parse_define, ScriptClient, ScriptConfig, ScriptSet, ScriptWorkload, RECORD,
+    builtin_text, builtin_text_in, parse_define, ScriptClient, ScriptConfig, ScriptSet,
+    ScriptWorkload, RECORD,
 };
 
 #[cfg(test)]

@@ -13,14 +13,17 @@
 //!
 //! How SQL is sent, as pgbench does (`sendCommand`):
 //! * simple mode: the command's text with each variable's text substituted (`assignVariables`),
-//!   sent as one Query. The session statement is registered as the text `$1` and the whole
-//!   substituted text is its parameter, so nothing of the script's own text (`$1` in a literal)
-//!   is mistaken for a placeholder;
+//!   sent as one Query (MySQL: one COM_QUERY). The session statement is registered verbatim
+//!   (`Session::register_verbatim`) and the whole substituted text is its parameter, so nothing
+//!   of the script's own text (`$1` or `?` in a literal) is mistaken for a placeholder;
 //! * extended and prepared modes: the text with `$1..$n` for its variable references
 //!   ([`super::SqlCommand::dollar_text`]), the variables as text parameters (an undefined one is
 //!   NULL, as pgbench passes a NULL pointer). In prepared mode every statement is prepared once
 //!   per connection, before the run (pgbench prepares each command just before its first
 //!   execution; here a statement the server cannot prepare fails the run before it is measured).
+//!   On MySQL the session sends `$1..$n` as the `?` placeholders of a server-side prepared
+//!   statement (COM_STMT_PREPARE; extended mode prepares and closes it each time), integers as
+//!   BIGINT and other values as strings.
 //!
 //! Run-time errors end the transaction with [`Error::Script`] (failure "other", client aborted),
 //! with pgbench's messages: `client N aborted in command C (set) of script S; evaluation of
@@ -40,9 +43,9 @@
 
 use std::sync::Arc;
 
-use target::{Error, ErrorClass, QueryMode, Session, StmtId, Value};
+use target::{Dialect, Error, ErrorClass, QueryMode, Session, StmtId, Value};
 
-use super::exec::{simple_sql, store_row, Action, Interp, ScriptError};
+use super::exec::{simple_sql_in, store_row, Action, Interp, ScriptError};
 use super::parse::{CommandKind, ParseError, ResultVars, Script, SqlCommand, SqlPart, MAX_ARGS};
 use super::vars::{
     valid_variable_name, Symbols, Value as VarValue, Vars, CLIENT_ID, DEFAULT_SEED, RANDOM_SEED,
@@ -118,16 +121,32 @@ impl ScriptSet {
         Ok(())
     }
 
-    /// Add a builtin, compiled from its script text (`-b NAME@W`).
+    /// Add a builtin, compiled from its script text (`-b NAME@W`), PostgreSQL's
+    /// ([`ScriptSet::use_dialect`] changes it).
     pub fn add_builtin(&mut self, b: Builtin, weight: u32) {
-        let mut script = Script::parse(b.name(), &builtin_text(b), &mut self.symbols)
-            .expect("the builtin scripts parse");
-        script.desc = b.description().to_string();
+        let script = self.compile_builtin(b, Dialect::Postgres);
         self.entries.push(Entry {
             script,
             weight,
             builtin: Some(b),
         });
+    }
+
+    fn compile_builtin(&mut self, b: Builtin, dialect: Dialect) -> Script {
+        let mut script = Script::parse(b.name(), &builtin_text_in(b, dialect), &mut self.symbols)
+            .expect("the builtin scripts parse");
+        script.desc = b.description().to_string();
+        script
+    }
+
+    /// The builtins for a server of `dialect` ([`Builtin::lines`]: `END;` is `COMMIT;` on
+    /// MySQL); the files stay as written (their SQL is the user's).
+    pub fn use_dialect(&mut self, dialect: Dialect) {
+        for i in 0..self.entries.len() {
+            if let Some(b) = self.entries[i].builtin {
+                self.entries[i].script = self.compile_builtin(b, dialect);
+            }
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -251,8 +270,13 @@ impl ScriptSet {
 
 /// A builtin's script text, as `pgbench --show-script` prints it.
 pub fn builtin_text(b: Builtin) -> String {
+    builtin_text_in(b, Dialect::Postgres)
+}
+
+/// A builtin's script text for a server of `dialect` ([`Builtin::lines`]).
+pub fn builtin_text_in(b: Builtin, dialect: Dialect) -> String {
     let mut s = String::new();
-    for line in b.script() {
+    for line in b.lines(dialect) {
         s.push_str(line);
         s.push('\n');
     }
@@ -461,7 +485,7 @@ impl ScriptClient {
             }
         }
         let r = if mode == QueryMode::Simple {
-            simple_sql(cmd, &mut self.vars, &mut self.sql);
+            simple_sql_in(cmd, &mut self.vars, &mut self.sql, session.dialect());
             self.debug_send(shared, script, i, mode);
             session.execute(id, &[Value::Text(&self.sql)]).await
         } else {
@@ -637,8 +661,8 @@ impl ClientWorkload for ScriptClient {
                             return None;
                         };
                         let id = if mode == QueryMode::Simple {
-                            // The whole substituted text is the one parameter.
-                            session.register("$1", mode)
+                            // The whole substituted text is the one parameter, sent as it is.
+                            session.register_verbatim()
                         } else {
                             session.register(text.as_deref().unwrap_or_default(), mode)
                         };

@@ -2,9 +2,10 @@
 
 use super::{compile, run, vars_for};
 use crate::random::Rng;
-use crate::script::exec::{params, simple_sql, Action, Param};
+use crate::script::exec::{params, simple_sql, simple_sql_in, Action, Param};
 use crate::script::parse::{CommandKind, Script};
 use crate::script::vars::{Symbols, Value};
+use target::Dialect;
 
 #[test]
 fn tpcb_like_script_compiles_as_pgbench_shows_it() {
@@ -106,6 +107,19 @@ fn sql_variables_become_parameters_or_text() {
     v.set_text(sy.get("c").unwrap(), "a\\b");
     simple_sql(q, &mut v, &mut out);
     assert!(out.contains(" E'a\\\\b'"), "{out}");
+    // MySQL: identifiers in backticks; a literal with a backslash as hex, which means the same
+    // with or without NO_BACKSLASH_ESCAPES.
+    v.set_text(sy.get("d").unwrap(), "Col`1");
+    simple_sql_in(q, &mut v, &mut out, Dialect::MySql);
+    assert_eq!(
+        out,
+        "SELECT 5, 5::int, 'x:b', _utf8mb4 X'615C62', `Col``1`, a::text, :1, :, :e_1\n"
+    );
+    v.set_text(sy.get("c").unwrap(), "it's");
+    simple_sql_in(q, &mut v, &mut out, Dialect::MySql);
+    assert!(out.contains(", 'it''s', "), "{out}");
+    v.set_text(sy.get("c").unwrap(), "a\\b");
+    v.set_text(sy.get("d").unwrap(), "Col\"1");
 
     v.set_value(sy.get("b").unwrap(), Value::Double(0.1 + 0.2));
     {
