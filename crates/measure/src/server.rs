@@ -7,11 +7,11 @@
 //! about what could not be observed and why.
 //!
 //! The same records hold a MySQL or MariaDB server's ([`ServerMetrics::product`] says which):
-//! sessions from `information_schema.PROCESSLIST` with their current `performance_schema` wait
+//! the processlist's sessions with their current `performance_schema` wait
 //! in the same `Type:Event` form, statement digests from `events_statements_summary_by_digest`
 //! in [`StatementDelta`], `SHOW GLOBAL STATUS` counters under the `mysql.` prefix, and two parts
 //! PostgreSQL has no source for: waits by time over the run
-//! ([`ServerMetrics::wait_times`], from `events_waits_summary_global_by_event_name`) and the
+//! ([`ServerMetrics::wait_times`], the client sessions' `performance_schema` wait summaries) and the
 //! Galera nodes' `wsrep_*` status one node at a time ([`ServerMetrics::nodes`]).
 //!
 //! Why here and not in `observe` or `report`: `observe` produces these and `report` renders them,
@@ -75,7 +75,9 @@ pub struct ServerMetrics {
     /// OS samples when the server runs on this machine; empty otherwise.
     pub os: Vec<OsSample>,
     /// MySQL/MariaDB: waits by time over the window, most first (`performance_schema`'s
-    /// `events_waits_summary_global_by_event_name` deltas). PostgreSQL has no such source (its
+    /// `events_waits_summary_by_user_by_event_name` deltas: the client sessions' waits; the
+    /// global summary, with the background threads', where that cannot be read). PostgreSQL has
+    /// no such source (its
     /// waits are only sampled, in [`ServerMetrics::waits`]): empty there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wait_times: Vec<WaitTime>,

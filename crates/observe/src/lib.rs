@@ -25,8 +25,8 @@
 //! page (F.32 in 15); details in `sql`.
 //!
 //! A MySQL or MariaDB target ([`target::Target::MySql`]) is watched the same way by
-//! `mysql_sampler` into the same [`ServerMetrics`]: sessions from `information_schema.PROCESSLIST`
-//! with their current `performance_schema` wait, statement digests, waits by time, `SHOW GLOBAL
+//! `mysql_sampler` into the same [`ServerMetrics`]: the processlist's sessions with their current
+//! `performance_schema` wait, statement digests, waits by time, `SHOW GLOBAL
 //! STATUS` (InnoDB's buffer pool, redo log, row locks, history list; Galera's flow control and
 //! queues, node by node); the manual pages it follows are in `mysql_sql`. What such a server
 //! cannot show (performance_schema OFF, consumers or instruments off, no PROCESS privilege) is a

@@ -4,19 +4,20 @@
 //! Owns the observer's sessions on a MySQL-protocol target and everything read through them: the
 //! probe at start (performance_schema ON and collecting? PROCESS privilege? MariaDB or MySQL?
 //! Galera?), with a note for each thing that cannot be seen and how to fix it; the activity
-//! sample every `sample_interval` (`information_schema.PROCESSLIST` with each session's current
-//! `performance_schema` wait and InnoDB transaction state); `SHOW GLOBAL STATUS` every
-//! `counter_interval` (and every Galera node's `wsrep_*` status); the window-start and end
-//! snapshots of the cumulative views (status, statement digests, waits by event); OS readings
-//! when the server is on this machine; folding it all into [`ServerMetrics`]. SQL and parsing are
-//! in `mysql_sql`, with the manual pages they follow.
+//! sample every `sample_interval` (the sessions of `performance_schema.threads`, or of
+//! `information_schema.PROCESSLIST` without it, with each session's current `performance_schema`
+//! wait and InnoDB transaction state); `SHOW GLOBAL STATUS` every `counter_interval` (and every
+//! Galera node's `wsrep_*` status); MariaDB's prepared statements while they live; the
+//! window-start and end snapshots of the cumulative views (status, statement digests, waits by
+//! event); OS readings when the server is on this machine; folding it all into
+//! [`ServerMetrics`]. SQL and parsing are in `mysql_sql`, with the manual pages they follow.
 //!
 //! Must not touch: the engine's sessions or runtimes, the terminal, anything on the server that
 //! writes. Every statement is a read (`SELECT`, `SHOW`) or a session setting (`SET SESSION`).
 //! None is a `COMMIT`, so the run's commit count (`Com_commit`) is not disturbed at all; the
 //! statement counters that do move (`Com_select`, `Questions`, `Created_tmp_tables` for the
 //! `information_schema` reads) include the observer's statements, which [`ObserverCost::queries`]
-//! counts. The sessions are closed before `finish` returns, so the commit check, which waits
+//! counts; the text summary shows none of those. The sessions are closed before `finish` returns, so the commit check, which waits
 //! for sessions other than its own to go, does not wait for them.
 //!
 //! Why the session has no default database: MySQL's digests drop comments, so the observer's
@@ -46,6 +47,12 @@ use crate::{Error, Options};
 /// Waits by time kept in the result.
 const TOP_WAITS: usize = 20;
 
+/// Up to this many prepared statements on the server, they are read at every activity sample
+/// (a few clients' dozen statements each: well under a millisecond); more, once a counter
+/// interval. A statement's statistics go with its session, so what it ran after its last read
+/// is lost: the more often read, the less.
+const PREPARED_EVERY_SAMPLE: usize = 400;
+
 /// One digest's counters.
 #[derive(Clone, Debug, Default)]
 struct DigestRow {
@@ -60,6 +67,9 @@ struct DigestRow {
 /// (schema, digest) as the digest table keys its rows.
 type DigestKey = (Option<String>, Option<String>);
 
+/// (owner thread, statement id): one prepared statement of one session.
+type PreparedKey = (String, String);
+
 /// One snapshot of the cumulative sources (window start or end).
 #[derive(Clone, Debug, Default)]
 struct Snapshot {
@@ -68,6 +78,10 @@ struct Snapshot {
     digests: Option<BTreeMap<DigestKey, DigestRow>>,
     /// event name -> (count, picoseconds).
     waits: Option<BTreeMap<String, (f64, f64)>>,
+    /// MariaDB's prepared statements (their text in `DigestRow::text`).
+    prepared: Option<BTreeMap<PreparedKey, DigestRow>>,
+    /// `statement/com/Execute` executions server-wide.
+    executions: Option<f64>,
     /// Per other Galera node: its `wsrep_*` counters.
     nodes: Vec<BTreeMap<String, f64>>,
 }
@@ -105,6 +119,12 @@ pub struct MySqlSampler {
     counters_ok: bool,
     digests_ok: bool,
     waits_ok: bool,
+    prepared_ok: bool,
+    /// Each prepared statement as last read: read every counter interval during the run,
+    /// since a statement's row goes when its session closes, before the end snapshot.
+    prepared_last: BTreeMap<PreparedKey, DigestRow>,
+    /// Rows of the last read of prepared statements.
+    prepared_rows: usize,
 }
 
 fn note(topic: &str, message: impl Into<String>) -> Note {
@@ -148,16 +168,29 @@ fn server_process(tid: i64) -> Option<i32> {
 }
 
 impl MySqlSampler {
-    /// Connect to the first endpoint (and, on a Galera cluster, to the others), probe, and take
-    /// the first snapshot.
+    /// Connect to the first endpoint that answers, in the target's order (and, on a Galera
+    /// cluster, to the others), probe, and take the first snapshot.
     pub async fn connect(endpoints: &[Conninfo], opts: Options) -> Result<MySqlSampler, Error> {
-        let first = endpoints
-            .first()
-            .ok_or_else(|| Error::Unsupported("a MySQL target without an endpoint".into()))?;
-        let schema = first.database.clone().filter(|d| !d.is_empty());
-        let mut conn = first.clone();
-        conn.database = None;
-        let session = Session::connect(&conn).await.map_err(Error::Connect)?;
+        let mut unreachable = Vec::new();
+        let mut found = None;
+        for (i, ci) in endpoints.iter().enumerate() {
+            let mut conn = ci.clone();
+            conn.database = None;
+            match Session::connect(&conn).await {
+                Ok(session) => {
+                    found = Some((i, conn, session));
+                    break;
+                }
+                Err(e) if i + 1 == endpoints.len() => return Err(Error::Connect(e)),
+                Err(e) => unreachable.push(format!("{} ({e})", endpoint_name(&conn))),
+            }
+        }
+        let Some((first, conn, session)) = found else {
+            return Err(Error::Unsupported(
+                "a MySQL target without an endpoint".into(),
+            ));
+        };
+        let schema = endpoints[first].database.clone().filter(|d| !d.is_empty());
         let local = opts.local.unwrap_or_else(|| is_local(&conn));
         let caps = Caps {
             mariadb: session.is_mariadb(),
@@ -192,6 +225,9 @@ impl MySqlSampler {
             counters_ok: true,
             digests_ok: false,
             waits_ok: false,
+            prepared_ok: false,
+            prepared_last: BTreeMap::new(),
+            prepared_rows: 0,
         };
         if local && s.os.is_none() {
             s.notes.push(note(
@@ -199,12 +235,23 @@ impl MySqlSampler {
                 "the server is local but /proc cannot be read: no OS metrics",
             ));
         }
+        if !unreachable.is_empty() {
+            s.notes.push(note(
+                "endpoints",
+                format!(
+                    "not reachable when the run started: {}; the server metrics are {}'s",
+                    unreachable.join(", "),
+                    s.endpoint
+                ),
+            ));
+        }
         s.probe().await?;
         s.status_sql = sql::status(&sql::status_names(&s.caps));
         s.activity_sql = sql::activity(&s.caps);
         s.probe_history().await;
         if s.caps.wsrep {
-            s.connect_nodes(&endpoints[1..]).await;
+            let others: Vec<Conninfo> = endpoints[first + 1..].to_vec();
+            s.connect_nodes(&others).await;
         } else if endpoints.len() > 1 {
             s.notes.push(note(
                 "endpoints",
@@ -368,10 +415,22 @@ impl MySqlSampler {
                 ),
             ));
         }
-        match self
-            .query(&format!("{} LIMIT 0", sql::wait_summary()))
+        if self
+            .query(&format!("{} LIMIT 0", sql::wait_summary(true)))
             .await
+            .is_ok()
         {
+            self.caps.waits_by_user = true;
+        }
+        if !self.caps.waits_by_user {
+            self.notes.push(note(
+                "performance_schema",
+                "events_waits_summary_by_user_by_event_name cannot be read: waits by time \
+                 include the server's background threads (events_waits_summary_global_by_event_name)",
+            ));
+        }
+        let waits = sql::wait_summary(self.caps.waits_by_user);
+        match self.query(&format!("{waits} LIMIT 0")).await {
             Ok(_) => {
                 self.caps.wait_summary = true;
                 self.waits_ok = true;
@@ -379,10 +438,40 @@ impl MySqlSampler {
             Err(e) => self.notes.push(note(
                 "performance_schema",
                 format!(
-                    "events_waits_summary_global_by_event_name cannot be read ({e}): no waits \
+                    "the wait summaries cannot be read ({e}): no waits \
                      by time"
                 ),
             )),
+        }
+        // MariaDB counts a prepared statement's executions in its instance only while statement
+        // events are collected (seen on 10.11: COUNT_EXECUTE stays 0 with the consumer off).
+        if self.caps.mariadb && !on("events_statements_current") {
+            self.notes.push(note(
+                "performance_schema",
+                format!(
+                    "the events_statements_current consumer is off (the default): statements \
+                     run through the binary protocol (prepared), which MariaDB does not digest, \
+                     are missing from top SQL; {}",
+                    enable(&["events_statements_current"])
+                ),
+            ));
+        } else if self.caps.mariadb {
+            match self
+                .query(&format!("{} LIMIT 0", sql::prepared(&self.caps)))
+                .await
+            {
+                Ok(_) => {
+                    self.caps.prepared = true;
+                    self.prepared_ok = true;
+                }
+                Err(e) => self.notes.push(note(
+                    "performance_schema",
+                    format!(
+                        "prepared_statements_instances cannot be read ({e}): statements run \
+                         through the binary protocol (prepared) are missing from top SQL"
+                    ),
+                )),
+            }
         }
         // Instruments off are waits neither timed nor sampled.
         if let Ok(rows) = self.query(&sql::wait_instruments()).await {
@@ -608,11 +697,69 @@ impl MySqlSampler {
         }
     }
 
+    /// MariaDB's prepared statements now; each also updates [`MySqlSampler::prepared_last`].
+    async fn read_prepared(&mut self) -> Option<BTreeMap<PreparedKey, DigestRow>> {
+        if !self.prepared_ok {
+            return None;
+        }
+        match self.query(&sql::prepared(&self.caps)).await {
+            Ok(rows) => {
+                let now: BTreeMap<PreparedKey, DigestRow> = rows
+                    .into_iter()
+                    .filter(|r| r.len() == 8)
+                    .map(|r| {
+                        (
+                            (
+                                r[0].clone().unwrap_or_default(),
+                                r[1].clone().unwrap_or_default(),
+                            ),
+                            DigestRow {
+                                text: r[2].clone(),
+                                calls: sql::num(&r[3]),
+                                time_ps: sql::num(&r[4]),
+                                rows: sql::num(&r[5]) + sql::num(&r[6]),
+                                examined: sql::num(&r[7]),
+                            },
+                        )
+                    })
+                    .collect();
+                for (k, v) in &now {
+                    self.prepared_last.insert(k.clone(), v.clone());
+                }
+                self.prepared_rows = now.len();
+                Some(now)
+            }
+            Err(e) => {
+                if self.session.is_usable() {
+                    self.prepared_ok = false;
+                    self.notes.push(note(
+                        "performance_schema",
+                        format!(
+                            "prepared statements could not be read ({e}): top SQL is incomplete"
+                        ),
+                    ));
+                }
+                None
+            }
+        }
+    }
+
+    async fn read_executions(&mut self) -> Option<f64> {
+        if !self.prepared_ok {
+            return None;
+        }
+        let rows = self.query(&sql::executions()).await.ok()?;
+        rows.first().and_then(|r| r.first()).map(sql::num)
+    }
+
     async fn read_waits(&mut self) -> Option<BTreeMap<String, (f64, f64)>> {
         if !self.waits_ok {
             return None;
         }
-        match self.query(&sql::wait_summary()).await {
+        match self
+            .query(&sql::wait_summary(self.caps.waits_by_user))
+            .await
+        {
             Ok(rows) => Some(
                 rows.into_iter()
                     .filter(|r| r.len() == 3)
@@ -638,6 +785,8 @@ impl MySqlSampler {
     async fn snapshot(&mut self, text: bool) -> Snapshot {
         let counters = self.read_counters().await.unwrap_or_default();
         let digests = self.read_digests(text).await;
+        let prepared = self.read_prepared().await;
+        let executions = self.read_executions().await;
         let waits = self.read_waits().await;
         let nodes = self.read_nodes().await;
         Snapshot {
@@ -645,6 +794,8 @@ impl MySqlSampler {
             counters,
             digests,
             waits,
+            prepared,
+            executions,
             nodes,
         }
     }
@@ -726,6 +877,8 @@ impl MySqlSampler {
                 m = ctl.recv() => match m {
                     Some(Ctl::Start(at)) => {
                         self.t0 = Some(at);
+                        // Statements gone before the window opened are not the run's.
+                        self.prepared_last.clear();
                         self.baseline = self.snapshot(false).await;
                     }
                     Some(Ctl::Finish) | None => break,
@@ -738,7 +891,15 @@ impl MySqlSampler {
                             break;
                         }
                     }
-                    if Instant::now() >= next_counters {
+                    // Prepared statements only during the measured run: before it, the
+                    // baseline has them.
+                    let counters_due = Instant::now() >= next_counters;
+                    if self.t0.is_some()
+                        && (counters_due || self.prepared_rows <= PREPARED_EVERY_SAMPLE)
+                    {
+                        self.read_prepared().await;
+                    }
+                    if counters_due {
                         next_counters += self.opts.counter_interval;
                         if let Some(c) = self.read_counters().await {
                             self.counters.push((Instant::now(), c));
@@ -895,6 +1056,7 @@ impl MySqlSampler {
         let (Some(a), Some(b)) = (&self.baseline.digests, &end.digests) else {
             return (Vec::new(), None);
         };
+        let prepared = self.prepared_deltas();
         let mut total = StatementDelta {
             query: "all statements".into(),
             rows_examined: Some(0),
@@ -942,6 +1104,34 @@ impl MySqlSampler {
                 Some(total.rows_examined.unwrap_or(0) + d.rows_examined.unwrap_or(0));
             v.push(d);
         }
+        if let Some((by_text, seen)) = prepared {
+            for d in by_text {
+                total.calls += d.calls;
+                total.total_exec_time_ms += d.total_exec_time_ms;
+                total.rows += d.rows;
+                total.rows_examined =
+                    Some(total.rows_examined.unwrap_or(0) + d.rows_examined.unwrap_or(0));
+                v.push(d);
+            }
+            let executed = match (self.baseline.executions, end.executions) {
+                (Some(x), Some(y)) if y >= x => y - x,
+                _ => seen,
+            };
+            // The few executions of a session's last sample interval are always missing; a
+            // note for more than 1% of them.
+            if executed - seen > 0.01 * executed {
+                self.notes.push(note(
+                    "performance_schema",
+                    format!(
+                        "prepared statements: {seen:.0} of the {executed:.0} executions on the \
+                         server are in top SQL; the rest ran on other databases, or in a \
+                         session's last moments before it closed (a prepared statement's \
+                         statistics go with it; they are read every sample, or every counter \
+                         interval when there are more than {PREPARED_EVERY_SAMPLE})"
+                    ),
+                ));
+            }
+        }
         if total.calls > 0 {
             total.mean_exec_time_ms = total.total_exec_time_ms / total.calls as f64;
         }
@@ -957,6 +1147,55 @@ impl MySqlSampler {
         v.sort_by(|x, y| y.total_exec_time_ms.total_cmp(&x.total_exec_time_ms));
         v.truncate(self.opts.top_statements);
         (v, Some(total))
+    }
+
+    /// MariaDB's prepared statements over the window, summed by text (each session prepares its
+    /// own), and the executions they add up to; `None` when they are not read. A statement's last
+    /// reading counts, less its reading at the window's start if it existed then.
+    fn prepared_deltas(&self) -> Option<(Vec<StatementDelta>, f64)> {
+        let base = self.baseline.prepared.as_ref()?;
+        let mut by_text: BTreeMap<String, DigestRow> = BTreeMap::new();
+        for (k, last) in &self.prepared_last {
+            let start = base
+                .get(k)
+                .filter(|s| s.text == last.text && s.calls <= last.calls)
+                .cloned()
+                .unwrap_or_default();
+            let calls = last.calls - start.calls;
+            if calls <= 0.0 {
+                continue;
+            }
+            let text = last
+                .text
+                .as_deref()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let e = by_text.entry(text).or_default();
+            e.calls += calls;
+            e.time_ps += (last.time_ps - start.time_ps).max(0.0);
+            e.rows += (last.rows - start.rows).max(0.0);
+            e.examined += (last.examined - start.examined).max(0.0);
+        }
+        let seen = by_text.values().fold(0.0, |n, r| n + r.calls);
+        let v = by_text
+            .into_iter()
+            .map(|(text, r)| {
+                let ms = r.time_ps / 1e9;
+                StatementDelta {
+                    query_id: Some(sql::text_id(&text)),
+                    query: text,
+                    calls: r.calls as u64,
+                    total_exec_time_ms: ms,
+                    mean_exec_time_ms: ms / r.calls,
+                    rows: r.rows as u64,
+                    rows_examined: Some(r.examined as u64),
+                    ..Default::default()
+                }
+            })
+            .collect();
+        Some((v, seen))
     }
 
     /// Waits by time over the window, most first.

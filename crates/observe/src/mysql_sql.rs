@@ -27,11 +27,16 @@
 //!   `setup_consumers` and `setup_instruments` (what is collected), `threads` (processlist id to
 //!   thread id), `events_waits_current` (each thread's most recent wait; `END_EVENT_ID IS NULL`
 //!   while it is still waiting; filled only with the `events_waits_current` consumer, OFF by
-//!   default in both), `events_waits_summary_global_by_event_name` (every timed wait summed by
-//!   event, fed by the instruments whatever the consumers) and
-//!   `events_statements_summary_by_digest` (statements by normalised text, with the
-//!   `statements_digest` consumer, ON by default). Timer columns are picoseconds ("Performance
-//!   Schema Event Timing": "all timer values are normalized to picoseconds").
+//!   default in both), the wait summaries ("Wait Event Summary Tables": every timed wait summed
+//!   by event, fed by the instruments whatever the consumers; see [`wait_summary`] for why the
+//!   per-user one), `events_statements_summary_by_digest` (statements by normalised text, with
+//!   the `statements_digest` consumer, ON by default) and, on MariaDB,
+//!   `prepared_statements_instances` ("Performance Schema prepared_statements_instances Table"):
+//!   MariaDB computes no digest for a statement executed through the binary protocol
+//!   (`COM_STMT_EXECUTE`, counted only as `statement/com/Execute`), so a client's prepared
+//!   statements are read from their instances, which live as long as the statement does. Timer
+//!   columns are picoseconds ("Performance Schema Event Timing": "all timer values are
+//!   normalized to picoseconds").
 //!
 //! Statements are not tagged with a comment as PostgreSQL's are: `DIGEST_TEXT` drops comments.
 //! The observer's own statements are kept out of the digests another way: its session has no
@@ -53,6 +58,10 @@ pub struct Caps {
     pub wait_summary: bool,
     /// `events_statements_summary_by_digest` is readable and collected.
     pub digests: bool,
+    /// MariaDB's `prepared_statements_instances` is readable: prepared statements' executions.
+    pub prepared: bool,
+    /// Waits by time come from the per-user summary (client sessions only), not the global one.
+    pub waits_by_user: bool,
     /// The PROCESS privilege: everyone's sessions, `INNODB_TRX`, `INNODB_METRICS`.
     pub process: bool,
     /// Galera: `wsrep_on` is ON.
@@ -250,40 +259,116 @@ pub fn status_numbers(rows: &[Vec<Option<String>>], out: &mut BTreeMap<String, f
 /// event or NULL, that wait's event id, InnoDB transaction state or NULL). The joins that need
 /// what this server lacks are left out (their columns are NULL). A thread may have more than
 /// one row in `events_waits_current` (nested waits): the caller keeps the latest.
+///
+/// The sessions come from `performance_schema.threads` when it can be read (its `PROCESSLIST_*`
+/// columns are the processlist's, "The threads Table"): unlike `information_schema.PROCESSLIST`
+/// it needs no temporary table (MariaDB's is an on-disk Aria table, for the `INFO` text column,
+/// counted in `Created_tmp_disk_tables` at every sample) and no walk over every session under the
+/// server's session-list lock. `information_schema.PROCESSLIST` otherwise.
 pub fn activity(caps: &Caps) -> String {
-    let (wait, wait_id, wait_join) = if caps.waits_current {
+    let (from, id, cols, ours) = if caps.pfs {
         (
-            "w.EVENT_NAME",
-            "w.EVENT_ID",
-            " LEFT JOIN performance_schema.threads t ON t.PROCESSLIST_ID = p.ID \
-             LEFT JOIN performance_schema.events_waits_current w \
-               ON w.THREAD_ID = t.THREAD_ID AND w.END_EVENT_ID IS NULL",
+            "performance_schema.threads p",
+            "p.PROCESSLIST_ID",
+            "p.PROCESSLIST_ID, p.PROCESSLIST_USER, p.PROCESSLIST_COMMAND, p.PROCESSLIST_STATE",
+            "p.PROCESSLIST_ID IS NOT NULL AND p.PROCESSLIST_ID <> CONNECTION_ID()",
         )
     } else {
-        ("NULL", "NULL", "")
+        (
+            "information_schema.PROCESSLIST p",
+            "p.ID",
+            "p.ID, p.USER, p.COMMAND, p.STATE",
+            "p.ID <> CONNECTION_ID()",
+        )
+    };
+    let (wait, wait_id, wait_join) = match (caps.waits_current, caps.pfs) {
+        (true, true) => (
+            "w.EVENT_NAME",
+            "w.EVENT_ID",
+            " LEFT JOIN performance_schema.events_waits_current w \
+               ON w.THREAD_ID = p.THREAD_ID AND w.END_EVENT_ID IS NULL"
+                .to_string(),
+        ),
+        (true, false) => (
+            "w.EVENT_NAME",
+            "w.EVENT_ID",
+            format!(
+                " LEFT JOIN performance_schema.threads t ON t.PROCESSLIST_ID = {id} \
+                 LEFT JOIN performance_schema.events_waits_current w \
+                   ON w.THREAD_ID = t.THREAD_ID AND w.END_EVENT_ID IS NULL"
+            ),
+        ),
+        _ => ("NULL", "NULL", String::new()),
     };
     let (trx, trx_join) = if caps.process {
         (
             "x.trx_state",
-            " LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID",
+            format!(" LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = {id}"),
         )
     } else {
-        ("NULL", "")
+        ("NULL", String::new())
+    };
+    format!("SELECT {cols}, {wait}, {wait_id}, {trx} FROM {from}{wait_join}{trx_join} WHERE {ours}")
+}
+
+/// Waits by event: event, count, picoseconds; `idle` (a session waiting for its client's next
+/// command, timed separately) left out.
+///
+/// Read from `events_waits_summary_by_user_by_event_name` for the users that are not NULL: the
+/// client sessions' waits, live threads and those that have gone together ("Wait Event Summary
+/// Tables"). The global summary (`events_waits_summary_global_by_event_name`) adds the server's
+/// background threads, whose idle sleeps on timers and conditions are waits by the book but
+/// not load: in a 3 s sysbench run on MariaDB 10.11 one background condition
+/// (`wait/synch/cond/mysys/COND_timer`) took 2.9 s of the global table's 5.1 s and topped the
+/// list. The global table is the fallback when the per-user one cannot be read (`by_user` false).
+pub fn wait_summary(by_user: bool) -> String {
+    if by_user {
+        "SELECT EVENT_NAME, SUM(COUNT_STAR), SUM(SUM_TIMER_WAIT) \
+         FROM performance_schema.events_waits_summary_by_user_by_event_name \
+         WHERE USER IS NOT NULL AND COUNT_STAR > 0 AND EVENT_NAME <> 'idle' GROUP BY EVENT_NAME"
+            .into()
+    } else {
+        "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT \
+         FROM performance_schema.events_waits_summary_global_by_event_name \
+         WHERE COUNT_STAR > 0 AND EVENT_NAME <> 'idle'"
+            .into()
+    }
+}
+
+/// MariaDB's prepared statements of the target's database (their sessions' current database):
+/// owner thread, statement id, text, executions, picoseconds, rows sent, rows affected, rows
+/// examined.
+pub fn prepared(caps: &Caps) -> String {
+    let filter = match &caps.schema {
+        Some(db) => format!(" AND t.PROCESSLIST_DB = {}", quote_literal(db)),
+        None => String::new(),
     };
     format!(
-        "SELECT p.ID, p.USER, p.COMMAND, p.STATE, {wait}, {wait_id}, {trx} \
-         FROM information_schema.PROCESSLIST p{wait_join}{trx_join} \
-         WHERE p.ID <> CONNECTION_ID()"
+        "SELECT p.OWNER_THREAD_ID, p.STATEMENT_ID, p.SQL_TEXT, p.COUNT_EXECUTE, \
+         p.SUM_TIMER_EXECUTE, p.SUM_ROWS_SENT, p.SUM_ROWS_AFFECTED, p.SUM_ROWS_EXAMINED \
+         FROM performance_schema.prepared_statements_instances p \
+         JOIN performance_schema.threads t ON t.THREAD_ID = p.OWNER_THREAD_ID \
+         WHERE p.COUNT_EXECUTE > 0{filter}"
     )
 }
 
-/// `events_waits_summary_global_by_event_name`: event, count, picoseconds; `idle` (a session
-/// waiting for its client, timed separately) left out.
-pub fn wait_summary() -> String {
-    "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT \
-     FROM performance_schema.events_waits_summary_global_by_event_name \
-     WHERE COUNT_STAR > 0 AND EVENT_NAME <> 'idle'"
+/// Executions of prepared statements through the binary protocol, server-wide (what the
+/// prepared statements read should add up to).
+pub fn executions() -> String {
+    "SELECT COUNT_STAR FROM performance_schema.events_statements_summary_global_by_event_name \
+     WHERE EVENT_NAME = 'statement/com/Execute'"
         .into()
+}
+
+/// A 64-bit id for a statement text (FNV-1a), for statements without a digest: stable across
+/// runs, so compare can match them.
+pub fn text_id(text: &str) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h as i64
 }
 
 /// Statement digests of the workload: schema, digest, text (when `text`), count, picoseconds,
@@ -313,8 +398,12 @@ pub fn digests(caps: &Caps, text: bool) -> String {
 ///
 /// - `wait/io/file/innodb/innodb_log_file` -> `IO:file/innodb/innodb_log_file` (file I/O);
 ///   `wait/io/table/sql/handler` -> `IO:table/sql/handler` (row operations on a table, what
-///   the manual calls table I/O); `wait/io/socket/...` -> `IO:socket/...`. PostgreSQL's `IO`
-///   class covers the same ground.
+///   the manual calls table I/O). PostgreSQL's `IO` class covers the same ground.
+/// - `wait/io/socket/sql/client_connection` -> `Client:socket/sql/client_connection` and `idle`
+///   -> `Client:idle`: reading the client's statement or sending it the result, and waiting for
+///   its next command, PostgreSQL's `Client:ClientRead`/`ClientWrite`. (A session seen running
+///   a command may already be idle: the processlist and the waits are read in one statement but
+///   not in one instant.)
 /// - `wait/synch/mutex/...`, `.../rwlock/...`, `.../sxlock/...`, `.../cond/...` ->
 ///   `Synch:mutex/innodb/...` and so on: in-memory synchronisation, PostgreSQL's `LWLock`
 ///   territory, kept under MySQL's own name so that nobody reads a PostgreSQL lock into it.
@@ -326,6 +415,12 @@ pub fn digests(caps: &Caps, text: bool) -> String {
 /// the same caveat: or in something not instrumented). Without wait sampling a session is shown
 /// by its thread state: [`stage_event`].
 pub fn wait_event(name: &str) -> String {
+    if name == "idle" {
+        return "Client:idle".into();
+    }
+    if let Some(socket) = name.strip_prefix("wait/io/socket/") {
+        return format!("Client:socket/{socket}");
+    }
     let rest = name.strip_prefix("wait/").unwrap_or(name);
     let (class, tail) = rest.split_once('/').unwrap_or((rest, ""));
     let ty = match class {
@@ -426,7 +521,15 @@ mod tests {
             wait_event("wait/lock/metadata/sql/mdl"),
             "Lock:metadata/sql/mdl"
         );
-        assert_eq!(wait_event("idle"), "Other:idle");
+        assert_eq!(wait_event("idle"), "Client:idle");
+        assert_eq!(
+            wait_event("wait/io/socket/sql/client_connection"),
+            "Client:socket/sql/client_connection"
+        );
+        assert_eq!(
+            wait_event("statement/sql/select"),
+            "Other:statement/sql/select"
+        );
         assert_eq!(stage_event(Some("Sending data")), "Stage:Sending data");
         assert_eq!(stage_event(Some("")), "Stage:(none)");
         assert_eq!(stage_event(None), "Stage:(none)");
@@ -477,9 +580,15 @@ mod tests {
         };
         let bare = activity(&caps);
         assert!(!bare.contains("performance_schema") && !bare.contains("INNODB_TRX"));
+        assert!(bare.contains("FROM information_schema.PROCESSLIST p WHERE"));
+        caps.pfs = true;
         caps.waits_current = true;
         caps.process = true;
         let full = activity(&caps);
+        assert!(
+            full.contains("FROM performance_schema.threads p LEFT JOIN"),
+            "{full}"
+        );
         assert!(full.contains("events_waits_current") && full.contains("INNODB_TRX"));
         assert!(session_setup(&caps).contains("max_statement_time"));
         caps.mariadb = false;
@@ -498,6 +607,19 @@ mod tests {
              WHERE NAME = 'trx_rseg_history_len'"
         );
         assert!(history_metric("ENABLED").contains("ENABLED = 1"));
+        assert!(wait_summary(true).contains("by_user_by_event_name"));
+        assert!(wait_summary(false).contains("global_by_event_name"));
+        caps.schema = Some("sb".into());
+        assert!(prepared(&caps).ends_with("AND t.PROCESSLIST_DB = 'sb'"));
+        caps.schema = None;
+        assert!(prepared(&caps).ends_with("COUNT_EXECUTE > 0"));
+    }
+
+    #[test]
+    fn statement_texts_get_stable_ids() {
+        assert_eq!(text_id(""), 0xcbf2_9ce4_8422_2325u64 as i64);
+        assert_eq!(text_id("SELECT 1"), text_id("SELECT 1"));
+        assert_ne!(text_id("SELECT 1"), text_id("SELECT 2"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use measure::ServerMetrics;
 use observe::{Options, Sampler};
 use target::mysql::{Conninfo, Session};
-use target::Target;
+use target::{QueryMode, Target, Value};
 use testkit::{block_on, MariaDb};
 
 /// Rows in the test table.
@@ -73,18 +73,29 @@ fn observe_while(target: &Target, load: impl FnOnce()) -> ServerMetrics {
     handle.finish()
 }
 
-/// The load of the first tests: 200 transactions on one session while another sleeps in a
-/// query (a session the 100 ms samples cannot miss).
+/// The load of the first tests: 200 transactions on one session (text protocol) while another
+/// sleeps in a query (a session the 100 ms samples cannot miss) and a third runs a prepared
+/// SELECT 150 times (binary protocol), then stays a moment longer than the observer's one-second
+/// read of prepared statements.
 fn workload(m: &MariaDb) {
     block_on(async {
         let mut a = session(m, "obs").await;
         let mut b = session(m, "obs").await;
+        let mut c = session(m, "obs").await;
         let sleeper = async {
             b.simple_query("SELECT SLEEP(1)").await.unwrap();
         };
-        tokio::join!(transactions(&mut a, 200), sleeper);
-        a.close().await;
-        b.close().await;
+        let prepared = async {
+            let stmt = c.register("SELECT v FROM t WHERE id = ?", QueryMode::Prepared);
+            for i in 0..150 {
+                c.execute(stmt, &[Value::Int(1 + i)]).await.unwrap();
+            }
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+        };
+        tokio::join!(transactions(&mut a, 200), sleeper, prepared);
+        for s in [a, b, c] {
+            s.close().await;
+        }
     });
 }
 
@@ -100,6 +111,7 @@ fn a_mariadb_load_shows_commits_digests_innodb_and_waits() {
     let m = MariaDb::start(&[
         "--performance-schema=ON",
         "--performance-schema-consumer-events-waits-current=ON",
+        "--performance-schema-consumer-events-statements-current=ON",
         "--performance-schema-instrument=wait/%=ON",
     ]);
     assert_eq!(m.sql("SELECT @@performance_schema").trim(), "1");
@@ -150,6 +162,19 @@ fn a_mariadb_load_shows_commits_digests_innodb_and_waits() {
     assert_eq!(upd.rows, 200, "{upd:?}");
     assert!(upd.rows_examined.unwrap() >= 200, "{upd:?}");
     assert!(upd.total_exec_time_ms > 0.0 && upd.query_id.is_some());
+    // Prepared statements (MariaDB gives them no digest): from their instances.
+    let prepared = metrics
+        .statements
+        .iter()
+        .find(|s| s.query == "SELECT v FROM t WHERE id = ?")
+        .unwrap_or_else(|| {
+            panic!(
+                "no prepared SELECT in {:#?}\n{:#?}",
+                metrics.statements, metrics.notes
+            )
+        });
+    assert_eq!(prepared.calls, 150, "{prepared:?}");
+    assert_eq!(prepared.rows, 150, "{prepared:?}");
     let commit = metrics
         .statements
         .iter()
@@ -163,7 +188,7 @@ fn a_mariadb_load_shows_commits_digests_innodb_and_waits() {
         .all(|s| !s.query.contains("performance_schema") && !s.query.contains("STATUS")));
     let total = metrics.statements_total.as_ref().unwrap();
     // Four statements a transaction, and the SLEEP.
-    assert!(total.calls > 4 * 200, "{total:?}");
+    assert!(total.calls > 4 * 200 + 150, "{total:?}");
 
     // Sessions: the sleeping one was seen, in its wait (events_waits_current is collected).
     assert!(metrics.cost.samples >= 8, "{:?}", metrics.cost);
@@ -218,11 +243,12 @@ fn a_mariadb_load_shows_commits_digests_innodb_and_waits() {
         metrics.notes
     );
     assert!(metrics.nodes.is_empty());
-    // What it cost: one statement per activity sample, two per counter read (status), a few
-    // for the probe and the three snapshots.
+    // What it cost: two statements per activity sample (the sessions; the prepared statements,
+    // so few here that they are read every sample), one per counter read (the status), about 11
+    // for the probe and 5 for each of the three snapshots.
     let c = &metrics.cost;
     assert!(
-        c.queries <= c.samples + 2 * metrics.counters.len() as u64 + 25,
+        c.queries <= 2 * c.samples + metrics.counters.len() as u64 + 30,
         "{c:?}"
     );
     assert_eq!(c.errors, 0);
@@ -310,6 +336,12 @@ fn default_consumers_and_a_user_without_privileges_are_told_what_is_missing() {
     let instruments = note_about(&metrics, "wait instruments that are off")
         .unwrap_or_else(|| panic!("{:?}", metrics.notes));
     assert!(instruments.contains("wait/synch/mutex"), "{instruments}");
+    let statements = note_about(&metrics, "events_statements_current consumer is off")
+        .unwrap_or_else(|| panic!("{:?}", metrics.notes));
+    assert!(
+        statements.contains("--performance-schema-consumer-events-statements-current=ON"),
+        "{statements}"
+    );
     // Digests and timed waits still come (statements_digest is on by default).
     assert!(metrics
         .statements

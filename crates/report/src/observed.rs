@@ -256,7 +256,7 @@ fn mysql_counters(o: &mut String, m: &ServerMetrics) {
     if !m.wait_times.is_empty() {
         let _ = writeln!(
             o,
-            "  waits by time (performance_schema, all threads over the run):"
+            "  waits by time (performance_schema, client sessions over the run):"
         );
         for w in m.wait_times.iter().take(TOP_WAITS) {
             let _ = writeln!(
@@ -494,7 +494,7 @@ mod tests {
         assert!(text.contains("IO:file/innodb/innodb_log_file"), "{text}");
         assert!(
             text.contains(
-                "waits by time (performance_schema, all threads over the run):\n    \
+                "waits by time (performance_schema, client sessions over the run):\n    \
                  IO:file/innodb/innodb_log_file               1830.500 ms       2700 waits\n"
             ),
             "{text}"

@@ -173,9 +173,9 @@ fn wait_times(o: &mut String, m: &ServerMetrics) {
         );
     }
     o.push_str(
-        "</table><p class=\"muted\">Every instrumented and timed wait of every thread over the \
-         run (events_waits_summary_global_by_event_name, end minus start), measured by the server \
-         rather than sampled; shares are of the waits listed.</p></section>",
+        "</table><p class=\"muted\">Every instrumented and timed wait of the client sessions over \
+         the run (events_waits_summary_by_user_by_event_name, end minus start), measured by the \
+         server rather than sampled; shares are of the waits listed.</p></section>",
     );
 }
 
