@@ -6,6 +6,14 @@
 //! the run, `pg_stat_io` deltas, OS samples of the machine, the observer's own cost, and notes
 //! about what could not be observed and why.
 //!
+//! The same records hold a MySQL or MariaDB server's ([`ServerMetrics::product`] says which):
+//! the processlist's sessions with their current `performance_schema` wait
+//! in the same `Type:Event` form, statement digests from `events_statements_summary_by_digest`
+//! in [`StatementDelta`], `SHOW GLOBAL STATUS` counters under the `mysql.` prefix, and two parts
+//! PostgreSQL has no source for: waits by time over the run
+//! ([`ServerMetrics::wait_times`], the client sessions' `performance_schema` wait summaries) and the
+//! Galera nodes' `wsrep_*` status one node at a time ([`ServerMetrics::nodes`]).
+//!
 //! Why here and not in `observe` or `report`: `observe` produces these and `report` renders them,
 //! and the crate arrows (`observe -> target, measure`; `report -> measure`) leave `measure` as the
 //! one place both may see. Like the rest of `measure` it is numbers only: no runtime, no driver.
@@ -14,7 +22,9 @@
 //! before it); counters keep PostgreSQL's column names under a view prefix (`database.xact_commit`,
 //! `wal.wal_bytes`, `checkpointer.num_timed`, `bgwriter.checkpoints_timed`), exactly as the server
 //! version at hand names them, so nothing is lost or renamed when a release renames a column;
-//! [`ServerMetrics::counter_delta`] and friends read across the renames.
+//! [`ServerMetrics::delta_any`] and friends read across the renames. MySQL's status variables keep
+//! their names under `mysql.` (`mysql.Com_commit`, `mysql.Innodb_buffer_pool_reads`), so no
+//! counter of one server can be read as the other's.
 
 use std::collections::BTreeMap;
 
@@ -31,8 +41,13 @@ pub struct ServerMetrics {
     pub sample_interval_ms: u64,
     /// Period of the counter samples, ms.
     pub counter_interval_ms: u64,
-    /// `server_version_num` of the observed server.
+    /// `server_version_num` of the observed server (MySQL and MariaDB: major * 10000 + minor *
+    /// 100 + patch, their own `MYSQL_VERSION_ID` convention: 10.11.19 is 101119).
     pub server_version_num: u32,
+    /// What was observed: `PostgreSQL`, `MySQL` or `MariaDB`. Absent from results written before
+    /// MySQL servers were observed, which are all PostgreSQL's ([`ServerMetrics::product_name`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product: Option<String>,
     /// The time span the deltas cover: start and end snapshot times, ms since the run's start.
     pub window_start_ms: i64,
     pub window_end_ms: i64,
@@ -59,6 +74,43 @@ pub struct ServerMetrics {
     pub io: Vec<IoDelta>,
     /// OS samples when the server runs on this machine; empty otherwise.
     pub os: Vec<OsSample>,
+    /// MySQL/MariaDB: waits by time over the window, most first (`performance_schema`'s
+    /// `events_waits_summary_by_user_by_event_name` deltas: the client sessions' waits; the
+    /// global summary, with the background threads', where that cannot be read). PostgreSQL has
+    /// no such source (its
+    /// waits are only sampled, in [`ServerMetrics::waits`]): empty there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wait_times: Vec<WaitTime>,
+    /// A cluster's nodes read one by one (Galera: every node's `wsrep_*` flow control, queue and
+    /// conflict counters); empty for a single server.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeMetrics>,
+}
+
+/// Prefix of the counters read from MySQL's `SHOW GLOBAL STATUS` (`mysql.Com_commit`).
+pub const MYSQL_PREFIX: &str = "mysql.";
+
+/// One wait event's measured time over the window (MySQL's `performance_schema`: every
+/// instrumented and timed wait of every thread, summed by the server, not sampled).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaitTime {
+    /// `Type:Event` as in the activity samples (`IO:file/innodb/innodb_log_file`).
+    pub event: String,
+    /// Waits counted (`COUNT_STAR`).
+    pub count: u64,
+    /// Time waited, all threads together (`SUM_TIMER_WAIT`, picoseconds there), ms.
+    pub total_ms: f64,
+}
+
+/// One node of a cluster, read on its own session.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeMetrics {
+    /// `host:port` or the socket path, as the target lists it.
+    pub endpoint: String,
+    /// Its counters sampled every `counter_interval_ms` (values as read).
+    pub counters: Vec<CounterSample>,
+    /// End minus start of each over the window.
+    pub deltas: BTreeMap<String, f64>,
 }
 
 /// The observer's own footprint.
@@ -142,6 +194,9 @@ pub struct StatementDelta {
     pub shared_blks_read: u64,
     /// WAL generated (PostgreSQL 13+), bytes.
     pub wal_bytes: Option<f64>,
+    /// Rows read to run it (MySQL's `SUM_ROWS_EXAMINED`; PostgreSQL has no such count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_examined: Option<u64>,
 }
 
 /// Cumulative counters read at one moment.
@@ -184,6 +239,32 @@ pub struct OsSample {
 }
 
 impl ServerMetrics {
+    /// The observed server's product name; PostgreSQL for results that do not say.
+    pub fn product_name(&self) -> &str {
+        self.product.as_deref().unwrap_or("PostgreSQL")
+    }
+
+    /// Whether a MySQL-protocol server (MySQL or MariaDB) was observed.
+    pub fn is_mysql(&self) -> bool {
+        matches!(self.product.as_deref(), Some("MySQL" | "MariaDB"))
+    }
+
+    /// The change of MySQL status variable `name` (without the `mysql.` prefix) over the window.
+    pub fn mysql_delta(&self, name: &str) -> Option<f64> {
+        self.deltas.get(&format!("{MYSQL_PREFIX}{name}")).copied()
+    }
+
+    /// The largest value of counter `key` sampled inside the window (for gauges: threads
+    /// running, the history list length, queue lengths).
+    pub fn counter_max(&self, key: &str) -> Option<f64> {
+        max_in(
+            &self.counters,
+            key,
+            self.window_start_ms,
+            self.window_end_ms,
+        )
+    }
+
     /// The change of counter `key` over the window.
     pub fn delta(&self, key: &str) -> Option<f64> {
         self.deltas.get(key).copied()
@@ -234,6 +315,15 @@ impl ServerMetrics {
         v.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.event.cmp(&b.event)));
         v
     }
+}
+
+/// The largest value of `key` among the samples taken from `start_ms` to `end_ms`.
+pub fn max_in(samples: &[CounterSample], key: &str, start_ms: i64, end_ms: i64) -> Option<f64> {
+    samples
+        .iter()
+        .filter(|c| c.t_ms >= start_ms && c.t_ms <= end_ms)
+        .filter_map(|c| c.values.get(key).copied())
+        .reduce(f64::max)
 }
 
 /// Fold activity samples into per-event totals, most first (ties by name). `aas` divides by the
@@ -295,6 +385,48 @@ mod tests {
         m.deltas.insert("checkpointer.num_timed".into(), 3.0);
         m.deltas.insert("checkpointer.num_requested".into(), 4.0);
         assert_eq!(m.checkpoints(), Some((3.0, 4.0)));
+    }
+
+    #[test]
+    fn mysql_counters_are_read_under_their_prefix() {
+        let mut m = ServerMetrics {
+            window_start_ms: 0,
+            window_end_ms: 2000,
+            ..Default::default()
+        };
+        assert_eq!(m.product_name(), "PostgreSQL");
+        assert!(!m.is_mysql());
+        m.product = Some("MariaDB".into());
+        assert!(m.is_mysql());
+        m.deltas.insert("mysql.Com_commit".into(), 7.0);
+        assert_eq!(m.mysql_delta("Com_commit"), Some(7.0));
+        assert_eq!(m.delta("Com_commit"), None);
+        for (t, v) in [
+            (-1000, 50.0),
+            (0, 3.0),
+            (1000, 9.0),
+            (2000, 4.0),
+            (3000, 60.0),
+        ] {
+            m.counters.push(CounterSample {
+                t_ms: t,
+                values: BTreeMap::from([("mysql.Threads_running".to_string(), v)]),
+            });
+        }
+        assert_eq!(m.counter_max("mysql.Threads_running"), Some(9.0));
+        assert_eq!(m.counter_max("mysql.Threads_connected"), None);
+    }
+
+    #[test]
+    fn results_without_the_mysql_fields_still_read() {
+        let m = ServerMetrics::default();
+        let mut v = serde_json::to_value(&m).unwrap();
+        for k in ["product", "wait_times", "nodes"] {
+            assert!(v.get(k).is_none(), "{k} is left out when empty");
+        }
+        v.as_object_mut().unwrap().remove("product");
+        let back: ServerMetrics = serde_json::from_value(v).unwrap();
+        assert_eq!(back, m);
     }
 
     #[test]

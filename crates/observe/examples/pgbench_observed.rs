@@ -53,7 +53,8 @@ fn main() {
         .unwrap()
         .success());
 
-    let handle = Sampler::start(&server.conn_config(), &Options::default()).expect("observer");
+    let handle = Sampler::start(&server.conn_config().clone().into(), &Options::default())
+        .expect("observer");
     let mut bench = Command::new(bindir.join("pgbench"));
     conn(&mut bench);
     bench

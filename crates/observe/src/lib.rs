@@ -1,6 +1,6 @@
 //! # observe: what the server was doing while the benchmark ran
 //!
-//! Owns watching a PostgreSQL server during a run, from one extra session of its own on its own
+//! Owns watching a PostgreSQL (or MySQL/MariaDB, below) server during a run, from one extra session of its own on its own
 //! thread: active sessions by wait event every second (database load, as Performance Insights
 //! calls it), `pg_stat_statements` deltas over the run joined to those waits by query id,
 //! checkpoints, background writer, WAL, database and I/O counters, connections by state, lock
@@ -23,7 +23,20 @@
 //! (`pg_stat_activity`, wait events, `pg_stat_database`, `pg_stat_bgwriter`,
 //! `pg_stat_checkpointer`, `pg_stat_wal`, `pg_stat_io`, `pg_locks`), and the `pg_stat_statements`
 //! page (F.32 in 15); details in `sql`.
+//!
+//! A MySQL or MariaDB target ([`target::Target::MySql`]) is watched the same way by
+//! `mysql_sampler` into the same [`ServerMetrics`]: the processlist's sessions with their current
+//! `performance_schema` wait, statement digests, waits by time, `SHOW GLOBAL
+//! STATUS` (InnoDB's buffer pool, redo log, row locks, history list; Galera's flow control and
+//! queues, node by node); the manual pages it follows are in `mysql_sql`. What such a server
+//! cannot show (performance_schema OFF, consumers or instruments off, no PROCESS privilege) is a
+//! note with the fix, never a failure.
+//!
+//! Module layout: `sampler` and `sql` (PostgreSQL), `mysql_sampler` and `mysql_sql` (MySQL and
+//! MariaDB), `os` (the machine, for both).
 
+mod mysql_sampler;
+mod mysql_sql;
 mod os;
 mod sampler;
 mod sql;
@@ -31,7 +44,7 @@ mod sql;
 use std::time::{Duration, Instant};
 
 pub use measure::server::ServerMetrics;
-use pg::ConnConfig;
+use target::Target;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
 pub use sampler::is_local;
@@ -82,11 +95,13 @@ pub struct Sampler;
 impl Sampler {
     /// Connect (on the observer's own thread), probe what the server offers and start sampling.
     /// Returns once the first snapshot is taken, or with the reason it could not start (the run
-    /// can go on without it).
-    pub fn start(conn: &ConnConfig, opts: &Options) -> Result<SamplerHandle, Error> {
+    /// can go on without it). A PostgreSQL target is watched through its libpq host list; a
+    /// MySQL target through its first endpoint (and, on a Galera cluster, every node's wsrep
+    /// status through a session of its own).
+    pub fn start(target: &Target, opts: &Options) -> Result<SamplerHandle, Error> {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (ctl_tx, ctl_rx) = unbounded_channel();
-        let conn = conn.clone();
+        let target = target.clone();
         let opts = opts.clone();
         let thread = std::thread::Builder::new()
             .name("stampede-observe".into())
@@ -102,14 +117,28 @@ impl Sampler {
                     }
                 };
                 rt.block_on(async move {
-                    match sampler::Sampler::connect(&conn, opts).await {
-                        Ok(s) => {
-                            let _ = ready_tx.send(Ok(()));
-                            Some(s.run(ctl_rx).await)
-                        }
-                        Err(e) => {
-                            let _ = ready_tx.send(Err(e));
-                            None
+                    match target {
+                        Target::Pg(conn) => match sampler::Sampler::connect(&conn, opts).await {
+                            Ok(s) => {
+                                let _ = ready_tx.send(Ok(()));
+                                Some(s.run(ctl_rx).await)
+                            }
+                            Err(e) => {
+                                let _ = ready_tx.send(Err(e));
+                                None
+                            }
+                        },
+                        Target::MySql(endpoints) => {
+                            match mysql_sampler::MySqlSampler::connect(&endpoints, opts).await {
+                                Ok(s) => {
+                                    let _ = ready_tx.send(Ok(()));
+                                    Some(s.run(ctl_rx).await)
+                                }
+                                Err(e) => {
+                                    let _ = ready_tx.send(Err(e));
+                                    None
+                                }
+                            }
                         }
                     }
                 })

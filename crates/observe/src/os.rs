@@ -9,7 +9,9 @@
 //! always 512 bytes whatever the device's sector size (Documentation/admin-guide/iostats.rst).
 //! Server CPU = the live server processes' `utime + stime` plus the postmaster's `cutime +
 //! cstime` (children it has reaped), so a backend that exits moves its time from one term to the
-//! other instead of losing it.
+//! other instead of losing it. A MySQL or MariaDB server is one process with a thread per
+//! connection ([`OsReader::single_process`]): its own `utime + stime` covers every thread, live or
+//! gone, and its parent's times are not its own.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -156,6 +158,8 @@ pub struct OsReader {
     ticks: f64,
     /// The postmaster, found as the parent of a server process.
     postmaster: Option<i32>,
+    /// The server is the one process given (MySQL): no postmaster to add.
+    single: bool,
     last: Option<Reading>,
 }
 
@@ -174,8 +178,15 @@ impl OsReader {
             whole_disks,
             ticks: clock_ticks(),
             postmaster: None,
+            single: false,
             last: None,
         })
+    }
+
+    /// The server pids given to [`OsReader::read`] are whole servers (MySQL's one process with a
+    /// thread per connection), not backends of a postmaster.
+    pub fn single_process(&mut self) {
+        self.single = true;
     }
 
     fn server_ticks(&mut self, server_pids: &[i32]) -> Option<u64> {
@@ -198,6 +209,9 @@ impl OsReader {
         }
         if seen == 0 {
             return None;
+        }
+        if self.single {
+            return Some(sum);
         }
         let pm = self.postmaster?;
         let (_, own, children) = fs::read_to_string(format!("/proc/{pm}/stat"))

@@ -674,6 +674,7 @@ impl Sampler {
             sample_interval_ms: self.opts.sample_interval.as_millis() as u64,
             counter_interval_ms: self.opts.counter_interval.as_millis() as u64,
             server_version_num: self.caps.version_num,
+            product: Some("PostgreSQL".into()),
             window_start_ms,
             window_end_ms,
             cost: self.cost.clone(),
@@ -701,6 +702,8 @@ impl Sampler {
                     ..s.clone()
                 })
                 .collect(),
+            wait_times: Vec::new(),
+            nodes: Vec::new(),
         }
     }
 
@@ -748,6 +751,7 @@ impl Sampler {
                 shared_blks_hit: (e.hit - s.hit).max(0.0) as u64,
                 shared_blks_read: (e.read - s.read).max(0.0) as u64,
                 wal_bytes: e.wal_bytes.map(|w| w - s.wal_bytes.unwrap_or(0.0)),
+                rows_examined: None,
             };
             total.calls += d.calls;
             total.total_exec_time_ms += d.total_exec_time_ms;

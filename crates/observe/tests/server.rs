@@ -49,7 +49,7 @@ fn observe_every(
         sample_interval: every,
         ..Options::default()
     };
-    let handle = Sampler::start(&cfg, &opts).expect("sampler starts");
+    let handle = Sampler::start(&cfg.clone().into(), &opts).expect("sampler starts");
     handle.mark_start(Instant::now());
     let out = load();
     (handle.finish(), out)
@@ -309,7 +309,7 @@ fn an_unreachable_server_is_an_error_not_a_hang() {
         load_balance_hosts: Default::default(),
     };
     cfg.application_name = "x".into();
-    let e = Sampler::start(&cfg, &Options::default())
+    let e = Sampler::start(&cfg.clone().into(), &Options::default())
         .err()
         .expect("error");
     assert!(e.to_string().contains("cannot connect"), "{e}");
@@ -367,7 +367,7 @@ fn the_observer_commits_nothing_but_its_startup_transactions() {
             sample_interval: Duration::from_millis(100),
             ..Options::default()
         };
-        let handle = Sampler::start(&cfg, &opts).unwrap();
+        let handle = Sampler::start(&cfg.clone().into(), &opts).unwrap();
         handle.mark_start(Instant::now());
         tokio::time::sleep(Duration::from_millis(1500)).await;
         let m = tokio::task::spawn_blocking(move || handle.finish())

@@ -92,6 +92,13 @@ mod tests {
             s.fairness = Some(crate::Fairness::of(&[(10.0, 1.0), (12.0, 1.1)]));
         }
         r.tpcc = Some(crate::testdata::tpcc_section());
+        // MySQL's additions (no real run has them with PostgreSQL's counters).
+        if let Some(m) = &mut r.server_metrics {
+            let my = crate::testdata::mysql_server_metrics();
+            m.wait_times = my.wait_times;
+            m.nodes = my.nodes;
+            m.statements[0].rows_examined = Some(12);
+        }
         r.endpoints = vec![crate::Endpoint {
             host: "/tmp/a".into(),
             port: 5432,
@@ -174,6 +181,24 @@ mod tests {
             ("wait samples negative", |v| {
                 v["server_metrics"]["waits"][0]["samples"] = json!(-1)
             }),
+            ("wait time as text", |v| {
+                v["server_metrics"]["wait_times"][0]["total_ms"] = json!("1.5")
+            }),
+            ("a node without its endpoint", |v| {
+                drop(
+                    v["server_metrics"]["nodes"][0]
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("endpoint"),
+                )
+            }),
+            ("a node's counter as text", |v| {
+                v["server_metrics"]["nodes"][0]["counters"][0]["values"]
+                    ["mysql.wsrep_local_recv_queue"] = json!("1")
+            }),
+            ("product as a number", |v| {
+                v["server_metrics"]["product"] = json!(1)
+            }),
             ("counter as text", |v| {
                 v["server_metrics"]["deltas"]["wal.wal_bytes"] = json!("1")
             }),
@@ -211,6 +236,16 @@ mod tests {
         assert_eq!(errors(&extra), Vec::<String>::new());
         // And the added ones are optional: a result written before them still validates.
         let mut old = v.clone();
+        let mut old_metrics = v["server_metrics"].clone();
+        for k in ["product", "wait_times", "nodes"] {
+            old_metrics.as_object_mut().unwrap().remove(k);
+        }
+        old_metrics["statements"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("rows_examined");
+        old["server_metrics"] = old_metrics;
+        assert_eq!(errors(&old), Vec::<String>::new());
         old.as_object_mut().unwrap().remove("server_metrics");
         old["environment"]["client"]
             .as_object_mut()
@@ -230,7 +265,7 @@ mod tests {
         let defs = &schema["$defs"];
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
-        const OPTIONAL: [&str; 12] = [
+        const OPTIONAL: [&str; 16] = [
             "endpoints",
             "endpoints_warning",
             "failures_detailed",
@@ -243,6 +278,10 @@ mod tests {
             "partition_method",
             "partitions",
             "fairness",
+            "product",
+            "wait_times",
+            "nodes",
+            "rows_examined",
         ];
         let objects = [
             (&schema, &v),
@@ -303,6 +342,8 @@ mod tests {
             (&sm["counters"]["items"], &m["counters"][0]),
             (&sm["io"]["items"], &m["io"][0]),
             (&sm["os"]["items"], &m["os"][0]),
+            (&sm["wait_times"]["items"], &m["wait_times"][0]),
+            (&sm["nodes"]["items"], &m["nodes"][0]),
         ];
         for (s, inst) in objects {
             let mut written: Vec<&String> = inst.as_object().unwrap().keys().collect();

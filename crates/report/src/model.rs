@@ -479,6 +479,28 @@ impl CheckStatus {
 }
 
 impl RunResult {
+    /// The server's product for headings: what the observer saw, else what the target and
+    /// version say (`mysql://` targets are MySQL or MariaDB; results from before MySQL targets
+    /// are PostgreSQL's).
+    pub fn server_product(&self) -> &str {
+        if let Some(p) = self
+            .server_metrics
+            .as_ref()
+            .and_then(|m| m.product.as_deref())
+        {
+            return p;
+        }
+        if self.target.conninfo.starts_with("mysql://") {
+            if self.environment.server.version.contains("MariaDB") {
+                "MariaDB"
+            } else {
+                "MySQL"
+            }
+        } else {
+            "PostgreSQL"
+        }
+    }
+
     /// Committed transactions per second of measured time (pgbench 15+: initial connection time
     /// excluded). 0 when nothing was measured.
     pub fn tps(&self) -> f64 {

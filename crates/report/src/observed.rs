@@ -4,12 +4,18 @@
 //! database load by wait event (average active sessions, Performance Insights' measure), the
 //! top statements by execution time with the wait each spent most in, the server's counters over
 //! the run, the machine, what observing cost, and what could not be observed and why. Must not
-//! touch: I/O, clocks. Shared helpers here (short statement text, byte sizes) serve the HTML
-//! report too.
+//! touch: I/O, clocks. Shared helpers here (short statement text, byte sizes, the InnoDB and
+//! Galera figures) serve the HTML report too.
+//!
+//! The counters' lines are the observed server's own: PostgreSQL's (rollbacks, deadlocks, temp
+//! files, buffer hits, WAL, checkpoints) or, for MySQL and MariaDB, InnoDB's (rollbacks, row lock
+//! waits, buffer pool hits, redo log, history list length, threads) with Galera's flow control
+//! and conflicts node by node and the waits by time `performance_schema` measured. A server's
+//! lines never appear with zeros for the other's counters.
 
 use std::fmt::Write as _;
 
-use measure::server::StatementDelta;
+use measure::server::{max_in, NodeMetrics, StatementDelta};
 use measure::ServerMetrics;
 
 /// Wait events shown in the text section.
@@ -53,6 +59,50 @@ pub fn top_wait_of(m: &ServerMetrics, s: &StatementDelta) -> Option<String> {
 /// Hit ratio in percent, `None` when nothing was read.
 pub fn hit_pct(hit: f64, read: f64) -> Option<f64> {
     (hit + read > 0.0).then(|| 100.0 * hit / (hit + read))
+}
+
+/// InnoDB's buffer pool hit ratio over the window: read requests (logical reads) that did not
+/// have to read the page from disk (`Innodb_buffer_pool_reads`).
+pub fn innodb_hit_pct(m: &ServerMetrics) -> Option<f64> {
+    let requests = m.mysql_delta("Innodb_buffer_pool_read_requests")?;
+    let reads = m.mysql_delta("Innodb_buffer_pool_reads").unwrap_or(0.0);
+    hit_pct((requests - reads).max(0.0), reads)
+}
+
+/// One Galera node over the window.
+pub struct GaleraNode {
+    /// Time replication was paused by flow control (`wsrep_flow_control_paused_ns`), ms.
+    pub paused_ms: f64,
+    /// That as a share of the window, %.
+    pub paused_pct: f64,
+    /// Longest receive and send queues sampled.
+    pub recv_queue_max: f64,
+    pub send_queue_max: f64,
+    pub cert_failures: f64,
+    pub bf_aborts: f64,
+}
+
+pub fn galera_node(m: &ServerMetrics, n: &NodeMetrics) -> GaleraNode {
+    let d = |k: &str| n.deltas.get(&format!("mysql.{k}")).copied().unwrap_or(0.0);
+    let max = |k: &str| {
+        max_in(
+            &n.counters,
+            &format!("mysql.{k}"),
+            m.window_start_ms,
+            m.window_end_ms,
+        )
+        .unwrap_or(0.0)
+    };
+    let window_ms = (m.window_end_ms - m.window_start_ms).max(1) as f64;
+    let paused_ms = d("wsrep_flow_control_paused_ns") / 1e6;
+    GaleraNode {
+        paused_ms,
+        paused_pct: 100.0 * paused_ms / window_ms,
+        recv_queue_max: max("wsrep_local_recv_queue"),
+        send_queue_max: max("wsrep_local_send_queue"),
+        cert_failures: d("wsrep_local_cert_failures"),
+        bf_aborts: d("wsrep_local_bf_aborts"),
+    }
 }
 
 /// Machine averages over the window: (user, system, iowait, client, server, disk read/s,
@@ -112,6 +162,15 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
             "  database load by wait event (average active sessions):"
         );
         let max = m.waits.first().map_or(0.0, |w| w.aas);
+        // PostgreSQL's events fit in 28 columns; MySQL's instrument paths are longer.
+        let width = m
+            .waits
+            .iter()
+            .take(TOP_WAITS)
+            .map(|w| w.event.chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(28, 48);
         for w in m.waits.iter().take(TOP_WAITS) {
             let share = 100.0 * w.samples as f64 / total_samples.max(1) as f64;
             let bar = if max > 0.0 {
@@ -121,7 +180,7 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
             };
             let _ = writeln!(
                 o,
-                "    {:<28} {:>7.2}  {:>5.1}%  {bar}",
+                "    {:<width$} {:>7.2}  {:>5.1}%  {bar}",
                 w.event, w.aas, share
             );
         }
@@ -129,7 +188,7 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
             let rest: f64 = m.waits.iter().skip(TOP_WAITS).map(|w| w.aas).sum();
             let _ = writeln!(
                 o,
-                "    {:<28} {:>7.2}",
+                "    {:<width$} {:>7.2}",
                 format!("({} others)", m.waits.len() - TOP_WAITS),
                 rest
             );
@@ -141,11 +200,20 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
             .statements_total
             .as_ref()
             .map_or(0.0, |t| t.total_exec_time_ms);
+        // MySQL's digests have no buffer counts but the rows examined.
+        let mysql = m.is_mysql();
         let _ = writeln!(o, "  top statements by total execution time:");
+        let col = if mysql { 9 } else { 6 };
         let _ = writeln!(
             o,
-            "    {:>10} {:>6} {:>9} {:>9} {:>9} {:>6}  {:<20} statement",
-            "total ms", "share", "calls", "mean ms", "rows", "hit %", "top wait"
+            "    {:>10} {:>6} {:>9} {:>9} {:>9} {:>col$}  {:<20} statement",
+            "total ms",
+            "share",
+            "calls",
+            "mean ms",
+            "rows",
+            if mysql { "examined" } else { "hit %" },
+            "top wait"
         );
         for s in m.statements.iter().take(TOP_STATEMENTS) {
             let share = if all > 0.0 {
@@ -153,11 +221,15 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
             } else {
                 "-".into()
             };
-            let hit = hit_pct(s.shared_blks_hit as f64, s.shared_blks_read as f64)
-                .map_or("-".into(), |h| format!("{h:.1}"));
+            let hit = if mysql {
+                s.rows_examined.map_or("-".into(), |r| r.to_string())
+            } else {
+                hit_pct(s.shared_blks_hit as f64, s.shared_blks_read as f64)
+                    .map_or("-".into(), |h| format!("{h:.1}"))
+            };
             let _ = writeln!(
                 o,
-                "    {:>10.3} {:>6} {:>9} {:>9.3} {:>9} {:>6}  {:<20} {}",
+                "    {:>10.3} {:>6} {:>9} {:>9.3} {:>9} {:>col$}  {:<20} {}",
                 s.total_exec_time_ms,
                 share,
                 s.calls,
@@ -170,7 +242,100 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
         }
     }
 
-    // Server counters over the window.
+    if m.is_mysql() {
+        mysql_counters(o, m);
+    } else {
+        pg_counters(o, m);
+    }
+    machine_and_cost(o, m);
+    out
+}
+
+/// MySQL's and MariaDB's counters over the window (see the module header).
+fn mysql_counters(o: &mut String, m: &ServerMetrics) {
+    if !m.wait_times.is_empty() {
+        let _ = writeln!(
+            o,
+            "  waits by time (performance_schema, client sessions over the run):"
+        );
+        for w in m.wait_times.iter().take(TOP_WAITS) {
+            let _ = writeln!(
+                o,
+                "    {:<40} {:>12.3} ms {:>10} waits",
+                w.event, w.total_ms, w.count
+            );
+        }
+    }
+    let d = |k: &str| m.mysql_delta(k);
+    // Commits are the commit check's (see pg_counters).
+    if d("Com_rollback").is_some() {
+        let mut parts = vec![format!("{:.0} rollbacks", d("Com_rollback").unwrap_or(0.0))];
+        if let Some(x) = d("Innodb_deadlocks") {
+            parts.push(format!("{x:.0} deadlocks"));
+        }
+        if let Some(w) = d("Innodb_row_lock_waits") {
+            parts.push(format!(
+                "{w:.0} row lock waits ({:.0} ms)",
+                d("Innodb_row_lock_time").unwrap_or(0.0)
+            ));
+        }
+        if let Some(h) = innodb_hit_pct(m) {
+            parts.push(format!(
+                "buffer pool hits {h:.2}% ({:.0} read requests, {:.0} from disk)",
+                d("Innodb_buffer_pool_read_requests").unwrap_or(0.0),
+                d("Innodb_buffer_pool_reads").unwrap_or(0.0)
+            ));
+        }
+        let _ = writeln!(o, "  server: {}", parts.join(", "));
+    }
+    let mut redo = Vec::new();
+    if let Some(b) = d("Innodb_os_log_written") {
+        redo.push(format!(
+            "redo log {} written in {:.0} writes, {:.0} waits for log buffer space",
+            bytes(b),
+            d("Innodb_log_writes").unwrap_or(0.0),
+            d("Innodb_log_waits").unwrap_or(0.0)
+        ));
+    }
+    if let Some(h) = m.counter_max("mysql.Innodb_history_list_length") {
+        redo.push(format!("history list length up to {h:.0}"));
+    }
+    if !redo.is_empty() {
+        let _ = writeln!(o, "  {}", redo.join("; "));
+    }
+    if let Some(r) = m.counter_max("mysql.Threads_running") {
+        let _ = writeln!(
+            o,
+            "  threads: up to {r:.0} running, up to {:.0} connected",
+            m.counter_max("mysql.Threads_connected").unwrap_or(0.0)
+        );
+    }
+    let max_locks = m.window_samples().map(|s| s.lock_waits).max().unwrap_or(0);
+    if max_locks > 0 {
+        let _ = writeln!(
+            o,
+            "  row lock waits: up to {max_locks} transactions waiting at once (INNODB_TRX)"
+        );
+    }
+    for n in &m.nodes {
+        let g = galera_node(m, n);
+        let _ = writeln!(
+            o,
+            "  galera {}: flow control paused {:.1} ms ({:.2}% of the run), receive queue up to \
+             {:.0}, send queue up to {:.0}, {:.0} certification failures, {:.0} brute-force aborts",
+            n.endpoint,
+            g.paused_ms,
+            g.paused_pct,
+            g.recv_queue_max,
+            g.send_queue_max,
+            g.cert_failures,
+            g.bf_aborts
+        );
+    }
+}
+
+/// PostgreSQL's counters over the window.
+fn pg_counters(o: &mut String, m: &ServerMetrics) {
     let d = |k: &str| m.delta(k);
     // Commits are not repeated here: the commit count check gives the one number (the
     // server's delta over the run, reconciled with the clients' count), and a second count
@@ -217,6 +382,10 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
             "  lock waits: up to {max_locks} ungranted lock requests at once"
         );
     }
+}
+
+/// The machine, what observing cost, and what could not be seen.
+fn machine_and_cost(o: &mut String, m: &ServerMetrics) {
     if let Some(a) = machine_averages(m) {
         let server = a
             .server
@@ -245,7 +414,6 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
             let _ = writeln!(o, "    {}", n.message);
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -306,6 +474,64 @@ mod tests {
             "{text}"
         );
         assert!(text.ends_with('\n'));
+    }
+
+    #[test]
+    fn a_mysql_section_shows_innodb_galera_and_waits_by_time_not_postgresql() {
+        let m = crate::testdata::mysql_server_metrics();
+        let text = render_server_summary(&m);
+        eprintln!("{text}");
+        for pg in [
+            "WAL",
+            "checkpoints",
+            "temp files",
+            "buffer hits",
+            "ungranted",
+            "hit %",
+        ] {
+            assert!(!text.contains(pg), "{pg} in a MySQL section:\n{text}");
+        }
+        assert!(text.contains("IO:file/innodb/innodb_log_file"), "{text}");
+        assert!(
+            text.contains(
+                "waits by time (performance_schema, client sessions over the run):\n    \
+                 IO:file/innodb/innodb_log_file               1830.500 ms       2700 waits\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  server: 9 rollbacks, 0 deadlocks, 12 row lock waits (21 ms), buffer pool hits \
+                 99.99% (1200000 read requests, 120 from disk)\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  redo log 8.6 MiB written in 2700 writes, 0 waits for log buffer space; history \
+                 list length up to 140\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("  threads: up to 9 running, up to 9 connected\n"),
+            "{text}"
+        );
+        assert!(text.contains("row lock waits: up to 2 transactions waiting at once"));
+        assert!(
+            text.contains(
+                "  galera db1:3306: flow control paused 6.0 ms (0.20% of the run), receive queue \
+                 up to 3, send queue up to 0, 6 certification failures, 3 brute-force aborts\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("  galera db2:3306: flow control paused 0.0 ms"));
+        // Digests: rows examined where PostgreSQL's hit ratio is.
+        let head = text.lines().find(|l| l.contains("total ms")).unwrap();
+        assert!(head.contains(" examined "), "{head}");
+        let sel = text.lines().find(|l| l.contains("BETWEEN")).unwrap();
+        assert!(sel.contains(" 600000 "), "{sel}");
+        assert!(text.contains("not observed:\n    waits are not joined to statements"));
     }
 
     #[test]

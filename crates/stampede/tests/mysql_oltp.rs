@@ -391,3 +391,71 @@ fn a_full_or_vanishing_server_is_reported() {
         "{stdout}\n{stderr}"
     );
 }
+
+/// `stampede run` observes a MySQL target as a PostgreSQL one (issue 15, item 5): the summary's
+/// server lines are InnoDB's (buffer pool, redo log, history list), never PostgreSQL's, the
+/// top statements are the workload's prepared statements, the JSON says what was observed, and
+/// the commit check is not disturbed by the observer.
+#[test]
+fn a_run_on_mariadb_is_observed_with_innodb_figures() {
+    let m = MariaDb::start(&[
+        "--performance-schema=ON",
+        "--performance-schema-consumer-events-statements-current=ON",
+    ]);
+    m.fresh_database("sb_observed");
+    let url = m.tcp_url("root", None, "sb_observed");
+    let size = ["--tables", "2", "--table-size", "1000"];
+    let (code, out, err) = stampede(&[&["init", "oltp", "-d", &url][..], &size].concat());
+    assert_eq!(code, 0, "init\n{out}\n{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("observed.json");
+    let html = dir.path().join("observed.html");
+    let (code, out, err) = stampede(
+        &[
+            &["run", "oltp_read_write", "-d", &url, "-c", "2", "-T", "2"][..],
+            &size,
+            &[
+                "--json",
+                json.to_str().unwrap(),
+                "--html",
+                html.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!err.contains("observed on PostgreSQL only"), "{err}");
+    let section = &out[out
+        .find("where the time went")
+        .unwrap_or_else(|| panic!("no server section\n{out}\n{err}"))..];
+    for line in [
+        "  database load by wait event (average active sessions):",
+        "  top statements by total execution time:",
+        "SELECT c FROM sbtest1 WHERE id=?",
+        "  waits by time (performance_schema, client sessions over the run):",
+        "  server: 0 rollbacks, 0 deadlocks, ",
+        "buffer pool hits ",
+        "  redo log ",
+        "history list length up to ",
+        "  threads: up to ",
+        "  observer: ",
+    ] {
+        assert!(section.contains(line), "no {line:?} in\n{section}");
+    }
+    for pg in ["WAL", "checkpoints", "temp files", "ungranted"] {
+        assert!(!section.contains(pg), "{pg} in a MariaDB run\n{section}");
+    }
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let sm = &r["server_metrics"];
+    assert_eq!(sm["product"], "MariaDB");
+    assert!(sm["deltas"]["mysql.Com_commit"].as_f64().unwrap() > 0.0);
+    assert!(!sm["statements"].as_array().unwrap().is_empty());
+    assert!(!sm["wait_times"].as_array().unwrap().is_empty());
+    let checks = r["checks"].as_array().unwrap();
+    let commit = checks.iter().find(|c| c["name"] == "commit count").unwrap();
+    assert_eq!(commit["status"], "passed", "{commit}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("· MariaDB ") && page.contains("id=\"wait-times\""));
+    assert!(!page.contains("pg_stat_database"));
+}

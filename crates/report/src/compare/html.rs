@@ -281,9 +281,9 @@ fn metric_table(o: &mut String, c: &Comparison) {
                 o,
                 "<tr class=\"grp\"><td colspan=\"{cols}\">{}</td></tr>",
                 match group {
-                    Group::Server => "server (pg_stat_database, pg_stat_wal, pg_stat_activity)",
-                    Group::Waits => "database load by wait event (average active sessions)",
-                    Group::Client => "",
+                    Group::Server => esc(&format!("server ({})", c.server_sources)),
+                    Group::Waits => "database load by wait event (average active sessions)".into(),
+                    Group::Client => String::new(),
                 }
             );
         }

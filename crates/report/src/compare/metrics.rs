@@ -2,7 +2,10 @@
 //! per-interval samples from a run, which way is better, the statistic the bootstrap estimates
 //! and the smallest absolute change that counts. Client metrics come from the engine's
 //! intervals; server metrics (commits, WAL, hit ratio, active sessions, top wait events) from
-//! the observer's samples, and only when the baseline and another run were observed.
+//! the observer's samples, and only when the baseline and another run were observed. Each run's
+//! server figures are read from its own server's counters ([`Counters`]): PostgreSQL's
+//! `xact_commit`, WAL bytes and shared-buffer hits, or MySQL's `Com_commit`, redo log bytes and
+//! InnoDB buffer pool hits; the rows are named for the baseline's server.
 
 use std::collections::BTreeMap;
 
@@ -82,13 +85,58 @@ fn counter_rates(m: &ServerMetrics, key: &str, scale: f64, warmup_s: f64) -> Vec
         .collect()
 }
 
+/// The counters a server figure is read from, by server.
+struct Counters {
+    commits: &'static str,
+    log_bytes: &'static str,
+    /// Reads that found the page in memory (PostgreSQL), or all logical reads (InnoDB's read
+    /// requests, which include those that went to disk).
+    hits: &'static str,
+    reads: &'static str,
+    hits_include_reads: bool,
+}
+
+const PG: Counters = Counters {
+    commits: "database.xact_commit",
+    log_bytes: "wal.wal_bytes",
+    hits: "database.blks_hit",
+    reads: "database.blks_read",
+    hits_include_reads: false,
+};
+
+const MYSQL: Counters = Counters {
+    commits: "mysql.Com_commit",
+    log_bytes: "mysql.Innodb_os_log_written",
+    hits: "mysql.Innodb_buffer_pool_read_requests",
+    reads: "mysql.Innodb_buffer_pool_reads",
+    hits_include_reads: true,
+};
+
+fn counters_of(m: &ServerMetrics) -> &'static Counters {
+    if m.is_mysql() {
+        &MYSQL
+    } else {
+        &PG
+    }
+}
+
+/// Hit ratio from (hits or logical reads, reads from disk).
+fn hit_ratio(c: &Counters, hits: f64, reads: f64) -> Option<f64> {
+    let hits = if c.hits_include_reads {
+        (hits - reads).max(0.0)
+    } else {
+        hits
+    };
+    crate::observed::hit_pct(hits, reads)
+}
+
 fn hit_ratios(m: &ServerMetrics, warmup_s: f64) -> Vec<f64> {
-    let hits = counter_rates(m, "database.blks_hit", 1.0, warmup_s);
-    let reads = counter_rates(m, "database.blks_read", 1.0, warmup_s);
+    let c = counters_of(m);
+    let hits = counter_rates(m, c.hits, 1.0, warmup_s);
+    let reads = counter_rates(m, c.reads, 1.0, warmup_s);
     hits.iter()
         .zip(&reads)
-        .filter(|(h, r)| **h + **r > 0.0)
-        .map(|(h, r)| 100.0 * h / (h + r))
+        .filter_map(|(h, r)| hit_ratio(c, *h, *r))
         .collect()
 }
 
@@ -190,18 +238,28 @@ pub(super) fn metrics<'a>(runs: &[Input<'_>], o: &Options) -> Vec<Metric<'a>> {
     if observed < 2 || runs[0].run.server_metrics.is_none() {
         return v;
     }
+    type Key = fn(&Counters) -> &'static str;
+    let log_name = match runs[0]
+        .run
+        .server_metrics
+        .as_ref()
+        .is_some_and(|m| m.is_mysql())
+    {
+        true => "redo log written",
+        false => "WAL written",
+    };
     for (name, unit, key, scale, better) in [
         (
             "server commits",
             "/s",
-            "database.xact_commit",
+            (|c: &Counters| c.commits) as Key,
             1.0,
             Better::Higher,
         ),
         (
-            "WAL written",
+            log_name,
             "MiB/s",
-            "wal.wal_bytes",
+            |c: &Counters| c.log_bytes,
             1.0 / (1024.0 * 1024.0),
             Better::Neither,
         ),
@@ -218,10 +276,11 @@ pub(super) fn metrics<'a>(runs: &[Input<'_>], o: &Options) -> Vec<Metric<'a>> {
                 let m = r.server_metrics.as_ref()?;
                 let s = window_s(m);
                 (s > 0.0).then_some(())?;
-                Some(m.delta(key)? / s * scale)
+                Some(m.delta(key(counters_of(m)))? / s * scale)
             }),
             samples: Box::new(move |r| {
                 let m = r.server_metrics.as_ref()?;
+                let key = key(counters_of(m));
                 m.delta(key)?;
                 Some(counter_rates(m, key, scale, w))
             }),
@@ -237,10 +296,8 @@ pub(super) fn metrics<'a>(runs: &[Input<'_>], o: &Options) -> Vec<Metric<'a>> {
         min_abs: 0.0,
         whole: Box::new(|r| {
             let m = r.server_metrics.as_ref()?;
-            crate::observed::hit_pct(
-                m.delta("database.blks_hit")?,
-                m.delta("database.blks_read")?,
-            )
+            let c = counters_of(m);
+            hit_ratio(c, m.delta(c.hits)?, m.delta(c.reads)?)
         }),
         samples: Box::new(move |r| Some(hit_ratios(r.server_metrics.as_ref()?, w))),
     });

@@ -201,6 +201,8 @@ pub struct Comparison {
     pub options: Options,
     /// Runs of different workloads compared anyway.
     pub forced: Option<String>,
+    /// Where the server rows come from, for their heading: the baseline's server's views.
+    pub server_sources: String,
 }
 
 /// The intervals a verdict is computed from: full-length ones starting after the ramp-up.
@@ -279,6 +281,20 @@ pub fn compare(runs: &[Input<'_>], o: &Options, forced: Option<String>) -> Compa
         interval_s,
         options: o.clone(),
         forced,
+        server_sources: server_sources(runs),
+    }
+}
+
+/// The views the server rows are read from, by the baseline's server.
+fn server_sources(runs: &[Input<'_>]) -> String {
+    let mysql = runs
+        .first()
+        .and_then(|x| x.run.server_metrics.as_ref())
+        .is_some_and(|m| m.is_mysql());
+    if mysql {
+        "SHOW GLOBAL STATUS, PROCESSLIST, performance_schema".into()
+    } else {
+        "pg_stat_database, pg_stat_wal, pg_stat_activity".into()
     }
 }
 

@@ -72,8 +72,14 @@ pub(super) fn one_run_summary(r: &RunResult) -> String {
         .unwrap_or("?")
         .to_string();
     format!(
-        "{}, {} clients, {} threads, {stop}, -M {}, scale {}, PostgreSQL {version}, {}",
-        c.workload, c.clients, c.threads, c.query_mode, c.scale, r.started_at
+        "{}, {} clients, {} threads, {stop}, -M {}, scale {}, {} {version}, {}",
+        c.workload,
+        c.clients,
+        c.threads,
+        c.query_mode,
+        c.scale,
+        r.server_product(),
+        r.started_at
     )
 }
 

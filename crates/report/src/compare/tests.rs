@@ -430,3 +430,74 @@ fn html_overlays_the_runs_and_escapes_names() {
     }
     assert!(!html.contains("<script") && !html.contains("https://"));
 }
+
+/// [`observed`] on MariaDB: the same levels under MySQL's status variables.
+fn observed_mysql(r: &mut RunResult, events: &[(&str, u32)], commits_per_s: f64, misses: f64) {
+    observed(r, events, commits_per_s);
+    let m = r.server_metrics.as_mut().unwrap();
+    m.product = Some("MariaDB".into());
+    for c in &mut m.counters {
+        let commits = c.values["database.xact_commit"];
+        c.values = [
+            ("mysql.Com_commit".to_string(), commits),
+            (
+                "mysql.Innodb_buffer_pool_read_requests".to_string(),
+                commits * 40.0,
+            ),
+            (
+                "mysql.Innodb_buffer_pool_reads".to_string(),
+                commits * misses,
+            ),
+            ("mysql.Innodb_os_log_written".to_string(), commits * 2000.0),
+        ]
+        .into();
+    }
+    m.deltas = m.counters.last().unwrap().values.clone();
+}
+
+#[test]
+fn mysql_runs_compare_their_own_counters() {
+    let mut a = run(600.0, 13.0, 10, 1);
+    let mut b = run(1300.0, 6.0, 10, 2);
+    observed_mysql(
+        &mut a,
+        &[("IO:file/innodb/innodb_log_file", 3), ("CPU", 1)],
+        600.0,
+        0.0,
+    );
+    observed_mysql(&mut b, &[("CPU", 5)], 1300.0, 4.0);
+    let runs = [a, b];
+    let c = cmp(&runs);
+    assert_eq!(
+        c.server_sources,
+        "SHOW GLOBAL STATUS, PROCESSLIST, performance_schema"
+    );
+    let commits = c.row("server commits").unwrap();
+    assert!(
+        (commits.values[0].unwrap() - 600.0).abs() < 60.0,
+        "{:?}",
+        commits.values
+    );
+    assert_eq!(commits.judgements[0].verdict, Verdict::Higher);
+    assert!(c.row("WAL written").is_none());
+    let redo = c.row("redo log written").unwrap();
+    assert!(redo.values[0].unwrap() > 0.0);
+    // 40 logical reads per commit, none from disk in A, 4 of them from disk in B: 90%.
+    let hits = c.row("buffer hit ratio").unwrap();
+    assert_eq!(hits.values[0], Some(100.0));
+    assert!(
+        (hits.values[1].unwrap() - 90.0).abs() < 1e-6,
+        "{:?}",
+        hits.values
+    );
+    assert_eq!(hits.judgements[0].verdict, Verdict::Lower);
+    assert!(c.row("IO:file/innodb/innodb_log_file").is_some());
+    let text = render_text(&c, &inputs(&runs));
+    assert!(
+        text.contains("server (SHOW GLOBAL STATUS, PROCESSLIST, performance_schema):"),
+        "{text}"
+    );
+    assert!(!text.contains("pg_stat"), "{text}");
+    let html = render_html(&c, &inputs(&runs));
+    assert!(html.contains("server (SHOW GLOBAL STATUS, PROCESSLIST, performance_schema)"));
+}

@@ -87,9 +87,9 @@ pub fn render_text(c: &Comparison, runs: &[Input<'_>]) -> String {
                 o,
                 "{}",
                 match group {
-                    Group::Server => "server (pg_stat_database, pg_stat_wal, pg_stat_activity):",
-                    Group::Waits => "database load by wait event:",
-                    Group::Client => "",
+                    Group::Server => format!("server ({}):", c.server_sources),
+                    Group::Waits => "database load by wait event:".into(),
+                    Group::Client => String::new(),
                 }
             );
         }

@@ -153,11 +153,24 @@ pub(super) fn load(o: &mut String, r: &RunResult, m: &ServerMetrics, x_range: Op
             "<tr><td class=\"l muted\" colspan=\"3\">no active sessions were seen</td></tr>",
         );
     }
+    let how = if m.is_mysql() {
+        "Average active sessions (AAS) = sessions seen running a command (PROCESSLIST \
+         <code>COMMAND</code> other than <code>Sleep</code>) per sample"
+    } else {
+        "Average active sessions (AAS) = sessions seen in state <code>active</code> per sample"
+    };
+    let events = if m.is_mysql() {
+        "CPU = active with no performance_schema wait in progress; IO, Synch and Lock are the \
+         classes of MySQL's wait instruments (<code>wait/io/...</code>, \
+         <code>wait/synch/...</code>, <code>wait/lock/...</code>); Stage = the session's thread \
+         state where waits are not sampled"
+    } else {
+        "CPU = active with no wait event"
+    };
     let _ = write!(
         o,
-        "</table><p class=\"muted\">Average active sessions (AAS) = sessions seen in state \
-         <code>active</code> per sample, over the {:.1} s of the run; CPU = active with no wait \
-         event. {:.2} AAS in all.</p></div></div></section>",
+        "</table><p class=\"muted\">{how}, over the {:.1} s of the run; {events}. {:.2} AAS in \
+         all.</p></div></div></section>",
         (m.window_end_ms - m.window_start_ms) as f64 / 1000.0,
         m.average_active()
     );
@@ -174,11 +187,17 @@ pub(super) fn top_sql(o: &mut String, m: &ServerMetrics) {
             .as_ref()
             .map_or(0.0, |t| t.total_exec_time_ms)
             .max(1e-9);
+        // MySQL's digests count rows examined, not buffers or WAL.
+        let mysql = m.is_mysql();
         o.push_str(
             "<table><tr><th class=\"l\">statement</th><th>calls</th><th>total ms</th>\
-             <th class=\"l\">share</th><th>mean ms</th><th>rows</th><th>hit %</th>\
-             <th>WAL</th><th class=\"l\">waits</th></tr>",
+             <th class=\"l\">share</th><th>mean ms</th><th>rows</th>",
         );
+        o.push_str(if mysql {
+            "<th>rows examined</th><th class=\"l\">waits</th></tr>"
+        } else {
+            "<th>hit %</th><th>WAL</th><th class=\"l\">waits</th></tr>"
+        });
         for s in &m.statements {
             let frac = s.total_exec_time_ms / all;
             let waits = s
@@ -199,10 +218,23 @@ pub(super) fn top_sql(o: &mut String, m: &ServerMetrics) {
                         .join("<br>")
                 })
                 .unwrap_or_default();
+            let cells = if mysql {
+                format!(
+                    "<td>{}</td>",
+                    s.rows_examined.map_or("-".into(), |r| r.to_string())
+                )
+            } else {
+                format!(
+                    "<td>{}</td><td>{}</td>",
+                    hit_pct(s.shared_blks_hit as f64, s.shared_blks_read as f64)
+                        .map_or("-".into(), |h| format!("{h:.1}")),
+                    s.wal_bytes.map_or("-".into(), bytes)
+                )
+            };
             let _ = write!(
                 o,
                 "<tr><td class=\"l sql\"><code>{}</code></td><td>{}</td><td>{:.1}</td>\
-                 <td class=\"l\">{} {:.1}%</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td class=\"l\">{} {:.1}%</td><td>{}</td><td>{}</td>{cells}\
                  <td class=\"l\">{}</td></tr>",
                 esc(&s.query),
                 s.calls,
@@ -211,9 +243,6 @@ pub(super) fn top_sql(o: &mut String, m: &ServerMetrics) {
                 100.0 * frac,
                 f3(s.mean_exec_time_ms),
                 s.rows,
-                hit_pct(s.shared_blks_hit as f64, s.shared_blks_read as f64)
-                    .map_or("-".into(), |h| format!("{h:.1}")),
-                s.wal_bytes.map_or("-".into(), bytes),
                 if waits.is_empty() { "-".into() } else { waits }
             );
         }

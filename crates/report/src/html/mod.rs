@@ -135,12 +135,13 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     let _ = write!(
         o,
         "<header class=\"top\"><h1>stampede run report <span>· {} · {} client{}</span></h1>\
-         <div class=\"sub\">{} · {:.1} s measured · PostgreSQL {} · stampede {}</div></header><main>",
+         <div class=\"sub\">{} · {:.1} s measured · {} {} · stampede {}</div></header><main>",
         esc(&c.workload),
         c.clients,
         if c.clients == 1 { "" } else { "s" },
         esc(&r.started_at),
         r.measured_duration_s,
+        esc(r.server_product()),
         esc(&server_version),
         esc(&r.stampede_version)
     );

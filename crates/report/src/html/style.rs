@@ -67,13 +67,16 @@ footer{color:var(--muted);font-size:12px;text-align:center;margin:24px 0}
 "#;
 
 /// A color per wait event, by class (Performance Insights' convention: CPU green, I/O blue,
-/// LWLock pink, Lock orange, client gray), shaded within the class.
+/// LWLock pink, Lock orange, client gray), shaded within the class. MySQL's classes (see
+/// `observe`'s mapping): `Synch` (mutexes, rwlocks, conditions) as LWLock, `IO` and `Lock` as
+/// PostgreSQL's, `Stage` (a session's thread state where waits are not sampled) teal.
 pub fn wait_color(event: &str, shade: usize) -> String {
     let class = event.split(':').next().unwrap_or(event);
     let palette: &[&str] = match class {
         CPU => &["#2e9e44"],
         "IO" => &["#1f6fd1", "#5b9bf0", "#0b3f8c", "#8fbaf5"],
-        "LWLock" => &["#d6336c", "#f06595", "#a61e4d", "#faa2c1"],
+        "LWLock" | "Synch" => &["#d6336c", "#f06595", "#a61e4d", "#faa2c1"],
+        "Stage" => &["#0b7285", "#1098ad", "#3bc9db", "#66d9e8"],
         "Lock" => &["#f08c00", "#ffa94d", "#c25e00"],
         "Client" => &["#868e96", "#adb5bd"],
         "IPC" => &["#7048e8", "#9775fa", "#5f3dc4"],

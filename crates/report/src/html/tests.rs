@@ -165,3 +165,53 @@ fn tpcc_section_shows_tpmc_limits_and_conditions() {
         "{text}"
     );
 }
+
+#[test]
+fn a_mysql_run_shows_innodb_galera_and_waits_by_time() {
+    let r = crate::testdata::mysql_observed_run();
+    let html = render(&r, None);
+    assert!(
+        html.contains("· MariaDB 10.11.19-MariaDB-0+deb12u1 ·"),
+        "header"
+    );
+    for id in [
+        "load",
+        "top-sql",
+        "wait-times",
+        "server-activity",
+        "galera",
+        "notes",
+    ] {
+        assert!(html.contains(&format!("<section id=\"{id}\"")), "{id}");
+    }
+    // Its own server's figures, none of PostgreSQL's.
+    for pg in [
+        "pg_stat_database",
+        "pg_locks",
+        "WAL",
+        "checkpoint",
+        "PostgreSQL",
+    ] {
+        if let Some(i) = html.find(pg) {
+            panic!(
+                "{pg} on a MariaDB page: {}",
+                &html[i.saturating_sub(200)..i + 50]
+            );
+        }
+    }
+    assert!(html.contains("COMMIT and ROLLBACK statements per second (Com_commit, Com_rollback)"));
+    assert!(html.contains("Redo log written and InnoDB data read from disk"));
+    assert!(html.contains("Row lock waits (InnoDB transactions in LOCK WAIT)"));
+    assert!(html.contains("<div>buffer pool hit ratio</div><div>99.99% (1200000 read requests, 120 read from disk)</div>"));
+    assert!(html.contains("<div>history list length</div><div>up to 140</div>"));
+    assert!(html.contains("<th>rows examined</th>") && html.contains("<td>600000</td>"));
+    assert!(!html.contains("<th>hit %</th>"));
+    // Waits by time and the nodes.
+    assert!(html.contains(">IO:file/innodb/innodb_log_file</span></td><td>1830.5</td>"));
+    assert!(html.contains("id=\"chart-flow-control\"") && html.contains("id=\"chart-recv-queue\""));
+    assert!(html.contains("<tr><td class=\"l\">db1:3306</td><td>6.0</td><td>0.20</td><td>3</td>"));
+    assert!(html.contains("Synch:mutex/innodb/trx_sys_mutex"));
+    for tag in ["section", "table", "svg", "figure", "div", "tr"] {
+        assert!(balanced(&html, tag), "<{tag}> not balanced");
+    }
+}

@@ -180,14 +180,10 @@ fn command_line() -> Vec<String> {
 }
 
 /// The server sampler for a run; a sampler that cannot start is a warning (the run goes on
-/// without server metrics), never a failure.
+/// without server metrics), never a failure. PostgreSQL and MySQL/MariaDB targets alike (a MySQL
+/// target with several endpoints is observed on its first, and on every node for Galera's wsrep
+/// status).
 pub(crate) fn start_observer(conn: &target::Target) -> Option<observe::SamplerHandle> {
-    let Some(conn) = conn.pg() else {
-        crate::console::warning(
-            "server metrics are observed on PostgreSQL only so far; running without them",
-        );
-        return None;
-    };
     match observe::Sampler::start(conn, &observe::Options::default()) {
         Ok(h) => Some(h),
         Err(e) => {
