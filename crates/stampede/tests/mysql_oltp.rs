@@ -433,7 +433,11 @@ fn a_run_on_mariadb_is_observed_with_innodb_figures() {
         "  top statements by total execution time:",
         "SELECT c FROM sbtest1 WHERE id=?",
         "  waits by time (performance_schema, client sessions over the run):",
-        "  server: 0 rollbacks, 0 deadlocks, ",
+        // oltp_read_write's delete+insert pairs may deadlock on InnoDB's gap locks: the
+        // counts vary, the line does not.
+        "  server: ",
+        " rollbacks, ",
+        " deadlocks, ",
         "buffer pool hits ",
         "  redo log ",
         "history list length up to ",
