@@ -14,6 +14,7 @@
 
 pub mod compare;
 mod csv;
+pub mod failover;
 pub mod html;
 mod json;
 mod model;

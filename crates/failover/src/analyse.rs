@@ -1,0 +1,465 @@
+//! The timeline: downtime windows, detection, errors per second, reconnects, where clients
+//! ended, and latency before, during and after the fault.
+//!
+//! Downtime is the longest window between two successful completions of the same kind (write
+//! or read), anywhere in the run, or from the last success to the end of the run when none
+//! followed (then the window is `open`). Counting from completions rather than from the fault
+//! is what a user of the system sees: writes that were already stuck when the fault was
+//! injected are part of the outage. The window includes one ordinary interval of the probe's
+//! rate (at 100 writes/s, 10 ms), which is the resolution of the measurement.
+
+use std::collections::BTreeMap;
+
+use report::failover::{
+    ErrorSecond, HostClients, HostTime, Latency, Phases, Reconnects, Window, WriteCounts,
+};
+
+use crate::{seconds, Attempt, FailoverSection, Fault, History, Op, Outcome};
+
+/// The section's timeline fields (the audit's are left at zero: see [`crate::audit`]).
+/// `hosts` names the target's hosts by index; `end_us` is when the run ended.
+pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) -> FailoverSection {
+    let mut attempts: Vec<&Attempt> = history.attempts.iter().collect();
+    attempts.sort_by_key(|a| (a.end_us, a.start_us, a.client));
+    let name = |h: Option<usize>| match h {
+        Some(i) => hosts.get(i).cloned().unwrap_or_else(|| format!("host {i}")),
+        None => "(none)".to_string(),
+    };
+
+    let ok_writes: Vec<&Attempt> = (attempts.iter().copied())
+        .filter(|a| matches!(a.op, Op::Write { .. }) && a.outcome == Outcome::Ok)
+        .collect();
+    let ok_reads: Vec<u64> = (attempts.iter())
+        .filter(|a| a.op == Op::Read && a.outcome == Outcome::Ok)
+        .map(|a| a.end_us)
+        .collect();
+    let write_ends: Vec<u64> = ok_writes.iter().map(|a| a.end_us).collect();
+    let first_start = attempts.iter().map(|a| a.start_us).min().unwrap_or(0);
+    let has_reads = attempts.iter().any(|a| a.op == Op::Read);
+    let write_window = longest_gap(&write_ends, first_start, end_us);
+    let read_window = if has_reads {
+        longest_gap(&ok_reads, first_start, end_us)
+    } else {
+        None
+    };
+
+    // The host taking writes when the fault came: that of the last write acknowledged before
+    // it (or of the first one at all, for a fault at the very start).
+    let old = (ok_writes.iter().rev())
+        .find(|a| a.end_us <= fault.at_us)
+        .or(ok_writes.first())
+        .map(|a| a.host);
+    let last_old = old.and_then(|h| ok_writes.iter().rev().find(|a| a.host == h));
+    let first_new =
+        old.and_then(|h| (ok_writes.iter()).find(|a| a.end_us > fault.at_us && a.host != h));
+
+    // Errors after the fault, from the attempts and the reconnections alike.
+    let errors_after = (attempts.iter())
+        .filter_map(|a| match a.outcome {
+            Outcome::Ok => None,
+            Outcome::Failed(_) | Outcome::Unknown(_) => Some(a.end_us),
+        })
+        .chain(
+            (history.connects.iter())
+                .filter(|c| c.outcome.is_err())
+                .map(|c| c.end_us),
+        )
+        .filter(|&t| t >= fault.at_us);
+    let detect_us = errors_after.min().map(|t| t - fault.at_us);
+
+    let mut per_second: BTreeMap<(u32, &'static str), u64> = BTreeMap::new();
+    for a in &attempts {
+        if let Outcome::Failed(k) | Outcome::Unknown(k) = a.outcome {
+            *per_second
+                .entry(((a.end_us / 1_000_000) as u32, k.as_str()))
+                .or_default() += 1;
+        }
+    }
+    for c in &history.connects {
+        if let Err(k) = c.outcome {
+            *per_second
+                .entry(((c.end_us / 1_000_000) as u32, k.as_str()))
+                .or_default() += 1;
+        }
+    }
+
+    // Where each client ended: the host of its last success (an attempt or a reconnection).
+    let mut last_host: BTreeMap<u32, (u64, Option<usize>)> = BTreeMap::new();
+    let successes = (attempts.iter())
+        .filter(|a| a.outcome == Outcome::Ok)
+        .map(|a| (a.client, a.end_us, a.host))
+        .chain(
+            (history.connects.iter())
+                .filter(|c| c.outcome.is_ok())
+                .map(|c| (c.client, c.end_us, c.host)),
+        );
+    for (client, at, host) in successes {
+        let e = last_host.entry(client).or_insert((at, host));
+        if at >= e.0 {
+            *e = (at, host);
+        }
+    }
+    let mut ended: BTreeMap<String, u32> = BTreeMap::new();
+    for (_, host) in last_host.values() {
+        *ended.entry(name(*host)).or_default() += 1;
+    }
+
+    // The outage for the latency phases: from the fault to the end of the write window when
+    // the window reaches past the fault, else to the first write after the fault.
+    let recovered_us = match &write_window {
+        Some((_, to, _)) if *to >= fault.at_us => *to,
+        _ => (write_ends.iter().copied())
+            .find(|&t| t > fault.at_us)
+            .unwrap_or(end_us),
+    };
+    let mut before = Vec::new();
+    let mut during = Vec::new();
+    let mut after = Vec::new();
+    for a in attempts.iter().filter(|a| a.outcome == Outcome::Ok) {
+        let l = a.end_us.saturating_sub(a.start_us);
+        if a.end_us < fault.at_us {
+            before.push(l);
+        } else if a.end_us <= recovered_us {
+            during.push(l);
+        } else {
+            after.push(l);
+        }
+    }
+
+    let mut writes = WriteCounts::default();
+    for a in &attempts {
+        if let Op::Write { .. } = a.op {
+            writes.attempted += 1;
+            match a.outcome {
+                Outcome::Ok => writes.acknowledged += 1,
+                Outcome::Failed(_) => writes.failed += 1,
+                Outcome::Unknown(_) => writes.unknown += 1,
+            }
+        }
+    }
+
+    let window = |w: Option<(u64, u64, bool)>| {
+        w.map(|(from, to, open)| Window {
+            from_s: seconds(from),
+            to_s: seconds(to),
+            open,
+        })
+    };
+    let downtime = |w: &Option<(u64, u64, bool)>| w.map_or(0.0, |(f, t, _)| seconds(t - f));
+    let connect_latencies: Vec<u64> = (history.connects.iter())
+        .map(|c| c.end_us.saturating_sub(c.start_us))
+        .collect();
+    FailoverSection {
+        fault_at_s: seconds(fault.at_us),
+        fault_cmd: fault.cmd.clone(),
+        fault_exit_status: fault.exit_status,
+        detect_s: detect_us.map(seconds),
+        write_downtime_s: downtime(&write_window),
+        write_window: window(write_window),
+        read_downtime_s: downtime(&read_window),
+        read_window: window(read_window),
+        last_write_old_primary: last_old.map(|a| HostTime {
+            host: name(a.host),
+            at_s: seconds(a.end_us),
+        }),
+        first_write_new_primary: first_new.map(|a| HostTime {
+            host: name(a.host),
+            at_s: seconds(a.end_us),
+        }),
+        errors: (per_second.into_iter())
+            .map(|((second, kind), count)| ErrorSecond {
+                second,
+                kind: kind.to_string(),
+                count,
+            })
+            .collect(),
+        reconnects: Reconnects {
+            attempts: history.connects.len() as u64,
+            succeeded: history
+                .connects
+                .iter()
+                .filter(|c| c.outcome.is_ok())
+                .count() as u64,
+            latency_ms: latency(connect_latencies),
+        },
+        clients_ended_on: (ended.into_iter())
+            .map(|(host, clients)| HostClients { host, clients })
+            .collect(),
+        latency: Phases {
+            before: latency(before),
+            during: latency(during),
+            after: latency(after),
+        },
+        writes,
+        ..FailoverSection::default()
+    }
+}
+
+/// The longest window between consecutive times in `ends` (sorted), or from the last one to
+/// `end_us` (then open). With no times at all, the whole run from `start_us` is one open window.
+/// Returns `(from, to, open)`.
+fn longest_gap(ends: &[u64], start_us: u64, end_us: u64) -> Option<(u64, u64, bool)> {
+    let Some(&last) = ends.last() else {
+        return (end_us > start_us).then_some((start_us, end_us, true));
+    };
+    let mut best = (ends.windows(2))
+        .map(|w| (w[0], w[1], false))
+        .max_by_key(|&(f, t, _)| (t - f, std::cmp::Reverse(f)));
+    if end_us > last {
+        let tail = (last, end_us, true);
+        if best.is_none_or(|(f, t, _)| end_us - last > t - f) {
+            best = Some(tail);
+        }
+    }
+    best.or(Some((last, last, false)))
+}
+
+/// Exact nearest-rank percentiles of microsecond values, in milliseconds.
+fn latency(mut us: Vec<u64>) -> Option<Latency> {
+    if us.is_empty() {
+        return None;
+    }
+    us.sort_unstable();
+    let n = us.len();
+    let at = |p: f64| {
+        let rank = ((p / 100.0) * n as f64).ceil() as usize;
+        us[rank.clamp(1, n) - 1] as f64 / 1e3
+    };
+    Some(Latency {
+        count: n as u64,
+        p50_ms: at(50.0),
+        p95_ms: at(95.0),
+        p99_ms: at(99.0),
+        max_ms: us[n - 1] as f64 / 1e3,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Connect, ErrorKind};
+
+    fn w(client: u32, seq: u64, start_ms: u64, end_ms: u64, host: usize, o: Outcome) -> Attempt {
+        Attempt {
+            client,
+            op: Op::Write { seq },
+            start_us: start_ms * 1000,
+            end_us: end_ms * 1000,
+            host: Some(host),
+            outcome: o,
+        }
+    }
+
+    fn hosts() -> Vec<String> {
+        vec!["old".into(), "new".into()]
+    }
+
+    /// Writes every 10 ms on host 0 until 1,000 ms, a fault at 1,000 ms, errors, then writes on
+    /// host 1 from 3,000 ms.
+    fn promoted() -> History {
+        let mut h = History::default();
+        let mut seq = 0;
+        for t in (10..=1000).step_by(10) {
+            seq += 1;
+            h.attempts
+                .push(w((seq % 2) as u32, seq, t - 2, t, 0, Outcome::Ok));
+        }
+        seq += 1;
+        h.attempts.push(w(
+            0,
+            seq,
+            1005,
+            1020,
+            0,
+            Outcome::Unknown(ErrorKind::AdminShutdown),
+        ));
+        seq += 1;
+        h.attempts.push(w(
+            1,
+            seq,
+            1010,
+            1030,
+            0,
+            Outcome::Failed(ErrorKind::AdminShutdown),
+        ));
+        for (i, t) in [1100u64, 1500, 2100].into_iter().enumerate() {
+            h.connects.push(Connect {
+                client: (i % 2) as u32,
+                start_us: t * 1000,
+                end_us: (t + 1) * 1000,
+                host: Some(0),
+                outcome: Err(ErrorKind::Refused),
+            });
+        }
+        for c in 0..2 {
+            h.connects.push(Connect {
+                client: c,
+                start_us: 2990 * 1000,
+                end_us: 2995 * 1000,
+                host: Some(1),
+                outcome: Ok(()),
+            });
+        }
+        for t in (3000..=4000).step_by(10) {
+            seq += 1;
+            h.attempts
+                .push(w((seq % 2) as u32, seq, t - 3, t, 1, Outcome::Ok));
+        }
+        h
+    }
+
+    #[test]
+    fn a_promotion_reads_as_one_write_window_from_the_last_old_write_to_the_first_new() {
+        let fault = Fault {
+            at_us: 1_000_000,
+            cmd: Some("pg_ctl promote".into()),
+            exit_status: Some(0),
+        };
+        let s = analyse(&promoted(), &hosts(), &fault, 4_500_000);
+        assert_eq!(s.fault_at_s, 1.0);
+        assert_eq!(s.write_downtime_s, 2.0);
+        let win = s.write_window.unwrap();
+        assert_eq!((win.from_s, win.to_s, win.open), (1.0, 3.0, false));
+        assert_eq!(s.last_write_old_primary.unwrap().host, "old");
+        let new = s.first_write_new_primary.unwrap();
+        assert_eq!((new.host.as_str(), new.at_s), ("new", 3.0));
+        // The first error after the fault ended at 1,020 ms.
+        assert!((s.detect_s.unwrap() - 0.020).abs() < 1e-9);
+        assert_eq!(s.read_downtime_s, 0.0, "no reads, no read window");
+        assert!(s.read_window.is_none());
+        assert_eq!(s.reconnects.attempts, 5);
+        assert_eq!(s.reconnects.succeeded, 2);
+        assert_eq!(
+            s.clients_ended_on,
+            vec![HostClients {
+                host: "new".into(),
+                clients: 2
+            }]
+        );
+        // Both errors of second 1 by kind, and the refused reconnections of seconds 1 and 2.
+        let by: Vec<(u32, &str, u64)> = (s.errors.iter())
+            .map(|e| (e.second, e.kind.as_str(), e.count))
+            .collect();
+        assert_eq!(
+            by,
+            vec![
+                (1, "connection refused", 2),
+                (1, "terminated by administrator", 2),
+                (2, "connection refused", 1)
+            ]
+        );
+        let w = s.writes;
+        assert_eq!(
+            (w.attempted, w.acknowledged, w.failed, w.unknown),
+            (203, 201, 1, 1)
+        );
+        assert_eq!(w.attempted, w.acknowledged + w.failed + w.unknown);
+        let before = s.latency.before.unwrap();
+        assert_eq!((before.count, before.max_ms), (99, 2.0));
+        // The write at exactly 1,000 ms and the first one after the outage are "during".
+        assert_eq!(s.latency.during.unwrap().count, 2);
+        assert_eq!(s.latency.after.unwrap().count, 100);
+    }
+
+    #[test]
+    fn no_recovery_leaves_the_window_open_to_the_end_of_the_run() {
+        let mut h = promoted();
+        h.attempts.retain(|a| a.host != Some(1));
+        let fault = Fault {
+            at_us: 1_000_000,
+            ..Fault::default()
+        };
+        let s = analyse(&h, &hosts(), &fault, 5_000_000);
+        let win = s.write_window.unwrap();
+        assert_eq!((win.from_s, win.to_s, win.open), (1.0, 5.0, true));
+        assert_eq!(s.write_downtime_s, 4.0);
+        assert!(s.first_write_new_primary.is_none());
+        assert!(s.latency.after.is_none());
+    }
+
+    #[test]
+    fn reads_get_their_own_window() {
+        let mut h = promoted();
+        for t in (10..=4000).step_by(10) {
+            // Reads stop only between 1,500 and 2,000 ms (a standby kept answering).
+            if !(1500..2000).contains(&t) {
+                h.attempts.push(Attempt {
+                    client: 2,
+                    op: Op::Read,
+                    start_us: t * 1000 - 500,
+                    end_us: t * 1000,
+                    host: Some(1),
+                    outcome: Outcome::Ok,
+                });
+            }
+        }
+        let fault = Fault {
+            at_us: 1_000_000,
+            ..Fault::default()
+        };
+        let s = analyse(&h, &hosts(), &fault, 4_000_000);
+        assert!(
+            (s.read_downtime_s - 0.51).abs() < 1e-9,
+            "{}",
+            s.read_downtime_s
+        );
+        assert_eq!(s.write_downtime_s, 2.0);
+    }
+
+    #[test]
+    fn gaps_pick_the_longest_and_the_earliest_of_equals() {
+        assert_eq!(longest_gap(&[], 5, 10), Some((5, 10, true)));
+        assert_eq!(longest_gap(&[], 5, 5), None);
+        assert_eq!(longest_gap(&[1, 3, 5], 0, 5), Some((1, 3, false)));
+        assert_eq!(longest_gap(&[1, 3, 9], 0, 10), Some((3, 9, false)));
+        assert_eq!(longest_gap(&[1, 3], 0, 10), Some((3, 10, true)));
+        assert_eq!(longest_gap(&[4], 0, 4), Some((4, 4, false)));
+    }
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let l = latency((1..=100).map(|v| v * 1000).collect()).unwrap();
+        assert_eq!(
+            (l.p50_ms, l.p95_ms, l.p99_ms, l.max_ms),
+            (50.0, 95.0, 99.0, 100.0)
+        );
+        let one = latency(vec![7000]).unwrap();
+        assert_eq!((one.p50_ms, one.p99_ms), (7.0, 7.0));
+        assert!(latency(vec![]).is_none());
+    }
+
+    #[test]
+    fn errors_are_sorted_by_sqlstate_and_io_kind() {
+        use std::io::ErrorKind as Io;
+        assert_eq!(
+            ErrorKind::of(Some("57P01"), None, false),
+            ErrorKind::AdminShutdown
+        );
+        assert_eq!(
+            ErrorKind::of(Some("25006"), None, false),
+            ErrorKind::ReadOnly
+        );
+        assert_eq!(
+            ErrorKind::of(Some("57P03"), None, false),
+            ErrorKind::ServerUnavailable
+        );
+        assert_eq!(
+            ErrorKind::of(Some("08006"), None, false),
+            ErrorKind::ConnectionLost
+        );
+        assert_eq!(
+            ErrorKind::of(None, Some(Io::ConnectionRefused), false),
+            ErrorKind::Refused
+        );
+        assert_eq!(
+            ErrorKind::of(None, Some(Io::NotFound), false),
+            ErrorKind::Refused
+        );
+        assert_eq!(
+            ErrorKind::of(None, Some(Io::UnexpectedEof), false),
+            ErrorKind::ConnectionLost
+        );
+        assert_eq!(ErrorKind::of(Some("23505"), None, true), ErrorKind::Timeout);
+        assert_eq!(ErrorKind::of(Some("23505"), None, false), ErrorKind::Other);
+    }
+}
