@@ -25,6 +25,7 @@
 mod account;
 mod alloc;
 mod cluster;
+mod faults;
 mod galera;
 mod mariadb;
 mod peers;

@@ -174,6 +174,12 @@ impl Pg {
         self.cfg.with_dbname(name)
     }
 
+    /// `f` of the running server; `None` once stopped.
+    pub(crate) fn with_server<T>(&self, f: impl FnOnce(&EmbeddedServer) -> T) -> Option<T> {
+        let guard = self.server.lock().unwrap_or_else(|e| e.into_inner());
+        guard.as_ref().map(f)
+    }
+
     /// Stop the server now (fast shutdown) and remove its directory; later calls do nothing.
     pub fn stop(&self) {
         let server = self.server.lock().unwrap_or_else(|e| e.into_inner()).take();

@@ -13,6 +13,7 @@
 //! transaction draws the same values (pgbench `--max-tries`), without the workload doing anything.
 
 pub mod oltp;
+pub mod probe;
 pub mod random;
 pub mod script;
 pub mod tpcb;
@@ -141,6 +142,13 @@ pub trait ClientWorkload: 'static {
     /// still counting as processed (pgbench's "end of script reached without completing the
     /// last transaction": counted, then the client aborts). Called once per transaction.
     fn stop_after(&mut self) -> Option<Error> {
+        None
+    }
+
+    /// The sequence number the last transaction attempted to write, for workloads whose writes
+    /// are audited after a fault ([`probe`]); `None` for a read, and for every other workload.
+    /// Called after each attempt, successful or not.
+    fn write_seq(&self) -> Option<u64> {
         None
     }
 }
