@@ -16,6 +16,7 @@
 //! current-thread runtime); on every interval tick the engine takes a packed copy of it (a few KiB:
 //! see [`Histogram`]) and merges the copies in one place.
 
+pub mod attempts;
 mod histogram;
 mod recorder;
 pub mod server;
