@@ -13,6 +13,7 @@
 //! server commits, its own checks and its part of the result. What is printed and how follows
 //! the plan's front end (`output`).
 
+pub(crate) mod fault;
 mod output;
 pub mod pgbench;
 mod result;
