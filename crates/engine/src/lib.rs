@@ -92,6 +92,7 @@ pub mod schedule;
 
 mod collect;
 mod exec;
+mod fault;
 mod txnlog;
 mod worker;
 
@@ -160,6 +161,10 @@ pub struct RunSpec {
     pub verbose_errors: bool,
     /// With several hosts: which host each client connects to first (`--spread`).
     pub spread: Spread,
+    /// A fault run (`--fault-at`, `stampede failover`): clients reconnect after their session
+    /// breaks instead of aborting, and every attempt is recorded in [`Outcome::history`]
+    /// (`fault` module).
+    pub fault_run: bool,
 }
 
 /// How clients are placed over a target's hosts (stampede's `--spread`). Each client still
@@ -322,6 +327,9 @@ pub struct Outcome {
     pub epoll_why: Option<String>,
     /// Every client's committed transactions and busy time, by client id.
     pub clients: Vec<ClientStats>,
+    /// A fault run's record of every transaction and reconnection attempt, in no particular
+    /// order; empty in other runs.
+    pub history: measure::attempts::History,
 }
 
 /// Most initial connection attempts in flight per engine thread.
@@ -573,6 +581,7 @@ pub fn run<W: workload::Workload>(
                         timer,
                         log,
                         diag: tx.clone(),
+                        history: RefCell::new(Default::default()),
                     });
                     rt.block_on(worker::thread_main(ctx, t, mine, tx, start_rx));
                 })
@@ -727,6 +736,7 @@ pub fn run<W: workload::Workload>(
             totals.connect_retries += t.connect_retries;
             totals.ring_threads += t.ring_threads;
             totals.clients.extend(t.clients);
+            totals.history.merge(t.history);
             if totals.epoll_why.is_none() {
                 totals.epoll_why = t.epoll_why;
             }
@@ -800,6 +810,7 @@ pub fn run<W: workload::Workload>(
             ring_threads: totals.ring_threads,
             epoll_why: totals.epoll_why,
             clients: totals.clients,
+            history: totals.history,
         })
     })
 }

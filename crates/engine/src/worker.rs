@@ -18,6 +18,7 @@ use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use measure::attempts::{Attempt, History, Op, Outcome as Attempted};
 use measure::{FailureKind, Interval, Recorder};
 use target::{Error, ErrorClass, Session, Target};
 use tokio::sync::{oneshot, Notify};
@@ -25,6 +26,7 @@ use tokio::sync::{oneshot, Notify};
 use crate::exec::{Clock, JoinSet, Timer};
 use workload::{ClientStreams, ClientWorkload, Rng, Sleeper, StatementTimer, TxnContext, Workload};
 
+use crate::fault;
 use crate::schedule::{choose, may_retry, Slot, StopRule, Throttle};
 use crate::txnlog::{Logged, TxnLog};
 use crate::{Abort, ClientStats, RunSpec, Shared};
@@ -114,6 +116,8 @@ pub(crate) struct Totals {
     pub epoll_why: Option<String>,
     /// Each client's committed transactions and their time.
     pub clients: Vec<ClientStats>,
+    /// A fault run's record of every attempt (`crate::fault`); empty otherwise.
+    pub history: History,
 }
 
 /// Committed server transactions seen on a session's wire (`Session::server_commits`: explicit
@@ -147,12 +151,39 @@ pub(crate) struct ThreadCtx<W: Workload> {
     pub log: Option<RefCell<TxnLog>>,
     /// To the calling thread, for what is reported as it happens (aborts, notices).
     pub diag: Sender<Msg>,
+    /// A fault run's record (`crate::fault`), moved into the totals when the thread is done.
+    pub history: RefCell<History>,
 }
 
 impl<W: Workload> ThreadCtx<W> {
     #[inline]
     fn now_us(&self) -> u64 {
         self.timer.now_us()
+    }
+
+    /// A fault run's record of one attempt (`crate::fault`): a write when the workload says
+    /// which row it wrote, or when its transaction type is not read-only.
+    fn record<C: ClientWorkload>(
+        &self,
+        c: &Client<C>,
+        txn: usize,
+        start_us: u64,
+        end_us: u64,
+        outcome: Attempted,
+    ) {
+        let op = match c.wl.write_seq() {
+            Some(seq) => Op::Write { seq: Some(seq) },
+            None => Op::Read,
+        };
+        let _ = txn;
+        self.history.borrow_mut().attempts.push(Attempt {
+            client: c.id,
+            op,
+            start_us,
+            end_us,
+            host: c.session.as_ref().and_then(|s| self.endpoint_of(s)),
+            outcome,
+        });
     }
 
     #[inline]
@@ -461,7 +492,8 @@ pub(crate) async fn thread_main<W: Workload>(
                 Some(r) => r.block_on(close_all, &ctx.timer),
                 None => close_all.await,
             }
-            let totals = std::mem::take(&mut *ctx.totals.borrow_mut());
+            let mut totals = std::mem::take(&mut *ctx.totals.borrow_mut());
+            totals.history = ctx.history.take();
             let _ = tx.send(Msg::Done {
                 thread,
                 tail: Interval::default(),
@@ -620,7 +652,8 @@ async fn run_and_close<W: Workload>(
     for s in &sessions {
         ctx.count_commits(s);
     }
-    let totals = std::mem::take(&mut *ctx.totals.borrow_mut());
+    let mut totals = std::mem::take(&mut *ctx.totals.borrow_mut());
+    totals.history = ctx.history.take();
     let _ = tx.send(Msg::Done {
         thread,
         tail,
@@ -642,6 +675,8 @@ enum TxnEnd {
     Done,
     /// The client must stop (aborted).
     Abort,
+    /// The client stops quietly: the run ended while it was reconnecting (a fault run).
+    Stop,
 }
 
 /// A client's loop (pgbench's `advanceConnectionState`, as straight-line async code). Returns
@@ -707,7 +742,7 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
         };
         match run_txn(ctx, &mut c, txn, scheduled, now).await {
             TxnEnd::Done => c.cnt += 1,
-            TxnEnd::Abort => break,
+            TxnEnd::Abort | TxnEnd::Stop => break,
         }
     }
     ctx.totals.borrow_mut().clients.push(c.stats);
@@ -726,6 +761,25 @@ async fn run_txn<W: Workload>(
     // -C: connect first; as pgbench 14+, the connection time is not part of the latency (it is
     // reported apart), but on_connect (prepare in prepared mode) is, like pgbench's lazy prepare.
     let mut fresh_session = false;
+    if c.session.is_none() && ctx.spec.fault_run && !ctx.spec.connect_per_txn {
+        // A fault run: the session broke; reconnect through the host list (crate::fault).
+        let t = Instant::now();
+        let over = |next: u64| ctx.stopping() || ctx.stop.time_is_up(next);
+        let conn = ctx.client_conn(c.id);
+        let s = fault::reconnect(&conn, &ctx.timer, c.id, &over, &ctx.history).await;
+        let mut tot = ctx.totals.borrow_mut();
+        tot.reconnect_time += t.elapsed();
+        let Some(s) = s else {
+            return TxnEnd::Stop;
+        };
+        tot.reconnects += 1;
+        tot.connections += 1;
+        drop(tot);
+        now = ctx.now_us();
+        c.stats.endpoint = ctx.endpoint_of(&s);
+        c.session = Some(s);
+        fresh_session = true;
+    }
     if c.session.is_none() {
         let t = Instant::now();
         let r = connect_retrying(&ctx.client_conn(c.id), &ctx.timer).await;
@@ -760,6 +814,17 @@ async fn run_txn<W: Workload>(
         ctx.totals.borrow_mut().setup_commits += wire_commits(s) - before;
         if let Err(e) = r {
             ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
+            if ctx.spec.fault_run {
+                ctx.record(
+                    c,
+                    txn,
+                    sched,
+                    ctx.now_us(),
+                    Attempted::Failed(fault::kind_of(&e)),
+                );
+                c.session = None;
+                return TxnEnd::Done;
+            }
             ctx.abort(c.id, &e, None);
             return TxnEnd::Abort;
         }
@@ -816,6 +881,9 @@ async fn run_txn<W: Workload>(
                 rec.committed(txn, latency, lag, late);
                 rec.retries(txn, tries - 1);
                 drop(rec);
+                if ctx.spec.fault_run {
+                    ctx.record(c, txn, sched, end, Attempted::Ok);
+                }
                 ctx.log(
                     c.id,
                     c.cnt + 1,
@@ -840,6 +908,14 @@ async fn run_txn<W: Workload>(
                 break TxnEnd::Done;
             }
             Err(e) => {
+                if ctx.spec.fault_run
+                    && !matches!(
+                        ctx.workload.classify(&e),
+                        ErrorClass::Serialization | ErrorClass::Deadlock
+                    )
+                {
+                    break fault_failure(ctx, c, txn, sched, tries, &e).await;
+                }
                 let kind = match ctx.workload.classify(&e) {
                     ErrorClass::Serialization => FailureKind::Serialization,
                     ErrorClass::Deadlock => FailureKind::Deadlock,
@@ -911,6 +987,46 @@ async fn run_txn<W: Workload>(
         }
     }
     end
+}
+
+/// A fault run's failed attempt: recorded, counted, and the client goes on (on a new session
+/// when this one broke or its host no longer takes writes: `crate::fault`). Serialization
+/// failures and deadlocks do not come here: they are retried (`--max-tries`) as in any run.
+async fn fault_failure<W: Workload>(
+    ctx: &ThreadCtx<W>,
+    c: &mut Client<W::Client>,
+    txn: usize,
+    sched: u64,
+    tries: u32,
+    e: &Error,
+) -> TxnEnd {
+    let class = ctx.workload.classify(e);
+    let now = ctx.now_us();
+    ctx.record(c, txn, sched, now, fault::outcome_of(e, class));
+    let kind = match class {
+        ErrorClass::Serialization => FailureKind::Serialization,
+        ErrorClass::Deadlock => FailureKind::Deadlock,
+        _ => FailureKind::Other,
+    };
+    {
+        let mut rec = ctx.rec.borrow_mut();
+        rec.failed(txn, kind, None);
+        rec.retries(txn, tries - 1);
+    }
+    ctx.log(c.id, c.cnt + 1, txn, now, Logged::Failed(kind), tries - 1);
+    let broken = match c.session.as_ref() {
+        Some(s) => fault::breaks_session(e, class, s),
+        None => true,
+    };
+    if broken {
+        // Dropped, not closed: the server may be gone, and a goodbye would wait on it.
+        c.session = None;
+    } else if let Some(s) = c.session.as_mut() {
+        if rollback(ctx, s).await.is_err() {
+            c.session = None;
+        }
+    }
+    TxnEnd::Done
 }
 
 /// pgbench's `printVerboseErrorMessages`: whether a failed try is repeated, which try it was

@@ -242,7 +242,7 @@ mod tests {
     fn w(client: u32, seq: u64, start_ms: u64, end_ms: u64, host: usize, o: Outcome) -> Attempt {
         Attempt {
             client,
-            op: Op::Write { seq },
+            op: Op::Write { seq: Some(seq) },
             start_us: start_ms * 1000,
             end_us: end_ms * 1000,
             host: Some(host),

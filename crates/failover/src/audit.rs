@@ -43,7 +43,7 @@ impl Audit {
 pub fn audit(history: &History, rows: impl IntoIterator<Item = (u64, u64)>) -> Audit {
     let mut sent: HashMap<u64, Outcome> = HashMap::with_capacity(history.attempts.len());
     for a in &history.attempts {
-        if let Op::Write { seq } = a.op {
+        if let Op::Write { seq: Some(seq) } = a.op {
             sent.insert(seq, a.outcome);
         }
     }
@@ -82,7 +82,7 @@ mod tests {
     fn write(seq: u64, outcome: Outcome) -> Attempt {
         Attempt {
             client: 0,
-            op: Op::Write { seq },
+            op: Op::Write { seq: Some(seq) },
             start_us: seq,
             end_us: seq + 1,
             host: Some(0),

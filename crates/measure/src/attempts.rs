@@ -73,12 +73,12 @@ impl ErrorKind {
 /// What an attempt did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
-    /// Insert the row with this sequence number. Every attempt has its own number: a write that
-    /// is tried again after an error is a new write, so the audit never has to guess which try
-    /// committed.
-    Write {
-        seq: u64,
-    },
+    /// A transaction that writes. `seq`: the audited row it inserts (the failover probe), or
+    /// `None` for a workload whose writes are not audited. Every attempt has its own number: a
+    /// write that is tried again after an error is a new write, so the audit never has to guess
+    /// which try committed.
+    Write { seq: Option<u64> },
+    /// A read-only transaction.
     Read,
 }
 

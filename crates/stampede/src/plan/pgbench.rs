@@ -133,6 +133,7 @@ pub(crate) fn plan(
         io: a.io.mode(),
         verbose_errors: a.verbose_errors,
         spread: a.spread.spread(),
+        fault_run: false,
     };
     engine::check_io(spec.io, spec.connect_per_txn).map_err(usage)?;
     let vacuum = if a.no_vacuum {

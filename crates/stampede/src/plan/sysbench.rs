@@ -266,6 +266,7 @@ pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(Sysbe
         io: a.io.mode(),
         verbose_errors: false,
         spread: a.spread.spread(),
+        fault_run: false,
     };
     let o = &opts;
     let mysql_target = a.target.mysql.is_some()

@@ -135,6 +135,7 @@ pub(crate) fn plan(a: &RunArgs) -> Result<(TpccJob, RunSpec)> {
         io: a.io.mode(),
         verbose_errors: a.verbose_errors,
         spread: a.spread.spread(),
+        fault_run: false,
     };
     engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
     Ok((
