@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use report::failover::{
-    ErrorSecond, HostClients, HostTime, Latency, Phases, Reconnects, Window, WriteCounts,
+    ErrorSecond, HostClients, HostTime, Latency, Phases, Reconnects, Second, Window, WriteCounts,
 };
 
 use crate::{seconds, Attempt, FailoverSection, Fault, History, Op, Outcome};
@@ -67,19 +67,31 @@ pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) 
         .filter(|&t| t >= fault.at_us);
     let detect_us = errors_after.min().map(|t| t - fault.at_us);
 
+    // Every second from 0 to the end of the run, so the timeline shows the silence too.
+    let mut timeline: Vec<Second> = (0..=(end_us / 1_000_000) as u32)
+        .map(|second| Second {
+            second,
+            ..Second::default()
+        })
+        .collect();
     let mut per_second: BTreeMap<(u32, &'static str), u64> = BTreeMap::new();
+    let mut error = |us: u64, k: &'static str| {
+        *per_second.entry(((us / 1_000_000) as u32, k)).or_default() += 1;
+    };
     for a in &attempts {
-        if let Outcome::Failed(k) | Outcome::Unknown(k) = a.outcome {
-            *per_second
-                .entry(((a.end_us / 1_000_000) as u32, k.as_str()))
-                .or_default() += 1;
+        match (a.outcome, a.op) {
+            (Outcome::Ok, Op::Read) => slot(&mut timeline, a.end_us).reads += 1,
+            (Outcome::Ok, Op::Write { .. }) => slot(&mut timeline, a.end_us).writes += 1,
+            (Outcome::Failed(k) | Outcome::Unknown(k), _) => {
+                slot(&mut timeline, a.end_us).errors += 1;
+                error(a.end_us, k.as_str());
+            }
         }
     }
     for c in &history.connects {
         if let Err(k) = c.outcome {
-            *per_second
-                .entry(((c.end_us / 1_000_000) as u32, k.as_str()))
-                .or_default() += 1;
+            slot(&mut timeline, c.end_us).errors += 1;
+            error(c.end_us, k.as_str());
         }
     }
 
@@ -173,6 +185,7 @@ pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) 
                 count,
             })
             .collect(),
+        timeline,
         reconnects: Reconnects {
             attempts: history.connects.len() as u64,
             succeeded: history
@@ -193,6 +206,20 @@ pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) 
         writes,
         ..FailoverSection::default()
     }
+}
+
+/// The timeline's second holding `us`, growing the timeline when an attempt ended after the
+/// run's end (a client finishing its last transaction).
+fn slot(timeline: &mut Vec<Second>, us: u64) -> &mut Second {
+    let i = (us / 1_000_000) as usize;
+    if timeline.len() <= i {
+        let from = timeline.len() as u32;
+        timeline.extend((from..=i as u32).map(|second| Second {
+            second,
+            ..Second::default()
+        }));
+    }
+    &mut timeline[i]
 }
 
 /// The longest window between consecutive times in `ends` (sorted), or from the last one to
@@ -354,6 +381,14 @@ mod tests {
             (203, 201, 1, 1)
         );
         assert_eq!(w.attempted, w.acknowledged + w.failed + w.unknown);
+        // The timeline covers the whole run, silence included: second 2 had no write.
+        assert_eq!(s.timeline.len(), 5);
+        assert_eq!(s.timeline[0].writes, 99);
+        assert_eq!(s.timeline[2].writes, 0);
+        assert_eq!(s.timeline[2].errors, 1);
+        assert_eq!(s.timeline[3].writes, 100);
+        let t: u64 = s.timeline.iter().map(|x| x.writes).sum();
+        assert_eq!(t, w.acknowledged);
         let before = s.latency.before.unwrap();
         assert_eq!((before.count, before.max_ms), (99, 2.0));
         // The write at exactly 1,000 ms and the first one after the outage are "during".

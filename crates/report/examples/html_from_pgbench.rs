@@ -134,6 +134,7 @@ fn main() {
         tpcc: None,
         endpoints: Vec::new(),
         endpoints_warning: None,
+        failover: None,
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

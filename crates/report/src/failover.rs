@@ -44,6 +44,9 @@ pub struct FailoverSection {
     /// Errors by kind and second of the run (only seconds with errors).
     #[serde(default)]
     pub errors: Vec<ErrorSecond>,
+    /// Every second of the run: successful writes and reads, and errors (the HTML timeline).
+    #[serde(default)]
+    pub timeline: Vec<Second>,
     pub reconnects: Reconnects,
     /// Where the clients ended: clients per host, by their last successful session.
     #[serde(default)]
@@ -94,6 +97,14 @@ pub struct ErrorSecond {
     pub second: u32,
     pub kind: String,
     pub count: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Second {
+    pub second: u32,
+    pub writes: u64,
+    pub reads: u64,
+    pub errors: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -92,6 +92,7 @@ mod tests {
             s.fairness = Some(crate::Fairness::of(&[(10.0, 1.0), (12.0, 1.1)]));
         }
         r.tpcc = Some(crate::testdata::tpcc_section());
+        r.failover = Some(crate::testdata::failover_section());
         // MySQL's additions (no real run has them with PostgreSQL's counters).
         if let Some(m) = &mut r.server_metrics {
             let my = crate::testdata::mysql_server_metrics();
@@ -265,7 +266,7 @@ mod tests {
         let defs = &schema["$defs"];
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
-        const OPTIONAL: [&str; 16] = [
+        const OPTIONAL: &[&str] = &[
             "endpoints",
             "endpoints_warning",
             "failures_detailed",
@@ -282,6 +283,23 @@ mod tests {
             "wait_times",
             "nodes",
             "rows_examined",
+            "failover",
+            "fault_cmd",
+            "fault_exit_status",
+            "detect_s",
+            "write_window",
+            "read_window",
+            "last_write_old_primary",
+            "first_write_new_primary",
+            "latency_ms",
+            "before",
+            "during",
+            "after",
+            "lost_seqs",
+            "in_doubt_seqs",
+            "duplicate_seqs",
+            "audited_on",
+            "audit_error",
         ];
         let objects = [
             (&schema, &v),
@@ -331,6 +349,34 @@ mod tests {
             (
                 &defs["tpcc"]["properties"]["consistency"]["items"],
                 &v["tpcc"]["consistency"][0],
+            ),
+            (&defs["failover"], &v["failover"]),
+            (&defs["window"], &v["failover"]["write_window"]),
+            (&defs["host_time"], &v["failover"]["last_write_old_primary"]),
+            (&defs["exact_latency"], &v["failover"]["latency"]["before"]),
+            (
+                &defs["failover"]["properties"]["errors"]["items"],
+                &v["failover"]["errors"][0],
+            ),
+            (
+                &defs["failover"]["properties"]["timeline"]["items"],
+                &v["failover"]["timeline"][0],
+            ),
+            (
+                &defs["failover"]["properties"]["reconnects"],
+                &v["failover"]["reconnects"],
+            ),
+            (
+                &defs["failover"]["properties"]["clients_ended_on"]["items"],
+                &v["failover"]["clients_ended_on"][0],
+            ),
+            (
+                &defs["failover"]["properties"]["latency"],
+                &v["failover"]["latency"],
+            ),
+            (
+                &defs["failover"]["properties"]["writes"],
+                &v["failover"]["writes"],
             ),
             (&defs["server_metrics"], m),
             (&sm["cost"], &m["cost"]),

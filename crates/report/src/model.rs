@@ -71,6 +71,9 @@ pub struct RunResult {
     /// ([`Endpoint::imbalance`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoints_warning: Option<String>,
+    /// A fault run's account of the fault (`--fault-at`, `stampede failover`); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failover: Option<crate::failover::FailoverSection>,
 }
 
 /// One host of a target with several, as the run used it. Transactions are those of the

@@ -238,6 +238,7 @@ pub fn result(
         tpcc: None,
         endpoints: Vec::new(),
         endpoints_warning: None,
+        failover: None,
     }
 }
 
@@ -848,6 +849,86 @@ pub fn sysbench_section(r: &RunResult) -> crate::SysbenchSection {
         percentile: 95.0,
         reconnects: 0,
         ..Default::default()
+    }
+}
+
+/// A failover section with every field set (for the schema tests and renderers).
+pub fn failover_section() -> crate::failover::FailoverSection {
+    use crate::failover::*;
+    let lat = |p50_ms: f64| Latency {
+        count: 100,
+        p50_ms,
+        p95_ms: 2.0 * p50_ms,
+        p99_ms: 3.0 * p50_ms,
+        max_ms: 4.0 * p50_ms,
+    };
+    FailoverSection {
+        fault_at_s: 10.0,
+        fault_cmd: Some("pg_ctl promote -D /data".into()),
+        fault_exit_status: Some(0),
+        detect_s: Some(0.012),
+        write_downtime_s: 1.75,
+        write_window: Some(Window {
+            from_s: 9.99,
+            to_s: 11.74,
+            open: false,
+        }),
+        read_downtime_s: 0.5,
+        read_window: Some(Window {
+            from_s: 10.0,
+            to_s: 10.5,
+            open: false,
+        }),
+        last_write_old_primary: Some(HostTime {
+            host: "/tmp/a:5432".into(),
+            at_s: 9.99,
+        }),
+        first_write_new_primary: Some(HostTime {
+            host: "/tmp/b:5433".into(),
+            at_s: 11.74,
+        }),
+        errors: vec![ErrorSecond {
+            second: 10,
+            kind: "terminated by administrator".into(),
+            count: 4,
+        }],
+        timeline: (0..20)
+            .map(|second| Second {
+                second,
+                writes: if second == 10 || second == 11 { 0 } else { 50 },
+                reads: 50,
+                errors: if second == 10 { 4 } else { 0 },
+            })
+            .collect(),
+        reconnects: Reconnects {
+            attempts: 9,
+            succeeded: 4,
+            latency_ms: Some(lat(0.4)),
+        },
+        clients_ended_on: vec![HostClients {
+            host: "/tmp/b:5433".into(),
+            clients: 4,
+        }],
+        latency: Phases {
+            before: Some(lat(0.5)),
+            during: Some(lat(900.0)),
+            after: Some(lat(0.6)),
+        },
+        writes: WriteCounts {
+            attempted: 1004,
+            acknowledged: 1000,
+            failed: 2,
+            unknown: 2,
+        },
+        lost_writes: 0,
+        in_doubt_writes: 1,
+        duplicate_writes: 0,
+        unexpected_writes: 0,
+        lost_seqs: vec![7],
+        in_doubt_seqs: vec![501],
+        duplicate_seqs: vec![9],
+        audited_on: Some("/tmp/b:5433".into()),
+        audit_error: Some("(set in the sample only: never with audited_on)".into()),
     }
 }
 

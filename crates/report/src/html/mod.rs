@@ -26,6 +26,7 @@
 //! re-exports.
 
 mod client;
+mod failover;
 mod load;
 mod run;
 mod server;
@@ -195,6 +196,9 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     run::run_details(&mut o, r);
     if let Some(t) = &r.tpcc {
         tpcc::section(&mut o, r, t);
+    }
+    if let Some(f) = &r.failover {
+        failover::section(&mut o, f);
     }
     if !r.endpoints.is_empty() {
         o.push_str("<section id=\"endpoints\"><h2>Endpoints</h2>");

@@ -28,6 +28,7 @@
 //! progress line). This file holds what they share and [`render_text`], which puts the parts of
 //! the end-of-run summary together.
 
+mod failover;
 mod pgbench;
 mod progress;
 mod scripts;

@@ -150,6 +150,9 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
         }
     }
 
+    if let Some(f) = &r.failover {
+        super::failover::lines(o, f);
+    }
     if r.checks.is_empty() {
         let _ = writeln!(o, "checks: none");
     } else {
