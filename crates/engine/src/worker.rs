@@ -535,6 +535,8 @@ fn choose_io<W: Workload>(
         Some("-R: epoll wakes more cheaply for rate-limited clients".to_string())
     } else if ctx.spec.connect_per_txn {
         Some("-C connects through the runtime".to_string())
+    } else if ctx.spec.fault_run {
+        Some("a fault run reconnects through the runtime".to_string())
     } else if ctx.conn.dialect() == target::Dialect::MySql {
         Some("the MySQL session runs on epoll".to_string())
     } else if clients

@@ -36,7 +36,13 @@ pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) 
     let write_ends: Vec<u64> = ok_writes.iter().map(|a| a.end_us).collect();
     let first_start = attempts.iter().map(|a| a.start_us).min().unwrap_or(0);
     let has_reads = attempts.iter().any(|a| a.op == Op::Read);
-    let write_window = longest_gap(&write_ends, first_start, end_us);
+    let has_writes = (attempts.iter()).any(|a| matches!(a.op, Op::Write { .. }));
+    // A run that never writes (select-only) has no write window, not one open all along.
+    let write_window = if has_writes {
+        longest_gap(&write_ends, first_start, end_us)
+    } else {
+        None
+    };
     let read_window = if has_reads {
         longest_gap(&ok_reads, first_start, end_us)
     } else {
@@ -118,9 +124,14 @@ pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) 
 
     // The outage for the latency phases: from the fault to the end of the write window when
     // the window reaches past the fault, else to the first write after the fault.
-    let recovered_us = match &write_window {
+    // (The read window and reads for a run that only reads.)
+    let (outage, ends) = match has_writes {
+        true => (&write_window, &write_ends),
+        false => (&read_window, &ok_reads),
+    };
+    let recovered_us = match outage {
         Some((_, to, _)) if *to >= fault.at_us => *to,
-        _ => (write_ends.iter().copied())
+        _ => (ends.iter().copied())
             .find(|&t| t > fault.at_us)
             .unwrap_or(end_us),
     };
@@ -439,6 +450,35 @@ mod tests {
             s.read_downtime_s
         );
         assert_eq!(s.write_downtime_s, 2.0);
+    }
+
+    #[test]
+    fn a_run_that_only_reads_has_no_write_window_and_its_phases_follow_the_reads() {
+        let mut h = History::default();
+        for t in (10..=3000u64)
+            .step_by(10)
+            .filter(|t| !(1000..1500).contains(t))
+        {
+            h.attempts.push(Attempt {
+                client: 0,
+                op: Op::Read,
+                start_us: t * 1000 - 100,
+                end_us: t * 1000,
+                host: Some(0),
+                outcome: Outcome::Ok,
+            });
+        }
+        let fault = Fault {
+            at_us: 1_000_000,
+            ..Fault::default()
+        };
+        let s = analyse(&h, &hosts(), &fault, 3_000_000);
+        assert!(s.write_window.is_none());
+        assert_eq!(s.write_downtime_s, 0.0);
+        assert!((s.read_downtime_s - 0.51).abs() < 1e-9);
+        assert_eq!(s.latency.during.unwrap().count, 1);
+        assert_eq!(s.latency.after.unwrap().count, 150);
+        assert_eq!(s.writes.attempted, 0);
     }
 
     #[test]

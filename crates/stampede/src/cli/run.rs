@@ -76,6 +76,7 @@ const WORKLOAD: &str = "Workload";
 const SHAPE: &str = "Load shape";
 const OUTPUT: &str = "Output";
 const CHECKS: &str = "Checks and server watching";
+const FAULTS: &str = "Faults";
 
 #[derive(Args, Debug, Default)]
 pub struct RunArgs {
@@ -218,6 +219,22 @@ pub struct RunArgs {
         help_heading = SHAPE
     )]
     pub spread: SpreadArg,
+
+    /// A fault run: inject a fault SECONDS into the measured run with --fault-cmd, or mark the
+    /// time of one triggered elsewhere. Clients then reconnect after errors instead of aborting,
+    /// and the result has a failover section (downtime, errors by kind, reconnects).
+    #[arg(long = "fault-at", value_name = "SECONDS", help_heading = FAULTS)]
+    pub fault_at: Option<f64>,
+    /// The shell command that injects the fault at --fault-at (`pg_ctl promote -D DIR`,
+    /// `pg_autoctl perform failover`, `kill -9 PID`, ...), run with `sh -c`; its output goes to
+    /// standard error.
+    #[arg(
+        long = "fault-cmd",
+        value_name = "CMD",
+        requires = "fault_at",
+        help_heading = FAULTS
+    )]
+    pub fault_cmd: Option<String>,
 
     /// Show a progress line every NUM seconds [5] (sysbench's --report-interval); 0: none.
     #[arg(

@@ -76,6 +76,8 @@ pub struct Outputs {
     pub defaulted: Vec<String>,
     /// pgbench's `--progress-timestamp`: progress lines say the time of day.
     pub progress_timestamp: bool,
+    /// `--fault-at`: a fault run (`run::fault`).
+    pub fault: Option<crate::run::fault::FaultSpec>,
 }
 
 /// stampede's own defaults (module notes).
@@ -211,6 +213,9 @@ impl Plan {
                 (Job::Tpcc(job), spec)
             }
         };
+        let fault = fault_spec(&a, &spec)?;
+        let mut spec = spec;
+        spec.fault_run = fault.is_some();
         let sysbench_progress = match a.sysbench.progress_style.as_deref() {
             Some("sysbench") => true,
             Some(_) => false,
@@ -225,6 +230,7 @@ impl Plan {
             observe: !a.no_observe,
             defaulted,
             progress_timestamp: a.progress_timestamp,
+            fault,
         };
         let mut plan = Plan {
             frontend,
@@ -295,6 +301,51 @@ pub fn tick(progress_s: Option<f64>) -> Option<Duration> {
     Some(Duration::from_secs_f64(
         progress_s.map_or(1.0, |p| p.min(1.0)),
     ))
+}
+
+/// `--fault-at` and `--fault-cmd`, checked against the run's shape: inside a timed run, and
+/// not with -C (a fault run keeps one session per client and reconnects it when it breaks).
+fn fault_spec(a: &RunArgs, spec: &RunSpec) -> Result<Option<crate::run::fault::FaultSpec>> {
+    let Some(at) = a.fault_at else {
+        return Ok(None);
+    };
+    if !(at >= 0.0 && at.is_finite()) {
+        return Err(Failure::usage(
+            format!("--fault-at must be a number of seconds, 0 or more, got {at}"),
+            "give the seconds into the measured run when the fault comes",
+        ));
+    }
+    match spec.stop {
+        engine::Stop::Duration(d) if at >= d.as_secs_f64() => {
+            return Err(Failure::usage(
+                format!("--fault-at {at} is not inside the run (-T {})", d.as_secs()),
+                "give a -T longer than --fault-at, with time after it to see the recovery",
+            ))
+        }
+        engine::Stop::Duration(_) => {}
+        engine::Stop::Transactions(_) => {
+            return Err(Failure::usage(
+                "--fault-at needs a timed run: a run of -t transactions may end before the fault",
+                "give -T",
+            ))
+        }
+    }
+    if spec.io == engine::IoMode::Uring {
+        return Err(Failure::usage(
+            "--fault-at cannot be combined with --io uring (reconnecting goes through epoll)",
+            "use --io auto",
+        ));
+    }
+    if spec.connect_per_txn {
+        return Err(Failure::usage(
+            "--fault-at cannot be combined with -C/--connect",
+            "drop -C: a fault run reconnects its clients when their sessions break",
+        ));
+    }
+    Ok(Some(crate::run::fault::FaultSpec {
+        at: Duration::from_secs_f64(at),
+        cmd: a.fault_cmd.clone(),
+    }))
 }
 
 /// A value that must be positive and finite, or absent.

@@ -14,6 +14,7 @@
 //! the plan's front end (`output`).
 
 pub(crate) mod fault;
+mod faulted;
 mod output;
 pub mod pgbench;
 mod result;
@@ -214,7 +215,9 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     let several_hosts = conn.endpoints() > 1;
     // MySQL's nodes are counted one by one (each counts its own clients' COMMITs).
     let several_hosts = several_hosts && conn.dialect() == Dialect::Postgres;
-    let baseline = match (ctx.out.checks && !several_hosts, conn.dialect()) {
+    // A fault run's servers may restart or change roles: their counters do not describe it.
+    let faulted = ctx.out.fault.is_some();
+    let baseline = match (ctx.out.checks && !several_hosts && !faulted, conn.dialect()) {
         (true, Dialect::Postgres) => Some(Baseline::Pg(Box::new(
             ctx.rt.block_on(checks::commit_baseline(conn))?,
         ))),
@@ -239,8 +242,12 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     };
     let section = family.sysbench_section();
     let mut progress = output::Progress::new(ctx, section.as_ref());
+    let injector = std::cell::RefCell::new(None);
     let mut on_event = |e: Event<'_>| match e {
         Event::Connected { .. } => {
+            if let Some(f) = &ctx.out.fault {
+                *injector.borrow_mut() = Some(fault::Injector::start(f.clone(), Instant::now()));
+            }
             if let Some(h) = &observer {
                 h.mark_start(Instant::now());
             }
@@ -257,8 +264,10 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         Event::Info(i) => console::note(i),
     };
     let ran = family.run(ctx, &mut on_event);
+    let injected = injector.take().map(fault::Injector::finish);
     let fin = family.finish(ctx);
-    let outcome = ran.map_err(run_error)?;
+    let mut outcome = ran.map_err(run_error)?;
+    let history = std::mem::take(&mut outcome.history);
     progress.finish(&outcome);
     let fin = fin?;
     let server_metrics = observer.map(|h| h.finish());
@@ -307,6 +316,10 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
                 detail,
             });
         }
+        None if faulted && ctx.out.checks => check_list.push(skipped(
+            "commit count",
+            "a fault run: the servers' counters do not survive a restart or a failover",
+        )),
         None if several_hosts && ctx.out.checks => check_list.push(skipped(
             "commit count",
             "several hosts: each server counts only its own commits",
@@ -314,6 +327,15 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         None => check_list.push(skipped("commit count", "--no-check")),
     }
     check_list.extend(conflicts);
+    let end_us = outcome.total.end_us;
+    let failover = match &injected {
+        Some(inj) => {
+            let (section, checks) = faulted::section(ctx, &history, inj, end_us);
+            check_list.extend(checks);
+            Some(section)
+        }
+        None => None,
+    };
     check_list.extend(family.checks(ctx, &outcome)?);
     let config = family.config(ctx);
     let sysbench = family.sysbench_result(&outcome, &fin);
@@ -329,6 +351,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         sysbench,
     );
     result.tpcc = family.tpcc_result(&result);
+    result.failover = failover;
     output::emit(ctx, &result)
 }
 

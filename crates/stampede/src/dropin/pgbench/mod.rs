@@ -401,7 +401,6 @@ fn benchmark(o: &Options, set: ScriptSet, add: Additions) -> Result<i32> {
         verbose_errors: o.verbose_errors,
         // pgbench connects every client through libpq's host order.
         spread: crate::cli::SpreadArg::First,
-        fault_run: false,
         no_check: !add.check,
         no_observe: !add.observe,
         scale: o.scale_given.then_some(i64::from(o.scale)),

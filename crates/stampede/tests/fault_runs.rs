@@ -1,0 +1,234 @@
+//! Fault runs through the binary (`--fault-at`, `--fault-cmd`), on servers the tests start.
+//!
+//! - A primary and a streaming standby: while tpcb-like runs over both hosts with
+//!   `target_session_attrs=read-write`, the fault command promotes the standby and shuts the
+//!   primary down. The result's fault time is the injection's, the write downtime is positive and
+//!   no longer than what an independent probe (a loop of its own, connecting and inserting every
+//!   20 ms) saw plus its resolution, and every client ends on the new primary.
+//! - One server whose client sessions are terminated by the fault command: every error is
+//!   classified ("terminated by administrator"), the clients reconnect and go on, the result is
+//!   written, and the exit status says the run had failures.
+
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use testkit::{block_on, Cluster, Pg};
+
+const BIN: &str = env!("CARGO_BIN_EXE_stampede");
+
+fn stampede(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// An independent writer: every 20 ms, a fresh session (read-write over both hosts) inserts a
+/// row; the instants of its successes, from `origin`.
+fn independent_probe(conn: String, stop: Arc<AtomicBool>, origin: Instant) -> Vec<f64> {
+    let cfg = target::ConnConfig::resolve(
+        &target::ConnFlags {
+            dbname: Some(conn),
+            ..Default::default()
+        },
+        &|_| None,
+    )
+    .unwrap();
+    let mut ok = Vec::new();
+    while !stop.load(Ordering::Relaxed) {
+        let done = block_on(async {
+            let mut s = target::Session::connect(&cfg).await.ok()?;
+            s.simple_query("INSERT INTO probe_loop VALUES (1)")
+                .await
+                .ok()?;
+            s.close().await;
+            Some(())
+        });
+        if done.is_some() {
+            ok.push(origin.elapsed().as_secs_f64());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    ok
+}
+
+fn longest_gap(t: &[f64]) -> f64 {
+    t.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max)
+}
+
+#[test]
+fn a_promotion_reads_as_one_outage_and_every_client_moves() {
+    let c = Cluster::start(1, &[]);
+    let (hosts, ports) = c.hosts_and_ports();
+    let rw = format!(
+        "host={hosts} port={ports} user=postgres dbname=postgres target_session_attrs=read-write"
+    );
+    let (code, _, err) = stampede(&["init", "tpcb", "-s", "1", "-q", "-d", &rw]);
+    assert_eq!(code, 0, "{err}");
+    c.primary.psql("CREATE TABLE probe_loop (v int)");
+    c.wait_replayed();
+
+    let standby = &c.standbys[0];
+    // pg_ctl promote as the server's account (pg_ctl refuses root), then a fast shutdown of the
+    // old primary (SIGINT, what `pg_ctl stop -m fast` sends).
+    let as_server = match testkit::run_as() {
+        Some((uid, gid)) => format!("setpriv --reuid={uid} --regid={gid} --clear-groups "),
+        None => String::new(),
+    };
+    let promote_and_stop = format!(
+        "{as_server}{pg_ctl} promote -w -D {data} && kill -INT {ppid}",
+        pg_ctl = standby.bin("pg_ctl").display(),
+        data = standby.data_dir().display(),
+        ppid = c.primary.pid().unwrap(),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let stop = Arc::new(AtomicBool::new(false));
+    let origin = Instant::now();
+    let probe = std::thread::spawn({
+        let (rw, stop) = (rw.clone(), stop.clone());
+        move || independent_probe(rw, stop, origin)
+    });
+    let (code, stdout, stderr) = stampede(&[
+        "run",
+        "tpcb-like",
+        "-c",
+        "4",
+        "-j",
+        "2",
+        "-T",
+        "6",
+        "-R",
+        "200",
+        "-n",
+        "--no-observe",
+        "--fault-at",
+        "2",
+        "--fault-cmd",
+        &promote_and_stop,
+        "-d",
+        &rw,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    stop.store(true, Ordering::Relaxed);
+    let seen = probe.join().unwrap();
+    // Clients saw errors: the run says so in its exit status, and writes its result anyway.
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("the result is written")).unwrap();
+    let f = &v["failover"];
+    let at = f["fault_at_s"].as_f64().unwrap();
+    assert!((2.0..2.5).contains(&at), "the fault came at {at}");
+    assert!(stderr.contains("fault at 2."), "{stderr}");
+    let down = f["write_downtime_s"].as_f64().unwrap();
+    let independent = longest_gap(&seen);
+    assert!(down > 0.0, "{f}");
+    // Both saw the same outage; the independent loop's resolution is its 20 ms pause plus a
+    // connection.
+    assert!(
+        down <= independent + 0.25,
+        "stampede saw {down} s without a write, the independent probe {independent} s"
+    );
+    let new_primary = format!("{}:{}", c.hosts()[1].host, c.hosts()[1].port);
+    assert_eq!(
+        f["clients_ended_on"],
+        serde_json::json!([{ "host": new_primary, "clients": 4 }]),
+        "{f}"
+    );
+    assert_eq!(f["first_write_new_primary"]["host"], new_primary.as_str());
+    let old_primary = format!("{}:{}", c.hosts()[0].host, c.hosts()[0].port);
+    assert_eq!(f["last_write_old_primary"]["host"], old_primary.as_str());
+    assert!(f["reconnects"]["succeeded"].as_u64().unwrap() >= 4, "{f}");
+    assert!(stdout.contains("write downtime: "), "{stdout}");
+    let fault = (v["checks"].as_array().unwrap().iter())
+        .find(|c| c["name"] == "fault")
+        .expect("a fault check");
+    assert_eq!(fault["status"], "passed", "{fault}");
+}
+
+#[test]
+fn errors_of_a_fault_without_failover_are_classified_and_the_run_goes_on() {
+    let pg = Pg::start(&[]);
+    let host = pg.socket_dir().display().to_string();
+    let port = pg.port().to_string();
+    let target = [
+        "-h",
+        host.as_str(),
+        "-p",
+        port.as_str(),
+        "-U",
+        "postgres",
+        "-d",
+        "postgres",
+    ];
+    let mut init = vec!["init", "tpcb", "-s", "1", "-q"];
+    init.extend(target);
+    let (code, _, err) = stampede(&init);
+    assert_eq!(code, 0, "{err}");
+    let psql = pg.bin("psql").display().to_string();
+    let terminate = format!(
+        "{psql} -X -q -h {host} -p {port} -U postgres -d postgres -c \
+         \"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+           WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() \
+           AND query NOT LIKE '%pg_stat_activity%'\""
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let mut run = vec![
+        "run",
+        "select-only",
+        "-c",
+        "3",
+        "-j",
+        "1",
+        "-T",
+        "4",
+        "-n",
+        "--no-observe",
+        "--fault-at",
+        "1.5",
+        "--fault-cmd",
+        &terminate,
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    run.extend(target);
+    let (code, stdout, stderr) = stampede(&run);
+    assert_eq!(
+        code, 2,
+        "failures make the exit status 2:\n{stdout}{stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let f = &v["failover"];
+    let kinds: Vec<&str> = (f["errors"].as_array().unwrap().iter())
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert!(!kinds.is_empty(), "{f}");
+    // Each error has its kind: the server's "terminated by administrator" (57P01), or the
+    // connection found closed when the FATAL message was not read first; never "other".
+    assert!(kinds.contains(&"terminated by administrator"), "{kinds:?}");
+    assert!(
+        (kinds.iter()).all(|k| ["terminated by administrator", "connection lost"].contains(k)),
+        "{kinds:?}"
+    );
+    // Every client reconnected and went on: no client aborted, transactions after the fault.
+    assert_eq!(v["connections"]["aborted"], serde_json::json!([]), "{v}");
+    assert!(f["latency"]["after"]["count"].as_u64().unwrap() > 0, "{f}");
+    assert_eq!(f["reconnects"]["succeeded"], 3, "{f}");
+    let errs = (v["checks"].as_array().unwrap().iter())
+        .find(|c| c["name"] == "errors during the fault run")
+        .unwrap();
+    assert_eq!(errs["status"], "failed");
+    assert!(
+        errs["detail"]
+            .as_str()
+            .unwrap()
+            .contains("terminated by administrator"),
+        "{errs}"
+    );
+}
