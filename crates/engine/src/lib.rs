@@ -91,10 +91,12 @@
 pub mod schedule;
 
 mod collect;
+mod endpoint;
 mod exec;
 mod txnlog;
 mod worker;
 
+pub use endpoint::EndpointStats;
 pub use txnlog::LogSpec;
 
 use std::cell::{Cell, RefCell};
@@ -322,6 +324,9 @@ pub struct Outcome {
     pub epoll_why: Option<String>,
     /// Every client's committed transactions and busy time, by client id.
     pub clients: Vec<ClientStats>,
+    /// Per endpoint of the target (index into its hosts; every host listed): latency, failures,
+    /// sessions, re-connections and commits of the sessions on it ([`EndpointStats`]).
+    pub endpoints: Vec<EndpointStats>,
 }
 
 /// Most initial connection attempts in flight per engine thread.
@@ -727,6 +732,7 @@ pub fn run<W: workload::Workload>(
             totals.connect_retries += t.connect_retries;
             totals.ring_threads += t.ring_threads;
             totals.clients.extend(t.clients);
+            totals.endpoints.merge(&t.endpoints);
             if totals.epoll_why.is_none() {
                 totals.epoll_why = t.epoll_why;
             }
@@ -800,6 +806,7 @@ pub fn run<W: workload::Workload>(
             ring_threads: totals.ring_threads,
             epoll_why: totals.epoll_why,
             clients: totals.clients,
+            endpoints: totals.endpoints.into_vec(conn.endpoints()),
         })
     })
 }

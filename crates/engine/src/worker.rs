@@ -114,6 +114,8 @@ pub(crate) struct Totals {
     pub epoll_why: Option<String>,
     /// Each client's committed transactions and their time.
     pub clients: Vec<ClientStats>,
+    /// Per endpoint: latency, failures, sessions and commits (`crate::endpoint`).
+    pub endpoints: crate::endpoint::Tally,
 }
 
 /// Committed server transactions seen on a session's wire (`Session::server_commits`: explicit
@@ -173,6 +175,9 @@ impl<W: Workload> ThreadCtx<W> {
 
     /// Add a session's wire commits to the thread's totals (when it closes or the run ends).
     fn count_commits(&self, s: &Session) {
+        if let Some(e) = self.endpoint_of(s) {
+            self.endpoint_session_counted(e, wire_commits(s));
+        }
         let mut t = self.totals.borrow_mut();
         t.server_commits += wire_commits(s);
         if let Some(e) = self.endpoint_of(s) {
@@ -186,7 +191,7 @@ impl<W: Workload> ThreadCtx<W> {
     }
 
     /// Which of the target's hosts a session is on.
-    fn endpoint_of(&self, s: &Session) -> Option<usize> {
+    pub(crate) fn endpoint_of(&self, s: &Session) -> Option<usize> {
         s.endpoint_index(&self.conn)
     }
 
@@ -345,7 +350,7 @@ async fn open<W: Workload>(
     match r {
         Ok(()) => Ok(Opened::Ready(s, setup)),
         Err(e @ Error::Db(_)) if s.is_usable() => {
-            ctx.totals.borrow_mut().setup_commits += setup;
+            ctx.add_setup_commits(&s, setup);
             Ok(Opened::Refused(s, e))
         }
         Err(e) => Err(e),
@@ -393,9 +398,8 @@ pub(crate) async fn thread_main<W: Workload>(
                 } else {
                     match open(cx, id, &mut wl).await {
                         Ok(Opened::Ready(s, setup)) => {
-                            let mut tot = cx.totals.borrow_mut();
-                            tot.setup_commits += setup;
-                            tot.connections += 1;
+                            cx.add_setup_commits(&s, setup);
+                            cx.totals.borrow_mut().connections += 1;
                             Some(s)
                         }
                         Ok(Opened::Refused(s, e)) => {
@@ -740,11 +744,13 @@ async fn run_txn<W: Workload>(
                 ctx.totals.borrow_mut().connections += 1;
                 now = ctx.now_us();
                 c.stats.endpoint = ctx.endpoint_of(&s);
+                ctx.endpoint_reconnected(&s);
                 c.session = Some(s);
                 fresh_session = true;
             }
             Err(e) => {
                 ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
+                ctx.endpoint_failed(c.stats.endpoint, FailureKind::Other);
                 ctx.abort(c.id, &e, None);
                 return TxnEnd::Abort;
             }
@@ -757,9 +763,10 @@ async fn run_txn<W: Workload>(
         let before = wire_commits(s);
         let r = c.wl.on_connect(s, ctx.spec.mode).await;
         ctx.forward_notices(s);
-        ctx.totals.borrow_mut().setup_commits += wire_commits(s) - before;
+        ctx.add_setup_commits(s, wire_commits(s) - before);
         if let Err(e) = r {
             ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
+            ctx.endpoint_failed(c.stats.endpoint, FailureKind::Other);
             ctx.abort(c.id, &e, None);
             return TxnEnd::Abort;
         }
@@ -798,9 +805,7 @@ async fn run_txn<W: Workload>(
             // A statement parsed on its own before its first execution (scripts in prepared
             // mode) commits an implicit transaction of its own: setup, as on_connect's.
             let parsed = session.parse_commits() - parses;
-            if parsed > 0 {
-                ctx.totals.borrow_mut().setup_commits += parsed;
-            }
+            ctx.add_setup_commits(session, parsed);
             r
         };
         ctx.forward_notices(session);
@@ -816,6 +821,7 @@ async fn run_txn<W: Workload>(
                 rec.committed(txn, latency, lag, late);
                 rec.retries(txn, tries - 1);
                 drop(rec);
+                ctx.endpoint_committed(c.stats.endpoint, latency);
                 ctx.log(
                     c.id,
                     c.cnt + 1,
@@ -848,6 +854,7 @@ async fn run_txn<W: Workload>(
                         rec.failed(txn, FailureKind::Other, None);
                         rec.retries(txn, tries - 1);
                         drop(rec);
+                        ctx.endpoint_failed(c.stats.endpoint, FailureKind::Other);
                         ctx.abort(c.id, &e, c.wl.failed_at());
                         break TxnEnd::Abort;
                     }
@@ -867,6 +874,7 @@ async fn run_txn<W: Workload>(
                     rec.failed(txn, kind, None);
                     rec.retries(txn, tries - 1);
                     drop(rec);
+                    ctx.endpoint_failed(c.stats.endpoint, kind);
                     ctx.abort(c.id, &e2, None);
                     break TxnEnd::Abort;
                 }
@@ -898,6 +906,7 @@ async fn run_txn<W: Workload>(
                 rec.failed(txn, kind, None);
                 rec.retries(txn, tries - 1);
                 drop(rec);
+                ctx.endpoint_failed(c.stats.endpoint, kind);
                 ctx.log(c.id, c.cnt + 1, txn, now, Logged::Failed(kind), tries - 1);
                 break TxnEnd::Done;
             }
@@ -951,6 +960,6 @@ async fn rollback<W: Workload>(ctx: &ThreadCtx<W>, s: &mut Session) -> Result<()
     }
     let before = wire_commits(s);
     let r = s.simple_query("ROLLBACK").await.map(|_| ());
-    ctx.totals.borrow_mut().setup_commits += wire_commits(s) - before;
+    ctx.add_setup_commits(s, wire_commits(s) - before);
     r
 }

@@ -105,6 +105,19 @@ mod tests {
             clients: 2,
             transactions: 10,
             tps: 1.0,
+            latency_ms: Some(crate::EndpointLatency {
+                mean: 1.5,
+                p50: 1.2,
+                p95: 3.0,
+                p99: 4.0,
+                max: 5.0,
+            }),
+            failures: crate::EndpointFailures {
+                serialization: 1,
+                deadlock: 0,
+                other: 0,
+            },
+            reconnects: 0,
         }];
         r.endpoints_warning = Some("uneven".into());
         let mut buf = Vec::new();
@@ -253,6 +266,16 @@ mod tests {
             .remove("fd_limit");
         old["connections"].as_object_mut().unwrap().remove("setup");
         assert_eq!(errors(&old), Vec::<String>::new());
+        // Endpoints written before they had latencies, failures and reconnects validate and
+        // read, with those empty.
+        for k in ["latency_ms", "failures", "reconnects"] {
+            old["endpoints"][0].as_object_mut().unwrap().remove(k);
+        }
+        assert_eq!(errors(&old), Vec::<String>::new());
+        let r = read_json(serde_json::to_vec(&old).unwrap().as_slice()).unwrap();
+        assert_eq!(r.endpoints[0].transactions, 10);
+        assert_eq!(r.endpoints[0].latency_ms, None);
+        assert_eq!(r.endpoints[0].failures, crate::EndpointFailures::default());
     }
 
     /// Every key the model writes is declared in the schema, and every declared-required key is
@@ -265,8 +288,11 @@ mod tests {
         let defs = &schema["$defs"];
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
-        const OPTIONAL: [&str; 16] = [
+        const OPTIONAL: [&str; 19] = [
             "endpoints",
+            "latency_ms",
+            "failures",
+            "reconnects",
             "endpoints_warning",
             "failures_detailed",
             "server_metrics",
@@ -325,6 +351,14 @@ mod tests {
                 &v["endpoints"][0],
             ),
             (
+                &schema["properties"]["endpoints"]["items"]["properties"]["latency_ms"],
+                &v["endpoints"][0]["latency_ms"],
+            ),
+            (
+                &schema["properties"]["endpoints"]["items"]["properties"]["failures"],
+                &v["endpoints"][0]["failures"],
+            ),
+            (
                 &defs["tpcc"]["properties"]["response_limits"]["items"],
                 &v["tpcc"]["response_limits"][0],
             ),
@@ -358,7 +392,8 @@ mod tests {
             declared.sort();
             required.sort();
             assert_eq!(written, declared, "schema properties");
-            written.retain(|k| !OPTIONAL.contains(&k.as_str()));
+            // A name optional in one object may be required in another (`failures`).
+            written.retain(|k| !OPTIONAL.contains(&k.as_str()) || required.contains(&k.as_str()));
             assert_eq!(written, required, "schema required");
         }
     }

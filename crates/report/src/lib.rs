@@ -14,6 +14,7 @@
 
 pub mod compare;
 mod csv;
+mod endpoint;
 pub mod html;
 mod json;
 mod model;
@@ -26,6 +27,7 @@ mod text;
 mod testdata;
 
 pub use csv::{render_csv, CSV_HEADER};
+pub use endpoint::{EndpointFailures, EndpointLatency};
 pub use json::{read_json, write_json, ReadError, SCHEMA};
 pub use model::{
     format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionSetup,

@@ -85,6 +85,16 @@ pub struct Endpoint {
     /// Committed transactions of its clients.
     pub transactions: u64,
     pub tps: f64,
+    /// Latency of the transactions that ran on it (`None`: it committed none, or the result
+    /// was written before hosts had latencies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<crate::EndpointLatency>,
+    /// Transactions that failed on it, by kind.
+    #[serde(default)]
+    pub failures: crate::EndpointFailures,
+    /// Sessions re-established on it during the measured run (`-C`: one per transaction).
+    #[serde(default)]
+    pub reconnects: u64,
 }
 
 impl Endpoint {
@@ -114,8 +124,13 @@ impl Endpoint {
                 let c = f64::from(e.clients) / f64::from(clients);
                 let t = e.transactions as f64 / txns as f64;
                 ((t - c).abs() > 0.2 * c).then(|| {
+                    // The host's latency says why (a slow host serves fewer transactions per
+                    // client in a closed loop).
+                    let latency = e
+                        .latency_ms
+                        .map_or_else(String::new, |l| format!(" (mean latency {:.3} ms)", l.mean));
                     format!(
-                        "{}:{} has {:.0}% of the clients but {:.0}% of the transactions",
+                        "{}:{} has {:.0}% of the clients but {:.0}% of the transactions{latency}",
                         e.host,
                         e.port,
                         100.0 * c,
@@ -582,6 +597,7 @@ mod tests {
             clients,
             transactions,
             tps: 0.0,
+            ..Default::default()
         }
     }
 

@@ -201,22 +201,8 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
         if let Some(w) = &r.endpoints_warning {
             let _ = write!(o, "<div class=\"banner\">{}</div>", esc(w));
         }
-        o.push_str(
-            "<table><thead><tr><th>host</th><th>port</th><th>clients</th><th>transactions</th>\
-             <th>tps</th></tr></thead><tbody>",
-        );
-        for e in &r.endpoints {
-            let _ = write!(
-                o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td></tr>",
-                esc(&e.host),
-                e.port,
-                e.clients,
-                e.transactions,
-                e.tps
-            );
-        }
-        o.push_str("</tbody></table></section>");
+        crate::endpoint::html_table(&mut o, &r.endpoints);
+        o.push_str("</section>");
     }
     client::over_time(&mut o, r);
     client::latency_distribution(&mut o, r);

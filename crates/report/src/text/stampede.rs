@@ -139,11 +139,12 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
     if !r.endpoints.is_empty() {
         let _ = writeln!(o, "endpoints:");
         for e in &r.endpoints {
-            let _ = writeln!(
+            let _ = write!(
                 o,
                 "  {}:{}  {} clients, {} transactions, {:.1} tps",
                 e.host, e.port, e.clients, e.transactions, e.tps
             );
+            let _ = writeln!(o, "{}", crate::endpoint::text_details(e));
         }
         if let Some(w) = &r.endpoints_warning {
             let _ = writeln!(o, "  warning: {w}");

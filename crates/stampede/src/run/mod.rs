@@ -178,6 +178,8 @@ fn interrupted_before() -> anyhow::Error {
 /// The commit count's baseline, in the target's protocol.
 enum Baseline {
     Pg(Box<checks::CommitBaseline>),
+    /// Several PostgreSQL hosts: one baseline each (`checks::hosts`).
+    PgHosts(checks::hosts::HostsBaseline),
     MySql(checks::mysql::MySqlBaseline),
 }
 
@@ -208,12 +210,13 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         output::header(ctx, &server, "");
     }
     family.before(ctx)?;
-    // With several hosts each server counts only its own commits: the check would compare all
-    // the clients' transactions with one server's count.
-    let several_hosts = conn.endpoints() > 1;
-    // MySQL's nodes are counted one by one (each counts its own clients' COMMITs).
-    let several_hosts = several_hosts && conn.dialect() == Dialect::Postgres;
-    let baseline = match (ctx.out.checks && !several_hosts, conn.dialect()) {
+    // With several hosts each server counts only its own commits: they are counted host by
+    // host (`checks::hosts`), as MySQL's nodes are (each counts its own clients' COMMITs).
+    let several_hosts = conn.endpoints() > 1 && conn.dialect() == Dialect::Postgres;
+    let baseline = match (ctx.out.checks, conn.dialect()) {
+        (true, Dialect::Postgres) if several_hosts => Some(Baseline::PgHosts(
+            ctx.rt.block_on(checks::hosts::commit_baseline(conn))?,
+        )),
         (true, Dialect::Postgres) => Some(Baseline::Pg(Box::new(
             ctx.rt.block_on(checks::commit_baseline(conn))?,
         ))),
@@ -275,6 +278,14 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
                     outcome.setup_commits,
                     outcome.connections + observer_connections + fin.connections,
                 ))?,
+                Baseline::PgHosts(b) => ctx.rt.block_on(b.verdict(
+                    &checks::hosts::per_host(
+                        &outcome.endpoints,
+                        (fin.commits, fin.connections),
+                        &checks::hosts::observer_per_host(conn, server_metrics.as_ref()),
+                    ),
+                    family.counted_commits(&outcome, &fin),
+                ))?,
                 Baseline::MySql(b) => {
                     let (v, galera) = ctx.rt.block_on(b.verdict(
                         family.mysql_commits(&outcome, &fin),
@@ -306,10 +317,6 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
                 detail,
             });
         }
-        None if several_hosts && ctx.out.checks => check_list.push(skipped(
-            "commit count",
-            "several hosts: each server counts only its own commits",
-        )),
         None => check_list.push(skipped("commit count", "--no-check")),
     }
     check_list.extend(conflicts);

@@ -145,6 +145,14 @@ fn endpoints(conn: &target::Target, outcome: &engine::Outcome) -> Vec<report::En
             e.transactions += c.committed;
         }
     }
+    // What ran on each host, keyed by the host of the session that ran it (engine::endpoint).
+    for (e, s) in eps.iter_mut().zip(&outcome.endpoints) {
+        e.latency_ms = report::EndpointLatency::of(&s.latency);
+        for kind in measure::FailureKind::ALL {
+            e.failures.add(kind, s.failures_of(kind));
+        }
+        e.reconnects = s.reconnects;
+    }
     for e in &mut eps {
         e.tps = if secs > 0.0 {
             e.transactions as f64 / secs
