@@ -98,6 +98,15 @@ mod tests {
             m.wait_times = my.wait_times;
             m.nodes = my.nodes;
             m.statements[0].rows_examined = Some(12);
+            // Several PostgreSQL hosts' (no real run has both).
+            m.endpoints = vec![measure::server::EndpointMetrics {
+                endpoint: "/tmp/a:5432".into(),
+                average_active: 0.5,
+                waits: m.waits.clone(),
+                statements: m.statements.clone(),
+                statements_total: m.statements_total.clone(),
+                cost: m.cost.clone(),
+            }];
         }
         r.endpoints = vec![crate::Endpoint {
             host: "/tmp/a".into(),
@@ -250,7 +259,7 @@ mod tests {
         // And the added ones are optional: a result written before them still validates.
         let mut old = v.clone();
         let mut old_metrics = v["server_metrics"].clone();
-        for k in ["product", "wait_times", "nodes"] {
+        for k in ["product", "wait_times", "nodes", "endpoints"] {
             old_metrics.as_object_mut().unwrap().remove(k);
         }
         old_metrics["statements"][0]
@@ -378,6 +387,7 @@ mod tests {
             (&sm["os"]["items"], &m["os"][0]),
             (&sm["wait_times"]["items"], &m["wait_times"][0]),
             (&sm["nodes"]["items"], &m["nodes"][0]),
+            (&sm["endpoints"]["items"], &m["endpoints"][0]),
         ];
         for (s, inst) in objects {
             let mut written: Vec<&String> = inst.as_object().unwrap().keys().collect();

@@ -19,6 +19,7 @@ pub mod html;
 mod json;
 mod model;
 mod observed;
+mod observed_hosts;
 mod svg;
 mod sysbench;
 mod text;

@@ -88,9 +88,13 @@ struct Ran {
     html: String,
 }
 
-/// `stampede run <args> -h <the three hosts>` with the commit check on (no observer: its
-/// sessions would be in the servers' counts the test reads itself).
+/// `stampede run <args> -h <the three hosts>` with the commit check on, without the observer
+/// (its sessions would be in the servers' counts the first test reads itself).
 fn run(c: &Cluster, args: &[&str]) -> Ran {
+    run_observed(c, args, false)
+}
+
+fn run_observed(c: &Cluster, args: &[&str], observe: bool) -> Ran {
     let (hosts, ports) = c.hosts_and_ports();
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
@@ -98,7 +102,8 @@ fn run(c: &Cluster, args: &[&str]) -> Ran {
     let out = Command::new(BIN)
         .arg("run")
         .args(args)
-        .args(["-n", "--no-observe"])
+        .arg("-n")
+        .args(if observe { None } else { Some("--no-observe") })
         .args(["--json", json.to_str().unwrap()])
         .args(["--html", html.to_str().unwrap()])
         .args([
@@ -309,5 +314,40 @@ fn reconnecting_per_transaction_counts_reconnects_per_host() {
         assert_eq!(e["transactions"], 5, "{e}");
         assert_endpoint_fields_sane(e, 5);
     }
+    assert_commit_check_passed_per_host(c, &r.json);
+}
+
+#[test]
+fn the_observer_watches_every_host_and_the_check_counts_its_sessions_per_host() {
+    let guard = cluster();
+    let c = guard.as_ref().unwrap();
+    let r = run_observed(c, &["select-only", "-c", "3", "-j", "1", "-T", "1"], true);
+    let m = &r.json["server_metrics"];
+    let hosts = m["endpoints"].as_array().expect("one observation per host");
+    let names: Vec<String> = (c.hosts().iter())
+        .map(|h| format!("{}:{}", h.host, h.port))
+        .collect();
+    let seen: Vec<&str> = hosts
+        .iter()
+        .map(|h| h["endpoint"].as_str().unwrap())
+        .collect();
+    assert_eq!(seen, names);
+    // The summed cost is every host's observer; each opened its own session.
+    let per_host: u64 = (hosts.iter())
+        .map(|h| h["cost"]["connections"].as_u64().unwrap())
+        .sum();
+    assert_eq!(m["cost"]["connections"].as_u64(), Some(per_host));
+    assert!(hosts.iter().all(|h| h["cost"]["connections"] == 1), "{m}");
+    assert!(
+        r.stdout
+            .contains("  per host (3 hosts, each observed on its own session"),
+        "{}",
+        r.stdout
+    );
+    for n in &names {
+        assert!(r.stdout.contains(&format!("    {n}: ")), "{}", r.stdout);
+    }
+    assert!(r.html.contains("<section id=\"server-hosts\">"));
+    // Each observer's start-up commit is put on its own host: the check stays exact.
     assert_commit_check_passed_per_host(c, &r.json);
 }

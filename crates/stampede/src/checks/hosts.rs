@@ -147,9 +147,23 @@ pub fn observer_per_host(
     metrics: Option<&measure::server::ServerMetrics>,
 ) -> Vec<u64> {
     let mut v = vec![0; conn.endpoints()];
-    if let (Some(m), Some(first)) = (metrics, v.first_mut()) {
+    let Some(m) = metrics else {
+        return v;
+    };
+    if m.endpoints.is_empty() {
         // One server observed, through the target: its first host.
-        *first = u64::from(m.cost.connections);
+        if let Some(first) = v.first_mut() {
+            *first = u64::from(m.cost.connections);
+        }
+        return v;
+    }
+    // One observer per host, named as `name` names them.
+    for (i, n) in v.iter_mut().enumerate() {
+        let me = name(conn, i);
+        *n = (m.endpoints.iter())
+            .filter(|e| e.endpoint == me)
+            .map(|e| u64::from(e.cost.connections))
+            .sum();
     }
     v
 }
