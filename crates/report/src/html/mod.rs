@@ -176,7 +176,7 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     if let Some(m) = m {
         kpi(
             &mut o,
-            &format!("{:.2}", m.average_active()),
+            &format!("{:.2}", crate::observed_hosts::average_active(m)),
             "AAS",
             "database load (average active sessions)",
         );
