@@ -96,6 +96,10 @@ fn run(c: &Cluster, args: &[&str]) -> Ran {
 
 fn run_observed(c: &Cluster, args: &[&str], observe: bool) -> Ran {
     let (hosts, ports) = c.hosts_and_ports();
+    run_on(&hosts, &ports, args, observe)
+}
+
+fn run_on(hosts: &str, ports: &str, args: &[&str], observe: bool) -> Ran {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let html = dir.path().join("r.html");
@@ -106,9 +110,7 @@ fn run_observed(c: &Cluster, args: &[&str], observe: bool) -> Ran {
         .args(if observe { None } else { Some("--no-observe") })
         .args(["--json", json.to_str().unwrap()])
         .args(["--html", html.to_str().unwrap()])
-        .args([
-            "-h", &hosts, "-p", &ports, "-U", "postgres", "-d", "postgres",
-        ])
+        .args(["-h", hosts, "-p", ports, "-U", "postgres", "-d", "postgres"])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -350,4 +352,34 @@ fn the_observer_watches_every_host_and_the_check_counts_its_sessions_per_host() 
     assert!(r.html.contains("<section id=\"server-hosts\">"));
     // Each observer's start-up commit is put on its own host: the check stays exact.
     assert_commit_check_passed_per_host(c, &r.json);
+}
+
+#[test]
+fn a_host_that_is_down_leaves_the_check_to_the_others() {
+    let guard = cluster();
+    let c = guard.as_ref().unwrap();
+    let (hosts, ports) = c.hosts_and_ports();
+    // A socket directory no server listens in: the client placed there fails over to the
+    // next host, as libpq's host list does.
+    let down = tempfile::tempdir().unwrap();
+    let down = down.path().to_str().unwrap();
+    let r = run_on(
+        &format!("{hosts},{down}"),
+        &format!("{ports},5432"),
+        &["select-only", "-c", "4", "-j", "1", "-t", "20"],
+        false,
+    );
+    let eps = r.json["endpoints"].as_array().unwrap();
+    assert_eq!(eps.len(), 4);
+    assert_eq!(eps[3]["clients"], 0, "{}", eps[3]);
+    assert_eq!(eps[0]["clients"], 2, "{}", eps[0]);
+    let check = (r.json["checks"].as_array().unwrap().iter())
+        .find(|ch| ch["name"] == "commit count")
+        .unwrap();
+    assert_eq!(check["status"], "passed", "{check}");
+    assert!(
+        (check["detail"].as_str().unwrap())
+            .contains(&format!("{down}:5432: not reachable for the check")),
+        "{check}"
+    );
 }

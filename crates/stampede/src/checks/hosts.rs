@@ -41,7 +41,9 @@ pub struct HostCommits {
 }
 
 pub struct HostsBaseline {
-    hosts: Vec<(String, CommitBaseline)>,
+    /// Per host: its baseline, or why it could not be read (a host that is down: the run can
+    /// still go on the others, as libpq's host list allows).
+    hosts: Vec<(String, Result<CommitBaseline, String>)>,
 }
 
 /// The target naming only host `i`, with any session accepted (see the module header).
@@ -74,8 +76,15 @@ pub async fn commit_baseline(conn: &target::Target) -> Result<HostsBaseline> {
         let one = only_host(conn, i)?;
         let b = host_baseline(&one)
             .await
-            .with_context(|| format!("reading the commit count's baseline on {}", name(conn, i)))?;
+            .map_err(|e| target::conninfo::redact(&format!("{e:#}")));
         hosts.push((name(conn, i), b));
+    }
+    if hosts.iter().all(|(_, b)| b.is_err()) {
+        let why = hosts.first().and_then(|(_, b)| b.as_ref().err()).cloned();
+        anyhow::bail!(
+            "reading the commit count's baseline: no host could be reached ({})",
+            why.unwrap_or_default()
+        );
     }
     Ok(HostsBaseline { hosts })
 }
@@ -90,6 +99,25 @@ impl HostsBaseline {
         let mut difference = 0;
         for (i, (name, b)) in self.hosts.into_iter().enumerate() {
             let h = per_host.get(i).copied().unwrap_or_default();
+            let b = match b {
+                Ok(b) => b,
+                // Nothing of the run's was there: the other hosts' counts are the whole run.
+                Err(why) if h.connections == 0 => {
+                    passed.push(format!(
+                        "{name}: not reachable for the check ({why}), and no session of the run \
+                         was on it"
+                    ));
+                    continue;
+                }
+                Err(why) => {
+                    inconclusive.push(format!(
+                        "{name}: {} sessions were on it, but its counter could not be read \
+                         before the run ({why})",
+                        h.connections
+                    ));
+                    continue;
+                }
+            };
             match b.verdict(h.committed, h.setup, h.connections).await? {
                 CommitVerdict::Exact(c) if c.passed => passed.push(format!("{name}: {}", c.detail)),
                 CommitVerdict::Exact(c) => {
