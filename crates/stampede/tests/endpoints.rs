@@ -201,7 +201,12 @@ fn clients_spread_over_a_primary_and_two_standbys() {
     }
     assert_eq!(sum, total, "the hosts' transactions add up to the run's");
     assert!(r.stdout.contains("endpoints:"), "{}", r.stdout);
-    assert!(r.json.get("endpoints_warning").is_none(), "{}", r.json);
+    // The clients are spread; how many transactions each host serves is the machine's
+    // scheduling (three servers and the client on two cores: a host's share was seen 26% off
+    // its clients' share), so an "uneven hosts" warning may come, never "all on one host".
+    if let Some(w) = r.json.get("endpoints_warning") {
+        assert!(w.as_str().unwrap().starts_with("uneven hosts: "), "{w}");
+    }
     assert_commit_check_passed_per_host(c, &r.json);
     // Every host's line in the summary carries its latency.
     let lines: Vec<&str> = (r.stdout.lines())
