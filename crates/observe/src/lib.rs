@@ -32,8 +32,12 @@
 //! cannot show (performance_schema OFF, consumers or instruments off, no PROCESS privilege) is a
 //! note with the fix, never a failure.
 //!
+//! A PostgreSQL target of several hosts is watched host by host, one such observer (session,
+//! thread) each, and their results folded into one (`endpoints`: what is summed and what is
+//! the first host's); one run's commit count then has one observer start-up per host.
+//!
 //! Module layout: `sampler` and `sql` (PostgreSQL), `mysql_sampler` and `mysql_sql` (MySQL and
-//! MariaDB), `os` (the machine, for both).
+//! MariaDB), `os` (the machine, for both), `endpoints` (several PostgreSQL hosts).
 
 mod endpoints;
 mod mysql_sampler;
