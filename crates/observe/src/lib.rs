@@ -38,6 +38,7 @@
 mod mysql_sampler;
 mod mysql_sql;
 mod os;
+pub mod replication;
 mod sampler;
 mod sql;
 

@@ -27,6 +27,7 @@
 
 mod client;
 mod load;
+mod replication;
 mod run;
 mod server;
 mod style;
@@ -211,13 +212,19 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td></tr>",
                 esc(&e.host),
                 e.port,
-                e.clients,
+                // --read-from: writer sessions, then reader sessions (model::Endpoint).
+                if e.reader_clients > 0 {
+                    format!("{} + {} readers", e.clients, e.reader_clients)
+                } else {
+                    e.clients.to_string()
+                },
                 e.transactions,
                 e.tps
             );
         }
         o.push_str("</tbody></table></section>");
     }
+    replication::section(&mut o, &r.replication);
     client::over_time(&mut o, r);
     client::latency_distribution(&mut o, r);
     client::transactions(&mut o, r);

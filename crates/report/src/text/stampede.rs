@@ -139,16 +139,25 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
     if !r.endpoints.is_empty() {
         let _ = writeln!(o, "endpoints:");
         for e in &r.endpoints {
-            let _ = writeln!(
+            let _ = write!(
                 o,
                 "  {}:{}  {} clients, {} transactions, {:.1} tps",
                 e.host, e.port, e.clients, e.transactions, e.tps
             );
+            if e.reader_clients > 0 {
+                let _ = write!(
+                    o,
+                    " ({} reader sessions, {} of the transactions)",
+                    e.reader_clients, e.reader_transactions
+                );
+            }
+            let _ = writeln!(o);
         }
         if let Some(w) = &r.endpoints_warning {
             let _ = writeln!(o, "  warning: {w}");
         }
     }
+    crate::text::replication::lines(o, &r.replication);
 
     if r.checks.is_empty() {
         let _ = writeln!(o, "checks: none");

@@ -218,6 +218,11 @@ impl Workload for Tpcc {
             _ => Ok(()),
         }
     }
+
+    /// Order-Status (clause 2.6) and Stock-Level (clause 2.8) only read; the others write.
+    fn read_only(&self, txn: usize) -> bool {
+        txn == Kind::OrderStatus as usize || txn == Kind::StockLevel as usize
+    }
 }
 
 /// A step registered on a session: its statements (one, or several on MySQL: [`sql`]'s
