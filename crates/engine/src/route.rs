@@ -213,15 +213,9 @@ mod tests {
     #[test]
     fn readers_avoid_the_writer_host_for_standby_and_spread_round_robin() {
         let conn = three_hosts();
-        let r = Route::new(
-            Some(ReadFrom::Standby),
-            &conn,
-            |i| i == 0,
-            &[5, 1],
-            false,
-        )
-        .unwrap()
-        .unwrap();
+        let r = Route::new(Some(ReadFrom::Standby), &conn, |i| i == 0, &[5, 1], false)
+            .unwrap()
+            .unwrap();
         assert!(r.needs_reader && r.on_reader(0) && !r.on_reader(1));
         let firsts: Vec<String> = (0..4)
             .map(|c| {
@@ -233,7 +227,10 @@ mod tests {
         let t = r.reader(&conn, 0, Some(0), Spread::RoundRobin, 1);
         assert_eq!(t.pg().unwrap().target_session_attrs, SessionAttrs::Standby);
         let w = r.writer(&conn);
-        assert_eq!(w.pg().unwrap().target_session_attrs, SessionAttrs::ReadWrite);
+        assert_eq!(
+            w.pg().unwrap().target_session_attrs,
+            SessionAttrs::ReadWrite
+        );
         r.found_writer(Some(2));
         assert_eq!(r.writer(&conn).endpoint_name(0).unwrap().0, "c");
     }
@@ -269,8 +266,7 @@ mod tests {
         let one = pg("host=a port=1");
         let e = Route::new(Some(ReadFrom::Standby), &one, |_| true, &[1], false).unwrap_err();
         assert!(e.contains("--read-from standby needs several hosts"), "{e}");
-        let e = Route::new(Some(ReadFrom::Any), &three_hosts(), |_| true, &[1], true)
-            .unwrap_err();
+        let e = Route::new(Some(ReadFrom::Any), &three_hosts(), |_| true, &[1], true).unwrap_err();
         assert!(e.contains("-C"), "{e}");
         assert!(Route::new(None, &one, |_| true, &[1], false)
             .unwrap()

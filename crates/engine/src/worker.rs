@@ -427,7 +427,8 @@ pub(crate) async fn thread_main<W: Workload>(
                 if let Some(route) = cx.route.as_ref().filter(|_| session.is_some() && !aborted) {
                     route.found_writer(endpoint);
                     if route.needs_reader {
-                        let conn = route.reader(&cx.conn, id, endpoint, cx.spec.spread, cx.spec.seed);
+                        let conn =
+                            route.reader(&cx.conn, id, endpoint, cx.spec.spread, cx.spec.seed);
                         match open(cx, &conn, &mut wl).await {
                             Ok(Opened::Ready(s, setup)) => {
                                 let mut tot = cx.totals.borrow_mut();
@@ -445,7 +446,9 @@ pub(crate) async fn thread_main<W: Workload>(
                                 if let Some(w) = session {
                                     close(cx, w).await;
                                 }
-                                err_r.borrow_mut().get_or_insert(route.reader_error(&cx.conn, e));
+                                err_r
+                                    .borrow_mut()
+                                    .get_or_insert(route.reader_error(&cx.conn, e));
                                 break;
                             }
                         }
@@ -776,8 +779,7 @@ async fn run_txn<W: Workload>(
     scheduled: Option<u64>,
     now: u64,
 ) -> TxnEnd {
-    let on_reader =
-        c.reader.is_some() && ctx.route.as_ref().is_some_and(|r| r.on_reader(txn));
+    let on_reader = c.reader.is_some() && ctx.route.as_ref().is_some_and(|r| r.on_reader(txn));
     if !on_reader {
         return run_txn_on_session(ctx, c, txn, scheduled, now).await;
     }

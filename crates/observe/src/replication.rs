@@ -161,8 +161,12 @@ impl Seen {
                 (n, a) => format!("{n} ({a})"),
             };
             let s = self.by_standby.entry(name).or_default();
-            s.bytes
-                .push(col(2).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0).max(0) as u64);
+            s.bytes.push(
+                col(2)
+                    .and_then(|v| v.parse::<i64>().ok())
+                    .unwrap_or(0)
+                    .max(0) as u64,
+            );
             let ms = |i: usize| col(i).and_then(|v| v.parse::<f64>().ok());
             s.write_ms.extend(ms(3));
             s.flush_ms.extend(ms(4));
@@ -209,7 +213,14 @@ mod tests {
                     Some("0.7"),
                     Some(&format!("{}", i as f64)),
                 ]),
-                row(&[Some("walreceiver"), Some("10.0.0.2"), Some("0"), None, None, None]),
+                row(&[
+                    Some("walreceiver"),
+                    Some("10.0.0.2"),
+                    Some("0"),
+                    None,
+                    None,
+                    None,
+                ]),
             ]);
         }
         let s = seen.summary();

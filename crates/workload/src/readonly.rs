@@ -166,7 +166,10 @@ fn tokens(sql: &str) -> Option<Vec<Token>> {
                 }
                 out.push(Token::Value);
             }
-            b':' if b.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic() || *n == b'_') => {
+            b':' if b
+                .get(i + 1)
+                .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'_') =>
+            {
                 // pgbench's `:var` (a `::type` cast starts with two colons and is punctuation).
                 i += 1;
                 while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
@@ -183,7 +186,10 @@ fn tokens(sql: &str) -> Option<Vec<Token>> {
             c if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 => {
                 let start = i;
                 while i < b.len()
-                    && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$' || b[i] >= 0x80)
+                    && (b[i].is_ascii_alphanumeric()
+                        || b[i] == b'_'
+                        || b[i] == b'$'
+                        || b[i] >= 0x80)
                 {
                     i += 1;
                 }

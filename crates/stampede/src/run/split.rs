@@ -122,7 +122,10 @@ mod tests {
             ep("s2", 0, 0, 0, 0),
         ];
         let w = imbalance(&one).expect("a warning");
-        assert!(w.starts_with("readers: all 6 clients are on one host of 2"), "{w}");
+        assert!(
+            w.starts_with("readers: all 6 clients are on one host of 2"),
+            "{w}"
+        );
         // Without a split, as before.
         assert!(imbalance(&[ep("a", 2, 0, 10, 0), ep("b", 0, 0, 0, 0)]).is_some());
     }
