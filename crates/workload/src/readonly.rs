@@ -335,6 +335,49 @@ mod tests {
         ("", true),
     ];
 
+    /// The builtins' declared read-only-ness agrees with their SQL: a read-only type's every
+    /// statement is accepted, a write type has one that is refused.
+    #[test]
+    fn builtins_declare_what_their_sql_says() {
+        use crate::oltp::{OltpWorkload, Options, Test};
+        use crate::tpcb::{Builtin, TpcbWorkload};
+        use crate::Workload;
+        let sql_ro = |w: &dyn Fn(usize) -> (bool, Vec<String>), i: usize| {
+            let (declared, stmts) = w(i);
+            let by_sql = stmts
+                .iter()
+                .filter(|s| !s.starts_with('\\'))
+                .all(|s| is_read_only_sql(s));
+            (declared, by_sql)
+        };
+        let tpcb = TpcbWorkload::new(
+            vec![
+                (Builtin::TpcbLike, 1),
+                (Builtin::SimpleUpdate, 1),
+                (Builtin::SelectOnly, 1),
+            ],
+            1,
+        );
+        let f = |i: usize| (tpcb.read_only(i), tpcb.txn_types()[i].statements.clone());
+        assert_eq!(sql_ro(&f, 0), (false, false));
+        assert_eq!(sql_ro(&f, 1), (false, false));
+        assert_eq!(sql_ro(&f, 2), (true, true));
+        for (test, want) in [
+            (Test::ReadOnly, true),
+            (Test::PointSelect, true),
+            (Test::ReadWrite, false),
+            (Test::WriteOnly, false),
+            (Test::UpdateIndex, false),
+            (Test::UpdateNonIndex, false),
+            (Test::Insert, false),
+            (Test::Delete, false),
+        ] {
+            let w = OltpWorkload::new(test, Options::default()).unwrap();
+            let f = |i: usize| (w.read_only(i), w.txn_types()[i].statements.clone());
+            assert_eq!(sql_ro(&f, 0), (want, want), "{test:?}");
+        }
+    }
+
     #[test]
     fn read_only_classification_of_sql() {
         let wrong: Vec<String> = CASES
