@@ -101,6 +101,9 @@ impl Watch {
                 };
                 let mut seen = Seen::default();
                 let _ = ready_tx.send(Ok(()));
+                // A sample at the start, one a second, and one when asked to finish (the lag
+                // the run's last writes left); a dropped watch takes no last sample.
+                let mut finishing = false;
                 loop {
                     match rt.block_on(session.simple_query(SQL)) {
                         Ok(rows) => {
@@ -112,9 +115,13 @@ impl Watch {
                             break;
                         }
                     }
+                    if finishing {
+                        break;
+                    }
                     match stop_rx.recv_timeout(PERIOD) {
                         Err(RecvTimeoutError::Timeout) => {}
-                        Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+                        Ok(()) => finishing = true,
+                        Err(RecvTimeoutError::Disconnected) => break,
                     }
                 }
                 rt.block_on(session.close());
