@@ -3,7 +3,8 @@
 //! where the transactions ran. A mix of select-only and tpcb-like sends every tpcb-like to the
 //! primary (pgbench_history grows by exactly their count, none failed: a standby would have
 //! refused the writes) and every select-only to the standbys; sysbench's oltp_read_only puts
-//! nothing on the primary; the replication section has an entry per standby; and the refusals
+//! nothing on the primary; TPC-C's Order-Status and Stock-Level run on the standbys and the rest
+//! on the primary; the replication section has an entry per standby; and the refusals
 //! (one host, no standby among the hosts) say what to do.
 
 use std::process::Command;
@@ -227,6 +228,40 @@ fn reads_go_to_the_standbys_and_writes_to_the_primary() {
     let primary = (after[0] - before[0]) as u64;
     eprintln!("oltp_read_only: {total} transactions, the primary counted {primary}");
     assert!(primary <= 40 + watch + 2, "primary counted {primary}");
+
+    // ----- TPC-C: Order-Status and Stock-Level on the standbys -----
+    let (ok, out, err) = stampede(&[
+        "init", "tpcc", "-w", "1", "-q", "-h", &hosts, "-p", &ports, "-U", "postgres", "-d", rw,
+    ]);
+    assert!(ok, "{out}{err}");
+    c.wait_replayed();
+    let (_, _, r) = run_split(&c, &["tpcc", "-c", "4", "-t", "25"]);
+    let count = |i: usize| r.total.txns[i].latency.count();
+    // txn_types: New-Order, Payment, Order-Status, Delivery, Stock-Level.
+    assert_eq!(
+        (0..5).map(count).sum::<u64>(),
+        100,
+        "every transaction completed"
+    );
+    assert!(count(2) + count(4) > 0, "the deck dealt some reads");
+    for t in &r.total.txns {
+        assert_eq!(t.failures, [0, 0, 0], "no failures");
+    }
+    let eps = &r.endpoints;
+    eprintln!(
+        "tpcc: by type {:?}, per host {:?}",
+        (0..5).map(count).collect::<Vec<_>>(),
+        eps.iter().map(|e| e.transactions).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        eps[0].transactions,
+        count(0) + count(1) + count(3),
+        "{eps:?}"
+    );
+    assert_eq!(
+        eps[1].transactions + eps[2].transactions,
+        count(2) + count(4)
+    );
 
     // ----- refusals -----
     let p = &c.primary;
