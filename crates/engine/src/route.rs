@@ -38,8 +38,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use target::conninfo::SessionAttrs;
-use target::{Error, Target};
+use target::{Error, Session, Target};
+use workload::Workload;
 
+use crate::worker::{open, Opened, ThreadCtx};
 use crate::Spread;
 
 /// stampede's `--read-from`: where read-only transactions run.
@@ -176,6 +178,41 @@ impl Route {
             return e;
         }
         no_standby(conn, &e)
+    }
+}
+
+/// Open client `id`'s reader, once its writer is on host `writer_at`, and run the workload's
+/// `on_connect` on it (the workload registers its statements on each session in the same order,
+/// so the statement ids it keeps are valid on both). Returns the reader (none when the run
+/// needs none) and whether the client aborted (the server refused the setup on the reader); an
+/// error calls the run off, as a writer that cannot connect does.
+pub(crate) async fn open_reader<W: Workload>(
+    cx: &ThreadCtx<W>,
+    id: u32,
+    writer_at: Option<usize>,
+    wl: &mut W::Client,
+) -> Result<(Option<Session>, bool), Error> {
+    let Some(route) = &cx.route else {
+        return Ok((None, false));
+    };
+    route.found_writer(writer_at);
+    if !route.needs_reader {
+        return Ok((None, false));
+    }
+    let conn = route.reader(&cx.conn, id, writer_at, cx.spec.spread, cx.spec.seed);
+    match open(cx, &conn, wl).await {
+        Ok(Opened::Ready(s, setup)) => {
+            let mut tot = cx.totals.borrow_mut();
+            tot.setup_commits += setup;
+            tot.connections += 1;
+            Ok((Some(s), false))
+        }
+        Ok(Opened::Refused(s, e)) => {
+            cx.totals.borrow_mut().connections += 1;
+            cx.abort(id, &e, None);
+            Ok((Some(s), true))
+        }
+        Err(e) => Err(route.reader_error(&cx.conn, e)),
     }
 }
 

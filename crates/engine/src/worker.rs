@@ -238,7 +238,7 @@ impl<W: Workload> ThreadCtx<W> {
         let _ = self.diag.send(Msg::Info(line));
     }
 
-    fn abort(&self, client_id: u32, e: &Error, at: Option<String>) {
+    pub(crate) fn abort(&self, client_id: u32, e: &Error, at: Option<String>) {
         let reason = target::conninfo::redact(&e.to_string());
         let a = Abort {
             client_id,
@@ -330,7 +330,7 @@ impl StatementTimer for NoTimer {
 }
 
 /// A client's initial connection.
-enum Opened {
+pub(crate) enum Opened {
     /// Connected and set up; with the server commits `on_connect` made (setup commits).
     Ready(Session, u64),
     /// Connected, but the server refused the workload's setup (`on_connect` returned a server
@@ -342,7 +342,7 @@ enum Opened {
 /// Open a session and run the workload's `on_connect` on it. A connection that cannot be made
 /// is an error (the run is called off: nothing can be measured); a setup the server refuses is
 /// [`Opened::Refused`].
-async fn open<W: Workload>(
+pub(crate) async fn open<W: Workload>(
     ctx: &ThreadCtx<W>,
     conn: &Target,
     wl: &mut W::Client,
@@ -424,33 +424,15 @@ pub(crate) async fn thread_main<W: Workload>(
                 let endpoint = session.as_ref().and_then(|s| cx.endpoint_of(s));
                 // --read-from: the reader, once the writer is there (crate::route).
                 let mut reader = None;
-                if let Some(route) = cx.route.as_ref().filter(|_| session.is_some() && !aborted) {
-                    route.found_writer(endpoint);
-                    if route.needs_reader {
-                        let conn =
-                            route.reader(&cx.conn, id, endpoint, cx.spec.spread, cx.spec.seed);
-                        match open(cx, &conn, &mut wl).await {
-                            Ok(Opened::Ready(s, setup)) => {
-                                let mut tot = cx.totals.borrow_mut();
-                                tot.setup_commits += setup;
-                                tot.connections += 1;
-                                reader = Some(s);
+                if session.is_some() && !aborted {
+                    match crate::route::open_reader(cx, id, endpoint, &mut wl).await {
+                        Ok(r) => (reader, aborted) = r,
+                        Err(e) => {
+                            if let Some(w) = session {
+                                close(cx, w).await;
                             }
-                            Ok(Opened::Refused(s, e)) => {
-                                cx.totals.borrow_mut().connections += 1;
-                                cx.abort(id, &e, None);
-                                aborted = true;
-                                reader = Some(s);
-                            }
-                            Err(e) => {
-                                if let Some(w) = session {
-                                    close(cx, w).await;
-                                }
-                                err_r
-                                    .borrow_mut()
-                                    .get_or_insert(route.reader_error(&cx.conn, e));
-                                break;
-                            }
+                            err_r.borrow_mut().get_or_insert(e);
+                            break;
                         }
                     }
                 }
