@@ -199,7 +199,12 @@ fn reads_go_to_the_standbys_and_writes_to_the_primary() {
             delta[i]
         );
     }
-    assert!(stdout.contains("reader sessions"), "{stdout}");
+    assert!(stdout.contains("0 writer + 3 reader sessions"), "{stdout}");
+    let summary: Vec<&str> = (stdout.lines())
+        .skip_while(|l| !l.starts_with("endpoints:"))
+        .take(7)
+        .collect();
+    eprintln!("{}", summary.join("\n"));
 
     // ----- sysbench's oltp_read_only: nothing on the primary -----
     let sb = ["--tables", "1", "--table-size", "1000"];

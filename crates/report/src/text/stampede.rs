@@ -138,20 +138,29 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
     }
     if !r.endpoints.is_empty() {
         let _ = writeln!(o, "endpoints:");
+        // --read-from: each client holds a writer and a reader session (model::Endpoint).
+        let split = r.endpoints.iter().any(|e| e.reader_clients > 0);
         for e in &r.endpoints {
-            let _ = write!(
-                o,
-                "  {}:{}  {} clients, {} transactions, {:.1} tps",
-                e.host, e.port, e.clients, e.transactions, e.tps
-            );
-            if e.reader_clients > 0 {
-                let _ = write!(
+            if split {
+                let _ = writeln!(
                     o,
-                    " ({} reader sessions, {} of the transactions)",
-                    e.reader_clients, e.reader_transactions
+                    "  {}:{}  {} writer + {} reader sessions, {} transactions ({} on readers), \
+                     {:.1} tps",
+                    e.host,
+                    e.port,
+                    e.clients,
+                    e.reader_clients,
+                    e.transactions,
+                    e.reader_transactions,
+                    e.tps
+                );
+            } else {
+                let _ = writeln!(
+                    o,
+                    "  {}:{}  {} clients, {} transactions, {:.1} tps",
+                    e.host, e.port, e.clients, e.transactions, e.tps
                 );
             }
-            let _ = writeln!(o);
         }
         if let Some(w) = &r.endpoints_warning {
             let _ = writeln!(o, "  warning: {w}");
