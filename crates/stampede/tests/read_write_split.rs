@@ -54,13 +54,21 @@ fn stampede(args: &[&str]) -> (bool, String, String) {
 /// `stampede run ARGS --read-from standby` over the cluster's three hosts: stdout and the
 /// JSON, raw and as the result model.
 fn run_split(c: &Cluster, args: &[&str]) -> (String, serde_json::Value, report::RunResult) {
+    run_reading_from(c, "standby", args)
+}
+
+fn run_reading_from(
+    c: &Cluster,
+    read_from: &str,
+    args: &[&str],
+) -> (String, serde_json::Value, report::RunResult) {
     let (hosts, ports) = c.hosts_and_ports();
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let html = dir.path().join("r.html");
     let mut all: Vec<&str> = vec!["run"];
     all.extend_from_slice(args);
-    all.extend_from_slice(&["--read-from", "standby", "--no-observe"]);
+    all.extend_from_slice(&["--read-from", read_from, "--no-observe"]);
     all.extend_from_slice(&["--json", json.to_str().unwrap()]);
     all.extend_from_slice(&["--html", html.to_str().unwrap()]);
     all.extend_from_slice(&[
@@ -70,9 +78,10 @@ fn run_split(c: &Cluster, args: &[&str]) -> (String, serde_json::Value, report::
     assert!(ok, "{stdout}{stderr}");
     let text = std::fs::read_to_string(&json).unwrap();
     let html = std::fs::read_to_string(&html).unwrap();
-    assert!(
+    assert_eq!(
         html.contains("<section id=\"replication\">") && html.contains("standby1"),
-        "the HTML report has the replication section"
+        read_from != "primary",
+        "the HTML report has the replication section when reads go to standbys"
     );
     let r = report::read_json(text.as_bytes()).unwrap();
     (stdout, serde_json::from_str(&text).unwrap(), r)
@@ -205,6 +214,39 @@ fn reads_go_to_the_standbys_and_writes_to_the_primary() {
         .take(7)
         .collect();
     eprintln!("{}", summary.join("\n"));
+
+    // ----- --read-from any: readers on every host; primary: no readers -----
+    for (read_from, readers) in [("any", [2, 2, 2]), ("primary", [0, 0, 0])] {
+        let hist_before = history(&c);
+        let (_, _, r) = run_reading_from(
+            &c,
+            read_from,
+            &[
+                "-b",
+                "select-only@5",
+                "-b",
+                "tpcb-like@1",
+                "-c",
+                "6",
+                "-t",
+                "20",
+                "-n",
+            ],
+        );
+        let eps = &r.endpoints;
+        let got: Vec<u32> = eps.iter().map(|e| e.reader_clients).collect();
+        assert_eq!(got, readers, "{read_from}: {eps:?}");
+        let tpcbs = r.total.txns[1].latency.count();
+        assert_eq!(history(&c) - hist_before, tpcbs as i64, "{read_from}");
+        // The writer ran the tpcb-likes (with `primary`, everything).
+        let on_writer = if read_from == "primary" { 120 } else { tpcbs };
+        assert_eq!(
+            eps[0].transactions - eps[0].reader_transactions,
+            on_writer,
+            "{read_from}: {eps:?}"
+        );
+        assert!(r.total.txns.iter().all(|t| t.failures == [0, 0, 0]));
+    }
 
     // ----- sysbench's oltp_read_only: nothing on the primary -----
     let sb = ["--tables", "1", "--table-size", "1000"];
