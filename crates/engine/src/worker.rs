@@ -25,6 +25,7 @@ use tokio::sync::{oneshot, Notify};
 use crate::exec::{Clock, JoinSet, Timer};
 use workload::{ClientStreams, ClientWorkload, Rng, Sleeper, StatementTimer, TxnContext, Workload};
 
+use crate::route::Route;
 use crate::schedule::{choose, may_retry, Slot, StopRule, Throttle};
 use crate::txnlog::{Logged, TxnLog};
 use crate::{Abort, ClientStats, RunSpec, Shared};
@@ -149,6 +150,10 @@ pub(crate) struct ThreadCtx<W: Workload> {
     pub log: Option<RefCell<TxnLog>>,
     /// To the calling thread, for what is reported as it happens (aborts, notices).
     pub diag: Sender<Msg>,
+    /// `--read-from`: the read/write split (`crate::route`).
+    pub route: Option<Route>,
+    /// Reader sessions of clients that are done, closed with the others after the run.
+    pub readers: RefCell<Vec<Session>>,
 }
 
 impl<W: Workload> ThreadCtx<W> {
@@ -166,6 +171,9 @@ impl<W: Workload> ThreadCtx<W> {
     /// The target as client `id` connects to it: with several hosts, its hosts tried from
     /// the one `--spread` gives it (setup path: one clone per connection).
     fn client_conn(&self, id: u32) -> std::borrow::Cow<'_, Target> {
+        if let Some(r) = &self.route {
+            return std::borrow::Cow::Owned(r.writer(&self.conn));
+        }
         let n = self.conn.endpoints();
         match self.spec.spread.first_host(id, n, self.spec.seed) {
             0 => std::borrow::Cow::Borrowed(&self.conn),
@@ -235,7 +243,7 @@ impl<W: Workload> ThreadCtx<W> {
         let _ = self.diag.send(Msg::Info(line));
     }
 
-    fn abort(&self, client_id: u32, e: &Error, at: Option<String>) {
+    pub(crate) fn abort(&self, client_id: u32, e: &Error, at: Option<String>) {
         let reason = target::conninfo::redact(&e.to_string());
         let a = Abort {
             client_id,
@@ -257,6 +265,9 @@ struct Client<C> {
     id: u32,
     wl: C,
     session: Option<Session>,
+    /// `--read-from`: the reader session (`crate::route`); swapped into `session` for the
+    /// transactions that run on it.
+    reader: Option<Session>,
     rng: Rng,
     choose: Rng,
     /// Transactions done (committed, failed or skipped), for `-t`.
@@ -324,7 +335,7 @@ impl StatementTimer for NoTimer {
 }
 
 /// A client's initial connection.
-enum Opened {
+pub(crate) enum Opened {
     /// Connected and set up; with the server commits `on_connect` made (setup commits).
     Ready(Session, u64),
     /// Connected, but the server refused the workload's setup (`on_connect` returned a server
@@ -336,12 +347,12 @@ enum Opened {
 /// Open a session and run the workload's `on_connect` on it. A connection that cannot be made
 /// is an error (the run is called off: nothing can be measured); a setup the server refuses is
 /// [`Opened::Refused`].
-async fn open<W: Workload>(
+pub(crate) async fn open<W: Workload>(
     ctx: &ThreadCtx<W>,
-    id: u32,
+    conn: &Target,
     wl: &mut W::Client,
 ) -> Result<Opened, Error> {
-    let (mut s, retries) = connect_retrying(&ctx.client_conn(id), &ctx.timer).await?;
+    let (mut s, retries) = connect_retrying(conn, &ctx.timer).await?;
     ctx.totals.borrow_mut().connect_retries += retries;
     let before = wire_commits(&s);
     let r = wl.on_connect(&mut s, ctx.spec.mode).await;
@@ -396,7 +407,7 @@ pub(crate) async fn thread_main<W: Workload>(
                 let session = if cx.spec.connect_per_txn {
                     None
                 } else {
-                    match open(cx, id, &mut wl).await {
+                    match open(cx, &cx.client_conn(id), &mut wl).await {
                         Ok(Opened::Ready(s, setup)) => {
                             cx.add_setup_commits(&s, setup);
                             cx.totals.borrow_mut().connections += 1;
@@ -415,10 +426,26 @@ pub(crate) async fn thread_main<W: Workload>(
                     }
                 };
                 let endpoint = session.as_ref().and_then(|s| cx.endpoint_of(s));
+                // --read-from: the reader, once the writer is there (crate::route).
+                let mut reader = None;
+                if session.is_some() && !aborted {
+                    match crate::route::open_reader(cx, id, endpoint, &mut wl).await {
+                        Ok(r) => (reader, aborted) = r,
+                        Err(e) => {
+                            if let Some(w) = session {
+                                close(cx, w).await;
+                            }
+                            err_r.borrow_mut().get_or_insert(e);
+                            break;
+                        }
+                    }
+                }
+                let reader_endpoint = reader.as_ref().and_then(|s| cx.endpoint_of(s));
                 opened_r.borrow_mut().push(Client {
                     id,
                     wl,
                     session,
+                    reader,
                     rng: streams.func,
                     choose: streams.choose,
                     cnt: 0,
@@ -427,6 +454,7 @@ pub(crate) async fn thread_main<W: Workload>(
                     stats: ClientStats {
                         client_id: id,
                         endpoint,
+                        reader_endpoint,
                         ..Default::default()
                     },
                 });
@@ -456,7 +484,7 @@ pub(crate) async fn thread_main<W: Workload>(
         _ => {
             let close_all = async {
                 for c in clients {
-                    if let Some(s) = c.session {
+                    for s in c.session.into_iter().chain(c.reader) {
                         close(&ctx, s).await;
                     }
                 }
@@ -511,7 +539,8 @@ fn choose_io<W: Workload>(
         Some("the MySQL session runs on epoll".to_string())
     } else if clients
         .iter()
-        .any(|c| c.session.as_ref().is_some_and(|s| !s.can_use_ring()))
+        .flat_map(|c| c.session.iter().chain(&c.reader))
+        .any(|s| !s.can_use_ring())
     {
         Some("TLS sessions stay on epoll".to_string())
     } else {
@@ -524,7 +553,10 @@ fn choose_io<W: Workload>(
     let mut tot = ctx.totals.borrow_mut();
     match ring {
         Ok(r) => {
-            for s in clients.iter_mut().filter_map(|c| c.session.as_mut()) {
+            for s in clients
+                .iter_mut()
+                .flat_map(|c| c.session.iter_mut().chain(c.reader.iter_mut()))
+            {
                 // On failure the session is marked broken: its client aborts on first use.
                 let _ = s.use_ring();
             }
@@ -589,11 +621,12 @@ async fn run_and_close<W: Workload>(
             None
         }));
     }
-    let sessions: Vec<Session> = JoinSet::new(members, Some(&ctx.timer))
+    let mut sessions: Vec<Session> = JoinSet::new(members, Some(&ctx.timer))
         .await
         .into_iter()
         .flatten()
         .collect();
+    sessions.append(&mut ctx.readers.borrow_mut());
     let mut ticks = ticks.get();
     let end = ctx.now_us();
     // Boundaries that passed while the last clients were finishing.
@@ -716,11 +749,40 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
     }
     ctx.totals.borrow_mut().clients.push(c.stats);
     // Closed after the run (see "Closing" in thread_main).
+    if let Some(r) = c.reader.take() {
+        ctx.readers.borrow_mut().push(r);
+    }
     c.session.take()
 }
 
-/// CSTATE_START_TX .. CSTATE_END_TX: one transaction with its retries.
+/// One transaction, on the client's reader when `--read-from` sends its type there
+/// (`crate::route`): the reader takes the session slot for the transaction, so the rest of the
+/// path is the same for both, and what commits on it is counted for the reader's host.
 async fn run_txn<W: Workload>(
+    ctx: &ThreadCtx<W>,
+    c: &mut Client<W::Client>,
+    txn: usize,
+    scheduled: Option<u64>,
+    now: u64,
+) -> TxnEnd {
+    let on_reader = c.reader.is_some() && ctx.route.as_ref().is_some_and(|r| r.on_reader(txn));
+    if !on_reader {
+        return run_txn_on_session(ctx, c, txn, scheduled, now).await;
+    }
+    // The reader takes the session's slot and its host the client's endpoint, so the
+    // per-endpoint tally (`crate::endpoint`) counts the transaction on the host that ran it.
+    std::mem::swap(&mut c.session, &mut c.reader);
+    std::mem::swap(&mut c.stats.endpoint, &mut c.stats.reader_endpoint);
+    let committed = c.stats.committed;
+    let end = run_txn_on_session(ctx, c, txn, scheduled, now).await;
+    std::mem::swap(&mut c.session, &mut c.reader);
+    std::mem::swap(&mut c.stats.endpoint, &mut c.stats.reader_endpoint);
+    c.stats.reader_committed += c.stats.committed - committed;
+    end
+}
+
+/// CSTATE_START_TX .. CSTATE_END_TX: one transaction with its retries.
+async fn run_txn_on_session<W: Workload>(
     ctx: &ThreadCtx<W>,
     c: &mut Client<W::Client>,
     txn: usize,

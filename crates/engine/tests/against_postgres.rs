@@ -68,6 +68,7 @@ fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
         io: IoMode::Auto,
         verbose_errors: false,
         spread: Default::default(),
+        read_from: None,
     }
 }
 

@@ -73,6 +73,7 @@ fn spec(clients: u32) -> RunSpec {
         io: IoMode::Auto,
         verbose_errors: false,
         spread: Default::default(),
+        read_from: None,
     }
 }
 

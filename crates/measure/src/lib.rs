@@ -18,6 +18,7 @@
 
 mod histogram;
 mod recorder;
+pub mod replication;
 pub mod server;
 mod summary;
 

@@ -43,6 +43,7 @@ mod endpoints;
 mod mysql_sampler;
 mod mysql_sql;
 mod os;
+pub mod replication;
 mod sampler;
 mod sql;
 

@@ -103,7 +103,12 @@ pub(crate) fn html_table(o: &mut String, endpoints: &[crate::Endpoint]) {
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td>",
             esc(&e.host),
             e.port,
-            e.clients,
+            // --read-from: writer sessions, then reader sessions (model::Endpoint).
+            if e.reader_clients > 0 {
+                format!("{} + {} readers", e.clients, e.reader_clients)
+            } else {
+                e.clients.to_string()
+            },
             e.transactions,
             e.tps
         );

@@ -127,6 +127,18 @@ mod tests {
                 other: 0,
             },
             reconnects: 0,
+            reader_clients: 2,
+            reader_transactions: 4,
+        }];
+        r.replication = vec![measure::replication::ReplicaLag {
+            standby: "walreceiver".into(),
+            samples: 2,
+            max_lag_bytes: 10,
+            p95_lag_bytes: 5,
+            max_write_lag_ms: Some(1.0),
+            max_flush_lag_ms: Some(1.0),
+            max_replay_lag_ms: Some(1.5),
+            p95_replay_lag_ms: Some(1.0),
         }];
         r.endpoints_warning = Some("uneven".into());
         let mut buf = Vec::new();
@@ -297,11 +309,18 @@ mod tests {
         let defs = &schema["$defs"];
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
-        const OPTIONAL: [&str; 19] = [
+        const OPTIONAL: &[&str] = &[
             "endpoints",
             "latency_ms",
             "failures",
             "reconnects",
+            "reader_clients",
+            "reader_transactions",
+            "replication",
+            "max_write_lag_ms",
+            "max_flush_lag_ms",
+            "max_replay_lag_ms",
+            "p95_replay_lag_ms",
             "endpoints_warning",
             "failures_detailed",
             "server_metrics",
@@ -366,6 +385,10 @@ mod tests {
             (
                 &schema["properties"]["endpoints"]["items"]["properties"]["failures"],
                 &v["endpoints"][0]["failures"],
+            ),
+            (
+                &schema["properties"]["replication"]["items"],
+                &v["replication"][0],
             ),
             (
                 &defs["tpcc"]["properties"]["response_limits"]["items"],

@@ -71,6 +71,10 @@ pub struct RunResult {
     /// ([`Endpoint::imbalance`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoints_warning: Option<String>,
+    /// With `--read-from`: each standby's replication lag as the primary saw it during the run
+    /// (one sample a second); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replication: Vec<measure::replication::ReplicaLag>,
 }
 
 /// One host of a target with several, as the run used it. Transactions are those of the
@@ -95,6 +99,25 @@ pub struct Endpoint {
     /// Sessions re-established on it during the measured run (`-C`: one per transaction).
     #[serde(default)]
     pub reconnects: u64,
+    /// With `--read-from` (a read/write split, where each client holds a writer session and a
+    /// reader session): the reader sessions on this host. `clients` then counts the writer
+    /// sessions, so a client is counted on each host where it holds a session, once as what
+    /// it is there.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub reader_clients: u32,
+    /// With `--read-from`: the part of `transactions` that ran on reader sessions (the rest ran
+    /// on writer sessions). `transactions` is everything the host ran, what its own commit
+    /// counter shows.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub reader_transactions: u64,
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
+}
+
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Endpoint {

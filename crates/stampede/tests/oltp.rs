@@ -36,6 +36,7 @@ fn spec(clients: u32, per_client: u64) -> RunSpec {
         io: engine::IoMode::Auto,
         verbose_errors: false,
         spread: Default::default(),
+        read_from: None,
     }
 }
 

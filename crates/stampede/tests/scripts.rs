@@ -144,6 +144,7 @@ fn spec(clients: u32, txns: u64, mode: QueryMode, seed: u64) -> RunSpec {
         io: engine::IoMode::Auto,
         verbose_errors: false,
         spread: Default::default(),
+        read_from: None,
     }
 }
 

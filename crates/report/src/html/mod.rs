@@ -27,6 +27,7 @@
 
 mod client;
 mod load;
+mod replication;
 mod run;
 mod server;
 mod style;
@@ -204,6 +205,7 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
         crate::endpoint::html_table(&mut o, &r.endpoints);
         o.push_str("</section>");
     }
+    replication::section(&mut o, &r.replication);
     client::over_time(&mut o, r);
     client::latency_distribution(&mut o, r);
     client::transactions(&mut o, r);

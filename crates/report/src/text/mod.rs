@@ -30,6 +30,7 @@
 
 mod pgbench;
 mod progress;
+mod replication;
 mod scripts;
 mod stampede;
 

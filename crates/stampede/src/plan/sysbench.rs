@@ -266,6 +266,7 @@ pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(Sysbe
         io: a.io.mode(),
         verbose_errors: false,
         spread: a.spread.spread(),
+        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
     };
     let o = &opts;
     let mysql_target = a.target.mysql.is_some()

@@ -16,6 +16,7 @@
 mod output;
 pub mod pgbench;
 mod result;
+mod split;
 pub mod sysbench;
 mod sysbench_checks;
 pub mod tpcc;
@@ -184,6 +185,7 @@ enum Baseline {
 }
 
 fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
+    split::check(ctx.spec, ctx.target)?;
     let conn = ctx.conn();
     if ctx.embedded() {
         family.load_embedded(ctx)?;
@@ -258,6 +260,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         Event::Notice(n) => console::server_notice(n),
         Event::Info(i) => console::note(i),
     };
+    let replication = split::watch(ctx.spec, conn);
     let ran = family.run(ctx, &mut on_event);
     let fin = family.finish(ctx);
     let outcome = ran.map_err(run_error)?;
@@ -335,6 +338,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         sysbench,
     );
     result.tpcc = family.tpcc_result(&result);
+    split::finish(replication, &mut result);
     output::emit(ctx, &result)
 }
 
