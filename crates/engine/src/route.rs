@@ -202,9 +202,9 @@ pub(crate) async fn open_reader<W: Workload>(
     let conn = route.reader(&cx.conn, id, writer_at, cx.spec.spread, cx.spec.seed);
     match open(cx, &conn, wl).await {
         Ok(Opened::Ready(s, setup)) => {
-            let mut tot = cx.totals.borrow_mut();
-            tot.setup_commits += setup;
-            tot.connections += 1;
+            // On the reader's host: the per-host commit check subtracts it there.
+            cx.add_setup_commits(&s, setup);
+            cx.totals.borrow_mut().connections += 1;
             Ok((Some(s), false))
         }
         Ok(Opened::Refused(s, e)) => {

@@ -45,6 +45,8 @@ pub struct Watch {
 #[derive(Default)]
 struct Seen {
     by_standby: BTreeMap<String, Samples>,
+    /// The host (index into the target's) the watch's session was on.
+    host: Option<usize>,
     queries: u64,
     error: Option<String>,
 }
@@ -60,8 +62,11 @@ struct Samples {
 /// What a finished watch reports.
 pub struct Watched {
     pub standbys: Vec<ReplicaLag>,
-    /// Transactions the watch ran on the primary (one per sample).
+    /// Transactions the watch ran on the primary (one per sample), in its one session.
     pub queries: u64,
+    /// The host (index into the target's hosts) that session was on, for the per-host commit
+    /// count; `None` when it never connected.
+    pub host: Option<usize>,
     /// Why sampling stopped early, if it did.
     pub error: Option<String>,
 }
@@ -77,6 +82,7 @@ impl Watch {
         };
         let mut conn = conn.clone();
         conn.target_session_attrs = SessionAttrs::ReadWrite;
+        let whole = target.clone();
         let (ready_tx, ready_rx) = mpsc::channel();
         let (stop_tx, stop_rx) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
@@ -99,7 +105,10 @@ impl Watch {
                         return Seen::default();
                     }
                 };
-                let mut seen = Seen::default();
+                let mut seen = Seen {
+                    host: session.endpoint_index(&whole),
+                    ..Seen::default()
+                };
                 let _ = ready_tx.send(Ok(()));
                 // A sample at the start, one a second, and one when asked to finish (the lag
                 // the run's last writes left); a dropped watch takes no last sample.
@@ -153,6 +162,7 @@ impl Watch {
         Watched {
             standbys: seen.summary(),
             queries: seen.queries,
+            host: seen.host,
             error: seen.error,
         }
     }

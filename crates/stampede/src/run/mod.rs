@@ -267,6 +267,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     progress.finish(&outcome);
     let fin = fin?;
     let server_metrics = observer.map(|h| h.finish());
+    let replication = split::stop(replication);
     let observer_connections = server_metrics
         .as_ref()
         .map_or(0, |m| u64::from(m.cost.connections));
@@ -281,14 +282,16 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
                     outcome.setup_commits,
                     outcome.connections + observer_connections + fin.connections,
                 ))?,
-                Baseline::PgHosts(b) => ctx.rt.block_on(b.verdict(
-                    &checks::hosts::per_host(
+                Baseline::PgHosts(b) => {
+                    let mut hosts = checks::hosts::per_host(
                         &outcome.endpoints,
                         (fin.commits, fin.connections),
                         &checks::hosts::observer_per_host(conn, server_metrics.as_ref()),
-                    ),
-                    family.counted_commits(&outcome, &fin),
-                ))?,
+                    );
+                    split::add_watch(&mut hosts, replication.as_ref());
+                    ctx.rt
+                        .block_on(b.verdict(&hosts, family.counted_commits(&outcome, &fin)))?
+                }
                 Baseline::MySql(b) => {
                     let (v, galera) = ctx.rt.block_on(b.verdict(
                         family.mysql_commits(&outcome, &fin),

@@ -59,16 +59,35 @@ pub(super) fn watch(spec: &RunSpec, conn: &target::Target) -> Option<observe::re
     }
 }
 
-/// The watch's result, into the run's.
-pub(super) fn finish(watch: Option<observe::replication::Watch>, result: &mut report::RunResult) {
-    let Some(w) = watch else {
-        return;
-    };
-    let seen = w.finish();
-    if let Some(e) = seen.error {
+/// Stop the watch (before the checks: its session and its samples are the primary's commits
+/// too, see [`add_watch`]).
+pub(super) fn stop(
+    watch: Option<observe::replication::Watch>,
+) -> Option<observe::replication::Watched> {
+    let seen = watch?.finish();
+    if let Some(e) = &seen.error {
         console::warning(&format!("replication lag sampling stopped early: {e}"));
     }
-    result.replication = seen.standbys;
+    Some(seen)
+}
+
+/// The watch's session on its host, for the per-host commit count: one connection, and its
+/// samples as commits outside the measured transactions.
+pub(super) fn add_watch(
+    hosts: &mut [crate::checks::hosts::HostCommits],
+    seen: Option<&observe::replication::Watched>,
+) {
+    if let Some(h) = seen.and_then(|w| w.host.and_then(|i| hosts.get_mut(i))) {
+        h.connections += 1;
+        h.setup += seen.map_or(0, |w| w.queries);
+    }
+}
+
+/// The watch's result, into the run's.
+pub(super) fn finish(seen: Option<observe::replication::Watched>, result: &mut report::RunResult) {
+    if let Some(seen) = seen {
+        result.replication = seen.standbys;
+    }
 }
 
 /// The endpoints' imbalance warning. Under a read/write split every client has its writer on
