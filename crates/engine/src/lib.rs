@@ -91,11 +91,15 @@
 pub mod schedule;
 
 mod collect;
+mod endpoint;
 mod exec;
 mod fault;
+mod route;
 mod txnlog;
 mod worker;
 
+pub use endpoint::EndpointStats;
+pub use route::ReadFrom;
 pub use txnlog::LogSpec;
 
 use std::cell::{Cell, RefCell};
@@ -165,6 +169,9 @@ pub struct RunSpec {
     /// breaks instead of aborting, and every attempt is recorded in [`Outcome::history`]
     /// (`fault` module).
     pub fault_run: bool,
+    /// `--read-from`: read-only transactions on a reader session, the rest on a writer (see
+    /// `route`); `None`: every transaction on the client's one session.
+    pub read_from: Option<ReadFrom>,
 }
 
 /// How clients are placed over a target's hosts (stampede's `--spread`). Each client still
@@ -261,8 +268,13 @@ pub struct ClientStats {
     pub committed: u64,
     pub busy_us: u64,
     /// The host (index into the target's hosts) the client's session is on; `None` when it
-    /// never connected (under `-C`: the last connection's).
+    /// never connected (under `-C`: the last connection's). With `--read-from`, the writer's.
     pub endpoint: Option<usize>,
+    /// With `--read-from`: the host of the client's reader session, if it has one.
+    pub reader_endpoint: Option<usize>,
+    /// With `--read-from`: the part of `committed` that ran on the reader (the rest ran on
+    /// `endpoint`).
+    pub reader_committed: u64,
 }
 
 /// A client that stopped for good before the end of the run (pgbench: "client N aborted").
@@ -330,6 +342,9 @@ pub struct Outcome {
     /// A fault run's record of every transaction and reconnection attempt, in no particular
     /// order; empty in other runs.
     pub history: measure::attempts::History,
+    /// Per endpoint of the target (index into its hosts; every host listed): latency, failures,
+    /// sessions, re-connections and commits of the sessions on it ([`EndpointStats`]).
+    pub endpoints: Vec<EndpointStats>,
 }
 
 /// Most initial connection attempts in flight per engine thread.
@@ -432,6 +447,14 @@ pub fn run<W: workload::Workload>(
         }
     }
     workload.validate(spec.mode).map_err(RunError::Invalid)?;
+    let route = route::Route::new(
+        spec.read_from,
+        conn,
+        |i| workload.read_only(i),
+        &weights,
+        spec.connect_per_txn,
+    )
+    .map_err(RunError::Invalid)?;
     let threads = spec.threads.clamp(1, spec.clients);
     let stop = match spec.stop {
         Stop::Duration(d) => StopRule {
@@ -526,11 +549,12 @@ pub fn run<W: workload::Workload>(
                 weights.clone(),
                 shape.clone(),
                 tx.clone(),
+                route.clone(),
             );
             let h = std::thread::Builder::new()
                 .name(format!("stampede-engine-{t}"))
                 .spawn_scoped(scope, move || {
-                    let (spec, conn, workload, shared, weights, shape, tx) = ctx_parts;
+                    let (spec, conn, workload, shared, weights, shape, tx, route) = ctx_parts;
                     // I/O only: the engine's own timer ([`exec::Timer`]) serves -R, -P and
                     // \sleep. tokio's time driver costs ~550 instructions per park even with no
                     // timer armed; it is built only when connecting needs `connect_timeout`.
@@ -582,6 +606,8 @@ pub fn run<W: workload::Workload>(
                         log,
                         diag: tx.clone(),
                         history: RefCell::new(Default::default()),
+                        route,
+                        readers: RefCell::new(Vec::new()),
                     });
                     rt.block_on(worker::thread_main(ctx, t, mine, tx, start_rx));
                 })
@@ -737,6 +763,7 @@ pub fn run<W: workload::Workload>(
             totals.ring_threads += t.ring_threads;
             totals.clients.extend(t.clients);
             totals.history.merge(t.history);
+            totals.endpoints.merge(&t.endpoints);
             if totals.epoll_why.is_none() {
                 totals.epoll_why = t.epoll_why;
             }
@@ -811,6 +838,7 @@ pub fn run<W: workload::Workload>(
             epoll_why: totals.epoll_why,
             clients: totals.clients,
             history: totals.history,
+            endpoints: totals.endpoints.into_vec(conn.endpoints()),
         })
     })
 }

@@ -27,6 +27,7 @@ use crate::exec::{Clock, JoinSet, Timer};
 use workload::{ClientStreams, ClientWorkload, Rng, Sleeper, StatementTimer, TxnContext, Workload};
 
 use crate::fault;
+use crate::route::Route;
 use crate::schedule::{choose, may_retry, Slot, StopRule, Throttle};
 use crate::txnlog::{Logged, TxnLog};
 use crate::{Abort, ClientStats, RunSpec, Shared};
@@ -118,6 +119,8 @@ pub(crate) struct Totals {
     pub clients: Vec<ClientStats>,
     /// A fault run's record of every attempt (`crate::fault`); empty otherwise.
     pub history: History,
+    /// Per endpoint: latency, failures, sessions and commits (`crate::endpoint`).
+    pub endpoints: crate::endpoint::Tally,
 }
 
 /// Committed server transactions seen on a session's wire (`Session::server_commits`: explicit
@@ -153,6 +156,10 @@ pub(crate) struct ThreadCtx<W: Workload> {
     pub diag: Sender<Msg>,
     /// A fault run's record (`crate::fault`), moved into the totals when the thread is done.
     pub history: RefCell<History>,
+    /// `--read-from`: the read/write split (`crate::route`).
+    pub route: Option<Route>,
+    /// Reader sessions of clients that are done, closed with the others after the run.
+    pub readers: RefCell<Vec<Session>>,
 }
 
 impl<W: Workload> ThreadCtx<W> {
@@ -173,9 +180,9 @@ impl<W: Workload> ThreadCtx<W> {
     ) {
         let op = match c.wl.write_seq() {
             Some(seq) => Op::Write { seq: Some(seq) },
-            None => Op::Read,
+            None if self.workload.read_only(txn) => Op::Read,
+            None => Op::Write { seq: None },
         };
-        let _ = txn;
         self.history.borrow_mut().attempts.push(Attempt {
             client: c.id,
             op,
@@ -195,6 +202,9 @@ impl<W: Workload> ThreadCtx<W> {
     /// The target as client `id` connects to it: with several hosts, its hosts tried from
     /// the one `--spread` gives it (setup path: one clone per connection).
     fn client_conn(&self, id: u32) -> std::borrow::Cow<'_, Target> {
+        if let Some(r) = &self.route {
+            return std::borrow::Cow::Owned(r.writer(&self.conn));
+        }
         let n = self.conn.endpoints();
         match self.spec.spread.first_host(id, n, self.spec.seed) {
             0 => std::borrow::Cow::Borrowed(&self.conn),
@@ -204,6 +214,9 @@ impl<W: Workload> ThreadCtx<W> {
 
     /// Add a session's wire commits to the thread's totals (when it closes or the run ends).
     fn count_commits(&self, s: &Session) {
+        if let Some(e) = self.endpoint_of(s) {
+            self.endpoint_session_counted(e, wire_commits(s));
+        }
         let mut t = self.totals.borrow_mut();
         t.server_commits += wire_commits(s);
         if let Some(e) = self.endpoint_of(s) {
@@ -217,7 +230,7 @@ impl<W: Workload> ThreadCtx<W> {
     }
 
     /// Which of the target's hosts a session is on.
-    fn endpoint_of(&self, s: &Session) -> Option<usize> {
+    pub(crate) fn endpoint_of(&self, s: &Session) -> Option<usize> {
         s.endpoint_index(&self.conn)
     }
 
@@ -261,7 +274,7 @@ impl<W: Workload> ThreadCtx<W> {
         let _ = self.diag.send(Msg::Info(line));
     }
 
-    fn abort(&self, client_id: u32, e: &Error, at: Option<String>) {
+    pub(crate) fn abort(&self, client_id: u32, e: &Error, at: Option<String>) {
         let reason = target::conninfo::redact(&e.to_string());
         let a = Abort {
             client_id,
@@ -283,6 +296,9 @@ struct Client<C> {
     id: u32,
     wl: C,
     session: Option<Session>,
+    /// `--read-from`: the reader session (`crate::route`); swapped into `session` for the
+    /// transactions that run on it.
+    reader: Option<Session>,
     rng: Rng,
     choose: Rng,
     /// Transactions done (committed, failed or skipped), for `-t`.
@@ -350,7 +366,7 @@ impl StatementTimer for NoTimer {
 }
 
 /// A client's initial connection.
-enum Opened {
+pub(crate) enum Opened {
     /// Connected and set up; with the server commits `on_connect` made (setup commits).
     Ready(Session, u64),
     /// Connected, but the server refused the workload's setup (`on_connect` returned a server
@@ -362,12 +378,12 @@ enum Opened {
 /// Open a session and run the workload's `on_connect` on it. A connection that cannot be made
 /// is an error (the run is called off: nothing can be measured); a setup the server refuses is
 /// [`Opened::Refused`].
-async fn open<W: Workload>(
+pub(crate) async fn open<W: Workload>(
     ctx: &ThreadCtx<W>,
-    id: u32,
+    conn: &Target,
     wl: &mut W::Client,
 ) -> Result<Opened, Error> {
-    let (mut s, retries) = connect_retrying(&ctx.client_conn(id), &ctx.timer).await?;
+    let (mut s, retries) = connect_retrying(conn, &ctx.timer).await?;
     ctx.totals.borrow_mut().connect_retries += retries;
     let before = wire_commits(&s);
     let r = wl.on_connect(&mut s, ctx.spec.mode).await;
@@ -376,7 +392,7 @@ async fn open<W: Workload>(
     match r {
         Ok(()) => Ok(Opened::Ready(s, setup)),
         Err(e @ Error::Db(_)) if s.is_usable() => {
-            ctx.totals.borrow_mut().setup_commits += setup;
+            ctx.add_setup_commits(&s, setup);
             Ok(Opened::Refused(s, e))
         }
         Err(e) => Err(e),
@@ -422,11 +438,10 @@ pub(crate) async fn thread_main<W: Workload>(
                 let session = if cx.spec.connect_per_txn {
                     None
                 } else {
-                    match open(cx, id, &mut wl).await {
+                    match open(cx, &cx.client_conn(id), &mut wl).await {
                         Ok(Opened::Ready(s, setup)) => {
-                            let mut tot = cx.totals.borrow_mut();
-                            tot.setup_commits += setup;
-                            tot.connections += 1;
+                            cx.add_setup_commits(&s, setup);
+                            cx.totals.borrow_mut().connections += 1;
                             Some(s)
                         }
                         Ok(Opened::Refused(s, e)) => {
@@ -442,10 +457,26 @@ pub(crate) async fn thread_main<W: Workload>(
                     }
                 };
                 let endpoint = session.as_ref().and_then(|s| cx.endpoint_of(s));
+                // --read-from: the reader, once the writer is there (crate::route).
+                let mut reader = None;
+                if session.is_some() && !aborted {
+                    match crate::route::open_reader(cx, id, endpoint, &mut wl).await {
+                        Ok(r) => (reader, aborted) = r,
+                        Err(e) => {
+                            if let Some(w) = session {
+                                close(cx, w).await;
+                            }
+                            err_r.borrow_mut().get_or_insert(e);
+                            break;
+                        }
+                    }
+                }
+                let reader_endpoint = reader.as_ref().and_then(|s| cx.endpoint_of(s));
                 opened_r.borrow_mut().push(Client {
                     id,
                     wl,
                     session,
+                    reader,
                     rng: streams.func,
                     choose: streams.choose,
                     cnt: 0,
@@ -454,6 +485,7 @@ pub(crate) async fn thread_main<W: Workload>(
                     stats: ClientStats {
                         client_id: id,
                         endpoint,
+                        reader_endpoint,
                         ..Default::default()
                     },
                 });
@@ -483,7 +515,7 @@ pub(crate) async fn thread_main<W: Workload>(
         _ => {
             let close_all = async {
                 for c in clients {
-                    if let Some(s) = c.session {
+                    for s in c.session.into_iter().chain(c.reader) {
                         close(&ctx, s).await;
                     }
                 }
@@ -541,7 +573,8 @@ fn choose_io<W: Workload>(
         Some("the MySQL session runs on epoll".to_string())
     } else if clients
         .iter()
-        .any(|c| c.session.as_ref().is_some_and(|s| !s.can_use_ring()))
+        .flat_map(|c| c.session.iter().chain(&c.reader))
+        .any(|s| !s.can_use_ring())
     {
         Some("TLS sessions stay on epoll".to_string())
     } else {
@@ -554,7 +587,10 @@ fn choose_io<W: Workload>(
     let mut tot = ctx.totals.borrow_mut();
     match ring {
         Ok(r) => {
-            for s in clients.iter_mut().filter_map(|c| c.session.as_mut()) {
+            for s in clients
+                .iter_mut()
+                .flat_map(|c| c.session.iter_mut().chain(c.reader.iter_mut()))
+            {
                 // On failure the session is marked broken: its client aborts on first use.
                 let _ = s.use_ring();
             }
@@ -619,11 +655,12 @@ async fn run_and_close<W: Workload>(
             None
         }));
     }
-    let sessions: Vec<Session> = JoinSet::new(members, Some(&ctx.timer))
+    let mut sessions: Vec<Session> = JoinSet::new(members, Some(&ctx.timer))
         .await
         .into_iter()
         .flatten()
         .collect();
+    sessions.append(&mut ctx.readers.borrow_mut());
     let mut ticks = ticks.get();
     let end = ctx.now_us();
     // Boundaries that passed while the last clients were finishing.
@@ -749,11 +786,40 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
     }
     ctx.totals.borrow_mut().clients.push(c.stats);
     // Closed after the run (see "Closing" in thread_main).
+    if let Some(r) = c.reader.take() {
+        ctx.readers.borrow_mut().push(r);
+    }
     c.session.take()
 }
 
-/// CSTATE_START_TX .. CSTATE_END_TX: one transaction with its retries.
+/// One transaction, on the client's reader when `--read-from` sends its type there
+/// (`crate::route`): the reader takes the session slot for the transaction, so the rest of the
+/// path is the same for both, and what commits on it is counted for the reader's host.
 async fn run_txn<W: Workload>(
+    ctx: &ThreadCtx<W>,
+    c: &mut Client<W::Client>,
+    txn: usize,
+    scheduled: Option<u64>,
+    now: u64,
+) -> TxnEnd {
+    let on_reader = c.reader.is_some() && ctx.route.as_ref().is_some_and(|r| r.on_reader(txn));
+    if !on_reader {
+        return run_txn_on_session(ctx, c, txn, scheduled, now).await;
+    }
+    // The reader takes the session's slot and its host the client's endpoint, so the
+    // per-endpoint tally (`crate::endpoint`) counts the transaction on the host that ran it.
+    std::mem::swap(&mut c.session, &mut c.reader);
+    std::mem::swap(&mut c.stats.endpoint, &mut c.stats.reader_endpoint);
+    let committed = c.stats.committed;
+    let end = run_txn_on_session(ctx, c, txn, scheduled, now).await;
+    std::mem::swap(&mut c.session, &mut c.reader);
+    std::mem::swap(&mut c.stats.endpoint, &mut c.stats.reader_endpoint);
+    c.stats.reader_committed += c.stats.committed - committed;
+    end
+}
+
+/// CSTATE_START_TX .. CSTATE_END_TX: one transaction with its retries.
+async fn run_txn_on_session<W: Workload>(
     ctx: &ThreadCtx<W>,
     c: &mut Client<W::Client>,
     txn: usize,
@@ -779,6 +845,7 @@ async fn run_txn<W: Workload>(
         drop(tot);
         now = ctx.now_us();
         c.stats.endpoint = ctx.endpoint_of(&s);
+        ctx.endpoint_reconnected(&s);
         c.session = Some(s);
         fresh_session = true;
     }
@@ -796,11 +863,13 @@ async fn run_txn<W: Workload>(
                 ctx.totals.borrow_mut().connections += 1;
                 now = ctx.now_us();
                 c.stats.endpoint = ctx.endpoint_of(&s);
+                ctx.endpoint_reconnected(&s);
                 c.session = Some(s);
                 fresh_session = true;
             }
             Err(e) => {
                 ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
+                ctx.endpoint_failed(c.stats.endpoint, FailureKind::Other);
                 ctx.abort(c.id, &e, None);
                 return TxnEnd::Abort;
             }
@@ -813,9 +882,10 @@ async fn run_txn<W: Workload>(
         let before = wire_commits(s);
         let r = c.wl.on_connect(s, ctx.spec.mode).await;
         ctx.forward_notices(s);
-        ctx.totals.borrow_mut().setup_commits += wire_commits(s) - before;
+        ctx.add_setup_commits(s, wire_commits(s) - before);
         if let Err(e) = r {
             ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
+            ctx.endpoint_failed(c.stats.endpoint, FailureKind::Other);
             if ctx.spec.fault_run {
                 ctx.record(
                     c,
@@ -824,7 +894,9 @@ async fn run_txn<W: Workload>(
                     ctx.now_us(),
                     Attempted::Failed(fault::kind_of(&e)),
                 );
-                c.session = None;
+                if let Some(s) = c.session.take() {
+                    ctx.count_commits(&s);
+                }
                 return TxnEnd::Done;
             }
             ctx.abort(c.id, &e, None);
@@ -865,9 +937,7 @@ async fn run_txn<W: Workload>(
             // A statement parsed on its own before its first execution (scripts in prepared
             // mode) commits an implicit transaction of its own: setup, as on_connect's.
             let parsed = session.parse_commits() - parses;
-            if parsed > 0 {
-                ctx.totals.borrow_mut().setup_commits += parsed;
-            }
+            ctx.add_setup_commits(session, parsed);
             r
         };
         ctx.forward_notices(session);
@@ -886,6 +956,7 @@ async fn run_txn<W: Workload>(
                 if ctx.spec.fault_run {
                     ctx.record(c, txn, sched, end, Attempted::Ok);
                 }
+                ctx.endpoint_committed(c.stats.endpoint, latency);
                 ctx.log(
                     c.id,
                     c.cnt + 1,
@@ -926,6 +997,7 @@ async fn run_txn<W: Workload>(
                         rec.failed(txn, FailureKind::Other, None);
                         rec.retries(txn, tries - 1);
                         drop(rec);
+                        ctx.endpoint_failed(c.stats.endpoint, FailureKind::Other);
                         ctx.abort(c.id, &e, c.wl.failed_at());
                         break TxnEnd::Abort;
                     }
@@ -945,6 +1017,7 @@ async fn run_txn<W: Workload>(
                     rec.failed(txn, kind, None);
                     rec.retries(txn, tries - 1);
                     drop(rec);
+                    ctx.endpoint_failed(c.stats.endpoint, kind);
                     ctx.abort(c.id, &e2, None);
                     break TxnEnd::Abort;
                 }
@@ -976,6 +1049,7 @@ async fn run_txn<W: Workload>(
                 rec.failed(txn, kind, None);
                 rec.retries(txn, tries - 1);
                 drop(rec);
+                ctx.endpoint_failed(c.stats.endpoint, kind);
                 ctx.log(c.id, c.cnt + 1, txn, now, Logged::Failed(kind), tries - 1);
                 break TxnEnd::Done;
             }
@@ -1016,16 +1090,20 @@ async fn fault_failure<W: Workload>(
         rec.retries(txn, tries - 1);
     }
     ctx.log(c.id, c.cnt + 1, txn, now, Logged::Failed(kind), tries - 1);
-    let broken = match c.session.as_ref() {
+    let mut broken = match c.session.as_ref() {
         Some(s) => fault::breaks_session(e, class, s),
         None => true,
     };
+    if !broken {
+        if let Some(s) = c.session.as_mut() {
+            broken = rollback(ctx, s).await.is_err();
+        }
+    }
     if broken {
-        // Dropped, not closed: the server may be gone, and a goodbye would wait on it.
-        c.session = None;
-    } else if let Some(s) = c.session.as_mut() {
-        if rollback(ctx, s).await.is_err() {
-            c.session = None;
+        // Counted, then dropped rather than closed: the server may be gone, and a goodbye
+        // would wait on it.
+        if let Some(s) = c.session.take() {
+            ctx.count_commits(&s);
         }
     }
     TxnEnd::Done
@@ -1069,6 +1147,6 @@ async fn rollback<W: Workload>(ctx: &ThreadCtx<W>, s: &mut Session) -> Result<()
     }
     let before = wire_commits(s);
     let r = s.simple_query("ROLLBACK").await.map(|_| ());
-    ctx.totals.borrow_mut().setup_commits += wire_commits(s) - before;
+    ctx.add_setup_commits(s, wire_commits(s) - before);
     r
 }

@@ -69,6 +69,7 @@ fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
         verbose_errors: false,
         spread: Default::default(),
         fault_run: false,
+        read_from: None,
     }
 }
 
@@ -113,6 +114,17 @@ fn assert_commit_identity(out: &Outcome) {
         out.server_commits,
         "committed + setup commits = server commits"
     );
+    // Per endpoint (one here, the server's): the same, and the run's totals are the sums.
+    assert_eq!(out.endpoints.len(), 1);
+    let e = &out.endpoints[0];
+    assert_eq!(e.latency.count(), out.total.total().committed());
+    assert_eq!(e.server_commits, out.server_commits);
+    assert_eq!(e.setup_commits, out.setup_commits);
+    assert_eq!(e.connections, out.connections);
+    assert_eq!(e.reconnects, out.reconnects);
+    for kind in FailureKind::ALL {
+        assert_eq!(e.failures_of(kind), out.total.total().failures_of(kind));
+    }
 }
 
 /// Both I/O paths (epoll, and io_uring where this machine allows it: `target::ring`) run every
@@ -368,6 +380,8 @@ fn serialization_failures_are_retried_and_the_invariant_still_holds() {
     assert!(tot.failures_of(FailureKind::Serialization) > 0);
     assert_eq!(tot.retries, 0);
     assert!(invariant(pg.conn_config()).passed);
+    // The host's failures are the run's, by kind.
+    assert_commit_identity(&out);
 }
 
 #[test]
@@ -381,6 +395,7 @@ fn connect_per_transaction_opens_one_session_per_transaction() {
         assert_eq!(out.total.total().committed(), 30);
         assert_eq!(out.reconnects, 30);
         assert_eq!(out.connections, 30);
+        assert_commit_identity(&out);
         assert!(out.reconnect_time > Duration::ZERO);
         assert!(invariant(pg.conn_config()).passed);
     }

@@ -74,6 +74,7 @@ fn spec(clients: u32) -> RunSpec {
         verbose_errors: false,
         spread: Default::default(),
         fault_run: false,
+        read_from: None,
     }
 }
 

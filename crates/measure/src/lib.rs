@@ -19,6 +19,7 @@
 pub mod attempts;
 mod histogram;
 mod recorder;
+pub mod replication;
 pub mod server;
 mod summary;
 

@@ -85,6 +85,29 @@ pub struct ServerMetrics {
     /// conflict counters); empty for a single server.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeMetrics>,
+    /// A PostgreSQL target of several hosts, each observed on a session of its own: each
+    /// host's waits and top SQL. `waits`, `query_waits`, `statements`, `statements_total` and
+    /// `cost` above are then summed over the hosts, and the time series (`activity`,
+    /// `counters`, `deltas`, `io`, `os`) are the first host's. Empty for one server.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<EndpointMetrics>,
+}
+
+/// One host of a target with several, as its own observer saw it over the window.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EndpointMetrics {
+    /// `host:port` as the target lists it (a unix-socket directory and port for local ones).
+    pub endpoint: String,
+    /// Average active sessions over the window (all wait events together).
+    pub average_active: f64,
+    /// Active sessions by wait event, most first.
+    pub waits: Vec<WaitTotal>,
+    /// Top statements by execution time (`pg_stat_statements` deltas).
+    pub statements: Vec<StatementDelta>,
+    /// All statements together; `None` without `pg_stat_statements` there.
+    pub statements_total: Option<StatementDelta>,
+    /// What watching this host cost (its sessions count in its commit counter).
+    pub cost: ObserverCost,
 }
 
 /// Prefix of the counters read from MySQL's `SHOW GLOBAL STATUS` (`mysql.Com_commit`).

@@ -32,12 +32,18 @@
 //! cannot show (performance_schema OFF, consumers or instruments off, no PROCESS privilege) is a
 //! note with the fix, never a failure.
 //!
+//! A PostgreSQL target of several hosts is watched host by host, one such observer (session,
+//! thread) each, and their results folded into one (`endpoints`: what is summed and what is
+//! the first host's); one run's commit count then has one observer start-up per host.
+//!
 //! Module layout: `sampler` and `sql` (PostgreSQL), `mysql_sampler` and `mysql_sql` (MySQL and
-//! MariaDB), `os` (the machine, for both).
+//! MariaDB), `os` (the machine, for both), `endpoints` (several PostgreSQL hosts).
 
+mod endpoints;
 mod mysql_sampler;
 mod mysql_sql;
 mod os;
+pub mod replication;
 mod sampler;
 mod sql;
 
@@ -99,6 +105,22 @@ impl Sampler {
     /// MySQL target through its first endpoint (and, on a Galera cluster, every node's wsrep
     /// status through a session of its own).
     pub fn start(target: &Target, opts: &Options) -> Result<SamplerHandle, Error> {
+        // Several PostgreSQL hosts: one observer per host (`endpoints`).
+        if let Target::Pg(conn) = target {
+            if conn.hosts.len() > 1 {
+                return endpoints::start_each(conn, opts);
+            }
+        }
+        Ok(SamplerHandle {
+            parts: vec![Self::start_one(target, opts, String::new())?],
+            unobserved: Vec::new(),
+            top_statements: opts.top_statements,
+        })
+    }
+
+    /// One observer thread on `target` (its libpq host list, or a MySQL target's first
+    /// endpoint); `endpoint` names it when it is one host of several.
+    fn start_one(target: &Target, opts: &Options, endpoint: String) -> Result<Part, Error> {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (ctl_tx, ctl_rx) = unbounded_channel();
         let target = target.clone();
@@ -145,7 +167,8 @@ impl Sampler {
             })
             .map_err(|e| Error::Thread(e.to_string()))?;
         match ready_rx.recv() {
-            Ok(Ok(())) => Ok(SamplerHandle {
+            Ok(Ok(())) => Ok(Part {
+                endpoint,
                 ctl: ctl_tx,
                 thread,
             }),
@@ -160,8 +183,19 @@ impl Sampler {
     }
 }
 
-/// A running observer. Dropping it stops the thread and discards what it saw.
+/// A running observer (one thread per observed host). Dropping it stops the threads and
+/// discards what they saw.
 pub struct SamplerHandle {
+    parts: Vec<Part>,
+    /// Hosts of several that could not be observed: notes for the result.
+    unobserved: Vec<measure::server::Note>,
+    top_statements: usize,
+}
+
+/// One observer thread.
+struct Part {
+    /// `host:port` when it watches one host of several; empty for a whole target.
+    endpoint: String,
     ctl: UnboundedSender<sampler::Ctl>,
     thread: std::thread::JoinHandle<Option<ServerMetrics>>,
 }
@@ -171,18 +205,32 @@ impl SamplerHandle {
     /// and the window of the deltas opens with a snapshot taken now. Without it, times are
     /// relative to the observer's start and the window covers everything observed.
     pub fn mark_start(&self, at: Instant) {
-        let _ = self.ctl.send(sampler::Ctl::Start(at));
+        for p in &self.parts {
+            let _ = p.ctl.send(sampler::Ctl::Start(at));
+        }
     }
 
     /// Take the end snapshot (after waiting up to 1 s for the run's sessions to go so their
     /// statistics are flushed), stop and return everything seen.
     pub fn finish(self) -> ServerMetrics {
-        let _ = self.ctl.send(sampler::Ctl::Finish);
-        match self.thread.join() {
-            Ok(Some(m)) => m,
-            Ok(None) => failed("the observer stopped without a result"),
-            Err(_) => failed("the observer thread panicked"),
+        // Every host's end snapshot at once, then each result.
+        for p in &self.parts {
+            let _ = p.ctl.send(sampler::Ctl::Finish);
         }
+        let mut seen: Vec<(String, ServerMetrics)> = (self.parts.into_iter())
+            .map(|p| {
+                let m = match p.thread.join() {
+                    Ok(Some(m)) => m,
+                    Ok(None) => failed("the observer stopped without a result"),
+                    Err(_) => failed("the observer thread panicked"),
+                };
+                (p.endpoint, m)
+            })
+            .collect();
+        if seen.len() == 1 && self.unobserved.is_empty() {
+            return seen.pop().map(|(_, m)| m).unwrap_or_default();
+        }
+        endpoints::combine(seen, self.unobserved, self.top_statements)
     }
 }
 

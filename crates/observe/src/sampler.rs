@@ -704,6 +704,7 @@ impl Sampler {
                 .collect(),
             wait_times: Vec::new(),
             nodes: Vec::new(),
+            endpoints: Vec::new(),
         }
     }
 

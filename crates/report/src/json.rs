@@ -99,6 +99,15 @@ mod tests {
             m.wait_times = my.wait_times;
             m.nodes = my.nodes;
             m.statements[0].rows_examined = Some(12);
+            // Several PostgreSQL hosts' (no real run has both).
+            m.endpoints = vec![measure::server::EndpointMetrics {
+                endpoint: "/tmp/a:5432".into(),
+                average_active: 0.5,
+                waits: m.waits.clone(),
+                statements: m.statements.clone(),
+                statements_total: m.statements_total.clone(),
+                cost: m.cost.clone(),
+            }];
         }
         r.endpoints = vec![crate::Endpoint {
             host: "/tmp/a".into(),
@@ -106,6 +115,31 @@ mod tests {
             clients: 2,
             transactions: 10,
             tps: 1.0,
+            latency_ms: Some(crate::EndpointLatency {
+                mean: 1.5,
+                p50: 1.2,
+                p95: 3.0,
+                p99: 4.0,
+                max: 5.0,
+            }),
+            failures: crate::EndpointFailures {
+                serialization: 1,
+                deadlock: 0,
+                other: 0,
+            },
+            reconnects: 0,
+            reader_clients: 2,
+            reader_transactions: 4,
+        }];
+        r.replication = vec![measure::replication::ReplicaLag {
+            standby: "walreceiver".into(),
+            samples: 2,
+            max_lag_bytes: 10,
+            p95_lag_bytes: 5,
+            max_write_lag_ms: Some(1.0),
+            max_flush_lag_ms: Some(1.0),
+            max_replay_lag_ms: Some(1.5),
+            p95_replay_lag_ms: Some(1.0),
         }];
         r.endpoints_warning = Some("uneven".into());
         let mut buf = Vec::new();
@@ -238,7 +272,7 @@ mod tests {
         // And the added ones are optional: a result written before them still validates.
         let mut old = v.clone();
         let mut old_metrics = v["server_metrics"].clone();
-        for k in ["product", "wait_times", "nodes"] {
+        for k in ["product", "wait_times", "nodes", "endpoints"] {
             old_metrics.as_object_mut().unwrap().remove(k);
         }
         old_metrics["statements"][0]
@@ -254,6 +288,16 @@ mod tests {
             .remove("fd_limit");
         old["connections"].as_object_mut().unwrap().remove("setup");
         assert_eq!(errors(&old), Vec::<String>::new());
+        // Endpoints written before they had latencies, failures and reconnects validate and
+        // read, with those empty.
+        for k in ["latency_ms", "failures", "reconnects"] {
+            old["endpoints"][0].as_object_mut().unwrap().remove(k);
+        }
+        assert_eq!(errors(&old), Vec::<String>::new());
+        let r = read_json(serde_json::to_vec(&old).unwrap().as_slice()).unwrap();
+        assert_eq!(r.endpoints[0].transactions, 10);
+        assert_eq!(r.endpoints[0].latency_ms, None);
+        assert_eq!(r.endpoints[0].failures, crate::EndpointFailures::default());
     }
 
     /// Every key the model writes is declared in the schema, and every declared-required key is
@@ -268,6 +312,16 @@ mod tests {
         let m = &v["server_metrics"];
         const OPTIONAL: &[&str] = &[
             "endpoints",
+            "latency_ms",
+            "failures",
+            "reconnects",
+            "reader_clients",
+            "reader_transactions",
+            "replication",
+            "max_write_lag_ms",
+            "max_flush_lag_ms",
+            "max_replay_lag_ms",
+            "p95_replay_lag_ms",
             "endpoints_warning",
             "failures_detailed",
             "server_metrics",
@@ -343,6 +397,18 @@ mod tests {
                 &v["endpoints"][0],
             ),
             (
+                &schema["properties"]["endpoints"]["items"]["properties"]["latency_ms"],
+                &v["endpoints"][0]["latency_ms"],
+            ),
+            (
+                &schema["properties"]["endpoints"]["items"]["properties"]["failures"],
+                &v["endpoints"][0]["failures"],
+            ),
+            (
+                &schema["properties"]["replication"]["items"],
+                &v["replication"][0],
+            ),
+            (
                 &defs["tpcc"]["properties"]["response_limits"]["items"],
                 &v["tpcc"]["response_limits"][0],
             ),
@@ -390,6 +456,7 @@ mod tests {
             (&sm["os"]["items"], &m["os"][0]),
             (&sm["wait_times"]["items"], &m["wait_times"][0]),
             (&sm["nodes"]["items"], &m["nodes"][0]),
+            (&sm["endpoints"]["items"], &m["endpoints"][0]),
         ];
         for (s, inst) in objects {
             let mut written: Vec<&String> = inst.as_object().unwrap().keys().collect();
@@ -404,7 +471,8 @@ mod tests {
             declared.sort();
             required.sort();
             assert_eq!(written, declared, "schema properties");
-            written.retain(|k| !OPTIONAL.contains(&k.as_str()));
+            // A name optional in one object may be required in another (`failures`).
+            written.retain(|k| !OPTIONAL.contains(&k.as_str()) || required.contains(&k.as_str()));
             assert_eq!(written, required, "schema required");
         }
     }

@@ -14,11 +14,13 @@
 
 pub mod compare;
 mod csv;
+mod endpoint;
 pub mod failover;
 pub mod html;
 mod json;
 mod model;
 mod observed;
+mod observed_hosts;
 mod svg;
 mod sysbench;
 mod text;
@@ -27,6 +29,7 @@ mod text;
 mod testdata;
 
 pub use csv::{render_csv, CSV_HEADER};
+pub use endpoint::{EndpointFailures, EndpointLatency};
 pub use json::{read_json, write_json, ReadError, SCHEMA};
 pub use model::{
     format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionSetup,

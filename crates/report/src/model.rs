@@ -74,6 +74,10 @@ pub struct RunResult {
     /// A fault run's account of the fault (`--fault-at`, `stampede failover`); `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failover: Option<crate::failover::FailoverSection>,
+    /// With `--read-from`: each standby's replication lag as the primary saw it during the run
+    /// (one sample a second); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replication: Vec<measure::replication::ReplicaLag>,
 }
 
 /// One host of a target with several, as the run used it. Transactions are those of the
@@ -88,6 +92,35 @@ pub struct Endpoint {
     /// Committed transactions of its clients.
     pub transactions: u64,
     pub tps: f64,
+    /// Latency of the transactions that ran on it (`None`: it committed none, or the result
+    /// was written before hosts had latencies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<crate::EndpointLatency>,
+    /// Transactions that failed on it, by kind.
+    #[serde(default)]
+    pub failures: crate::EndpointFailures,
+    /// Sessions re-established on it during the measured run (`-C`: one per transaction).
+    #[serde(default)]
+    pub reconnects: u64,
+    /// With `--read-from` (a read/write split, where each client holds a writer session and a
+    /// reader session): the reader sessions on this host. `clients` then counts the writer
+    /// sessions, so a client is counted on each host where it holds a session, once as what
+    /// it is there.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub reader_clients: u32,
+    /// With `--read-from`: the part of `transactions` that ran on reader sessions (the rest ran
+    /// on writer sessions). `transactions` is everything the host ran, what its own commit
+    /// counter shows.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub reader_transactions: u64,
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
+}
+
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Endpoint {
@@ -117,8 +150,13 @@ impl Endpoint {
                 let c = f64::from(e.clients) / f64::from(clients);
                 let t = e.transactions as f64 / txns as f64;
                 ((t - c).abs() > 0.2 * c).then(|| {
+                    // The host's latency says why (a slow host serves fewer transactions per
+                    // client in a closed loop).
+                    let latency = e
+                        .latency_ms
+                        .map_or_else(String::new, |l| format!(" (mean latency {:.3} ms)", l.mean));
                     format!(
-                        "{}:{} has {:.0}% of the clients but {:.0}% of the transactions",
+                        "{}:{} has {:.0}% of the clients but {:.0}% of the transactions{latency}",
                         e.host,
                         e.port,
                         100.0 * c,
@@ -585,6 +623,7 @@ mod tests {
             clients,
             transactions,
             tps: 0.0,
+            ..Default::default()
         }
     }
 

@@ -150,7 +150,7 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
         "where the time went (server sampled every {} ms over {:.1} s: {:.2} average active sessions):",
         m.sample_interval_ms,
         window_s,
-        m.average_active()
+        crate::observed_hosts::average_active(m)
     );
 
     let total_samples: u64 = m.waits.iter().map(|w| w.samples).sum();
@@ -242,6 +242,7 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
         }
     }
 
+    crate::observed_hosts::text(o, m);
     if m.is_mysql() {
         mysql_counters(o, m);
     } else {

@@ -239,6 +239,7 @@ pub fn result(
         endpoints: Vec::new(),
         endpoints_warning: None,
         failover: None,
+        replication: Vec::new(),
     }
 }
 
@@ -605,6 +606,7 @@ pub fn server_metrics() -> measure::ServerMetrics {
         os,
         wait_times: Vec::new(),
         nodes: Vec::new(),
+        endpoints: Vec::new(),
     }
 }
 
@@ -795,6 +797,7 @@ pub fn mysql_server_metrics() -> measure::ServerMetrics {
             },
         ],
         nodes: vec![node("db1:3306", 1.0), node("db2:3306", 0.0)],
+        endpoints: Vec::new(),
     }
 }
 

@@ -152,6 +152,38 @@ const CASES: &[(&[&str], &str)] = &[
         &["run", "--pgsql-db", "x"],
         "only apply to sysbench's workloads",
     ),
+    (
+        &["run", "--read-from", "standby"],
+        "--read-from standby needs several hosts",
+    ),
+    (
+        &[
+            "run",
+            "--read-from",
+            "any",
+            "-C",
+            "-h",
+            "127.0.0.1,127.0.0.1",
+            "-p",
+            "1,2",
+        ],
+        "--read-from any cannot be used with -C/--connect",
+    ),
+    (
+        &[
+            "run",
+            "oltp_point_select",
+            "--read-from",
+            "standby",
+            "-d",
+            "mysql://root@127.0.0.1:1,127.0.0.1:2/x",
+        ],
+        "--read-from standby: only PostgreSQL targets",
+    ),
+    (
+        &["run", "--read-from", "replica"],
+        "possible values: standby, any, primary",
+    ),
 ];
 
 #[test]

@@ -37,6 +37,7 @@ fn spec(clients: u32, per_client: u64) -> RunSpec {
         verbose_errors: false,
         spread: Default::default(),
         fault_run: false,
+        read_from: None,
     }
 }
 

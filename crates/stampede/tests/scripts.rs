@@ -145,6 +145,7 @@ fn spec(clients: u32, txns: u64, mode: QueryMode, seed: u64) -> RunSpec {
         verbose_errors: false,
         spread: Default::default(),
         fault_run: false,
+        read_from: None,
     }
 }
 

@@ -15,6 +15,7 @@
 pub mod oltp;
 pub mod probe;
 pub mod random;
+pub mod readonly;
 pub mod script;
 pub mod tpcb;
 pub mod tpcc;
@@ -55,6 +56,15 @@ pub trait Workload: Send + Sync + 'static {
     /// OLTP scripts: 23505 from delete+insert, as sysbench's pgsql driver ignores it).
     fn classify(&self, e: &Error) -> ErrorClass {
         target::classify(e)
+    }
+
+    /// Whether transaction type `txn` (index into `txn_types()`) only reads, so `--read-from`
+    /// may run it on a read-only server (a hot standby). The default, false, is always safe: a
+    /// write sent to a standby fails, a read sent to the primary only loads it. Answer true
+    /// only when certain ([`readonly`]'s rules for SQL text).
+    fn read_only(&self, txn: usize) -> bool {
+        let _ = txn;
+        false
     }
 }
 

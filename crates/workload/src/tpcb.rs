@@ -407,6 +407,12 @@ impl Workload for TpcbWorkload {
         }
     }
 
+    fn read_only(&self, txn: usize) -> bool {
+        self.scripts
+            .get(txn)
+            .is_some_and(|(b, _)| *b == Builtin::SelectOnly)
+    }
+
     fn validate(&self, mode: QueryMode) -> Result<(), String> {
         for (b, _) in &self.scripts {
             if !b.supports(mode) {

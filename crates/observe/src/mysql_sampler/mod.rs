@@ -736,6 +736,7 @@ impl MySqlSampler {
             os,
             wait_times,
             nodes,
+            endpoints: Vec::new(),
         }
     }
 }

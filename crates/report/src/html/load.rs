@@ -172,7 +172,7 @@ pub(super) fn load(o: &mut String, r: &RunResult, m: &ServerMetrics, x_range: Op
         "</table><p class=\"muted\">{how}, over the {:.1} s of the run; {events}. {:.2} AAS in \
          all.</p></div></div></section>",
         (m.window_end_ms - m.window_start_ms) as f64 / 1000.0,
-        m.average_active()
+        crate::observed_hosts::average_active(m)
     );
 }
 

@@ -28,6 +28,7 @@
 mod client;
 mod failover;
 mod load;
+mod replication;
 mod run;
 mod server;
 mod style;
@@ -177,7 +178,7 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     if let Some(m) = m {
         kpi(
             &mut o,
-            &format!("{:.2}", m.average_active()),
+            &format!("{:.2}", crate::observed_hosts::average_active(m)),
             "AAS",
             "database load (average active sessions)",
         );
@@ -205,23 +206,10 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
         if let Some(w) = &r.endpoints_warning {
             let _ = write!(o, "<div class=\"banner\">{}</div>", esc(w));
         }
-        o.push_str(
-            "<table><thead><tr><th>host</th><th>port</th><th>clients</th><th>transactions</th>\
-             <th>tps</th></tr></thead><tbody>",
-        );
-        for e in &r.endpoints {
-            let _ = write!(
-                o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td></tr>",
-                esc(&e.host),
-                e.port,
-                e.clients,
-                e.transactions,
-                e.tps
-            );
-        }
-        o.push_str("</tbody></table></section>");
+        crate::endpoint::html_table(&mut o, &r.endpoints);
+        o.push_str("</section>");
     }
+    replication::section(&mut o, &r.replication);
     client::over_time(&mut o, r);
     client::latency_distribution(&mut o, r);
     client::transactions(&mut o, r);

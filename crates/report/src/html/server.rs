@@ -127,6 +127,7 @@ pub(super) fn server(o: &mut String, r: &RunResult, m: &ServerMetrics) {
     ));
     load(o, r, m, x_range);
     top_sql(o, m);
+    crate::observed_hosts::html(o, m);
     wait_times(o, m);
     o.push_str("<section id=\"server-activity\"><h2>Server activity</h2>");
     activity(o, m, x_range);

@@ -31,6 +31,7 @@
 mod failover;
 mod pgbench;
 mod progress;
+mod replication;
 mod scripts;
 mod stampede;
 

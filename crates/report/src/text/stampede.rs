@@ -138,17 +138,41 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
     }
     if !r.endpoints.is_empty() {
         let _ = writeln!(o, "endpoints:");
+        // --read-from: each client holds a writer and a reader session (model::Endpoint).
+        let split = r.endpoints.iter().any(|e| e.reader_clients > 0);
         for e in &r.endpoints {
-            let _ = writeln!(
-                o,
-                "  {}:{}  {} clients, {} transactions, {:.1} tps",
-                e.host, e.port, e.clients, e.transactions, e.tps
-            );
+            if split {
+                let _ = writeln!(
+                    o,
+                    "  {}:{}  {} writer + {} reader sessions, {} transactions ({} on readers), \
+                     {:.1} tps{}",
+                    e.host,
+                    e.port,
+                    e.clients,
+                    e.reader_clients,
+                    e.transactions,
+                    e.reader_transactions,
+                    e.tps,
+                    crate::endpoint::text_details(e)
+                );
+            } else {
+                let _ = writeln!(
+                    o,
+                    "  {}:{}  {} clients, {} transactions, {:.1} tps{}",
+                    e.host,
+                    e.port,
+                    e.clients,
+                    e.transactions,
+                    e.tps,
+                    crate::endpoint::text_details(e)
+                );
+            }
         }
         if let Some(w) = &r.endpoints_warning {
             let _ = writeln!(o, "  warning: {w}");
         }
     }
+    crate::text::replication::lines(o, &r.replication);
 
     if let Some(f) = &r.failover {
         super::failover::lines(o, f);

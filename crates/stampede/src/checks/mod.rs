@@ -38,6 +38,7 @@
 //! reset database (all sums zero before), the absolute sums are equal too (pgbench's TPC-B
 //! "consistency" condition).
 
+pub mod hosts;
 pub mod mysql;
 
 use std::time::{Duration, Instant};

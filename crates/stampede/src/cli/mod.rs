@@ -19,7 +19,7 @@ mod tools;
 use clap::{Parser, Subcommand};
 
 pub use init::{CheckArgs, InitArgs, PartitionMethod, ResetArgs};
-pub use run::{IoArg, Protocol, RunArgs, ScriptArg, SpreadArg};
+pub use run::{IoArg, Protocol, ReadFromArg, RunArgs, ScriptArg, SpreadArg};
 pub use sysbench::{PgsqlArgs, SysbenchArgs};
 pub use target::TargetArgs;
 pub use tools::{CompareArgs, ReportArgs, ServerAction, ServerArgs, ServerDirArgs};

@@ -47,6 +47,24 @@ impl SpreadArg {
     }
 }
 
+/// `--read-from`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReadFromArg {
+    Standby,
+    Any,
+    Primary,
+}
+
+impl ReadFromArg {
+    pub fn read_from(self) -> engine::ReadFrom {
+        match self {
+            ReadFromArg::Standby => engine::ReadFrom::Standby,
+            ReadFromArg::Any => engine::ReadFrom::Any,
+            ReadFromArg::Primary => engine::ReadFrom::Primary,
+        }
+    }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Protocol {
     Simple,
@@ -235,6 +253,19 @@ pub struct RunArgs {
         help_heading = FAULTS
     )]
     pub fault_cmd: Option<String>,
+    /// With several PostgreSQL hosts: split reads from writes. Each client keeps a writer
+    /// session on the host that accepts writes and a reader placed by --spread over the hosts
+    /// that qualify: standby (hosts in hot standby), any (every host) or primary (the writer);
+    /// the workload's read-only transactions (select-only, oltp_read_only,
+    /// oltp_point_select, TPC-C's Order-Status and Stock-Level, scripts of plain SELECTs) run
+    /// on the reader, the rest on the writer. Default: no split.
+    #[arg(
+        long = "read-from",
+        value_enum,
+        value_name = "standby|any|primary",
+        help_heading = SHAPE
+    )]
+    pub read_from: Option<ReadFromArg>,
 
     /// Show a progress line every NUM seconds [5] (sysbench's --report-interval); 0: none.
     #[arg(

@@ -134,6 +134,7 @@ pub(crate) fn plan(
         verbose_errors: a.verbose_errors,
         spread: a.spread.spread(),
         fault_run: false,
+        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
     };
     engine::check_io(spec.io, spec.connect_per_txn).map_err(usage)?;
     let vacuum = if a.no_vacuum {

@@ -267,6 +267,7 @@ pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(Sysbe
         verbose_errors: false,
         spread: a.spread.spread(),
         fault_run: false,
+        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
     };
     let o = &opts;
     let mysql_target = a.target.mysql.is_some()

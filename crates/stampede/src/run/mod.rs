@@ -18,6 +18,7 @@ mod faulted;
 mod output;
 pub mod pgbench;
 mod result;
+mod split;
 pub mod sysbench;
 mod sysbench_checks;
 pub mod tpcc;
@@ -180,10 +181,13 @@ fn interrupted_before() -> anyhow::Error {
 /// The commit count's baseline, in the target's protocol.
 enum Baseline {
     Pg(Box<checks::CommitBaseline>),
+    /// Several PostgreSQL hosts: one baseline each (`checks::hosts`).
+    PgHosts(checks::hosts::HostsBaseline),
     MySql(checks::mysql::MySqlBaseline),
 }
 
 fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
+    split::check(ctx.spec, ctx.target)?;
     let conn = ctx.conn();
     if ctx.embedded() {
         family.load_embedded(ctx)?;
@@ -210,14 +214,15 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         output::header(ctx, &server, "");
     }
     family.before(ctx)?;
-    // With several hosts each server counts only its own commits: the check would compare all
-    // the clients' transactions with one server's count.
-    let several_hosts = conn.endpoints() > 1;
-    // MySQL's nodes are counted one by one (each counts its own clients' COMMITs).
-    let several_hosts = several_hosts && conn.dialect() == Dialect::Postgres;
+    // With several hosts each server counts only its own commits: they are counted host by
+    // host (`checks::hosts`), as MySQL's nodes are (each counts its own clients' COMMITs).
+    let several_hosts = conn.endpoints() > 1 && conn.dialect() == Dialect::Postgres;
     // A fault run's servers may restart or change roles: their counters do not describe it.
     let faulted = ctx.out.fault.is_some();
-    let baseline = match (ctx.out.checks && !several_hosts && !faulted, conn.dialect()) {
+    let baseline = match (ctx.out.checks && !faulted, conn.dialect()) {
+        (true, Dialect::Postgres) if several_hosts => Some(Baseline::PgHosts(
+            ctx.rt.block_on(checks::hosts::commit_baseline(conn))?,
+        )),
         (true, Dialect::Postgres) => Some(Baseline::Pg(Box::new(
             ctx.rt.block_on(checks::commit_baseline(conn))?,
         ))),
@@ -263,6 +268,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         Event::Notice(n) => console::server_notice(n),
         Event::Info(i) => console::note(i),
     };
+    let replication = split::watch(ctx.spec, conn);
     let ran = family.run(ctx, &mut on_event);
     let injected = injector.take().map(fault::Injector::finish);
     let fin = family.finish(ctx);
@@ -271,6 +277,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     progress.finish(&outcome);
     let fin = fin?;
     let server_metrics = observer.map(|h| h.finish());
+    let replication = split::stop(replication);
     let observer_connections = server_metrics
         .as_ref()
         .map_or(0, |m| u64::from(m.cost.connections));
@@ -285,6 +292,16 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
                     outcome.setup_commits,
                     outcome.connections + observer_connections + fin.connections,
                 ))?,
+                Baseline::PgHosts(b) => {
+                    let mut hosts = checks::hosts::per_host(
+                        &outcome.endpoints,
+                        (fin.commits, fin.connections),
+                        &checks::hosts::observer_per_host(conn, server_metrics.as_ref()),
+                    );
+                    split::add_watch(&mut hosts, replication.as_ref());
+                    ctx.rt
+                        .block_on(b.verdict(&hosts, family.counted_commits(&outcome, &fin)))?
+                }
                 Baseline::MySql(b) => {
                     let (v, galera) = ctx.rt.block_on(b.verdict(
                         family.mysql_commits(&outcome, &fin),
@@ -320,10 +337,6 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
             "commit count",
             "a fault run: the servers' counters do not survive a restart or a failover",
         )),
-        None if several_hosts && ctx.out.checks => check_list.push(skipped(
-            "commit count",
-            "several hosts: each server counts only its own commits",
-        )),
         None => check_list.push(skipped("commit count", "--no-check")),
     }
     check_list.extend(conflicts);
@@ -352,6 +365,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     );
     result.tpcc = family.tpcc_result(&result);
     result.failover = failover;
+    split::finish(replication, &mut result);
     output::emit(ctx, &result)
 }
 

@@ -44,7 +44,7 @@ pub(super) fn assemble(
     } = parts;
     let client = environment::client_info();
     let endpoints = endpoints(&target.conn, &outcome);
-    let endpoints_warning = report::Endpoint::imbalance(&endpoints);
+    let endpoints_warning = crate::run::split::imbalance(&endpoints);
     RunResult {
         schema_version: report::SCHEMA_VERSION,
         stampede_version: env!("CARGO_PKG_VERSION").into(),
@@ -123,6 +123,7 @@ pub(super) fn assemble(
         endpoints,
         endpoints_warning,
         failover: None,
+        replication: Vec::new(),
     }
 }
 
@@ -143,8 +144,22 @@ fn endpoints(conn: &target::Target, outcome: &engine::Outcome) -> Vec<report::En
     for c in &outcome.clients {
         if let Some(e) = c.endpoint.and_then(|i| eps.get_mut(i)) {
             e.clients += 1;
-            e.transactions += c.committed;
+            e.transactions += c.committed - c.reader_committed;
         }
+        // --read-from: the reader session's share, on the reader's host.
+        if let Some(e) = c.reader_endpoint.and_then(|i| eps.get_mut(i)) {
+            e.reader_clients += 1;
+            e.transactions += c.reader_committed;
+            e.reader_transactions += c.reader_committed;
+        }
+    }
+    // What ran on each host, keyed by the host of the session that ran it (engine::endpoint).
+    for (e, s) in eps.iter_mut().zip(&outcome.endpoints) {
+        e.latency_ms = report::EndpointLatency::of(&s.latency);
+        for kind in measure::FailureKind::ALL {
+            e.failures.add(kind, s.failures_of(kind));
+        }
+        e.reconnects = s.reconnects;
     }
     for e in &mut eps {
         e.tps = if secs > 0.0 {

@@ -414,6 +414,21 @@ impl Workload for OltpWorkload {
         }
     }
 
+    /// The test's one transaction only reads when every statement group is a SELECT
+    /// (oltp_read_only, oltp_point_select; with `--range-selects=off` and the writes off, too).
+    fn read_only(&self, _txn: usize) -> bool {
+        self.groups.iter().all(|g| {
+            matches!(
+                g.kind,
+                Kind::PointSelect
+                    | Kind::SimpleRange
+                    | Kind::SumRange
+                    | Kind::OrderRange
+                    | Kind::DistinctRange
+            )
+        })
+    }
+
     /// sysbench's pgsql driver ignores (restarts the event on) 40P01, 40001 and 23505: 23505 is
     /// made retryable here (module header).
     fn classify(&self, e: &Error) -> ErrorClass {

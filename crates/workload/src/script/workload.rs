@@ -349,6 +349,25 @@ impl Workload for ScriptWorkload {
         }
     }
 
+    /// A builtin by what it is (select-only); a script when every SQL command in it is
+    /// certainly read-only ([`crate::readonly`]; a `:"name"` identifier substitution never is:
+    /// it could name anything). Meta-commands touch no server.
+    fn read_only(&self, txn: usize) -> bool {
+        if let Some(Some(b)) = self.builtins.get(txn) {
+            return *b == Builtin::SelectOnly;
+        }
+        let Some(script) = self.shared.scripts.get(txn) else {
+            return false;
+        };
+        script.commands.iter().all(|c| match &c.kind {
+            CommandKind::Sql(cmd) => {
+                !cmd.parts.iter().any(|p| matches!(p, SqlPart::Ident { .. }))
+                    && crate::readonly::is_read_only_sql(&cmd.text)
+            }
+            _ => true,
+        })
+    }
+
     /// pgbench refuses `\startpipeline` with the simple query protocol ("cannot use pipeline mode
     /// with the simple query protocol"); here before connecting, for any script that has one.
     fn validate(&self, mode: QueryMode) -> Result<(), String> {

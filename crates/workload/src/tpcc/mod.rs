@@ -218,6 +218,11 @@ impl Workload for Tpcc {
             _ => Ok(()),
         }
     }
+
+    /// Order-Status (clause 2.6) and Stock-Level (clause 2.8) only read; the others write.
+    fn read_only(&self, txn: usize) -> bool {
+        txn == Kind::OrderStatus as usize || txn == Kind::StockLevel as usize
+    }
 }
 
 /// A step registered on a session: its statements (one, or several on MySQL: [`sql`]'s
@@ -569,5 +574,21 @@ mod tests {
         // The first transaction: keying time only.
         assert_eq!(c.pause_before_us(0, &mut r), 18_000_000);
         assert!(c.pause_before_us(1, &mut r) >= 3_000_000);
+    }
+
+    /// Order-Status and Stock-Level only, and their statements agree: every one is SQL the
+    /// read-only classifier accepts, and each other type has one it refuses.
+    #[test]
+    fn order_status_and_stock_level_are_the_read_only_types() {
+        let w = workload(1);
+        let ro: Vec<bool> = (0..5).map(|i| w.read_only(i)).collect();
+        assert_eq!(ro, [false, false, true, false, true]);
+        for (i, t) in w.txn_types().iter().enumerate() {
+            let all = t
+                .statements
+                .iter()
+                .all(|s| crate::readonly::is_read_only_sql(s));
+            assert_eq!(all, ro[i], "{}: {:?}", t.name, t.statements);
+        }
     }
 }

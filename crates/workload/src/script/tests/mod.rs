@@ -6,6 +6,7 @@ mod errors;
 mod expressions;
 mod meta_commands;
 mod pgbench_tap;
+mod read_only;
 mod sql;
 
 use super::exec::{Action, Interp, NoTimer};
