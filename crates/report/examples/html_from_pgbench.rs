@@ -134,6 +134,7 @@ fn main() {
         tpcc: None,
         endpoints: Vec::new(),
         endpoints_warning: None,
+        routing: Vec::new(),
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

@@ -265,7 +265,8 @@ mod tests {
         let defs = &schema["$defs"];
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
-        const OPTIONAL: [&str; 16] = [
+        const OPTIONAL: [&str; 17] = [
+            "routing",
             "endpoints",
             "endpoints_warning",
             "failures_detailed",

@@ -18,6 +18,7 @@ pub mod html;
 mod json;
 mod model;
 mod observed;
+mod routing;
 mod svg;
 mod sysbench;
 mod text;
@@ -34,6 +35,7 @@ pub use model::{
     TpccSection, TxnTypeConfig, SCHEMA_VERSION,
 };
 pub use observed::render_server_summary;
+pub use routing::Routing;
 pub use sysbench::{
     render_sysbench_output, render_sysbench_progress, render_sysbench_summary, SysbenchProgress,
 };

@@ -71,6 +71,9 @@ pub struct RunResult {
     /// ([`Endpoint::imbalance`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoints_warning: Option<String>,
+    /// On sharded tables: the routing check's verdict on each distinct statement.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routing: Vec<crate::Routing>,
 }
 
 /// One host of a target with several, as the run used it. Transactions are those of the

@@ -238,6 +238,7 @@ pub fn result(
         tpcc: None,
         endpoints: Vec::new(),
         endpoints_warning: None,
+        routing: Vec::new(),
     }
 }
 

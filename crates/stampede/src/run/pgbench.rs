@@ -60,6 +60,8 @@ pub(crate) struct Runner {
     sums_before: Option<TpcbSums>,
     driven: Option<Driven>,
     types: Vec<TxnType>,
+    /// The routing check's verdicts (sharded tables only).
+    routing: Vec<report::Routing>,
 }
 
 impl Runner {
@@ -85,6 +87,7 @@ impl Runner {
             sums_before: None,
             driven: None,
             types: Vec::new(),
+            routing: Vec::new(),
         }
     }
 
@@ -96,7 +99,10 @@ impl Runner {
         };
         if writes(Builtin::SimpleUpdate) {
             TpcbCoverage::AccountsAndHistory
-        } else if writes(Builtin::TpcbLike) || writes(Builtin::TpcbLikePipelined) {
+        } else if writes(Builtin::TpcbLike)
+            || writes(Builtin::TpcbLikePipelined)
+            || writes(Builtin::TpcbSharded)
+        {
             TpcbCoverage::Full
         } else {
             TpcbCoverage::ReadOnly
@@ -223,12 +229,19 @@ impl Family for Runner {
         self.scale = scale;
         self.partitions = partitions;
         self.sums_before = sums;
+        if let Some(set) = &self.job.set {
+            self.routing = crate::routing::before_run(ctx, set, self.job.require_single_shard)?;
+        }
         self.build(ctx.spec.clients, ctx.conn().dialect());
         Ok(())
     }
 
     fn describe(&self) -> String {
         format!("{}, scale {}", self.workload_name(), self.scale)
+    }
+
+    fn routing(&self) -> Vec<report::Routing> {
+        self.routing.clone()
     }
 
     fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError> {

@@ -122,6 +122,7 @@ pub(super) fn assemble(
         tpcc: None,
         endpoints,
         endpoints_warning,
+        routing: Vec::new(),
     }
 }
 
