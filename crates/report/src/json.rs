@@ -107,6 +107,13 @@ mod tests {
             tps: 1.0,
         }];
         r.endpoints_warning = Some("uneven".into());
+        r.routing = vec![crate::Routing {
+            statement: "SELECT 1 FROM t WHERE k = :k".into(),
+            shards_touched: 1,
+            shards_total: 2,
+            single_shard: true,
+            basis: "fdw: foreign partitions after pruning".into(),
+        }];
         let mut buf = Vec::new();
         write_json(&r, &mut buf).unwrap();
         serde_json::from_slice(&buf).unwrap()
@@ -333,6 +340,7 @@ mod tests {
                 &defs["tpcc"]["properties"]["consistency"]["items"],
                 &v["tpcc"]["consistency"][0],
             ),
+            (&schema["properties"]["routing"]["items"], &v["routing"][0]),
             (&defs["server_metrics"], m),
             (&sm["cost"], &m["cost"]),
             (&sm["notes"]["items"], &m["notes"][0]),
