@@ -26,7 +26,6 @@ use target::{Dialect, Session};
 use workload::script::{CommandKind, ScriptSet, SqlPart};
 
 use crate::console::{self, Failure};
-use crate::run::Ctx;
 
 /// How the tables are sharded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,21 +36,24 @@ enum Kind {
 }
 
 /// Check the workload's statements when the tables are sharded; print and return the verdicts.
-pub(crate) fn before_run(ctx: &Ctx, set: &ScriptSet, require: bool) -> Result<Vec<Routing>> {
-    if ctx.conn().dialect() != Dialect::Postgres {
+pub(crate) async fn before_run(
+    s: &mut Session,
+    set: &ScriptSet,
+    require: bool,
+) -> Result<Vec<Routing>> {
+    if s.dialect() != Dialect::Postgres {
         return Ok(Vec::new());
     }
-    let stmts = statements(set);
-    let verdicts = ctx.with_session(async |s| {
-        let Some(kind) = detect(s).await? else {
-            return Ok(None);
-        };
-        let mut out = Vec::new();
-        for (shown, sql) in &stmts {
-            out.push(classify(s, kind, shown, sql).await?);
+    let verdicts = match detect(s).await? {
+        None => None,
+        Some(kind) => {
+            let mut out = Vec::new();
+            for (shown, sql) in &statements(set) {
+                out.push(classify(s, kind, shown, sql).await?);
+            }
+            Some(out)
         }
-        Ok(Some(out))
-    })?;
+    };
     let Some(verdicts) = verdicts else {
         if require {
             console::note(

@@ -152,6 +152,7 @@ impl Family for Runner {
         let dbname = ctx.conn().database().to_string();
         let custom_only = !self.job.uses_builtin();
         let pgbench = self.frontend == Frontend::Pgbench;
+        let mut routing = Vec::new();
         let (scale, partitions, sums) = ctx.with_session(async |s| {
             // pgbench reads the count only when a builtin is used; stampede's runs of files
             // read it too, when the tables are there.
@@ -224,14 +225,17 @@ impl Family for Runner {
                 true => Some(checks::tpcb_sums(s).await?),
                 false => None,
             };
+            // On this session: another one just before the commit baseline would race its
+            // statistics.
+            if let Some(set) = &self.job.set {
+                routing = crate::routing::before_run(s, set, self.job.require_single_shard).await?;
+            }
             Ok((scale, partitions, sums))
         })?;
+        self.routing = routing;
         self.scale = scale;
         self.partitions = partitions;
         self.sums_before = sums;
-        if let Some(set) = &self.job.set {
-            self.routing = crate::routing::before_run(ctx, set, self.job.require_single_shard)?;
-        }
         self.build(ctx.spec.clients, ctx.conn().dialect());
         Ok(())
     }
