@@ -236,6 +236,25 @@ fn the_routing_check_tells_single_shard_statements_from_scattering_ones() {
         .unwrap()
         .starts_with("INSERT INTO pgbench_history")));
 
+    // The account is within the branch; with --cross-shard 100 always in the other branch.
+    let remote = "select count(*) from pgbench_history where (aid - 1) / 100000 + 1 <> bid";
+    assert_eq!(psql(c, db, remote), "0");
+    ok(&stampede(&[
+        "run",
+        "tpcb-sharded",
+        "--cross-shard",
+        "100",
+        "-c",
+        "1",
+        "-t",
+        "10",
+        "-n",
+        "--no-observe",
+        "-d",
+        &target,
+    ]));
+    assert_eq!(psql(c, db, remote), "10");
+
     // A script of two statements: one with the key, one without.
     let script = dir.path().join("mixed.sql");
     std::fs::write(
@@ -292,8 +311,8 @@ fn the_routing_check_tells_single_shard_statements_from_scattering_ones() {
     assert!(err.contains("tpcb-sharded"), "{err}");
     assert_eq!(
         count(c, db, "pgbench_history"),
-        5,
-        "only the first run wrote"
+        15,
+        "the refused run wrote nothing"
     );
 }
 
