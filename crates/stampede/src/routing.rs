@@ -41,6 +41,15 @@ pub(crate) async fn before_run(
     set: &ScriptSet,
     require: bool,
 ) -> Result<Vec<Routing>> {
+    check_statements(s, &statements(set), require).await
+}
+
+/// The check of `stmts`: (as shown, with representative values).
+pub(crate) async fn check_statements(
+    s: &mut Session,
+    stmts: &[(String, String)],
+    require: bool,
+) -> Result<Vec<Routing>> {
     if s.dialect() != Dialect::Postgres {
         return Ok(Vec::new());
     }
@@ -48,7 +57,7 @@ pub(crate) async fn before_run(
         None => None,
         Some(kind) => {
             let mut out = Vec::new();
-            for (shown, sql) in &statements(set) {
+            for (shown, sql) in stmts {
                 out.push(classify(s, kind, shown, sql).await?);
             }
             Some(out)
@@ -151,6 +160,64 @@ fn statements(set: &ScriptSet) -> Vec<(String, String)> {
             let sql = sql.trim().trim_end_matches(';').to_string();
             out.push((text, sql));
         }
+    }
+    out
+}
+
+/// sysbench's statements as listed (`sbtest%u`, `?`): table 1, ids 1, strings empty (`c` and
+/// `pad`, by their column).
+pub(crate) fn sysbench_statements(types: &[workload::TxnType]) -> Vec<(String, String)> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for text in types.iter().flat_map(|t| t.statements.iter()) {
+        let first = text
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if !matches!(first.as_str(), "select" | "insert" | "update" | "delete")
+            || !seen.insert(text)
+        {
+            continue;
+        }
+        let sql = text.replace("%u", "1");
+        // The columns the `?`s stand for: an INSERT's list, else what precedes each `?`.
+        let insert_cols: Vec<String> =
+            match (sql.find('('), sql.to_ascii_lowercase().find(" values")) {
+                (Some(o), Some(v)) if first == "insert" && o < v => sql[o + 1..v]
+                    .trim_end()
+                    .trim_end_matches(')')
+                    .split(',')
+                    .map(|c| c.trim().to_string())
+                    .collect(),
+                _ => Vec::new(),
+            };
+        let mut filled = String::new();
+        let mut n = 0;
+        for ch in sql.chars() {
+            if ch != '?' {
+                filled.push(ch);
+                continue;
+            }
+            let col = match insert_cols.get(n) {
+                Some(c) => c.clone(),
+                None => filled
+                    .trim_end()
+                    .trim_end_matches('=')
+                    .trim_end()
+                    .rsplit(' ')
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            };
+            filled.push_str(if matches!(col.as_str(), "c" | "pad") {
+                "''"
+            } else {
+                "1"
+            });
+            n += 1;
+        }
+        out.push((text.clone(), filled));
     }
     out
 }
@@ -367,6 +434,31 @@ fn split_top(s: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sysbench_statements_get_values_of_their_columns_types() {
+        let types = [workload::TxnType {
+            name: "t".into(),
+            statements: vec![
+                "SELECT c FROM sbtest%u WHERE id=?".into(),
+                "UPDATE sbtest%u SET c=? WHERE id=?".into(),
+                "INSERT INTO sbtest%u (id, k, c, pad) VALUES (?, ?, ?, ?)".into(),
+                "BEGIN".into(),
+            ],
+        }];
+        let got: Vec<String> = sysbench_statements(&types)
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "SELECT c FROM sbtest1 WHERE id=1",
+                "UPDATE sbtest1 SET c='' WHERE id=1",
+                "INSERT INTO sbtest1 (id, k, c, pad) VALUES (1, 1, '', '')",
+            ]
+        );
+    }
 
     #[test]
     fn values_split_outside_parentheses() {

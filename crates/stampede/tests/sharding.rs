@@ -345,6 +345,32 @@ fn fdw_oltp_loads_and_point_selects_run() {
         &target,
     ]));
     assert!(out.contains("transactions"), "{out}");
+    // A point select names its id; a range of ids is on every shard of a hash partitioning.
+    assert!(out.contains("single-shard 1 of 2 shards"), "{out}");
+    let out = stampede(&[
+        "run",
+        "oltp_read_only",
+        "--tables",
+        "2",
+        "--table-size",
+        "1000",
+        "-t",
+        "5",
+        "--no-observe",
+        "--require-single-shard",
+        "-d",
+        &target,
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("SELECT c FROM sbtest%u WHERE id BETWEEN ? AND ? (2 of 2 shards)"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("SELECT c FROM sbtest%u WHERE id=? ("),
+        "{err}"
+    );
 }
 
 #[test]
