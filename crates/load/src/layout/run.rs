@@ -13,21 +13,20 @@ use crate::{Event, LoadError, Timings};
 
 /// Refuse a server that cannot hold the layout, saying what to do, before anything is created.
 pub async fn check_server(s: &mut Session, layout: Layout) -> Result<(), LoadError> {
-    let ask = |sql: &'static str| sql;
     let (sql, what) = match layout {
         Layout::Plain => return Ok(()),
         Layout::Citus => (
-            ask("select exists (select 1 from pg_extension where extname = 'citus'), \
+            ("select exists (select 1 from pg_extension where extname = 'citus'), \
                  exists (select 1 from pg_available_extensions where name = 'citus')"),
             "Citus",
         ),
         Layout::Limitless => (
-            ask("select exists (select 1 from pg_settings \
+            ("select exists (select 1 from pg_settings \
                  where name = 'rds_aurora.limitless_create_table_mode'), false"),
             "Aurora Limitless",
         ),
         Layout::Fdw => (
-            ask("select exists (select 1 from pg_available_extensions where name = 'postgres_fdw'), \
+            ("select exists (select 1 from pg_available_extensions where name = 'postgres_fdw'), \
                  false"),
             "postgres_fdw",
         ),
