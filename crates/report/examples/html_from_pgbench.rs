@@ -135,6 +135,7 @@ fn main() {
         endpoints: Vec::new(),
         endpoints_warning: None,
         replication: Vec::new(),
+        routing: Vec::new(),
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

@@ -239,6 +239,7 @@ pub fn result(
         endpoints: Vec::new(),
         endpoints_warning: None,
         replication: Vec::new(),
+        routing: Vec::new(),
     }
 }
 

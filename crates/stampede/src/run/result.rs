@@ -123,6 +123,7 @@ pub(super) fn assemble(
         endpoints,
         endpoints_warning,
         replication: Vec::new(),
+        routing: Vec::new(),
     }
 }
 
