@@ -187,6 +187,8 @@ fn every_builtin_in_every_query_mode_commits_exactly_clients_times_t() {
                     assert_eq!(history, 0);
                     assert_eq!(inv.sum_abalance, 0, "{ctx}");
                 }
+                // Runs only as a script (tests/sharding.rs in the binary's tests).
+                Builtin::TpcbSharded => unreachable!("not in the list"),
                 Builtin::SimpleUpdate => {
                     assert_eq!(history as u64, tot.committed(), "{ctx}");
                     assert_eq!(inv.sum_abalance, inv.sum_delta, "{ctx}");

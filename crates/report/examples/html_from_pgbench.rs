@@ -136,6 +136,7 @@ fn main() {
         endpoints_warning: None,
         failover: None,
         replication: Vec::new(),
+        routing: Vec::new(),
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

@@ -142,6 +142,13 @@ mod tests {
             p95_replay_lag_ms: Some(1.0),
         }];
         r.endpoints_warning = Some("uneven".into());
+        r.routing = vec![crate::Routing {
+            statement: "SELECT 1 FROM t WHERE k = :k".into(),
+            shards_touched: 1,
+            shards_total: 2,
+            single_shard: true,
+            basis: "fdw: foreign partitions after pruning".into(),
+        }];
         let mut buf = Vec::new();
         write_json(&r, &mut buf).unwrap();
         serde_json::from_slice(&buf).unwrap()
@@ -311,6 +318,7 @@ mod tests {
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
         const OPTIONAL: &[&str] = &[
+            "routing",
             "endpoints",
             "latency_ms",
             "failures",
@@ -444,6 +452,7 @@ mod tests {
                 &defs["failover"]["properties"]["writes"],
                 &v["failover"]["writes"],
             ),
+            (&schema["properties"]["routing"]["items"], &v["routing"][0]),
             (&defs["server_metrics"], m),
             (&sm["cost"], &m["cost"]),
             (&sm["notes"]["items"], &m["notes"][0]),

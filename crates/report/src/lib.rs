@@ -21,6 +21,7 @@ mod json;
 mod model;
 mod observed;
 mod observed_hosts;
+mod routing;
 mod svg;
 mod sysbench;
 mod text;
@@ -38,6 +39,7 @@ pub use model::{
     TpccSection, TxnTypeConfig, SCHEMA_VERSION,
 };
 pub use observed::render_server_summary;
+pub use routing::Routing;
 pub use sysbench::{
     render_sysbench_output, render_sysbench_progress, render_sysbench_summary, SysbenchProgress,
 };

@@ -78,6 +78,9 @@ pub struct RunResult {
     /// (one sample a second); empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replication: Vec<measure::replication::ReplicaLag>,
+    /// On sharded tables: the routing check's verdict on each distinct statement.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routing: Vec<crate::Routing>,
 }
 
 /// One host of a target with several, as the run used it. Transactions are those of the

@@ -240,6 +240,7 @@ pub fn result(
         endpoints_warning: None,
         failover: None,
         replication: Vec::new(),
+        routing: Vec::new(),
     }
 }
 

@@ -15,6 +15,7 @@ mod dropin;
 mod environment;
 mod interrupt;
 mod plan;
+mod routing;
 mod run;
 mod targeting;
 mod workloads;

@@ -99,6 +99,14 @@ pub const WORKLOADS: &[Workload] = &[
         checks: TPCB_CHECKS,
     },
     Workload {
+        name: "tpcb-sharded",
+        family: Family::Pgbench,
+        dataset: Dataset::Tpcb,
+        about: "tpcb-like with the shard key bid in every statement (--cross-shard PCT)",
+        peer: "pgbench -f limitless_pgbench_tpcb.sql (seed 000), account within the branch",
+        checks: TPCB_CHECKS,
+    },
+    Workload {
         name: "oltp_read_write",
         family: Family::Sysbench,
         dataset: Dataset::Oltp,

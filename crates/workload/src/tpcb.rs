@@ -19,6 +19,15 @@
 //! `tpcb-like` statements sent as one pipeline with one Sync, as pgbench runs a `tpcb-like` script
 //! wrapped in `\startpipeline` / `\endpipeline`. Extended and prepared modes only.
 //!
+//! `tpcb-sharded` (not a pgbench builtin) is tpcb-like for tables sharded on `bid` (seed 000's
+//! `limitless_pgbench_tpcb.sql`): every statement carries the shard key, and the teller and the
+//! account are drawn within the branch (`aid` in `100000 * (bid - 1) + 1 ..= 100000 * bid`, as
+//! pgbench's loader places them), so `WHERE aid = :aid AND bid = :abid` finds the row; the
+//! seed's script draws `aid` and `bid` apart, so most of its account updates match no row. A
+//! share `:cross_shard` percent of transactions (`--cross-shard`, TPC-B's clause 5.3.5 "remote"
+//! accounts, 15% there) takes its account from another branch, hence usually another shard. It
+//! runs as a script (it needs `\if`), with the same TPC-B invariant.
+//!
 //! On MySQL and MariaDB ([`Builtin::lines`] with [`Dialect::MySql`]) the builtins are the same
 //! statements but for pgbench's `END;`, which is PostgreSQL's synonym of COMMIT and no MySQL
 //! statement: it becomes `COMMIT;`. (`BEGIN`, `CURRENT_TIMESTAMP` and the rest are MySQL's too.)
@@ -37,6 +46,8 @@ pub enum Builtin {
     SelectOnly,
     /// `tpcb-like` as one pipeline (stampede's; pgbench runs it as a `\startpipeline` script).
     TpcbLikePipelined,
+    /// `tpcb-like` with the shard key in every statement (stampede's; module notes).
+    TpcbSharded,
 }
 
 const SET_AID: &str = "\\set aid random(1, 100000 * :scale)";
@@ -55,6 +66,21 @@ const INSERT_HISTORY: &str = "INSERT INTO pgbench_history (tid, bid, aid, delta,
 const END: &str = "END;";
 /// `END;` on MySQL.
 const COMMIT: &str = "COMMIT;";
+/// tpcb-sharded's lines (module notes): the branch first, teller and account within it, unless
+/// the transaction is one of the `:cross_shard` percent whose account is in another branch.
+const SHARDED_SET_BID: &str = "\\set bid random(1, 1 * :scale)";
+const SHARDED_SET_TID: &str = "\\set tid 10 * (:bid - 1) + random(1, 10)";
+const SHARDED_SET_ABID: &str = "\\set abid :bid";
+const SHARDED_IF_CROSS: &str = "\\if :scale > 1 and random(1, 100) <= :cross_shard";
+const SHARDED_OTHER_BRANCH: &str = "\\set abid (:bid + random(0, :scale - 2)) % :scale + 1";
+const SHARDED_ENDIF: &str = "\\endif";
+const SHARDED_SET_AID: &str = "\\set aid 100000 * (:abid - 1) + random(1, 100000)";
+const SHARDED_UPDATE_ACCOUNTS: &str =
+    "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid AND bid = :abid;";
+const SHARDED_SELECT_ACCOUNT: &str =
+    "SELECT abalance FROM pgbench_accounts WHERE aid = :aid AND bid = :abid;";
+const SHARDED_UPDATE_TELLERS: &str =
+    "UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid AND bid = :bid;";
 const START_PIPELINE: &str = "\\startpipeline";
 const END_PIPELINE: &str = "\\endpipeline";
 
@@ -99,6 +125,24 @@ const TPCB_LIKE_PIPELINED: &[&str] = &[
     END_PIPELINE,
 ];
 
+const TPCB_SHARDED: &[&str] = &[
+    SHARDED_SET_BID,
+    SHARDED_SET_TID,
+    SHARDED_SET_ABID,
+    SHARDED_IF_CROSS,
+    SHARDED_OTHER_BRANCH,
+    SHARDED_ENDIF,
+    SHARDED_SET_AID,
+    SET_DELTA,
+    BEGIN,
+    SHARDED_UPDATE_ACCOUNTS,
+    SHARDED_SELECT_ACCOUNT,
+    SHARDED_UPDATE_TELLERS,
+    UPDATE_BRANCHES,
+    INSERT_HISTORY,
+    END,
+];
+
 impl Builtin {
     /// pgbench's builtins, in pgbench's order (its prefix matching and listing use this order).
     pub const PGBENCH: [Builtin; 3] = [
@@ -107,7 +151,7 @@ impl Builtin {
         Builtin::SelectOnly,
     ];
     /// stampede's additions, matched by exact name or by a prefix no pgbench builtin has.
-    pub const EXTRA: [Builtin; 1] = [Builtin::TpcbLikePipelined];
+    pub const EXTRA: [Builtin; 2] = [Builtin::TpcbLikePipelined, Builtin::TpcbSharded];
 
     /// The name for `-b`.
     pub fn name(self) -> &'static str {
@@ -116,6 +160,7 @@ impl Builtin {
             Builtin::SimpleUpdate => "simple-update",
             Builtin::SelectOnly => "select-only",
             Builtin::TpcbLikePipelined => "tpcb-like-pipelined",
+            Builtin::TpcbSharded => "tpcb-sharded",
         }
     }
 
@@ -126,6 +171,7 @@ impl Builtin {
             Builtin::SimpleUpdate => "<builtin: simple update>",
             Builtin::SelectOnly => "<builtin: select only>",
             Builtin::TpcbLikePipelined => "<builtin: TPC-B (sort of), pipelined>",
+            Builtin::TpcbSharded => "<builtin: TPC-B (sort of), shard key in every statement>",
         }
     }
 
@@ -136,6 +182,7 @@ impl Builtin {
             Builtin::SimpleUpdate => SIMPLE_UPDATE,
             Builtin::SelectOnly => SELECT_ONLY,
             Builtin::TpcbLikePipelined => TPCB_LIKE_PIPELINED,
+            Builtin::TpcbSharded => TPCB_SHARDED,
         }
     }
 
@@ -146,6 +193,12 @@ impl Builtin {
             (END, Dialect::MySql) => COMMIT,
             (l, _) => l,
         })
+    }
+
+    /// Whether only the script engine runs it (it uses `\if` and expressions, and the variable
+    /// `cross_shard`, which the run defines): never [`TpcbWorkload`].
+    pub fn needs_script(self) -> bool {
+        self == Builtin::TpcbSharded
     }
 
     /// Whether the transaction ends in a COMMIT (`END`): tpcb-like and simple-update, not
@@ -362,6 +415,10 @@ impl TpcbWorkload {
 
     /// [`TpcbWorkload::new`] for a server of `dialect` ([`Builtin::lines`]).
     pub fn new_in(scripts: Vec<(Builtin, u32)>, scale: u32, dialect: Dialect) -> TpcbWorkload {
+        assert!(
+            scripts.iter().all(|(b, _)| !b.needs_script()),
+            "tpcb-sharded runs as a script (ScriptSet::add_builtin)"
+        );
         let scale = scale.max(1) as i64;
         let types = scripts
             .iter()

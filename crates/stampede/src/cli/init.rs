@@ -11,6 +11,20 @@ pub enum PartitionMethod {
     Hash,
 }
 
+/// How the tables are laid out (`--layout`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LayoutArg {
+    /// One server, plain tables (pgbench -i, sysbench prepare).
+    Plain,
+    /// Citus distributed tables on the shard key, collocated (the target is the coordinator).
+    Citus,
+    /// Aurora PostgreSQL Limitless sharded tables, collocated (the target is a router).
+    Limitless,
+    /// Hash partitions on postgres_fdw foreign tables over the --shard servers.
+    Fdw,
+}
+
+const SHARDED: &str = "Sharded layouts (init tpcb|oltp --layout)";
 const TPCB: &str = "pgbench's tables (init tpcb, pgbench -i)";
 const OLTP: &str = "sysbench's tables (init oltp, sysbench prepare)";
 
@@ -91,6 +105,20 @@ pub struct InitArgs {
         help_heading = "TPC-C (init tpcc)"
     )]
     pub warehouses: Option<u32>,
+    /// Lay the tables out sharded: on the shard key bid (tpcb) or id (oltp).
+    #[arg(long = "layout", value_enum, default_value = "plain", help_heading = SHARDED)]
+    pub layout: LayoutArg,
+    /// A shard server of --layout fdw, as a libpq connection string ('host=... port=...
+    /// dbname=...'); once per shard, shard i holds hash remainder i.
+    #[arg(long = "shard", value_name = "CONNINFO", help_heading = SHARDED)]
+    pub shard: Vec<String>,
+    /// Create this table as a reference table (citus, limitless): pgbench_branches or
+    /// pgbench_tellers.
+    #[arg(long = "reference-table", value_name = "TABLE", help_heading = SHARDED)]
+    pub reference_table: Vec<String>,
+    /// Print the layout's SQL, step by step and where each runs, without connecting.
+    #[arg(long = "dry-run", help_heading = SHARDED)]
+    pub dry_run: bool,
     /// sysbench's pgsql connection options.
     #[command(flatten)]
     pub pgsql: PgsqlArgs,

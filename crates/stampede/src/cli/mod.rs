@@ -12,14 +12,16 @@
 
 mod init;
 mod run;
+mod sharding;
 pub mod sysbench;
 mod target;
 mod tools;
 
 use clap::{Parser, Subcommand};
 
-pub use init::{CheckArgs, InitArgs, PartitionMethod, ResetArgs};
+pub use init::{CheckArgs, InitArgs, LayoutArg, PartitionMethod, ResetArgs};
 pub use run::{IoArg, Protocol, ReadFromArg, RunArgs, ScriptArg, SpreadArg};
+pub use sharding::ShardingArgs;
 pub use sysbench::{PgsqlArgs, SysbenchArgs};
 pub use target::TargetArgs;
 pub use tools::{CompareArgs, ReportArgs, ServerAction, ServerArgs, ServerDirArgs};

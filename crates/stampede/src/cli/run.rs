@@ -339,6 +339,10 @@ pub struct RunArgs {
     #[arg(skip)]
     pub debug: bool,
 
+    /// Sharded targets: the shard-key workload and the routing check.
+    #[command(flatten)]
+    pub sharding: super::ShardingArgs,
+
     /// sysbench's options, for sysbench's workloads.
     #[command(flatten)]
     pub sysbench: SysbenchArgs,

@@ -135,6 +135,9 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
         args.target.positional_dbname = args.positional_dbname.take();
     }
     let dataset = dataset(&name, args.bulk_insert)?;
+    if super::sharded::wanted(&args) {
+        return super::sharded::init(args, dataset);
+    }
     if dataset == Dataset::Tpcb {
         let given = args.pgsql.given();
         let mut given: Vec<&str> = given.into_iter().collect();

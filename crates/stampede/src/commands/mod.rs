@@ -7,6 +7,7 @@ pub(crate) mod init;
 mod report;
 mod run;
 mod server;
+mod sharded;
 
 use anyhow::Result;
 

@@ -44,6 +44,8 @@ pub struct PgbenchJob {
     pub debug: bool,
     /// `--failures-detailed`: the summary splits failures by kind.
     pub failures_detailed: bool,
+    /// `--require-single-shard`: the routing check refuses a run that would scatter.
+    pub require_single_shard: bool,
 }
 
 impl PgbenchJob {
@@ -97,7 +99,7 @@ pub(crate) fn plan(
         ));
     }
     let log = log_spec(a, clients, jobs)?;
-    let defines = a
+    let mut defines = a
         .define
         .iter()
         .map(|d| parse_define(d).map_err(usage))
@@ -108,6 +110,7 @@ pub(crate) fn plan(
         None => select_scripts(a, workload, protocol)?,
     };
     let builtins = set.builtins();
+    cross_shard(a, &builtins, &mut defines)?;
     let weights = set.weights();
     let seed = parse_seed(a.random_seed.as_deref())?;
     let stop = match a.time {
@@ -156,9 +159,40 @@ pub(crate) fn plan(
             protocol,
             debug: a.debug,
             failures_detailed: a.failures_detailed,
+            require_single_shard: a.sharding.require_single_shard,
         },
         spec,
     ))
+}
+
+/// `--cross-shard PCT` becomes tpcb-sharded's variable `cross_shard` (0 when not given), which
+/// also makes the run use the script engine that tpcb-sharded needs.
+fn cross_shard(
+    a: &RunArgs,
+    builtins: &[Option<Builtin>],
+    defines: &mut Vec<(String, String)>,
+) -> Result<()> {
+    let sharded = builtins.contains(&Some(Builtin::TpcbSharded));
+    match (a.sharding.cross_shard, sharded) {
+        (Some(_), false) => Err(Failure::usage(
+            "--cross-shard applies to the tpcb-sharded workload",
+            "run tpcb-sharded, or leave --cross-shard out",
+        )),
+        (Some(p), true) if p > 100 => Err(usage(format!(
+            "--cross-shard is a percentage (0..100), got {p}"
+        ))),
+        (_, false) => Ok(()),
+        (p, true) => {
+            if defines.iter().any(|(k, _)| k == "cross_shard") {
+                return Err(Failure::usage(
+                    "-D cross_shard is tpcb-sharded's own variable",
+                    "give the share with --cross-shard PCT",
+                ));
+            }
+            defines.push(("cross_shard".into(), p.unwrap_or(0).to_string()));
+            Ok(())
+        }
+    }
 }
 
 /// `-l` and its options, validated as pgbench does (before any connection). The files are named

@@ -89,6 +89,8 @@ pub struct SysbenchJob {
     /// differs).
     pub events_note: Option<String>,
     pub sysbench_options: BTreeMap<String, String>,
+    /// `--require-single-shard`: the routing check refuses a run that would scatter.
+    pub require_single_shard: bool,
 }
 
 pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(SysbenchJob, RunSpec)> {
@@ -341,6 +343,7 @@ pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(Sysbe
             percentile,
             events_note,
             sysbench_options,
+            require_single_shard: a.sharding.require_single_shard,
         },
         spec,
     ))

@@ -88,6 +88,10 @@ pub(crate) trait Family {
     fn before(&mut self, ctx: &Ctx) -> Result<()>;
     /// The workload in the header's words (`tpcb-like, scale 10`).
     fn describe(&self) -> String;
+    /// The routing check's verdicts, made in `before` (sharded tables only).
+    fn routing(&self) -> Vec<report::Routing> {
+        Vec::new()
+    }
     /// sysbench's section, for its progress lines and summary; `None` for other families.
     fn sysbench_section(&self) -> Option<SysbenchSection> {
         None
@@ -366,6 +370,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     result.tpcc = family.tpcc_result(&result);
     result.failover = failover;
     split::finish(replication, &mut result);
+    result.routing = family.routing();
     output::emit(ctx, &result)
 }
 

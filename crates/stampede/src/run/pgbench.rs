@@ -60,6 +60,8 @@ pub(crate) struct Runner {
     sums_before: Option<TpcbSums>,
     driven: Option<Driven>,
     types: Vec<TxnType>,
+    /// The routing check's verdicts (sharded tables only).
+    routing: Vec<report::Routing>,
 }
 
 impl Runner {
@@ -85,6 +87,7 @@ impl Runner {
             sums_before: None,
             driven: None,
             types: Vec::new(),
+            routing: Vec::new(),
         }
     }
 
@@ -96,7 +99,10 @@ impl Runner {
         };
         if writes(Builtin::SimpleUpdate) {
             TpcbCoverage::AccountsAndHistory
-        } else if writes(Builtin::TpcbLike) || writes(Builtin::TpcbLikePipelined) {
+        } else if writes(Builtin::TpcbLike)
+            || writes(Builtin::TpcbLikePipelined)
+            || writes(Builtin::TpcbSharded)
+        {
             TpcbCoverage::Full
         } else {
             TpcbCoverage::ReadOnly
@@ -146,6 +152,7 @@ impl Family for Runner {
         let dbname = ctx.conn().database().to_string();
         let custom_only = !self.job.uses_builtin();
         let pgbench = self.frontend == Frontend::Pgbench;
+        let mut routing = Vec::new();
         let (scale, partitions, sums) = ctx.with_session(async |s| {
             // pgbench reads the count only when a builtin is used; stampede's runs of files
             // read it too, when the tables are there.
@@ -218,8 +225,14 @@ impl Family for Runner {
                 true => Some(checks::tpcb_sums(s).await?),
                 false => None,
             };
+            // On this session: another one just before the commit baseline would race its
+            // statistics.
+            if let Some(set) = &self.job.set {
+                routing = crate::routing::before_run(s, set, self.job.require_single_shard).await?;
+            }
             Ok((scale, partitions, sums))
         })?;
+        self.routing = routing;
         self.scale = scale;
         self.partitions = partitions;
         self.sums_before = sums;
@@ -229,6 +242,10 @@ impl Family for Runner {
 
     fn describe(&self) -> String {
         format!("{}, scale {}", self.workload_name(), self.scale)
+    }
+
+    fn routing(&self) -> Vec<report::Routing> {
+        self.routing.clone()
     }
 
     fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError> {

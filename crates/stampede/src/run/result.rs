@@ -124,6 +124,7 @@ pub(super) fn assemble(
         endpoints_warning,
         failover: None,
         replication: Vec::new(),
+        routing: Vec::new(),
     }
 }
 

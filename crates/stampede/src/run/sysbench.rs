@@ -52,12 +52,15 @@ pub(crate) struct Runner {
     rows_before: Option<Vec<i64>>,
     maintenance_before: i64,
     section: SysbenchSection,
+    /// The routing check's verdicts (sharded tables only).
+    routing: Vec<report::Routing>,
 }
 
 impl Runner {
     pub(crate) fn new(job: SysbenchJob) -> Runner {
         Runner {
             section: SysbenchSection::default(),
+            routing: Vec::new(),
             job,
             loaded: None,
             types: Vec::new(),
@@ -143,6 +146,13 @@ impl Family for Runner {
             Loaded::Bulk(w) => w.txn_types().to_vec(),
         };
         self.loaded = Some(loaded);
+        if conn.dialect() == target::Dialect::Postgres && self.job.test != SbTest::BulkInsert {
+            let stmts = crate::routing::sysbench_statements(&self.types);
+            let require = self.job.require_single_shard;
+            self.routing = ctx.with_session(async |s| {
+                crate::routing::check_statements(s, &stmts, require).await
+            })?;
+        }
         if ctx.out.checks {
             self.maintenance_before = ctx.rt.block_on(checks::maintenance_runs(conn))?;
         }
@@ -162,6 +172,10 @@ impl Family for Runner {
             console::note(n);
         }
         Ok(())
+    }
+
+    fn routing(&self) -> Vec<report::Routing> {
+        self.routing.clone()
     }
 
     fn describe(&self) -> String {
