@@ -19,6 +19,8 @@ pub enum Family {
     Sysbench,
     /// TPC-C (`run::tpcc`).
     Tpcc,
+    /// The failover probe (`run::probe`, `stampede failover`).
+    Probe,
 }
 
 /// The tables a workload runs on: what `stampede init` loads, and what the embedded server
@@ -33,6 +35,8 @@ pub enum Dataset {
     OltpBulk,
     /// TPC-C's nine tables (go-tpc's schema; tpcc-mysql's on MySQL).
     Tpcc,
+    /// The failover probe's table, which the run creates and drops itself.
+    Probe,
 }
 
 impl Dataset {
@@ -43,6 +47,7 @@ impl Dataset {
             Dataset::Oltp => "oltp",
             Dataset::OltpBulk => "oltp --bulk-insert",
             Dataset::Tpcc => "tpcc -w N",
+            Dataset::Probe => "none (the run creates stampede_probe)",
         }
     }
 }
@@ -186,6 +191,15 @@ pub const WORKLOADS: &[Workload] = &[
         peer: "go-tpc tpcc run",
         checks: &["commit count", "TPC-C consistency (3.3.2)"],
     },
+    Workload {
+        name: "failover-probe",
+        family: Family::Probe,
+        dataset: Dataset::Probe,
+        about:
+            "one-row writes with audited sequence numbers, and reads, at -R (`stampede failover`)",
+        peer: "a psql loop around a failover",
+        checks: &["fault", "errors during the fault run", "audit"],
+    },
 ];
 
 /// The workload named exactly `name` (sysbench's `.lua` suffix allowed).
@@ -298,6 +312,7 @@ mod tests {
                     workload::oltp::Test::from_name(w.name).is_some() || w.name == "bulk_insert"
                 ),
                 Family::Tpcc => assert_eq!(w.name, "tpcc"),
+                Family::Probe => assert_eq!(w.name, "failover-probe"),
             }
         }
     }

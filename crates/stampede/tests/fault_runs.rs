@@ -232,3 +232,97 @@ fn errors_of_a_fault_without_failover_are_classified_and_the_run_goes_on() {
         "{errs}"
     );
 }
+
+/// `stampede failover` over a primary and a synchronous standby: the standby is promoted and the
+/// old primary shut down while the probe writes. Every acknowledged write is on the new
+/// primary (the audit finds none lost), every client ends there, and the probe's table is gone
+/// afterwards.
+#[test]
+fn failover_with_synchronous_replication_loses_no_acknowledged_write() {
+    let c = Cluster::start(1, &[]);
+    c.make_synchronous(0);
+    let (hosts, ports) = c.hosts_and_ports();
+    let standby = &c.standbys[0];
+    let as_server = match testkit::run_as() {
+        Some((uid, gid)) => format!("setpriv --reuid={uid} --regid={gid} --clear-groups "),
+        None => String::new(),
+    };
+    let promote_and_stop = format!(
+        "{as_server}{pg_ctl} promote -w -D {data} && kill -INT {ppid}",
+        pg_ctl = standby.bin("pg_ctl").display(),
+        data = standby.data_dir().display(),
+        ppid = c.primary.pid().unwrap(),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    // Several hosts, no target_session_attrs: `stampede failover` reconnects to the writer.
+    let target = format!("host={hosts} port={ports} user=postgres dbname=postgres");
+    let (code, stdout, stderr) = stampede(&[
+        "failover",
+        &target,
+        "-T",
+        "6",
+        "-c",
+        "4",
+        "-j",
+        "2",
+        "-R",
+        "200",
+        "--no-observe",
+        "--fault-at",
+        "2",
+        "--fault-cmd",
+        &promote_and_stop,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("the result is written")).unwrap();
+    let f = &v["failover"];
+    let new_primary = format!("{}:{}", c.hosts()[1].host, c.hosts()[1].port);
+    assert_eq!(f["audited_on"], new_primary.as_str(), "{stdout}{stderr}");
+    assert_eq!(f["lost_writes"], 0, "{f}");
+    assert_eq!(f["duplicate_writes"], 0, "{f}");
+    assert_eq!(f["unexpected_writes"], 0, "{f}");
+    let w = &f["writes"];
+    let acked = w["acknowledged"].as_u64().unwrap();
+    assert!(acked > 100, "{w}");
+    assert_eq!(
+        w["attempted"].as_u64().unwrap(),
+        acked + w["failed"].as_u64().unwrap() + w["unknown"].as_u64().unwrap()
+    );
+    assert_eq!(
+        f["clients_ended_on"],
+        serde_json::json!([{ "host": new_primary, "clients": 4 }])
+    );
+    assert!(f["write_downtime_s"].as_f64().unwrap() > 0.0);
+    let audit = (v["checks"].as_array().unwrap().iter())
+        .find(|c| c["name"] == "audit")
+        .expect("an audit check");
+    assert_eq!(audit["status"], "passed", "{audit}");
+    assert!(stdout.contains("audit on "), "{stdout}");
+    // Errors during the failover make the exit status 2; nothing else failed.
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert_eq!(
+        standby
+            .psql("SELECT to_regclass('stampede_probe') IS NULL")
+            .trim(),
+        "t",
+        "the probe's table is dropped"
+    );
+}
+
+/// A table named stampede_probe that stampede did not create is never touched.
+#[test]
+fn a_foreign_probe_table_is_refused_and_kept() {
+    let pg = Pg::start(&[]);
+    pg.psql("CREATE TABLE stampede_probe (x int); INSERT INTO stampede_probe VALUES (42)");
+    let host = pg.socket_dir().display().to_string();
+    let port = pg.port().to_string();
+    let (code, _, stderr) = stampede(&[
+        "failover", "-h", &host, "-p", &port, "-U", "postgres", "-d", "postgres", "-T", "2",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("stampede did not create it"), "{stderr}");
+    assert_eq!(pg.psql("SELECT x FROM stampede_probe").trim(), "42");
+}

@@ -57,6 +57,11 @@ pub struct Cli {
 pub enum Command {
     /// Run a workload: `stampede run [WORKLOAD] [options]` (`run --list` lists them).
     Run(RunArgs),
+    /// Measure a failover from the clients' side: `stampede failover [TARGET] --fault-at SECONDS
+    /// [--fault-cmd CMD]`. Probe writes and reads at -R (100/s), clients reconnecting through the
+    /// host list; reports the downtime and audits the acknowledged writes. TARGET is a conninfo
+    /// or URL, as -d.
+    Failover(RunArgs),
     /// Create and load a workload's tables: `stampede init WORKLOAD|tpcb|oltp [options]`.
     Init(InitArgs),
     /// Check a loaded database's consistency without running anything (`check tpcb`).

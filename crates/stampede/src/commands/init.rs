@@ -135,6 +135,9 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
         args.target.positional_dbname = args.positional_dbname.take();
     }
     let dataset = dataset(&name, args.bulk_insert)?;
+    if dataset == Dataset::Probe {
+        bail!("failover-probe has nothing to load: its run creates (and drops) stampede_probe");
+    }
     if super::sharded::wanted(&args) {
         return super::sharded::init(args, dataset);
     }

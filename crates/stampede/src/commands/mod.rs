@@ -3,6 +3,7 @@
 
 mod check;
 mod compare;
+mod failover;
 pub(crate) mod init;
 mod report;
 mod run;
@@ -16,6 +17,7 @@ use crate::cli::{Cli, Command};
 pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
         Some(Command::Run(args)) => run::run(args),
+        Some(Command::Failover(args)) => failover::run(args),
         Some(Command::Init(args)) => init::init(args),
         Some(Command::Check(args)) => check::check(args),
         Some(Command::Reset(args)) => init::reset(args),

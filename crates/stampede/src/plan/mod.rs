@@ -18,6 +18,7 @@
 //! (1 thread, 10 s, prepared). The defaults a stampede run used are printed in its header.
 
 pub mod pgbench;
+pub mod probe;
 pub mod sysbench;
 pub mod tpcc;
 
@@ -58,6 +59,8 @@ pub enum Job {
     Pgbench(PgbenchJob),
     Sysbench(SysbenchJob),
     Tpcc(TpccJob),
+    /// The failover probe (`probe`): nothing to decide beyond the engine's spec.
+    Probe,
 }
 
 /// What the run writes, and what it adds to the measurement.
@@ -212,10 +215,12 @@ impl Plan {
                 let (job, spec) = tpcc::plan(&a)?;
                 (Job::Tpcc(job), spec)
             }
+            Family::Probe => (Job::Probe, probe::plan(&a)?),
         };
         let fault = fault_spec(&a, &spec)?;
         let mut spec = spec;
-        spec.fault_run = fault.is_some();
+        // The probe always outlives its sessions: reconnecting and recording is what it is for.
+        spec.fault_run = fault.is_some() || family == Family::Probe;
         let sysbench_progress = match a.sysbench.progress_style.as_deref() {
             Some("sysbench") => true,
             Some(_) => false,

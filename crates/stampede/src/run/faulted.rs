@@ -1,24 +1,32 @@
 //! After a fault run: the failover section from the clients' record (the `failover` crate) and
 //! the checks that say whether the fault run went as asked.
 //!
-//! Two checks: "fault", failed when the fault was not injected (the run ended first) or its
-//! command failed; and "errors during the fault run", failed when any transaction failed, with
-//! the errors by kind. A failover without a single failed transaction passes; one with errors
-//! exits 2 like any run whose numbers need a look, and the section says what the errors were.
+//! The checks: "fault", failed when the fault was not injected (the run ended first) or its
+//! command failed; "errors during the fault run", failed when any transaction failed, with
+//! the errors by kind (a failover without a single failed transaction passes; one with errors
+//! exits 2 like any run whose numbers need a look, and the section says what the errors were);
+//! and, for the probe, "audit": failed when an acknowledged write is missing, a row is
+//! duplicated or a row was never sent (in-doubt rows are reported, not failed: a client cannot
+//! know whether a commit whose answer was lost took effect).
 
-use failover::{analyse, Fault, History};
+use anyhow::Result;
+use failover::{analyse, audit, Fault, History};
 use report::{Check, CheckStatus};
 
 use super::fault::Injected;
+use super::probe::Audited;
 use super::Ctx;
 
 /// The section and the checks. `end_us`: the end of the measured run on the engine's clock.
 pub(crate) fn section(
     ctx: &Ctx,
     history: &History,
-    injected: &Injected,
+    injected: Option<&Injected>,
     end_us: u64,
+    audited: Option<Result<Audited>>,
 ) -> (report::failover::FailoverSection, Vec<Check>) {
+    let none = Injected::default();
+    let injected = injected.unwrap_or(&none);
     let conn = ctx.conn();
     let hosts: Vec<String> = (0..conn.endpoints())
         .map(|i| match conn.endpoint_name(i) {
@@ -36,10 +44,14 @@ pub(crate) fn section(
         cmd: injected.cmd.clone(),
         exit_status: injected.exit_status,
     };
-    let s = analyse(history, &hosts, &fault, end_us);
+    let mut s = analyse(history, &hosts, &fault, end_us);
 
     let mut checks = Vec::new();
     let (status, detail) = match (injected.at_us, &injected.cmd, injected.exit_status) {
+        (None, _, _) if ctx.out.fault.is_none() => (
+            CheckStatus::Skipped,
+            "no --fault-at: the windows are measured over the whole run".to_string(),
+        ),
         (None, _, _) => (
             CheckStatus::Failed,
             format!(
@@ -96,5 +108,41 @@ pub(crate) fn section(
             )
         },
     });
+    match audited {
+        None => {}
+        Some(Ok(a)) => {
+            let found = audit(history, a.rows);
+            found.fill(&mut s, a.host);
+            let bad = !found.lost.is_empty()
+                || !found.duplicates.is_empty()
+                || !found.unexpected.is_empty();
+            checks.push(Check {
+                name: "audit".into(),
+                status: if bad {
+                    CheckStatus::Failed
+                } else {
+                    CheckStatus::Passed
+                },
+                detail: format!(
+                    "{} acknowledged writes: {} lost, {} in doubt (committed, answer lost), {} \
+                     duplicated, {} never sent",
+                    s.writes.acknowledged,
+                    found.lost.len(),
+                    found.in_doubt.len(),
+                    found.duplicates.len(),
+                    found.unexpected.len()
+                ),
+            });
+        }
+        Some(Err(e)) => {
+            let e = target::conninfo::redact(&format!("{e:#}"));
+            s.audit_error = Some(e.clone());
+            checks.push(Check {
+                name: "audit".into(),
+                status: CheckStatus::Failed,
+                detail: format!("not done: {e}"),
+            });
+        }
+    }
     (s, checks)
 }

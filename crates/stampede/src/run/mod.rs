@@ -17,6 +17,7 @@ pub(crate) mod fault;
 mod faulted;
 mod output;
 pub mod pgbench;
+pub(crate) mod probe;
 mod result;
 mod split;
 pub mod sysbench;
@@ -134,6 +135,11 @@ pub(crate) trait Family {
     fn sysbench_result(&self, _outcome: &Outcome, _fin: &Finish) -> Option<SysbenchSection> {
         None
     }
+    /// A fault run's audit: the rows the probe's table holds after the run (`probe`); `None`
+    /// for a family whose writes are not audited.
+    fn audit(&mut self, _ctx: &Ctx) -> Option<Result<probe::Audited>> {
+        None
+    }
     /// TPC-C's section of the result, from the assembled result.
     fn tpcc_result(&self, _result: &report::RunResult) -> Option<report::TpccSection> {
         None
@@ -153,6 +159,7 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Job::Pgbench(j) => Box::new(pgbench::Runner::new(j, frontend)),
         Job::Sysbench(j) => Box::new(sysbench::Runner::new(j)),
         Job::Tpcc(j) => Box::new(tpcc::Runner::new(j)),
+        Job::Probe => Box::new(probe::Runner::new()),
     };
     if targeting::names_mysql(&target_args) {
         if let Some((cause, todo)) = family.mysql_refusal() {
@@ -222,8 +229,8 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     // host (`checks::hosts`), as MySQL's nodes are (each counts its own clients' COMMITs).
     let several_hosts = conn.endpoints() > 1 && conn.dialect() == Dialect::Postgres;
     // A fault run's servers may restart or change roles: their counters do not describe it.
-    let faulted = ctx.out.fault.is_some();
-    let baseline = match (ctx.out.checks && !faulted, conn.dialect()) {
+    let fault_run = ctx.spec.fault_run;
+    let baseline = match (ctx.out.checks && !fault_run, conn.dialect()) {
         (true, Dialect::Postgres) if several_hosts => Some(Baseline::PgHosts(
             ctx.rt.block_on(checks::hosts::commit_baseline(conn))?,
         )),
@@ -337,7 +344,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
                 detail,
             });
         }
-        None if faulted && ctx.out.checks => check_list.push(skipped(
+        None if fault_run && ctx.out.checks => check_list.push(skipped(
             "commit count",
             "a fault run: the servers' counters do not survive a restart or a failover",
         )),
@@ -345,13 +352,13 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     }
     check_list.extend(conflicts);
     let end_us = outcome.total.end_us;
-    let failover = match &injected {
-        Some(inj) => {
-            let (section, checks) = faulted::section(ctx, &history, inj, end_us);
-            check_list.extend(checks);
-            Some(section)
-        }
-        None => None,
+    let failover = if ctx.spec.fault_run {
+        let audited = family.audit(ctx);
+        let (section, checks) = faulted::section(ctx, &history, injected.as_ref(), end_us, audited);
+        check_list.extend(checks);
+        Some(section)
+    } else {
+        None
     };
     check_list.extend(family.checks(ctx, &outcome)?);
     let config = family.config(ctx);

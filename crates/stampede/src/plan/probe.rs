@@ -1,0 +1,65 @@
+//! The plan of a failover probe run (`stampede failover`, `stampede run failover-probe`): a
+//! timed run of one-row writes and reads, half each, at a fixed rate spread over the clients
+//! (`-R`, 100 per second unless given), with the engine's fault mode on.
+
+use std::time::Duration;
+
+use anyhow::Result;
+use engine::{RunSpec, Stop};
+
+use super::{parse_seed, positive, tick};
+use crate::cli::RunArgs;
+use crate::console::Failure;
+
+/// Probe transactions per second when `-R` is not given: 10 ms between writes, the resolution
+/// of the downtime figures.
+pub const DEFAULT_RATE: f64 = 100.0;
+
+macro_rules! bail {
+    ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
+}
+
+pub(crate) fn plan(a: &RunArgs) -> Result<RunSpec> {
+    if !a.builtin.is_empty() || !a.file.is_empty() || a.skip_some_updates || a.select_only {
+        bail!("the failover probe is the workload: -b, -f, -N and -S cannot be added to it");
+    }
+    if a.connect {
+        bail!("the failover probe keeps a session per client and reconnects it: drop -C");
+    }
+    let clients = a.clients.unwrap_or(1);
+    let jobs = a.jobs.unwrap_or(1);
+    if clients < 1 {
+        bail!("-c/--client must be at least 1");
+    }
+    if jobs < 1 {
+        bail!("-j/--jobs must be at least 1");
+    }
+    let stop = match (a.transactions, a.time) {
+        (Some(_), _) => bail!("the failover probe runs for a time: give -T, not -t"),
+        (None, Some(0)) => bail!("-T/--time must be at least 1"),
+        (None, t) => Stop::Duration(Duration::from_secs(t.unwrap_or(60))),
+    };
+    let rate = positive(a.rate, "-R/--rate")?.unwrap_or(DEFAULT_RATE);
+    Ok(RunSpec {
+        clients,
+        threads: jobs.min(clients),
+        stop,
+        rate_tps: Some(rate),
+        latency_limit: None,
+        mode: a.protocol.map_or(target::QueryMode::Prepared, |p| p.mode()),
+        max_tries: 1,
+        connect_per_txn: false,
+        progress: tick(a.progress.filter(|p| *p > 0.0)),
+        seed: parse_seed(a.random_seed.as_deref())?,
+        per_statement: a.report_per_command,
+        // Writes and reads, one each in turn on average.
+        weights: vec![1, 1],
+        log: None,
+        exit_on_abort: false,
+        io: a.io.mode(),
+        verbose_errors: a.verbose_errors,
+        spread: a.spread.spread(),
+        fault_run: true,
+        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
+    })
+}

@@ -1,0 +1,137 @@
+//! The failover probe's family (`stampede failover`, `stampede run failover-probe`): its table,
+//! created before the run and dropped after the audit, and the audit's read.
+//!
+//! The table is stampede's own (`workload::probe`): one left by an earlier run that stopped
+//! before its end carries stampede's mark and is replaced; a table of that name without the
+//! mark belongs to someone else and the run is refused, touching nothing.
+//!
+//! The audit reads, after the run, every sequence number the table holds, through the target
+//! as the clients reach it (for PostgreSQL, the host that takes writes: the new primary after a
+//! failover), then drops the table.
+
+use std::sync::Arc;
+
+use anyhow::Result;
+use engine::{Event, Outcome, RunError};
+use report::RunConfig;
+use target::{Dialect, Session};
+use workload::probe::{self, ProbeWorkload};
+use workload::Workload as _;
+
+use super::{Ctx, Family, Finish};
+use crate::console::Failure;
+use crate::interrupt;
+
+/// What the audit read.
+pub(crate) struct Audited {
+    /// The host it read from, as `host:port`.
+    pub host: String,
+    /// Each sequence number present, with how many rows carry it.
+    pub rows: Vec<(u64, u64)>,
+}
+
+pub(crate) struct Runner {
+    workload: Option<Arc<ProbeWorkload>>,
+}
+
+impl Runner {
+    pub(crate) fn new() -> Runner {
+        Runner { workload: None }
+    }
+}
+
+/// Create the probe table, replacing one stampede left; refuse a foreign one.
+async fn create(s: &mut Session, dialect: Dialect) -> Result<()> {
+    let exists = first(s.simple_query(probe::exists_sql(dialect)).await?);
+    if matches!(exists.as_deref(), Some("t" | "1" | "true")) {
+        let mark = first(s.simple_query(probe::mark_sql(dialect)).await?);
+        if mark.as_deref() != Some(probe::MARK) {
+            return Err(Failure::setup(
+                format!(
+                    "a table {} exists in this database and stampede did not create it",
+                    probe::TABLE
+                ),
+                "stampede never drops a table it did not create: rename or drop it, or probe \
+                 another database (-d)",
+            ));
+        }
+        s.simple_query(probe::DROP_SQL).await?;
+    }
+    for sql in probe::create_sql(dialect) {
+        s.simple_query(&sql).await?;
+    }
+    Ok(())
+}
+
+fn first(rows: Vec<Vec<Option<String>>>) -> Option<String> {
+    rows.into_iter().next()?.into_iter().next()?
+}
+
+impl Family for Runner {
+    fn load_embedded(&mut self, _ctx: &Ctx) -> Result<()> {
+        // Nothing to load: the run creates its table (before).
+        Ok(())
+    }
+
+    fn before(&mut self, ctx: &Ctx) -> Result<()> {
+        let dialect = ctx.conn().dialect();
+        ctx.with_session(async |s| create(s, dialect).await)?;
+        self.workload = Some(Arc::new(ProbeWorkload::new(dialect)));
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        "failover probe (one-row writes and reads)".into()
+    }
+
+    fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError> {
+        let w = self.workload.clone().expect("created before the run");
+        engine::run(ctx.spec, w, ctx.conn(), interrupt::flag(), on_event)
+    }
+
+    fn counted_commits(&self, outcome: &Outcome, _fin: &Finish) -> u64 {
+        outcome.total.total().committed()
+    }
+
+    /// Autocommitted statements: MySQL's `Com_commit` does not count them.
+    fn mysql_commits(&self, _outcome: &Outcome, _fin: &Finish) -> Option<u64> {
+        None
+    }
+
+    fn checks(&mut self, _ctx: &Ctx, _outcome: &Outcome) -> Result<Vec<report::Check>> {
+        // The probe's check is the audit (run_on: `audit`).
+        Ok(Vec::new())
+    }
+
+    fn config(&self, ctx: &Ctx) -> RunConfig {
+        let types = (self.workload.as_ref())
+            .map(|w| w.txn_types().to_vec())
+            .unwrap_or_default();
+        let weights = ctx.spec.weights.clone();
+        super::base_config(ctx, "failover-probe".into(), &types, weights)
+    }
+
+    fn audit(&mut self, ctx: &Ctx) -> Option<Result<Audited>> {
+        Some(ctx.rt.block_on(async {
+            let conn = ctx.conn();
+            let mut s = Session::connect(conn).await?;
+            let host = match s.endpoint_index(conn).and_then(|i| conn.endpoint_name(i)) {
+                Some((h, p)) => format!("{h}:{p}"),
+                None => "the target".into(),
+            };
+            let rows = s.simple_query(probe::AUDIT_SQL).await?;
+            let mut out = Vec::with_capacity(rows.len());
+            for r in rows {
+                let num = |i: usize| -> Result<u64> {
+                    let v = r.get(i).cloned().flatten().unwrap_or_default();
+                    v.parse()
+                        .map_err(|_| anyhow::anyhow!("audit: unexpected value {v:?}"))
+                };
+                out.push((num(0)?, num(1)?));
+            }
+            s.simple_query(probe::DROP_SQL).await?;
+            s.close().await;
+            Ok(Audited { host, rows: out })
+        }))
+    }
+}
