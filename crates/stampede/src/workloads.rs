@@ -47,7 +47,7 @@ impl Dataset {
             Dataset::Oltp => "oltp",
             Dataset::OltpBulk => "oltp --bulk-insert",
             Dataset::Tpcc => "tpcc -w N",
-            Dataset::Probe => "none (the run creates stampede_probe)",
+            Dataset::Probe => "stampede_probe, made by the run",
         }
     }
 }

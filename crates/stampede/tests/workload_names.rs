@@ -78,6 +78,11 @@ fn every_listed_workload_runs_by_name_on_a_server_named_with_dash_d() {
     assert_eq!(server.psql("bulk", "SELECT count(*) FROM sbtest2"), "0");
 
     for name in listed_workloads() {
+        // The failover probe runs for a time with its own checks (no commit count: its
+        // servers' counters do not survive a failover); tests/fault_runs.rs runs it by name.
+        if name == "failover-probe" {
+            continue;
+        }
         let (db, sizing): (&str, &[&str]) = match name.as_str() {
             "bulk_insert" => ("bulk", &[]),
             n if n.starts_with("oltp_") => ("wl", &["--tables", "2", "--table-size", "100"]),
