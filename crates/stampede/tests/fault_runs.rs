@@ -326,3 +326,101 @@ fn a_foreign_probe_table_is_refused_and_kept() {
     assert!(stderr.contains("stampede did not create it"), "{stderr}");
     assert_eq!(pg.psql("SELECT x FROM stampede_probe").trim(), "42");
 }
+
+/// Asynchronous replication, the standby held back while writes flow, the primary killed (-9)
+/// and the standby promoted: the audit reports as lost exactly the acknowledged writes the new
+/// primary lacks, checked against the old primary's own data (started again afterwards).
+#[test]
+fn a_crash_with_a_lagging_standby_reports_exactly_the_lost_writes() {
+    let c = Cluster::start(1, &[]);
+    let (hosts, ports) = c.hosts_and_ports();
+    let standby = &c.standbys[0];
+    let as_server = match testkit::run_as() {
+        Some((uid, gid)) => format!("setpriv --reuid={uid} --regid={gid} --clear-groups "),
+        None => String::new(),
+    };
+    let psql = standby.bin("psql").display().to_string();
+    let on_standby = format!(
+        "{psql} -X -q -h {} -p {} -U postgres -d postgres -c",
+        standby.socket_dir().display(),
+        standby.port()
+    );
+    let ppid = c.primary.pid().unwrap();
+    // Hold the standby back (its WAL receiver stopped), let writes flow for half a second,
+    // crash the primary (every process at once), promote the standby.
+    let fault = format!(
+        "{on_standby} \"ALTER SYSTEM SET primary_conninfo = ''\" && \
+         {on_standby} 'SELECT pg_reload_conf()' && sleep 0.5 && \
+         pkill -KILL -P {ppid}; kill -KILL {ppid}; \
+         {as_server}{pg_ctl} promote -w -D {data}",
+        pg_ctl = standby.bin("pg_ctl").display(),
+        data = standby.data_dir().display(),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let target = format!("host={hosts} port={ports} user=postgres dbname=postgres");
+    let (_, stdout, stderr) = stampede(&[
+        "failover",
+        &target,
+        "-T",
+        "5",
+        "-c",
+        "4",
+        "-j",
+        "2",
+        "-R",
+        "100",
+        "--no-observe",
+        "--fault-at",
+        "1.5",
+        "--fault-cmd",
+        &fault,
+        "--keep-probe",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("the result is written")).unwrap();
+    let f = &v["failover"];
+    let lost = f["lost_writes"]
+        .as_u64()
+        .expect(&format!("{stdout}{stderr}"));
+    let lost_seqs: Vec<u64> = (f["lost_seqs"].as_array().unwrap().iter())
+        .map(|s| s.as_u64().unwrap())
+        .collect();
+    assert!(
+        lost > 0,
+        "half a second of writes never reached the standby: {f}"
+    );
+    assert!(lost <= 100, "the sample lists them all: {lost}");
+    assert_eq!(lost_seqs.len() as u64, lost);
+
+    let seqs = |pg: &Pg| -> std::collections::BTreeSet<u64> {
+        (pg.psql("SELECT seq FROM stampede_probe").lines())
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    };
+    let new = seqs(standby);
+    let _old_primary = c.primary.start_again();
+    let old = seqs(&c.primary);
+    // Every write reported lost committed on the old primary and is absent from the new one.
+    for s in &lost_seqs {
+        assert!(old.contains(s), "seq {s} reported lost was never committed");
+        assert!(
+            !new.contains(s),
+            "seq {s} reported lost is on the new primary"
+        );
+    }
+    // And nothing else the old primary committed is missing, beyond the writes in flight when
+    // it crashed (their acknowledgements never came: at most one per client).
+    let missing: Vec<&u64> = old.difference(&new).collect();
+    let unreported = missing.iter().filter(|s| !lost_seqs.contains(s)).count();
+    assert!(
+        unreported <= 4,
+        "{unreported} committed writes missing and not reported"
+    );
+    assert_eq!(
+        f["audited_on"],
+        format!("{}:{}", c.hosts()[1].host, c.hosts()[1].port)
+    );
+}

@@ -49,6 +49,10 @@ impl Pg {
             // SAFETY: signalling processes this test started.
             unsafe { libc::kill(p, libc::SIGKILL) };
         }
+        // The postmaster is this process's child: reap it, or its zombie would hold the
+        // data directory's lock (postmaster.pid names a live pid) against a restart.
+        // SAFETY: waiting for a child this process started; ECHILD otherwise, harmless.
+        unsafe { libc::waitpid(pm, std::ptr::null_mut(), 0) };
         let deadline = Instant::now() + Duration::from_secs(30);
         while pids.iter().any(|&p| alive(p)) {
             assert!(
@@ -56,6 +60,37 @@ impl Pg {
                 "processes of {pm} outlived SIGKILL"
             );
             std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Start the server again after [`Pg::crash`] (crash recovery replays its WAL), on its own
+    /// socket and port, with `pg_ctl start -w`. It is stopped (immediate) when the returned
+    /// guard drops: the handle's own postmaster is gone, so the handle cannot stop it.
+    pub fn start_again(&self) -> Restarted {
+        // Killed by someone else (a fault command): reap the old postmaster, this process's
+        // child, whose zombie would hold the data directory's lock.
+        if let Some(pm) = self.pid() {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            // SAFETY: waiting for a child this process started; ECHILD otherwise.
+            while unsafe { libc::waitpid(pm, std::ptr::null_mut(), libc::WNOHANG) } == 0 {
+                assert!(
+                    Instant::now() < deadline,
+                    "the old postmaster {pm} still runs"
+                );
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        let data = self.data_dir();
+        run(as_server_user(
+            Command::new(self.bin("pg_ctl"))
+                .args(["start", "-w", "-t", "60", "-D"])
+                .arg(&data)
+                .arg("-l")
+                .arg(data.join("restart.log")),
+        ));
+        Restarted {
+            pg_ctl: self.bin("pg_ctl"),
+            data,
         }
     }
 
@@ -106,6 +141,23 @@ impl Cluster {
             ),
             "sync",
         );
+    }
+}
+
+/// A server started again by [`Pg::start_again`]; stopped when dropped.
+pub struct Restarted {
+    pg_ctl: PathBuf,
+    data: PathBuf,
+}
+
+impl Drop for Restarted {
+    fn drop(&mut self) {
+        let _ = as_server_user(
+            Command::new(&self.pg_ctl)
+                .args(["stop", "-w", "-m", "immediate", "-D"])
+                .arg(&self.data),
+        )
+        .output();
     }
 }
 

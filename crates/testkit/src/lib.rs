@@ -35,6 +35,7 @@ mod sql;
 pub use account::{as_server_user, free_port, give, run, run_as, server_dir};
 pub use alloc::{allocations, count_allocations, counted, CountingAlloc};
 pub use cluster::Cluster;
+pub use faults::Restarted;
 pub use galera::Galera;
 pub use mariadb::MariaDb;
 pub use peers::{go_tpc, go_tpc_check_passed};

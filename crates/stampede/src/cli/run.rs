@@ -253,6 +253,10 @@ pub struct RunArgs {
         help_heading = FAULTS
     )]
     pub fault_cmd: Option<String>,
+    /// The failover probe: leave its table (stampede_probe) after the audit, for a look at the
+    /// rows (it is replaced by the next probe run).
+    #[arg(long = "keep-probe", help_heading = FAULTS)]
+    pub keep_probe: bool,
     /// With several PostgreSQL hosts: split reads from writes. Each client keeps a writer
     /// session on the host that accepts writes and a reader placed by --spread over the hosts
     /// that qualify: standby (hosts in hot standby), any (every host) or primary (the writer);

@@ -59,8 +59,10 @@ pub enum Job {
     Pgbench(PgbenchJob),
     Sysbench(SysbenchJob),
     Tpcc(TpccJob),
-    /// The failover probe (`probe`): nothing to decide beyond the engine's spec.
-    Probe,
+    /// The failover probe (`probe`): whether its table is kept after the audit.
+    Probe {
+        keep: bool,
+    },
 }
 
 /// What the run writes, and what it adds to the measurement.
@@ -215,7 +217,7 @@ impl Plan {
                 let (job, spec) = tpcc::plan(&a)?;
                 (Job::Tpcc(job), spec)
             }
-            Family::Probe => (Job::Probe, probe::plan(&a)?),
+            Family::Probe => (Job::Probe { keep: a.keep_probe }, probe::plan(&a)?),
         };
         let fault = fault_spec(&a, &spec)?;
         let mut spec = spec;

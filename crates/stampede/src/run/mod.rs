@@ -159,7 +159,7 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Job::Pgbench(j) => Box::new(pgbench::Runner::new(j, frontend)),
         Job::Sysbench(j) => Box::new(sysbench::Runner::new(j)),
         Job::Tpcc(j) => Box::new(tpcc::Runner::new(j)),
-        Job::Probe => Box::new(probe::Runner::new()),
+        Job::Probe { keep } => Box::new(probe::Runner::new(keep)),
     };
     if targeting::names_mysql(&target_args) {
         if let Some((cause, todo)) = family.mysql_refusal() {

@@ -32,11 +32,16 @@ pub(crate) struct Audited {
 
 pub(crate) struct Runner {
     workload: Option<Arc<ProbeWorkload>>,
+    /// `--keep-probe`: the table stays after the audit.
+    keep: bool,
 }
 
 impl Runner {
-    pub(crate) fn new() -> Runner {
-        Runner { workload: None }
+    pub(crate) fn new(keep: bool) -> Runner {
+        Runner {
+            workload: None,
+            keep,
+        }
     }
 }
 
@@ -112,6 +117,7 @@ impl Family for Runner {
     }
 
     fn audit(&mut self, ctx: &Ctx) -> Option<Result<Audited>> {
+        let keep = self.keep;
         Some(ctx.rt.block_on(async {
             let conn = ctx.conn();
             let mut s = Session::connect(conn).await?;
@@ -129,7 +135,9 @@ impl Family for Runner {
                 };
                 out.push((num(0)?, num(1)?));
             }
-            s.simple_query(probe::DROP_SQL).await?;
+            if !keep {
+                s.simple_query(probe::DROP_SQL).await?;
+            }
             s.close().await;
             Ok(Audited { host, rows: out })
         }))
