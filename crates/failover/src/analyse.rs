@@ -50,11 +50,20 @@ pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) 
     };
 
     // The host taking writes when the fault came: that of the last write acknowledged before
-    // it (or of the first one at all, for a fault at the very start).
+    // it (or of the first one at all, for a fault at the very start). With writes on several
+    // hosts before the fault (a multi-writer cluster such as Galera) there is no old and new
+    // primary to name.
+    let mut writers: Vec<Option<usize>> = (ok_writes.iter())
+        .filter(|a| a.end_us <= fault.at_us)
+        .map(|a| a.host)
+        .collect();
+    writers.sort_unstable();
+    writers.dedup();
     let old = (ok_writes.iter().rev())
         .find(|a| a.end_us <= fault.at_us)
         .or(ok_writes.first())
-        .map(|a| a.host);
+        .map(|a| a.host)
+        .filter(|_| writers.len() <= 1);
     let last_old = old.and_then(|h| ok_writes.iter().rev().find(|a| a.host == h));
     let first_new =
         old.and_then(|h| (ok_writes.iter()).find(|a| a.end_us > fault.at_us && a.host != h));
@@ -479,6 +488,21 @@ mod tests {
         assert_eq!(s.latency.during.unwrap().count, 1);
         assert_eq!(s.latency.after.unwrap().count, 150);
         assert_eq!(s.writes.attempted, 0);
+    }
+
+    #[test]
+    fn several_writers_name_no_old_or_new_primary() {
+        let mut h = promoted();
+        // A write on host 1 before the fault: two writers (a multi-writer cluster).
+        h.attempts.push(w(3, 9999, 500, 505, 1, Outcome::Ok));
+        let fault = Fault {
+            at_us: 1_000_000,
+            ..Fault::default()
+        };
+        let s = analyse(&h, &hosts(), &fault, 4_500_000);
+        assert!(s.last_write_old_primary.is_none());
+        assert!(s.first_write_new_primary.is_none());
+        assert_eq!(s.write_downtime_s, 2.0);
     }
 
     #[test]

@@ -208,6 +208,13 @@ impl Galera {
         }
     }
 
+    /// Node `i`'s process id (it leads its own process group: `kill -9 -- -PID` kills the
+    /// node as [`Galera::kill_node`] does, from a shell); `None` when it is not running. After
+    /// killing it that way, call [`Galera::kill_node`] to reap it.
+    pub fn pid(&self, i: usize) -> Option<u32> {
+        self.nodes[i].child.lock().unwrap().as_ref().map(Child::id)
+    }
+
     /// Kill node `i` (SIGKILL, a crash: the others notice only when it stops answering, after
     /// Galera's `evs.suspect_timeout`, 5 s) and wait for it; nothing when it is not running.
     pub fn kill_node(&self, i: usize) {
