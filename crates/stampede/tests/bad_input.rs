@@ -184,6 +184,27 @@ const CASES: &[(&[&str], &str)] = &[
         &["run", "--read-from", "replica"],
         "possible values: standby, any, primary",
     ),
+    (
+        &["run", "-T", "10", "--fault-at", "12"],
+        "--fault-at 12 is not inside the run (-T 10)",
+    ),
+    (
+        &["run", "-t", "10", "--fault-at", "1"],
+        "--fault-at needs a timed run",
+    ),
+    (
+        &["run", "-T", "10", "--fault-at", "1", "-C"],
+        "--fault-at cannot be combined with -C/--connect",
+    ),
+    (&["run", "--fault-cmd", "true"], "--fault-at <SECONDS>"),
+    (
+        &["failover", "-t", "5"],
+        "the failover probe runs for a time: give -T, not -t",
+    ),
+    (
+        &["init", "failover-probe"],
+        "failover-probe has nothing to load",
+    ),
 ];
 
 #[test]

@@ -32,7 +32,8 @@ fn a_killed_galera_node_loses_no_acknowledged_write() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).expect(&text)).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap_or_else(|_| panic!("{text}"))).unwrap();
     let f = &v["failover"];
     eprintln!(
         "galera node kill: write downtime {} s, detect {} s, lost {}, in doubt {}",
