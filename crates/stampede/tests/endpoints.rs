@@ -13,7 +13,7 @@
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use testkit::{block_on, scalar, Cluster};
+use testkit::Cluster;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stampede");
 
@@ -51,35 +51,6 @@ fn cluster() -> MutexGuard<'static, Option<Cluster>> {
     });
     // A test that failed while holding the guard poisons it; the cluster is still fine.
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn commits(c: &Cluster) -> Vec<i64> {
-    c.servers()
-        .iter()
-        .map(|p| {
-            block_on(scalar(
-                p.conn_config(),
-                "SELECT xact_commit FROM pg_stat_database WHERE datname = 'postgres'",
-            ))
-            .parse()
-            .unwrap()
-        })
-        .collect()
-}
-
-/// The counters once statistics have arrived (a session's reach them when it ends): read until
-/// they move by no more than the reading session's own (its start-up and its query).
-fn settled_commits(c: &Cluster) -> Vec<i64> {
-    let mut last = commits(c);
-    for _ in 0..30 {
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        let again = commits(c);
-        if again.iter().zip(&last).all(|(a, b)| a - b <= 2) {
-            return again;
-        }
-        last = again;
-    }
-    last
 }
 
 struct Ran {
@@ -173,9 +144,9 @@ fn clients_spread_over_a_primary_and_two_standbys() {
     let guard = cluster();
     let c = guard.as_ref().unwrap();
 
-    let before = settled_commits(c);
+    let before = c.settled_xact_commits();
     let r = run(c, &["select-only", "-c", "6", "-j", "2", "-T", "2"]);
-    let after = settled_commits(c);
+    let after = c.settled_xact_commits();
     let eps = r.json["endpoints"].as_array().expect("an endpoints array");
     assert_eq!(eps.len(), 3);
     let total = processed(&r.stdout);

@@ -56,6 +56,21 @@ fn independent_probe(conn: String, stop: Arc<AtomicBool>, origin: Instant) -> Ve
     ok
 }
 
+/// `pg_ctl promote -w` of `standby`, as the server's account (pg_ctl refuses root), as a shell
+/// command for --fault-cmd. The old primary's fast shutdown is SIGINT, what `pg_ctl stop -m
+/// fast` sends.
+fn promote(standby: &Pg) -> String {
+    let as_server = match testkit::run_as() {
+        Some((uid, gid)) => format!("setpriv --reuid={uid} --regid={gid} --clear-groups "),
+        None => String::new(),
+    };
+    format!(
+        "{as_server}{} promote -w -D {}",
+        standby.bin("pg_ctl").display(),
+        standby.data_dir().display()
+    )
+}
+
 fn longest_gap(t: &[f64]) -> f64 {
     t.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max)
 }
@@ -73,17 +88,10 @@ fn a_promotion_reads_as_one_outage_and_every_client_moves() {
     c.wait_replayed();
 
     let standby = &c.standbys[0];
-    // pg_ctl promote as the server's account (pg_ctl refuses root), then a fast shutdown of the
-    // old primary (SIGINT, what `pg_ctl stop -m fast` sends).
-    let as_server = match testkit::run_as() {
-        Some((uid, gid)) => format!("setpriv --reuid={uid} --regid={gid} --clear-groups "),
-        None => String::new(),
-    };
     let promote_and_stop = format!(
-        "{as_server}{pg_ctl} promote -w -D {data} && kill -INT {ppid}",
-        pg_ctl = standby.bin("pg_ctl").display(),
-        data = standby.data_dir().display(),
-        ppid = c.primary.pid().unwrap(),
+        "{} && kill -INT {}",
+        promote(standby),
+        c.primary.pid().unwrap()
     );
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
@@ -243,15 +251,10 @@ fn failover_with_synchronous_replication_loses_no_acknowledged_write() {
     c.make_synchronous(0);
     let (hosts, ports) = c.hosts_and_ports();
     let standby = &c.standbys[0];
-    let as_server = match testkit::run_as() {
-        Some((uid, gid)) => format!("setpriv --reuid={uid} --regid={gid} --clear-groups "),
-        None => String::new(),
-    };
     let promote_and_stop = format!(
-        "{as_server}{pg_ctl} promote -w -D {data} && kill -INT {ppid}",
-        pg_ctl = standby.bin("pg_ctl").display(),
-        data = standby.data_dir().display(),
-        ppid = c.primary.pid().unwrap(),
+        "{} && kill -INT {}",
+        promote(standby),
+        c.primary.pid().unwrap()
     );
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
@@ -335,10 +338,6 @@ fn a_crash_with_a_lagging_standby_reports_exactly_the_lost_writes() {
     let c = Cluster::start(1, &[]);
     let (hosts, ports) = c.hosts_and_ports();
     let standby = &c.standbys[0];
-    let as_server = match testkit::run_as() {
-        Some((uid, gid)) => format!("setpriv --reuid={uid} --regid={gid} --clear-groups "),
-        None => String::new(),
-    };
     let psql = standby.bin("psql").display().to_string();
     let on_standby = format!(
         "{psql} -X -q -h {} -p {} -U postgres -d postgres -c",
@@ -351,10 +350,8 @@ fn a_crash_with_a_lagging_standby_reports_exactly_the_lost_writes() {
     let fault = format!(
         "{on_standby} \"ALTER SYSTEM SET primary_conninfo = ''\" && \
          {on_standby} 'SELECT pg_reload_conf()' && sleep 0.5 && \
-         pkill -KILL -P {ppid}; kill -KILL {ppid}; \
-         {as_server}{pg_ctl} promote -w -D {data}",
-        pg_ctl = standby.bin("pg_ctl").display(),
-        data = standby.data_dir().display(),
+         pkill -KILL -P {ppid}; kill -KILL {ppid}; {}",
+        promote(standby)
     );
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");

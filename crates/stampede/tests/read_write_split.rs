@@ -13,35 +13,6 @@ use testkit::{block_on, scalar, Cluster};
 
 const BIN: &str = env!("CARGO_BIN_EXE_stampede");
 
-fn commits(c: &Cluster) -> Vec<i64> {
-    c.servers()
-        .iter()
-        .map(|p| {
-            block_on(scalar(
-                p.conn_config(),
-                "SELECT xact_commit FROM pg_stat_database WHERE datname = 'postgres'",
-            ))
-            .parse()
-            .unwrap()
-        })
-        .collect()
-}
-
-/// The counters once statistics have arrived (a session's reach them when it ends): read until
-/// they move by no more than the reading session's own (its start-up and its query).
-fn settled_commits(c: &Cluster) -> Vec<i64> {
-    let mut last = commits(c);
-    for _ in 0..30 {
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        let again = commits(c);
-        if again.iter().zip(&last).all(|(a, b)| a - b <= 2) {
-            return again;
-        }
-        last = again;
-    }
-    last
-}
-
 fn stampede(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(BIN).args(args).output().unwrap();
     (
@@ -130,7 +101,7 @@ fn reads_go_to_the_standbys_and_writes_to_the_primary() {
 
     // ----- pgbench's select-only mixed with tpcb-like -----
     let hist_before = history(&c);
-    let before = settled_commits(&c);
+    let before = c.settled_xact_commits();
     let (stdout, v, r) = run_split(
         &c,
         &[
@@ -147,7 +118,7 @@ fn reads_go_to_the_standbys_and_writes_to_the_primary() {
             "-n",
         ],
     );
-    let after = settled_commits(&c);
+    let after = c.settled_xact_commits();
     let delta: Vec<u64> = after
         .iter()
         .zip(&before)
@@ -256,11 +227,11 @@ fn reads_go_to_the_standbys_and_writes_to_the_primary() {
     let (ok, out, err) = stampede(&init);
     assert!(ok, "{out}{err}");
     c.wait_replayed();
-    let before = settled_commits(&c);
+    let before = c.settled_xact_commits();
     let mut args = vec!["oltp_read_only", "-c", "4", "-t", "50"];
     args.extend_from_slice(&sb);
     let (stdout, v, r) = run_split(&c, &args);
-    let after = settled_commits(&c);
+    let after = c.settled_xact_commits();
     let total = r.total.txns[0].latency.count();
     assert_eq!(total, 200);
     let eps = &r.endpoints;

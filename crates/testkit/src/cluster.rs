@@ -117,6 +117,36 @@ impl Cluster {
         }
     }
 
+    /// Each member's `pg_stat_database.xact_commit` for database `postgres` (primary first).
+    pub fn xact_commits(&self) -> Vec<i64> {
+        (self.servers().iter())
+            .map(|p| {
+                block_on(scalar(
+                    p.conn_config(),
+                    "SELECT xact_commit FROM pg_stat_database WHERE datname = 'postgres'",
+                ))
+                .parse()
+                .expect("xact_commit is a number")
+            })
+            .collect()
+    }
+
+    /// [`Cluster::xact_commits`] once statistics have arrived (a session's reach them when it
+    /// ends): read until they move by no more than the reading session's own (its start-up and
+    /// its query), 9 s at most.
+    pub fn settled_xact_commits(&self) -> Vec<i64> {
+        let mut last = self.xact_commits();
+        for _ in 0..30 {
+            std::thread::sleep(Duration::from_millis(300));
+            let again = self.xact_commits();
+            if again.iter().zip(&last).all(|(a, b)| a - b <= 2) {
+                return again;
+            }
+            last = again;
+        }
+        last
+    }
+
     /// Where the servers' logs are, for a failing test's message.
     pub fn logs(&self) -> Vec<PathBuf> {
         self.servers()
