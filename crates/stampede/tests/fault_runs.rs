@@ -384,7 +384,7 @@ fn a_crash_with_a_lagging_standby_reports_exactly_the_lost_writes() {
     let f = &v["failover"];
     let lost = f["lost_writes"]
         .as_u64()
-        .expect(&format!("{stdout}{stderr}"));
+        .unwrap_or_else(|| panic!("{stdout}{stderr}"));
     let lost_seqs: Vec<u64> = (f["lost_seqs"].as_array().unwrap().iter())
         .map(|s| s.as_u64().unwrap())
         .collect();
