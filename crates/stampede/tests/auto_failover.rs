@@ -19,6 +19,29 @@ const RUN_S: f64 = 20.0;
 fn a_planned_pg_auto_failover_moves_every_client_and_loses_no_write() {
     let af = AutoFailover::start();
     let old_primary = af.primary_port();
+    // What makes a lossless failover possible: the primary waits for the secondary at commit.
+    let sync_names = Command::new(testkit::bindir().join("psql"))
+        .args([
+            "-X",
+            "-A",
+            "-t",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &old_primary.to_string(),
+        ])
+        .args([
+            "-U",
+            "postgres",
+            "-d",
+            "postgres",
+            "-c",
+            "SHOW synchronous_standby_names",
+        ])
+        .output()
+        .unwrap();
+    let sync_names = String::from_utf8_lossy(&sync_names.stdout);
+    assert!(sync_names.starts_with("ANY 1 ("), "{sync_names}");
     let (hosts, ports) = af.hosts_and_ports();
     let target = format!("host={hosts} port={ports} user=postgres dbname=postgres");
     let dir = tempfile::tempdir().unwrap();
@@ -80,9 +103,9 @@ fn a_planned_pg_auto_failover_moves_every_client_and_loses_no_write() {
     assert_eq!(f["first_write_new_primary"]["host"], new_primary.as_str());
     assert_eq!(f["audited_on"], new_primary.as_str(), "{f}");
     // pg_auto_failover makes the secondary synchronous (synchronous_standby_names
-    // 'ANY 1 (...)' even with number_sync_standbys = 0, the secondary being in the write
-    // quorum), and a planned failover drains the primary before promoting: nothing
-    // acknowledged is lost, nothing is written twice.
+    // 'ANY 1 (...)', checked above, even with the formation's number_sync_standbys = 0: the
+    // secondary is in the write quorum), and a planned failover drains the primary before
+    // promoting: nothing acknowledged is lost, nothing is written twice.
     assert_eq!(f["lost_writes"], 0, "{f}");
     assert_eq!(f["duplicate_writes"], 0, "{f}");
     assert_eq!(check("audit")["status"], "passed", "{f}");
