@@ -3,8 +3,8 @@
 # embedded default and the test suite start private servers from them), a C toolchain (mimalloc,
 # ring), and Rust if cargo is absent. With --tests, also what only the test suite uses: openssl
 # (TLS tests), sysbench (OLTP comparisons) and chromium (the HTML test) where the distribution
-# packages it, and MariaDB with Galera (the MySQL protocol's tests). Idempotent: installs nothing
-# when all is there.
+# packages it, MariaDB with Galera (the MySQL protocol's tests), pgbouncer and pg_auto_failover.
+# Idempotent: installs nothing when all is there.
 set -euo pipefail
 
 TESTS=0
@@ -42,6 +42,12 @@ command -v pkg-config >/dev/null || missing+=(pkg-config)
 # Its postinst would start a system service on port 6432; the policy-rc.d below stops that (in a
 # container without an init it could not start anyway), and ours never uses that port.
 [ $TESTS = 1 ] && { [ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer); }
+# pg_auto_failover (Debian's pg_autoctl and the monitor's pgautofailover extension for
+# postgresql-15): the planned-failover test's private formation (crates/testkit/src/autofailover.rs).
+# Neither package starts a service; the test runs its own monitor and nodes.
+[ $TESTS = 1 ] && { command -v pg_autoctl >/dev/null || missing+=(pg-auto-failover-cli); }
+[ $TESTS = 1 ] && { ls /usr/share/postgresql/*/extension/pgautofailover.control >/dev/null 2>&1 \
+  || missing+=(postgresql-15-auto-failover); }
 command -v cargo >/dev/null || [ -x "$HOME/.cargo/bin/cargo" ] || missing+=(rust)
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -20,10 +20,12 @@
 //! `mariadb`: [`MariaDb`], a private MariaDB for the MySQL protocol's tests (issue 15);
 //! `galera`: [`Galera`], a private MariaDB Galera cluster on loopback ports (nodes that all take
 //! writes: several endpoints, certification conflicts, failover);
-//! `cluster`: [`Cluster`], a primary and streaming standbys; `peers`: go-tpc.
+//! `cluster`: [`Cluster`], a primary and streaming standbys; `autofailover`: [`AutoFailover`], a
+//! pg_auto_failover formation (a monitor and two nodes); `peers`: go-tpc.
 
 mod account;
 mod alloc;
+mod autofailover;
 mod cluster;
 mod faults;
 mod galera;
@@ -34,6 +36,7 @@ mod sql;
 
 pub use account::{as_server_user, free_port, give, run, run_as, server_dir};
 pub use alloc::{allocations, count_allocations, counted, CountingAlloc};
+pub use autofailover::AutoFailover;
 pub use cluster::Cluster;
 pub use faults::Restarted;
 pub use galera::Galera;
