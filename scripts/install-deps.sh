@@ -47,6 +47,7 @@ command -v pkg-config >/dev/null || missing+=(pkg-config)
 # Neither package starts a service; the test runs its own monitor and nodes.
 [ $TESTS = 1 ] && { command -v pg_autoctl >/dev/null || missing+=(pg-auto-failover-cli); }
 [ $TESTS = 1 ] && { ls /usr/share/postgresql/*/extension/pgautofailover.control >/dev/null 2>&1 \
+  || ! apt-cache show postgresql-15-auto-failover >/dev/null 2>&1 \
   || missing+=(postgresql-15-auto-failover); }
 command -v cargo >/dev/null || [ -x "$HOME/.cargo/bin/cargo" ] || missing+=(rust)
 
