@@ -47,8 +47,7 @@ command -v pkg-config >/dev/null || missing+=(pkg-config)
 # Neither package starts a service; the test runs its own monitor and nodes.
 [ $TESTS = 1 ] && { command -v pg_autoctl >/dev/null || missing+=(pg-auto-failover-cli); }
 [ $TESTS = 1 ] && { ls /usr/share/postgresql/*/extension/pgautofailover.control >/dev/null 2>&1 \
-  || ! apt-cache show postgresql-15-auto-failover >/dev/null 2>&1 \
-  || missing+=(postgresql-15-auto-failover); }
+  || missing+=(pgaf); }
 command -v cargo >/dev/null || [ -x "$HOME/.cargo/bin/cargo" ] || missing+=(rust)
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -63,6 +62,12 @@ if [ ${#missing[@]} -gt 0 ]; then
         if apt-cache show postgresql-15 >/dev/null 2>&1; then pkgs+=(postgresql-15); else pkgs+=(postgresql); fi
         ;;
       rust) pkgs+=(cargo rustc) ;;
+      # The monitor's extension for postgresql-15, where the distribution has it (after update).
+      pgaf)
+        if apt-cache show postgresql-15-auto-failover >/dev/null 2>&1; then
+          pkgs+=(postgresql-15-auto-failover)
+        fi
+        ;;
       *) pkgs+=("$m") ;;
     esac
   done
