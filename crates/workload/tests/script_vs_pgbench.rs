@@ -9,7 +9,6 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use testkit::{bindir, Pg, WhileUsed, THROWAWAY};
@@ -18,17 +17,33 @@ use workload::script::vars::{CLIENT_ID, DEFAULT_SEED, RANDOM_SEED, SCALE};
 use workload::script::{Action, Interp, Script, Symbols, Value, Vars};
 use workload::Streams;
 
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "stampede-script-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
+/// A script file in a directory of its own, removed when dropped.
+struct TempFile {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl std::ops::Deref for TempFile {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TempFile {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
+}
+
+fn temp_file(name: &str, text: &str) -> TempFile {
+    let dir = tempfile::Builder::new()
+        .prefix("stampede-script-")
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    TempFile { _dir: dir, path }
 }
 
 /// One private server shared by the tests running at the same time (stopped when the last one
