@@ -95,6 +95,7 @@ mod endpoint;
 mod exec;
 mod fault;
 mod route;
+mod txn;
 mod txnlog;
 mod worker;
 

@@ -8,6 +8,8 @@
 //! io_uring ring instead when it can have one ([`choose_io`], `target::ring`): the sessions are
 //! moved onto it before the barrier and the same join set is then driven by the ring's
 //! `block_on`, the timer by the ring's timed waits.
+//!
+//! One transaction (connecting when needed, retries, what is recorded) is [`crate::txn`].
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -19,16 +21,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use measure::attempts::{Attempt, History, Op, Outcome as Attempted};
-use measure::{FailureKind, Interval, Recorder};
-use target::{Error, ErrorClass, Session, Target};
+use measure::{Interval, Recorder};
+use target::{Error, Session, Target};
 use tokio::sync::{oneshot, Notify};
 
 use crate::exec::{Clock, JoinSet, Timer};
-use workload::{ClientStreams, ClientWorkload, Rng, Sleeper, StatementTimer, TxnContext, Workload};
+use workload::{ClientStreams, ClientWorkload, Rng, Workload};
 
-use crate::fault;
 use crate::route::Route;
-use crate::schedule::{choose, may_retry, Slot, StopRule, Throttle};
+use crate::schedule::{choose, Slot, StopRule, Throttle};
+use crate::txn::{run_txn, TxnEnd};
 use crate::txnlog::{Logged, TxnLog};
 use crate::{Abort, ClientStats, RunSpec, Shared};
 
@@ -53,7 +55,10 @@ fn storm_full(e: &Error) -> bool {
 
 /// `Session::connect`, retrying while the listen queue is full (see [`RETRY_FOR_US`]); pauses on
 /// the thread's timer (the runtime has no time driver). Returns the session and the retries.
-async fn connect_retrying(conn: &Target, timer: &Timer) -> Result<(Session, u64), Error> {
+pub(crate) async fn connect_retrying(
+    conn: &Target,
+    timer: &Timer,
+) -> Result<(Session, u64), Error> {
     let mut pause = RETRY_FIRST_US;
     let mut retries = 0;
     let give_up = timer.now_us().saturating_add(RETRY_FOR_US);
@@ -126,7 +131,7 @@ pub(crate) struct Totals {
 /// Committed server transactions seen on a session's wire (`Session::server_commits`: explicit
 /// COMMITs that committed, and implicit transactions that ran work and ended without error).
 #[inline]
-fn wire_commits(s: &Session) -> u64 {
+pub(crate) fn wire_commits(s: &Session) -> u64 {
     s.server_commits()
 }
 
@@ -164,13 +169,13 @@ pub(crate) struct ThreadCtx<W: Workload> {
 
 impl<W: Workload> ThreadCtx<W> {
     #[inline]
-    fn now_us(&self) -> u64 {
+    pub(crate) fn now_us(&self) -> u64 {
         self.timer.now_us()
     }
 
     /// A fault run's record of one attempt (`crate::fault`): a write when the workload says
     /// which row it wrote, or when its transaction type is not read-only.
-    fn record<C: ClientWorkload>(
+    pub(crate) fn record<C: ClientWorkload>(
         &self,
         c: &Client<C>,
         txn: usize,
@@ -194,14 +199,14 @@ impl<W: Workload> ThreadCtx<W> {
     }
 
     #[inline]
-    fn stopping(&self) -> bool {
+    pub(crate) fn stopping(&self) -> bool {
         self.shared.stopping.load(Ordering::Relaxed)
     }
 
     /// Sleep until `us` (since the start). False if the run is being cancelled.
     /// The target as client `id` connects to it: with several hosts, its hosts tried from
     /// the one `--spread` gives it (setup path: one clone per connection).
-    fn client_conn(&self, id: u32) -> std::borrow::Cow<'_, Target> {
+    pub(crate) fn client_conn(&self, id: u32) -> std::borrow::Cow<'_, Target> {
         if let Some(r) = &self.route {
             return std::borrow::Cow::Owned(r.writer(&self.conn));
         }
@@ -213,7 +218,7 @@ impl<W: Workload> ThreadCtx<W> {
     }
 
     /// Add a session's wire commits to the thread's totals (when it closes or the run ends).
-    fn count_commits(&self, s: &Session) {
+    pub(crate) fn count_commits(&self, s: &Session) {
         if let Some(e) = self.endpoint_of(s) {
             self.endpoint_session_counted(e, wire_commits(s));
         }
@@ -234,7 +239,7 @@ impl<W: Workload> ThreadCtx<W> {
         s.endpoint_index(&self.conn)
     }
 
-    async fn sleep_until_us(&self, us: u64) -> bool {
+    pub(crate) async fn sleep_until_us(&self, us: u64) -> bool {
         if self.now_us() >= us {
             return !self.stopping();
         }
@@ -252,7 +257,15 @@ impl<W: Workload> ThreadCtx<W> {
 
     /// `-l`: log one transaction (one branch when logging is off).
     #[inline]
-    fn log(&self, client: u32, cnt: u64, txn: usize, now_us: u64, what: Logged, retries: u32) {
+    pub(crate) fn log(
+        &self,
+        client: u32,
+        cnt: u64,
+        txn: usize,
+        now_us: u64,
+        what: Logged,
+        retries: u32,
+    ) {
         if let Some(log) = &self.log {
             log.borrow_mut()
                 .txn(client, cnt, txn, now_us, what, retries);
@@ -262,7 +275,7 @@ impl<W: Workload> ThreadCtx<W> {
     /// Hand the notices a session received to the calling thread (one comparison when there
     /// are none, which is always on the hot path of a well-behaved workload).
     #[inline]
-    fn forward_notices(&self, s: &mut Session) {
+    pub(crate) fn forward_notices(&self, s: &mut Session) {
         if s.has_notices() {
             for n in s.take_notices() {
                 let _ = self.diag.send(Msg::Notice(n));
@@ -270,7 +283,7 @@ impl<W: Workload> ThreadCtx<W> {
         }
     }
 
-    fn info(&self, line: String) {
+    pub(crate) fn info(&self, line: String) {
         let _ = self.diag.send(Msg::Info(line));
     }
 
@@ -292,77 +305,24 @@ impl<W: Workload> ThreadCtx<W> {
 }
 
 /// One client: its workload state, its session and its random streams.
-struct Client<C> {
-    id: u32,
-    wl: C,
-    session: Option<Session>,
+pub(crate) struct Client<C> {
+    pub(crate) id: u32,
+    pub(crate) wl: C,
+    pub(crate) session: Option<Session>,
     /// `--read-from`: the reader session (`crate::route`); swapped into `session` for the
     /// transactions that run on it.
-    reader: Option<Session>,
-    rng: Rng,
-    choose: Rng,
+    pub(crate) reader: Option<Session>,
+    pub(crate) rng: Rng,
+    pub(crate) choose: Rng,
     /// Transactions done (committed, failed or skipped), for `-t`.
-    cnt: u64,
+    pub(crate) cnt: u64,
     /// The clock read that ended the last transaction, which is also the start of the next in a
     /// closed loop (pgbench reuses it the same way): one clock read per transaction boundary.
-    clock_hint: Option<u64>,
+    pub(crate) clock_hint: Option<u64>,
     /// Aborted before the run (the server refused its setup): runs no transaction.
-    aborted: bool,
+    pub(crate) aborted: bool,
     /// Committed transactions and the time they took, for sysbench's "threads fairness".
-    stats: ClientStats,
-}
-
-/// `-r` on: time each statement into the thread's recorder.
-struct RecTimer<'a> {
-    rec: &'a RefCell<Recorder>,
-    txn: usize,
-    start: Instant,
-}
-
-impl StatementTimer for RecTimer<'_> {
-    #[inline]
-    fn start(&mut self) {
-        self.start = Instant::now();
-    }
-    #[inline]
-    fn end(&mut self, index: usize, ok: bool) {
-        let us = self.start.elapsed().as_micros() as u64;
-        self.rec.borrow_mut().statement(self.txn, index, us, ok);
-    }
-}
-
-/// A script's `\sleep` on the thread's runtime timer: runs to its end (past `-T`'s deadline too,
-/// as pgbench's `CSTATE_SLEEP`), cut short by cancellation.
-struct ScriptSleep<'a> {
-    shared: &'a Shared,
-    timer: &'a Timer,
-}
-
-impl Sleeper for ScriptSleep<'_> {
-    fn sleep(&mut self, micros: u64) -> Pin<Box<dyn Future<Output = bool> + '_>> {
-        Box::pin(async move {
-            let notified = self.shared.wake.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            if self.shared.stopping.load(Ordering::Relaxed) {
-                return false;
-            }
-            tokio::select! {
-                _ = self.timer.sleep_until(self.timer.now_us().saturating_add(micros)) => true,
-                _ = notified => false,
-            }
-        })
-    }
-}
-
-/// `-r` off: no clock is read.
-struct NoTimer;
-
-impl StatementTimer for NoTimer {
-    #[inline]
-    fn start(&mut self) {}
-    #[inline]
-    fn end(&mut self, _: usize, _: bool) {}
+    pub(crate) stats: ClientStats,
 }
 
 /// A client's initial connection.
@@ -400,7 +360,7 @@ pub(crate) async fn open<W: Workload>(
 }
 
 /// Close a session, adding its wire commits to the thread's total.
-async fn close<W: Workload>(ctx: &ThreadCtx<W>, s: Session) {
+pub(crate) async fn close<W: Workload>(ctx: &ThreadCtx<W>, s: Session) {
     ctx.count_commits(&s);
     s.close().await;
 }
@@ -709,15 +669,6 @@ async fn run_and_close<W: Workload>(
     }
 }
 
-/// How one transaction ended.
-enum TxnEnd {
-    Done,
-    /// The client must stop (aborted).
-    Abort,
-    /// The client stops quietly: the run ended while it was reconnecting (a fault run).
-    Stop,
-}
-
 /// A client's loop (pgbench's `advanceConnectionState`, as straight-line async code). Returns
 /// the client's session, still open.
 async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -> Option<Session> {
@@ -790,363 +741,4 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
         ctx.readers.borrow_mut().push(r);
     }
     c.session.take()
-}
-
-/// One transaction, on the client's reader when `--read-from` sends its type there
-/// (`crate::route`): the reader takes the session slot for the transaction, so the rest of the
-/// path is the same for both, and what commits on it is counted for the reader's host.
-async fn run_txn<W: Workload>(
-    ctx: &ThreadCtx<W>,
-    c: &mut Client<W::Client>,
-    txn: usize,
-    scheduled: Option<u64>,
-    now: u64,
-) -> TxnEnd {
-    let on_reader = c.reader.is_some() && ctx.route.as_ref().is_some_and(|r| r.on_reader(txn));
-    if !on_reader {
-        return run_txn_on_session(ctx, c, txn, scheduled, now).await;
-    }
-    // The reader takes the session's slot and its host the client's endpoint, so the
-    // per-endpoint tally (`crate::endpoint`) counts the transaction on the host that ran it.
-    std::mem::swap(&mut c.session, &mut c.reader);
-    std::mem::swap(&mut c.stats.endpoint, &mut c.stats.reader_endpoint);
-    let committed = c.stats.committed;
-    let end = run_txn_on_session(ctx, c, txn, scheduled, now).await;
-    std::mem::swap(&mut c.session, &mut c.reader);
-    std::mem::swap(&mut c.stats.endpoint, &mut c.stats.reader_endpoint);
-    c.stats.reader_committed += c.stats.committed - committed;
-    end
-}
-
-/// CSTATE_START_TX .. CSTATE_END_TX: one transaction with its retries.
-async fn run_txn_on_session<W: Workload>(
-    ctx: &ThreadCtx<W>,
-    c: &mut Client<W::Client>,
-    txn: usize,
-    scheduled: Option<u64>,
-    mut now: u64,
-) -> TxnEnd {
-    // -C: connect first; as pgbench 14+, the connection time is not part of the latency (it is
-    // reported apart), but on_connect (prepare in prepared mode) is, like pgbench's lazy prepare.
-    let mut fresh_session = false;
-    if c.session.is_none() && ctx.spec.fault_run && !ctx.spec.connect_per_txn {
-        // A fault run: the session broke; reconnect through the host list (crate::fault).
-        let t = Instant::now();
-        let over = |next: u64| ctx.stopping() || ctx.stop.time_is_up(next);
-        let conn = ctx.client_conn(c.id);
-        let s = fault::reconnect(&conn, &ctx.timer, c.id, &over, &ctx.history).await;
-        let mut tot = ctx.totals.borrow_mut();
-        tot.reconnect_time += t.elapsed();
-        let Some(s) = s else {
-            return TxnEnd::Stop;
-        };
-        tot.reconnects += 1;
-        tot.connections += 1;
-        drop(tot);
-        now = ctx.now_us();
-        c.stats.endpoint = ctx.endpoint_of(&s);
-        ctx.endpoint_reconnected(&s);
-        c.session = Some(s);
-        fresh_session = true;
-    }
-    if c.session.is_none() {
-        let t = Instant::now();
-        let r = connect_retrying(&ctx.client_conn(c.id), &ctx.timer).await;
-        {
-            let mut tot = ctx.totals.borrow_mut();
-            tot.reconnects += 1;
-            tot.reconnect_time += t.elapsed();
-        }
-        match r {
-            Ok((s, retries)) => {
-                ctx.totals.borrow_mut().connect_retries += retries;
-                ctx.totals.borrow_mut().connections += 1;
-                now = ctx.now_us();
-                c.stats.endpoint = ctx.endpoint_of(&s);
-                ctx.endpoint_reconnected(&s);
-                c.session = Some(s);
-                fresh_session = true;
-            }
-            Err(e) => {
-                ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
-                ctx.endpoint_failed(c.stats.endpoint, FailureKind::Other);
-                ctx.abort(c.id, &e, None);
-                return TxnEnd::Abort;
-            }
-        }
-    }
-    let begin = now;
-    let sched = scheduled.unwrap_or(begin);
-    if fresh_session {
-        let s = c.session.as_mut().expect("just connected");
-        let before = wire_commits(s);
-        let r = c.wl.on_connect(s, ctx.spec.mode).await;
-        ctx.forward_notices(s);
-        ctx.add_setup_commits(s, wire_commits(s) - before);
-        if let Err(e) = r {
-            ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
-            ctx.endpoint_failed(c.stats.endpoint, FailureKind::Other);
-            if ctx.spec.fault_run {
-                ctx.record(
-                    c,
-                    txn,
-                    sched,
-                    ctx.now_us(),
-                    Attempted::Failed(fault::kind_of(&e)),
-                );
-                if let Some(s) = c.session.take() {
-                    ctx.count_commits(&s);
-                }
-                return TxnEnd::Done;
-            }
-            ctx.abort(c.id, &e, None);
-            return TxnEnd::Abort;
-        }
-    }
-
-    // Remember the random state: a retry draws the same values.
-    let snapshot = c.rng.clone();
-    let mut tries: u32 = 1;
-    let end = loop {
-        let session = c.session.as_mut().expect("connected");
-        let r = {
-            let mut rt;
-            let mut nt = NoTimer;
-            let timer: &mut dyn StatementTimer = if ctx.spec.per_statement {
-                rt = RecTimer {
-                    rec: &ctx.rec,
-                    txn,
-                    start: Instant::now(),
-                };
-                &mut rt
-            } else {
-                &mut nt
-            };
-            let mut sleeper = ScriptSleep {
-                shared: &ctx.shared,
-                timer: &ctx.timer,
-            };
-            let mut cx = TxnContext {
-                rng: &mut c.rng,
-                timer,
-                mode: ctx.spec.mode,
-                sleep: &mut sleeper,
-            };
-            let parses = session.parse_commits();
-            let r = c.wl.execute(txn, session, &mut cx).await;
-            // A statement parsed on its own before its first execution (scripts in prepared
-            // mode) commits an implicit transaction of its own: setup, as on_connect's.
-            let parsed = session.parse_commits() - parses;
-            ctx.add_setup_commits(session, parsed);
-            r
-        };
-        ctx.forward_notices(session);
-        match r {
-            Ok(()) => {
-                let end = ctx.now_us();
-                let latency = end.saturating_sub(sched);
-                c.stats.committed += 1;
-                c.stats.busy_us += end.saturating_sub(begin);
-                let lag = scheduled.map(|s| begin.saturating_sub(s));
-                let late = ctx.limit_us.is_some_and(|l| latency > l);
-                let mut rec = ctx.rec.borrow_mut();
-                rec.committed(txn, latency, lag, late);
-                rec.retries(txn, tries - 1);
-                drop(rec);
-                if ctx.spec.fault_run {
-                    ctx.record(c, txn, sched, end, Attempted::Ok);
-                }
-                ctx.endpoint_committed(c.stats.endpoint, latency);
-                ctx.log(
-                    c.id,
-                    c.cnt + 1,
-                    txn,
-                    end,
-                    Logged::Committed {
-                        latency,
-                        lag: lag.unwrap_or(0),
-                    },
-                    tries - 1,
-                );
-                if !ctx.spec.connect_per_txn {
-                    c.clock_hint = Some(end);
-                }
-                // Counted; the workload may still stop the client (pgbench's incomplete
-                // transaction block).
-                if let Some(e) = c.wl.stop_after() {
-                    ctx.abort(c.id, &e, c.wl.failed_at());
-                    c.cnt += 1;
-                    break TxnEnd::Abort;
-                }
-                break TxnEnd::Done;
-            }
-            Err(e) => {
-                if ctx.spec.fault_run
-                    && !matches!(
-                        ctx.workload.classify(&e),
-                        ErrorClass::Serialization | ErrorClass::Deadlock
-                    )
-                {
-                    break fault_failure(ctx, c, txn, sched, tries, &e).await;
-                }
-                let kind = match ctx.workload.classify(&e) {
-                    ErrorClass::Serialization => FailureKind::Serialization,
-                    ErrorClass::Deadlock => FailureKind::Deadlock,
-                    ErrorClass::ConnectionLost | ErrorClass::Other => {
-                        let mut rec = ctx.rec.borrow_mut();
-                        rec.failed(txn, FailureKind::Other, None);
-                        rec.retries(txn, tries - 1);
-                        drop(rec);
-                        ctx.endpoint_failed(c.stats.endpoint, FailureKind::Other);
-                        ctx.abort(c.id, &e, c.wl.failed_at());
-                        break TxnEnd::Abort;
-                    }
-                };
-                if ctx.spec.verbose_errors {
-                    // pgbench's commandError.
-                    ctx.info(format!(
-                        "client {} got an error in command {} (SQL) of script {}; {e}",
-                        c.id,
-                        c.wl.failed_command().unwrap_or(0),
-                        txn
-                    ));
-                }
-                // CSTATE_ERROR: end the failed transaction block, if any.
-                if let Err(e2) = rollback(ctx, session).await {
-                    let mut rec = ctx.rec.borrow_mut();
-                    rec.failed(txn, kind, None);
-                    rec.retries(txn, tries - 1);
-                    drop(rec);
-                    ctx.endpoint_failed(c.stats.endpoint, kind);
-                    ctx.abort(c.id, &e2, None);
-                    break TxnEnd::Abort;
-                }
-                let now = ctx.now_us();
-                // Unlike pgbench (which drops a transaction that fails after -T's end uncounted),
-                // a failure at the end of the run is counted as a failure, so the counts add up.
-                let retry = may_retry(
-                    tries,
-                    ctx.spec.max_tries,
-                    now.saturating_sub(sched),
-                    ctx.limit_us,
-                ) && !ctx.stopping()
-                    && !ctx.stop.time_is_up(now);
-                if ctx.spec.verbose_errors {
-                    ctx.info(verbose_try(
-                        c.id,
-                        retry,
-                        tries,
-                        ctx.spec.max_tries,
-                        ctx.limit_us.map(|l| (now.saturating_sub(sched), l)),
-                    ));
-                }
-                if retry {
-                    tries += 1;
-                    c.rng = snapshot.clone();
-                    continue;
-                }
-                let mut rec = ctx.rec.borrow_mut();
-                rec.failed(txn, kind, None);
-                rec.retries(txn, tries - 1);
-                drop(rec);
-                ctx.endpoint_failed(c.stats.endpoint, kind);
-                ctx.log(c.id, c.cnt + 1, txn, now, Logged::Failed(kind), tries - 1);
-                break TxnEnd::Done;
-            }
-        }
-    };
-    if ctx.spec.connect_per_txn {
-        if let Some(s) = c.session.take() {
-            let t = Instant::now();
-            close(ctx, s).await;
-            ctx.totals.borrow_mut().reconnect_time += t.elapsed();
-        }
-    }
-    end
-}
-
-/// A fault run's failed attempt: recorded, counted, and the client goes on (on a new session
-/// when this one broke or its host no longer takes writes: `crate::fault`). Serialization
-/// failures and deadlocks do not come here: they are retried (`--max-tries`) as in any run.
-async fn fault_failure<W: Workload>(
-    ctx: &ThreadCtx<W>,
-    c: &mut Client<W::Client>,
-    txn: usize,
-    sched: u64,
-    tries: u32,
-    e: &Error,
-) -> TxnEnd {
-    let class = ctx.workload.classify(e);
-    let now = ctx.now_us();
-    ctx.record(c, txn, sched, now, fault::outcome_of(e, class));
-    let kind = match class {
-        ErrorClass::Serialization => FailureKind::Serialization,
-        ErrorClass::Deadlock => FailureKind::Deadlock,
-        _ => FailureKind::Other,
-    };
-    {
-        let mut rec = ctx.rec.borrow_mut();
-        rec.failed(txn, kind, None);
-        rec.retries(txn, tries - 1);
-    }
-    ctx.log(c.id, c.cnt + 1, txn, now, Logged::Failed(kind), tries - 1);
-    let mut broken = match c.session.as_ref() {
-        Some(s) => fault::breaks_session(e, class, s),
-        None => true,
-    };
-    if !broken {
-        if let Some(s) = c.session.as_mut() {
-            broken = rollback(ctx, s).await.is_err();
-        }
-    }
-    if broken {
-        // Counted, then dropped rather than closed: the server may be gone, and a goodbye
-        // would wait on it.
-        if let Some(s) = c.session.take() {
-            ctx.count_commits(&s);
-        }
-    }
-    TxnEnd::Done
-}
-
-/// pgbench's `printVerboseErrorMessages`: whether a failed try is repeated, which try it was
-/// and, under `-L`, how much of the time allowed for tries it used.
-fn verbose_try(
-    client: u32,
-    retry: bool,
-    tries: u32,
-    max_tries: u32,
-    used_of_limit: Option<(u64, u64)>,
-) -> String {
-    let mut s = format!(
-        "client {client} {} (try {tries}",
-        if retry {
-            "repeats the transaction after the error"
-        } else {
-            "ends the failed transaction"
-        }
-    );
-    if max_tries != 0 {
-        s.push_str(&format!("/{max_tries}"));
-    }
-    if let Some((used, limit)) = used_of_limit {
-        s.push_str(&format!(
-            ", {:.3}% of the maximum time of tries was used",
-            100.0 * used as f64 / limit.max(1) as f64
-        ));
-    }
-    s.push(')');
-    s
-}
-
-/// pgbench's CSTATE_ERROR: after an error, roll back if the session is in a (failed)
-/// transaction block (ReadyForQuery status `T` or `E`); nothing to do when idle.
-async fn rollback<W: Workload>(ctx: &ThreadCtx<W>, s: &mut Session) -> Result<(), Error> {
-    if s.transaction_status() == b'I' {
-        return Ok(());
-    }
-    let before = wire_commits(s);
-    let r = s.simple_query("ROLLBACK").await.map(|_| ());
-    ctx.add_setup_commits(s, wire_commits(s) - before);
-    r
 }
