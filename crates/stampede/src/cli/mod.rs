@@ -61,6 +61,7 @@ pub enum Command {
     /// [--fault-cmd CMD]`. Probe writes and reads at -R (100/s), clients reconnecting through the
     /// host list; reports the downtime and audits the acknowledged writes. TARGET is a conninfo
     /// or URL, as -d.
+    #[command(override_usage = "stampede failover [TARGET] [OPTIONS]")]
     Failover(RunArgs),
     /// Create and load a workload's tables: `stampede init WORKLOAD|tpcb|oltp [options]`.
     Init(InitArgs),
