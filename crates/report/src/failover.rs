@@ -74,6 +74,22 @@ pub struct FailoverSection {
     pub audit_error: Option<String>,
 }
 
+impl FailoverSection {
+    /// The errors summed over the run by kind, in order of first appearance: `4 timeout, 2
+    /// connection refused`.
+    pub fn errors_by_kind(&self) -> String {
+        let mut kinds: Vec<(&str, u64)> = Vec::new();
+        for e in &self.errors {
+            match kinds.iter_mut().find(|(k, _)| *k == e.kind) {
+                Some((_, n)) => *n += e.count,
+                None => kinds.push((&e.kind, e.count)),
+            }
+        }
+        let parts: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        parts.join(", ")
+    }
+}
+
 /// How many sequence numbers of each audit finding the section lists.
 pub const SAMPLE: usize = 100;
 

@@ -58,15 +58,7 @@ pub(super) fn lines(o: &mut String, f: &FailoverSection) {
     }
     o.push('\n');
     if !f.errors.is_empty() {
-        let mut kinds: Vec<(&str, u64)> = Vec::new();
-        for e in &f.errors {
-            match kinds.iter_mut().find(|(k, _)| *k == e.kind) {
-                Some((_, n)) => *n += e.count,
-                None => kinds.push((&e.kind, e.count)),
-            }
-        }
-        let parts: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
-        let _ = writeln!(o, "  errors: {}", parts.join(", "));
+        let _ = writeln!(o, "  errors: {}", f.errors_by_kind());
     }
     if !f.clients_ended_on.is_empty() {
         let parts: Vec<String> = (f.clients_ended_on.iter())

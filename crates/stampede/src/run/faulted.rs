@@ -84,14 +84,6 @@ pub(crate) fn section(
     let failed: u64 = (history.attempts.iter())
         .filter(|a| a.outcome != failover::Outcome::Ok)
         .count() as u64;
-    let mut kinds: Vec<(String, u64)> = Vec::new();
-    for e in &s.errors {
-        match kinds.iter_mut().find(|(k, _)| *k == e.kind) {
-            Some((_, n)) => *n += e.count,
-            None => kinds.push((e.kind.clone(), e.count)),
-        }
-    }
-    let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
     checks.push(Check {
         name: "errors during the fault run".into(),
         status: if failed == 0 {
@@ -104,7 +96,7 @@ pub(crate) fn section(
         } else {
             format!(
                 "{failed} transactions failed; errors (reconnections included): {}",
-                by_kind.join(", ")
+                s.errors_by_kind()
             )
         },
     });
