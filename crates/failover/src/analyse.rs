@@ -183,6 +183,7 @@ pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) 
         .collect();
     FailoverSection {
         fault_at_s: seconds(fault.at_us),
+        no_fault_time: false,
         fault_cmd: fault.cmd.clone(),
         fault_exit_status: fault.exit_status,
         detect_s: detect_us.map(seconds),

@@ -15,8 +15,14 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FailoverSection {
-    /// When the fault was injected (or marked, for a fault triggered elsewhere).
+    /// When the fault was injected (or marked, for a fault triggered elsewhere); 0 when
+    /// `no_fault_time`.
     pub fault_at_s: f64,
+    /// No fault time was given (a fault run without `--fault-at`, watching a fault triggered
+    /// elsewhere at an unknown instant): the windows cover the whole run and `detect_s` counts
+    /// from its start.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_fault_time: bool,
     /// The fault command as given (the caller redacts secrets); `None` when only marked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault_cmd: Option<String>,

@@ -92,7 +92,11 @@ mod tests {
             s.fairness = Some(crate::Fairness::of(&[(10.0, 1.0), (12.0, 1.1)]));
         }
         r.tpcc = Some(crate::testdata::tpcc_section());
-        r.failover = Some(crate::testdata::failover_section());
+        r.failover = Some(crate::failover::FailoverSection {
+            // Every field written (a real run has one or the other).
+            no_fault_time: true,
+            ..crate::testdata::failover_section()
+        });
         // MySQL's additions (no real run has them with PostgreSQL's counters).
         if let Some(m) = &mut r.server_metrics {
             let my = crate::testdata::mysql_server_metrics();
@@ -318,6 +322,7 @@ mod tests {
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
         const OPTIONAL: &[&str] = &[
+            "no_fault_time",
             "routing",
             "endpoints",
             "latency_ms",

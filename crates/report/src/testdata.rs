@@ -868,6 +868,7 @@ pub fn failover_section() -> crate::failover::FailoverSection {
     };
     FailoverSection {
         fault_at_s: 10.0,
+        no_fault_time: false,
         fault_cmd: Some("pg_ctl promote -D /data".into()),
         fault_exit_status: Some(0),
         detect_s: Some(0.012),

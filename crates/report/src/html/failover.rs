@@ -9,10 +9,14 @@ use crate::svg::{Chart, Kind, Marker, Series};
 
 pub(super) fn section(o: &mut String, f: &FailoverSection) {
     o.push_str("<section id=\"failover\"><h2>Fault</h2>");
+    let at = if f.no_fault_time {
+        "no time given (the windows cover the whole run)".to_string()
+    } else {
+        format!("at <b>{:.3} s</b>", f.fault_at_s)
+    };
     let _ = write!(
         o,
-        "<p>Fault at <b>{:.3} s</b>{} · write downtime <b>{} s</b> · read downtime {} s",
-        f.fault_at_s,
+        "<p>Fault {at}{} · write downtime <b>{} s</b> · read downtime {} s",
         f.fault_cmd
             .as_deref()
             .map(|c| format!(" (<code>{}</code>)", esc(c)))
@@ -21,7 +25,12 @@ pub(super) fn section(o: &mut String, f: &FailoverSection) {
         f3(f.read_downtime_s),
     );
     if let Some(d) = f.detect_s {
-        let _ = write!(o, " · first error {} s after the fault", f3(d));
+        let since = if f.no_fault_time {
+            "the start"
+        } else {
+            "the fault"
+        };
+        let _ = write!(o, " · first error {} s after {since}", f3(d));
     }
     o.push_str("</p>");
     if f.timeline.len() >= 2 {
@@ -52,10 +61,12 @@ pub(super) fn section(o: &mut String, f: &FailoverSection) {
                 });
             }
         }
-        c.markers.push(Marker {
-            x: f.fault_at_s,
-            label: "fault".into(),
-        });
+        if !f.no_fault_time {
+            c.markers.push(Marker {
+                x: f.fault_at_s,
+                label: "fault".into(),
+            });
+        }
         o.push_str(&c.render());
     }
     o.push_str("<table><tbody>");

@@ -6,7 +6,11 @@ use std::fmt::Write as _;
 use crate::failover::{FailoverSection, Latency, Window};
 
 pub(super) fn lines(o: &mut String, f: &FailoverSection) {
-    let _ = write!(o, "fault: at {:.3} s", f.fault_at_s);
+    if f.no_fault_time {
+        o.push_str("fault: no time given (no --fault-at): the windows cover the whole run");
+    } else {
+        let _ = write!(o, "fault: at {:.3} s", f.fault_at_s);
+    }
     if let Some(cmd) = &f.fault_cmd {
         let _ = write!(o, " ({cmd}");
         match f.fault_exit_status {
@@ -21,10 +25,20 @@ pub(super) fn lines(o: &mut String, f: &FailoverSection) {
     o.push('\n');
     match f.detect_s {
         Some(d) => {
-            let _ = writeln!(o, "  first error after the fault: {:.3} s later", d);
+            let since = if f.no_fault_time {
+                "the start"
+            } else {
+                "the fault"
+            };
+            let _ = writeln!(o, "  first error: {d:.3} s after {since}");
         }
         None => {
-            let _ = writeln!(o, "  no client saw an error after the fault");
+            let after = if f.no_fault_time {
+                ""
+            } else {
+                " after the fault"
+            };
+            let _ = writeln!(o, "  no client saw an error{after}");
         }
     }
     let _ = writeln!(
@@ -136,7 +150,7 @@ mod tests {
         lines(&mut o, &f);
         for want in [
             "fault: at 10.000 s (pg_ctl promote -D /data)\n",
-            "  first error after the fault: 0.012 s later\n",
+            "  first error: 0.012 s after the fault\n",
             "  write downtime: 1.750 s (from 9.990 s to 11.740 s)\n",
             "  read downtime: 0.500 s",
             "  last write on /tmp/a:5432: 9.990 s\n",
@@ -156,5 +170,26 @@ mod tests {
         lines(&mut o, &f);
         assert!(o.contains("(from 9.990 s to the end of the run)"), "{o}");
         assert!(o.contains("  audit: not done: the target refused\n"), "{o}");
+    }
+
+    #[test]
+    fn without_a_fault_time_the_block_does_not_claim_one() {
+        let mut f = crate::testdata::failover_section();
+        f.no_fault_time = true;
+        f.fault_at_s = 0.0;
+        f.fault_cmd = None;
+        let mut o = String::new();
+        lines(&mut o, &f);
+        assert!(
+            o.starts_with(
+                "fault: no time given (no --fault-at): the windows cover the whole run\n"
+            ),
+            "{o}"
+        );
+        assert!(
+            o.contains("  first error: 0.012 s after the start\n"),
+            "{o}"
+        );
+        assert!(!o.contains("at 0.000 s"), "{o}");
     }
 }

@@ -45,6 +45,7 @@ pub(crate) fn section(
         exit_status: injected.exit_status,
     };
     let mut s = analyse(history, &hosts, &fault, end_us);
+    s.no_fault_time = injected.at_us.is_none() && ctx.out.fault.is_none();
 
     let mut checks = Vec::new();
     let (status, detail) = match (injected.at_us, &injected.cmd, injected.exit_status) {
