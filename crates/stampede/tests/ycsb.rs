@@ -100,6 +100,23 @@ fn init_and_run_a_e_d_on_postgresql() {
         v.extend(target.clone());
         v
     };
+    // A property that contradicts the loaded table is refused, naming both.
+    let r = stampede(&with(&[
+        "run",
+        "ycsb-a",
+        "-t",
+        "1",
+        "-p",
+        "fieldlength=100",
+    ]));
+    assert_eq!(r.code, 64, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .contains("-p fieldlength=100, but usertable holds values of 40 characters"),
+        "{}",
+        r.stderr
+    );
+
     // A: reads and updates, 4 clients x 250 operations.
     let j = run(
         &with(&[

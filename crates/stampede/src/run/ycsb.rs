@@ -104,9 +104,14 @@ fn reconcile(opts: &mut Options, t: &load::ycsb::Loaded) -> Result<()> {
                 ));
             }
             opts.insertorder = r.insertorder;
-            if !opts.was_given("zeropadding") {
-                opts.zeropadding = r.zeropadding;
+            if opts.was_given("zeropadding") && opts.zeropadding != r.zeropadding {
+                return Err(clash(
+                    "zeropadding",
+                    opts.zeropadding.to_string(),
+                    format!("keys padded to {} digits", r.zeropadding),
+                ));
             }
+            opts.zeropadding = r.zeropadding;
         }
         None => console::note(&format!(
             "usertable was not loaded by stampede: new keys are named as insertorder={} \
