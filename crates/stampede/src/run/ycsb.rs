@@ -216,6 +216,20 @@ impl Family for Runner {
     }
 
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>> {
+        if let Some(w) = &self.workload {
+            // What YCSB's measurements would add: rows per scan, and reads of a key that was
+            // not there (an INSERT that failed, yet was acknowledged as YCSB does).
+            let c = w.counters();
+            let scans = self.committed(outcome, Op::Scan);
+            let missed = c.reads_not_found.load(std::sync::atomic::Ordering::Relaxed);
+            if scans > 0 || missed > 0 {
+                let rows = c.scanned_rows.load(std::sync::atomic::Ordering::Relaxed);
+                console::note(&format!(
+                    "SCANs returned {rows} rows ({:.1} per scan); {missed} reads found no row",
+                    rows as f64 / scans.max(1) as f64
+                ));
+            }
+        }
         if !ctx.out.checks {
             return Ok(vec![
                 skipped("row count", "--no-check"),
