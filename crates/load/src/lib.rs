@@ -17,6 +17,7 @@
 //! - [`oltp`]: sysbench's `sbtestN` tables (`sysbench oltp_common prepare`).
 //! - [`tpcc`]: TPC-C's nine tables (clause 4.3.3.1 data, go-tpc's PostgreSQL schema), and the
 //!   load's NURand constants recorded with them.
+//! - [`ycsb`]: YCSB's `usertable` (`stampede init ycsb`), recorded in its comment.
 //! - [`layout`]: the sharded layouts of the tpcb and oltp tables (Citus, Aurora Limitless,
 //!   postgres_fdw partitions), as a plan of SQL steps that `--dry-run` prints and `init` runs.
 //! - Later workloads are modules beside these that build a task list and hand it to the driver.
@@ -28,6 +29,7 @@ pub mod oltp;
 mod steps;
 pub mod tpcb;
 pub mod tpcc;
+pub mod ycsb;
 
 use std::time::Duration;
 

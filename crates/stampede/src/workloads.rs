@@ -21,6 +21,8 @@ pub enum Family {
     Tpcc,
     /// The failover probe (`run::probe`, `stampede failover`).
     Probe,
+    /// YCSB's core workloads A to F (`run::ycsb`).
+    Ycsb,
 }
 
 /// The tables a workload runs on: what `stampede init` loads, and what the embedded server
@@ -37,6 +39,8 @@ pub enum Dataset {
     Tpcc,
     /// The failover probe's table, which the run creates and drops itself.
     Probe,
+    /// YCSB's `usertable`.
+    Ycsb,
 }
 
 impl Dataset {
@@ -48,6 +52,7 @@ impl Dataset {
             Dataset::OltpBulk => "oltp --bulk-insert",
             Dataset::Tpcc => "tpcc -w N",
             Dataset::Probe => "stampede_probe, made by the run",
+            Dataset::Ycsb => "ycsb",
         }
     }
 }
@@ -68,6 +73,7 @@ pub struct Workload {
 
 const TPCB_CHECKS: &[&str] = &["commit count", "TPC-B invariant"];
 const OLTP_CHECKS: &[&str] = &["commit count", "row counts"];
+const YCSB_CHECKS: &[&str] = &["commit count", "row count", "field lengths"];
 
 /// Every workload, in the order `--list` prints them.
 pub const WORKLOADS: &[Workload] = &[
@@ -200,6 +206,54 @@ pub const WORKLOADS: &[Workload] = &[
         peer: "a psql loop around a failover",
         checks: &["fault", "errors during the fault run", "audit"],
     },
+    Workload {
+        name: "ycsb-a",
+        family: Family::Ycsb,
+        dataset: Dataset::Ycsb,
+        about: "YCSB workload A (update heavy): 50% READ, 50% UPDATE, zipfian",
+        peer: "ycsb run jdbc -P workloads/workloada",
+        checks: YCSB_CHECKS,
+    },
+    Workload {
+        name: "ycsb-b",
+        family: Family::Ycsb,
+        dataset: Dataset::Ycsb,
+        about: "YCSB workload B (read mostly): 95% READ, 5% UPDATE, zipfian",
+        peer: "ycsb run jdbc -P workloads/workloadb",
+        checks: YCSB_CHECKS,
+    },
+    Workload {
+        name: "ycsb-c",
+        family: Family::Ycsb,
+        dataset: Dataset::Ycsb,
+        about: "YCSB workload C (read only): 100% READ, zipfian",
+        peer: "ycsb run jdbc -P workloads/workloadc",
+        checks: YCSB_CHECKS,
+    },
+    Workload {
+        name: "ycsb-d",
+        family: Family::Ycsb,
+        dataset: Dataset::Ycsb,
+        about: "YCSB workload D (read latest): 95% READ, 5% INSERT, latest",
+        peer: "ycsb run jdbc -P workloads/workloadd",
+        checks: YCSB_CHECKS,
+    },
+    Workload {
+        name: "ycsb-e",
+        family: Family::Ycsb,
+        dataset: Dataset::Ycsb,
+        about: "YCSB workload E (short ranges): 95% SCAN of 1-100 rows, 5% INSERT, zipfian",
+        peer: "ycsb run jdbc -P workloads/workloade",
+        checks: YCSB_CHECKS,
+    },
+    Workload {
+        name: "ycsb-f",
+        family: Family::Ycsb,
+        dataset: Dataset::Ycsb,
+        about: "YCSB workload F (read-modify-write): 50% READ, 50% READ-MODIFY-WRITE, zipfian",
+        peer: "ycsb run jdbc -P workloads/workloadf",
+        checks: YCSB_CHECKS,
+    },
 ];
 
 /// The workload named exactly `name` (sysbench's `.lua` suffix allowed).
@@ -313,6 +367,9 @@ mod tests {
                 ),
                 Family::Tpcc => assert_eq!(w.name, "tpcc"),
                 Family::Probe => assert_eq!(w.name, "failover-probe"),
+                Family::Ycsb => assert!(
+                    crate::plan::ycsb::options(w.name, &[]).is_ok_and(|o| o.workload.is_some())
+                ),
             }
         }
     }

@@ -73,6 +73,9 @@ fn every_listed_workload_runs_by_name_on_a_server_named_with_dash_d() {
     let (code, _, err) = args(&["init", "tpcc", "-w", "1", "-q"], &["-d", "wl"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(server.psql("wl", "SELECT count(*) FROM district"), "10");
+    let (code, _, err) = args(&["init", "ycsb", "-p", "recordcount=200"], &["-d", "wl"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(server.psql("wl", "SELECT count(*) FROM usertable"), "200");
     let (code, _, err) = args(&["init", "bulk_insert", "--tables", "2"], &["-d", "bulk"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(server.psql("bulk", "SELECT count(*) FROM sbtest2"), "0");

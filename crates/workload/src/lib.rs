@@ -1,7 +1,7 @@
 //! # workload: what a transaction does
 //!
 //! Owns the [`Workload`] trait and its implementations, one module per workload ([`tpcb`], [`oltp`];
-//! `script/` for pgbench's language; `tpcc/`, `ycsb/` later). A workload owns the
+//! `script/` for pgbench's language; `tpcc/`, `ycsb/`). A workload owns the
 //! transaction: which statements, with which random values, and the checks that must hold after a
 //! run. It never owns time: the engine decides when a transaction starts, measures it, retries it
 //! and stops the run.
@@ -19,6 +19,7 @@ pub mod readonly;
 pub mod script;
 pub mod tpcb;
 pub mod tpcc;
+pub mod ycsb;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -30,7 +30,8 @@ const OLTP: &str = "sysbench's tables (init oltp, sysbench prepare)";
 
 #[derive(Args, Debug)]
 pub struct InitArgs {
-    /// What to load: a workload (`stampede run --list`) or its tables' name: tpcb, oltp, tpcc.
+    /// What to load: a workload (`stampede run --list`) or its tables' name: tpcb, oltp, tpcc,
+    /// ycsb.
     #[arg(value_name = "WORKLOAD")]
     pub workload: Option<String>,
     /// The database, as pgbench's positional DBNAME (prefer -d).
@@ -125,6 +126,16 @@ pub struct InitArgs {
 
     #[command(flatten)]
     pub target: TargetArgs,
+
+    /// A YCSB property for `init ycsb`: `-p recordcount=N`, fieldcount, fieldlength,
+    /// insertorder=hashed|ordered, zeropadding (`-p` with a KEY=VALUE is a property; with a
+    /// number, the port).
+    #[arg(
+        long = "property",
+        value_name = "KEY=VALUE",
+        help_heading = "YCSB's usertable (init ycsb)"
+    )]
+    pub property: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -141,7 +152,7 @@ pub struct ResetArgs {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The workload (or its tables' name) whose consistency to check: tpcb, oltp, tpcc.
+    /// The workload (or its tables' name) whose consistency to check: tpcb, oltp, tpcc, ycsb.
     #[arg(value_name = "WORKLOAD")]
     pub workload: String,
     /// The database, as pgbench's positional DBNAME (prefer -d).

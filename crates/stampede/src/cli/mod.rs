@@ -101,6 +101,7 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     use clap::{CommandFactory, FromArgMatches};
+    let argv = ycsb_properties(argv.into_iter().map(Into::into).collect());
     let matches = match Cli::command().try_get_matches_from(argv) {
         Ok(m) => m,
         Err(e) => exit_clap(e),
@@ -110,6 +111,38 @@ where
         args.script_order = run::script_order(m);
     }
     cli
+}
+
+/// YCSB's `-p KEY=VALUE` beside libpq's `-p PORT` (`run` and `init`): a `-p` whose value holds
+/// `=` is a property, written `--property` for clap. No port holds `=`, so nothing that was a
+/// port before changes meaning.
+fn ycsb_properties(mut argv: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let is_run_or_init = |a: &std::ffi::OsString| a == "run" || a == "init";
+    let Some(sub) = argv.iter().skip(1).position(is_run_or_init) else {
+        return argv;
+    };
+    let mut i = sub + 2;
+    while i < argv.len() {
+        let a = argv[i].to_string_lossy().into_owned();
+        if a == "--" {
+            break;
+        }
+        if a == "-p"
+            && argv
+                .get(i + 1)
+                .is_some_and(|v| v.to_string_lossy().contains('='))
+        {
+            argv[i] = "--property".into();
+            i += 1;
+        } else if let Some(v) = a
+            .strip_prefix("-p")
+            .filter(|v| v.contains('=') && !v.starts_with('='))
+        {
+            argv[i] = format!("--property={v}").into();
+        }
+        i += 1;
+    }
+    argv
 }
 
 /// clap's own exit, but with stampede's usage code.
@@ -131,5 +164,67 @@ pub fn default_run() -> RunArgs {
     match parse_from(["stampede", "run"]).command {
         Some(Command::Run(a)) => a,
         _ => unreachable!("`stampede run` parses as run"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(v: &[&str]) -> Vec<String> {
+        ycsb_properties(v.iter().map(Into::into).collect())
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn dash_p_with_key_value_is_a_property_and_with_a_number_the_port() {
+        assert_eq!(
+            rewritten(&[
+                "stampede",
+                "run",
+                "ycsb-a",
+                "-p",
+                "recordcount=5",
+                "-p",
+                "5432"
+            ]),
+            [
+                "stampede",
+                "run",
+                "ycsb-a",
+                "--property",
+                "recordcount=5",
+                "-p",
+                "5432"
+            ]
+        );
+        assert_eq!(
+            rewritten(&["stampede", "init", "ycsb", "-pfieldcount=3", "-p5433"]),
+            [
+                "stampede",
+                "init",
+                "ycsb",
+                "--property=fieldcount=3",
+                "-p5433"
+            ]
+        );
+        // Other commands, and anything after `--`, are left alone.
+        assert_eq!(
+            rewritten(&["stampede", "report", "-p", "a=b"]),
+            ["stampede", "report", "-p", "a=b"]
+        );
+        assert_eq!(
+            rewritten(&["stampede", "run", "--", "-p", "a=b"]),
+            ["stampede", "run", "--", "-p", "a=b"]
+        );
+        let Some(Command::Run(a)) =
+            parse_from(["stampede", "run", "ycsb-b", "-p", "x=1", "-p", "7"]).command
+        else {
+            panic!("run parses as run")
+        };
+        assert_eq!(a.ycsb.property, ["x=1"]);
+        assert_eq!(a.target.port.as_deref(), Some("7"));
     }
 }

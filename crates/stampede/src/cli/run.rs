@@ -357,6 +357,10 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub target: TargetArgs,
+
+    /// YCSB's options, for `run ycsb-a` ... `ycsb-f`.
+    #[command(flatten)]
+    pub ycsb: YcsbArgs,
 }
 
 /// A script of the run as given on the command line.
@@ -425,4 +429,19 @@ impl TpccArgs {
         }
         g
     }
+}
+
+const YCSB: &str = "YCSB (run ycsb-a ... ycsb-f)";
+
+/// `stampede run ycsb-X`'s options.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct YcsbArgs {
+    /// A YCSB property over the core workload's file, as YCSB takes it: `-p recordcount=N`,
+    /// fieldcount, fieldlength, requestdistribution=zipfian|uniform|latest,
+    /// insertorder=hashed|ordered, readproportion (and update, insert, scan,
+    /// readmodifywrite), minscanlength, maxscanlength, scanlengthdistribution,
+    /// zipfianconstant, readallfields, writeallfields, zeropadding, operationcount. `-p` with
+    /// a KEY=VALUE is a property; with a number, the port.
+    #[arg(long = "property", value_name = "KEY=VALUE", help_heading = YCSB)]
+    pub property: Vec<String>,
 }

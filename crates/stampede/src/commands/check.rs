@@ -48,6 +48,7 @@ pub fn check(mut args: CheckArgs) -> Result<i32> {
             Dataset::Tpcb => tpcb(&mut s).await,
             Dataset::Oltp | Dataset::OltpBulk => oltp(&mut s, args.tables).await,
             Dataset::Tpcc => tpcc(&mut s).await,
+            Dataset::Ycsb => super::ycsb::check(&mut s).await,
             Dataset::Probe => unreachable!("refused above"),
         };
         s.close().await;

@@ -35,6 +35,7 @@ pub fn dataset(name: &str, bulk_insert: bool) -> Result<Dataset> {
         "oltp" if bulk_insert => Dataset::OltpBulk,
         "oltp" => Dataset::Oltp,
         "tpcc" => Dataset::Tpcc,
+        "ycsb" => Dataset::Ycsb,
         n => match workloads::find(n) {
             Some(w) => w.dataset,
             None => {
@@ -55,7 +56,9 @@ fn list() -> String {
          \x20 tpcb   pgbench's four tables (pgbench -i): -s, -F, --partitions, --foreign-keys, ...\n\
          \x20 oltp   sysbench's sbtestN tables (sysbench prepare): --tables, --table-size; \
          --bulk-insert for bulk_insert's\n\
-         \x20 tpcc   TPC-C's nine tables (go-tpc's schema; tpcc-mysql's on MySQL): -w\n\n",
+         \x20 tpcc   TPC-C's nine tables (go-tpc's schema; tpcc-mysql's on MySQL): -w\n\
+         \x20 ycsb   YCSB's usertable: -p recordcount=N, -p fieldcount, -p fieldlength, \
+         -p insertorder\n\n",
     );
     s.push_str(&workloads::list());
     s
@@ -138,6 +141,9 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     if dataset == Dataset::Probe {
         bail!("failover-probe has nothing to load: its run creates (and drops) stampede_probe");
     }
+    if !args.property.is_empty() && dataset != Dataset::Ycsb {
+        bail!("-p KEY=VALUE (--property) only applies to YCSB's usertable (`init ycsb`)");
+    }
     if super::sharded::wanted(&args) {
         return super::sharded::init(args, dataset);
     }
@@ -160,6 +166,9 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     }
     if dataset == Dataset::Tpcc {
         return init_tpcc(args);
+    }
+    if dataset == Dataset::Ycsb {
+        return super::ycsb::init(args, &name);
     }
     init_oltp(args, dataset == Dataset::OltpBulk)
 }
@@ -295,14 +304,14 @@ fn load_tpcb(
 
 /// What the user sees while loading: pgbench's step lines, and during generation a progress bar
 /// (terminal) or a line every 5 s (pipe, log file).
-struct LoadView {
+pub(super) struct LoadView {
     quiet: bool,
     bar: Option<ProgressBar>,
     last_line: Instant,
 }
 
 impl LoadView {
-    fn new(quiet: bool) -> Self {
+    pub(super) fn new(quiet: bool) -> Self {
         LoadView {
             quiet,
             bar: None,
@@ -310,7 +319,7 @@ impl LoadView {
         }
     }
 
-    fn event(&mut self, e: &Event<'_>) {
+    pub(super) fn event(&mut self, e: &Event<'_>) {
         match e {
             Event::StepStarted(step) => {
                 if !self.quiet {
@@ -359,7 +368,7 @@ impl LoadView {
         }
     }
 
-    fn finish(&mut self) {
+    pub(super) fn finish(&mut self) {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }

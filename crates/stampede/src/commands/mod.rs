@@ -9,6 +9,7 @@ mod report;
 mod run;
 mod server;
 mod sharded;
+mod ycsb;
 
 use anyhow::Result;
 

@@ -21,6 +21,7 @@ pub mod pgbench;
 pub mod probe;
 pub mod sysbench;
 pub mod tpcc;
+pub mod ycsb;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -36,6 +37,7 @@ use crate::{environment, targeting};
 pub use pgbench::PgbenchJob;
 pub use sysbench::SysbenchJob;
 pub use tpcc::TpccJob;
+pub use ycsb::YcsbJob;
 
 /// Which command line the plan came from: it decides the defaults and whose conventions the
 /// output follows.
@@ -63,6 +65,8 @@ pub enum Job {
     Probe {
         keep: bool,
     },
+    /// YCSB's core workloads (`ycsb`).
+    Ycsb(YcsbJob),
 }
 
 /// What the run writes, and what it adds to the measurement.
@@ -186,6 +190,12 @@ impl Plan {
                 "`stampede run tpcc ...`",
             ));
         }
+        if family != Family::Ycsb && !a.ycsb.property.is_empty() {
+            return Err(Failure::usage(
+                "-p KEY=VALUE (--property) only applies to YCSB's workloads",
+                "`stampede run ycsb-a -p recordcount=N ...`; the port is -p PORT",
+            ));
+        }
         let mut defaulted = Vec::new();
         if frontend == Frontend::Native {
             apply_defaults(&mut a, &mut defaulted);
@@ -218,6 +228,11 @@ impl Plan {
                 (Job::Tpcc(job), spec)
             }
             Family::Probe => (Job::Probe { keep: a.keep_probe }, probe::plan(&a)?),
+            Family::Ycsb => {
+                let name = workload.expect("a YCSB run names its workload").name;
+                let (job, spec) = ycsb::plan(&a, name)?;
+                (Job::Ycsb(job), spec)
+            }
         };
         let fault = fault_spec(&a, &spec)?;
         let mut spec = spec;

@@ -23,6 +23,7 @@ mod split;
 pub mod sysbench;
 mod sysbench_checks;
 pub mod tpcc;
+pub mod ycsb;
 
 use std::time::Instant;
 
@@ -160,6 +161,7 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Job::Sysbench(j) => Box::new(sysbench::Runner::new(j)),
         Job::Tpcc(j) => Box::new(tpcc::Runner::new(j)),
         Job::Probe { keep } => Box::new(probe::Runner::new(keep)),
+        Job::Ycsb(j) => Box::new(ycsb::Runner::new(j)),
     };
     if targeting::names_mysql(&target_args) {
         if let Some((cause, todo)) = family.mysql_refusal() {

@@ -1,0 +1,119 @@
+//! The plan of a YCSB run (`stampede run ycsb-a` ... `ycsb-f`), decided before any I/O: the
+//! core workload's file with the `-p KEY=VALUE` properties over it (`workload::ycsb::props`,
+//! where an unknown property is an error naming it), and the engine's [`RunSpec`].
+//!
+//! YCSB's `operationcount` ends a YCSB run; here -T or -t does (stampede's one set of
+//! defaults), and `operationcount` keeps its other use, sizing the zipfian's room for new keys.
+//! With -t and no `-p operationcount`, it is the run's operations (-t times -c), what YCSB
+//! would have been told. The simple protocol is refused: YCSB's JDBC binding sends every key
+//! and value as a parameter.
+
+use std::time::Duration;
+
+use anyhow::Result;
+use engine::{RunSpec, Stop};
+use target::QueryMode;
+use workload::ycsb::{props, Options};
+
+use super::{parse_seed, tick};
+use crate::cli::RunArgs;
+use crate::console::Failure;
+
+macro_rules! bail {
+    ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
+}
+
+/// Everything a YCSB run decided from its command line.
+pub struct YcsbJob {
+    /// The workload's name (`ycsb-a`).
+    pub name: &'static str,
+    pub opts: Options,
+}
+
+/// The core workload a name (`ycsb-a`) stands for, with the properties over it.
+pub fn options(name: &str, properties: &[String]) -> Result<Options> {
+    let letter = name
+        .strip_prefix("ycsb-")
+        .and_then(|l| l.chars().next())
+        .filter(|_| name.len() == 6);
+    let base = letter.and_then(props::core_workload).unwrap_or_default();
+    props::parse(base, properties).map_err(|e| {
+        Failure::usage(
+            e.to_string(),
+            "YCSB's properties are written -p KEY=VALUE (or --property KEY=VALUE)",
+        )
+    })
+}
+
+pub(crate) fn plan(a: &RunArgs, name: &'static str) -> Result<(YcsbJob, RunSpec)> {
+    if !a.builtin.is_empty() || !a.file.is_empty() || a.skip_some_updates || a.select_only {
+        bail!("{name} is the workload: -b, -f, -N and -S cannot be added to it");
+    }
+    if !a.define.is_empty() || a.scale.is_some() || a.show_script.is_some() {
+        bail!("-D, -s and --show-script do not apply to {name} (its size is -p recordcount=N)");
+    }
+    if a.log {
+        bail!("--log is not supported for YCSB yet; the JSON result holds every interval");
+    }
+    let mut opts = options(name, &a.ycsb.property)?;
+    let clients = a.clients.unwrap_or(1);
+    let jobs = a.jobs.unwrap_or(1);
+    if clients < 1 {
+        bail!("-c/--client must be at least 1");
+    }
+    if jobs < 1 {
+        bail!("-j/--jobs must be at least 1");
+    }
+    let stop = match (a.transactions, a.time) {
+        (Some(_), Some(_)) => bail!("-t and -T: give one of them"),
+        (Some(0), None) => bail!("-t/--transactions must be at least 1"),
+        (Some(t), None) => Stop::Transactions(t),
+        (None, Some(0)) => bail!("-T/--time must be at least 1"),
+        (None, t) => Stop::Duration(Duration::from_secs(t.unwrap_or(10))),
+    };
+    if let (Stop::Transactions(t), false) = (stop, opts.was_given("operationcount")) {
+        opts.operationcount = t.saturating_mul(u64::from(clients));
+    }
+    let mode = a.protocol.map_or(QueryMode::Prepared, |p| p.mode());
+    if mode == QueryMode::Simple {
+        return Err(Failure::usage(
+            format!("{name} sends its keys and values as parameters: -M simple cannot carry them"),
+            "use -M prepared (the default) or -M extended",
+        ));
+    }
+    let rate = a.rate;
+    if rate.is_some_and(|r| !(r > 0.0 && r.is_finite())) {
+        bail!("-R/--rate must be positive");
+    }
+    let limit = a.latency_limit;
+    if limit.is_some_and(|l| !(l > 0.0 && l.is_finite())) {
+        bail!("-L/--latency-limit must be positive");
+    }
+    let max_tries = a.max_tries.unwrap_or(1);
+    if max_tries == 0 && matches!(stop, Stop::Transactions(_)) {
+        bail!("--max-tries=0 (unlimited) needs -T, or the run might never end");
+    }
+    let spec = RunSpec {
+        clients,
+        threads: jobs.min(clients),
+        stop,
+        rate_tps: rate,
+        latency_limit: limit.map(|ms| Duration::from_secs_f64(ms / 1000.0)),
+        mode,
+        max_tries,
+        connect_per_txn: a.connect,
+        progress: tick(a.progress.filter(|p| *p > 0.0)),
+        seed: parse_seed(a.random_seed.as_deref())?,
+        per_statement: a.report_per_command,
+        weights: Vec::new(),
+        log: None,
+        exit_on_abort: a.exit_on_abort,
+        io: a.io.mode(),
+        verbose_errors: a.verbose_errors,
+        spread: a.spread.spread(),
+        fault_run: false,
+        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
+    };
+    engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
+    Ok((YcsbJob { name, opts }, spec))
+}
