@@ -21,6 +21,8 @@ pub enum Family {
     Tpcc,
     /// The failover probe (`run::probe`, `stampede failover`).
     Probe,
+    /// The cache curve (`run::cache_curve`).
+    CacheCurve,
 }
 
 /// The tables a workload runs on: what `stampede init` loads, and what the embedded server
@@ -37,6 +39,8 @@ pub enum Dataset {
     Tpcc,
     /// The failover probe's table, which the run creates and drops itself.
     Probe,
+    /// The cache curve's table, grown and dropped by the run.
+    CacheCurve,
 }
 
 impl Dataset {
@@ -48,6 +52,7 @@ impl Dataset {
             Dataset::OltpBulk => "oltp --bulk-insert",
             Dataset::Tpcc => "tpcc -w N",
             Dataset::Probe => "stampede_probe, made by the run",
+            Dataset::CacheCurve => "stampede_cache_curve, made by the run",
         }
     }
 }
@@ -200,6 +205,15 @@ pub const WORKLOADS: &[Workload] = &[
         peer: "a psql loop around a failover",
         checks: &["fault", "errors during the fault run", "audit"],
     },
+    Workload {
+        name: "cache-curve",
+        family: Family::CacheCurve,
+        dataset: Dataset::CacheCurve,
+        about: "scans and point reads as a table grows past the server's cache (--sizes); \
+                hit ratio, pages/ms, the knee",
+        peer: "seed 003: inserts and EXPLAIN (ANALYZE, BUFFERS) in a psql loop",
+        checks: &["row counts", "point reads"],
+    },
 ];
 
 /// The workload named exactly `name` (sysbench's `.lua` suffix allowed).
@@ -313,6 +327,7 @@ mod tests {
                 ),
                 Family::Tpcc => assert_eq!(w.name, "tpcc"),
                 Family::Probe => assert_eq!(w.name, "failover-probe"),
+                Family::CacheCurve => assert_eq!(w.name, "cache-curve"),
             }
         }
     }

@@ -138,6 +138,9 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     if dataset == Dataset::Probe {
         bail!("failover-probe has nothing to load: its run creates (and drops) stampede_probe");
     }
+    if dataset == Dataset::CacheCurve {
+        bail!("cache-curve has nothing to load: its run grows (and drops) stampede_cache_curve");
+    }
     if super::sharded::wanted(&args) {
         return super::sharded::init(args, dataset);
     }

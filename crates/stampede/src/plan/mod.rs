@@ -17,6 +17,7 @@
 //! client, 10 transactions, simple protocol, nothing added), sysbench's for `stampede sysbench`
 //! (1 thread, 10 s, prepared). The defaults a stampede run used are printed in its header.
 
+pub mod cache_curve;
 pub mod pgbench;
 pub mod probe;
 pub mod sysbench;
@@ -33,6 +34,7 @@ use crate::console::Failure;
 use crate::workloads::{self, Family};
 use crate::{environment, targeting};
 
+pub use cache_curve::CacheCurveJob;
 pub use pgbench::PgbenchJob;
 pub use sysbench::SysbenchJob;
 pub use tpcc::TpccJob;
@@ -63,6 +65,8 @@ pub enum Job {
     Probe {
         keep: bool,
     },
+    /// `run cache-curve`: not an engine run (`run::cache_curve`).
+    CacheCurve(CacheCurveJob),
 }
 
 /// What the run writes, and what it adds to the measurement.
@@ -186,8 +190,17 @@ impl Plan {
                 "`stampede run tpcc ...`",
             ));
         }
+        if family != Family::CacheCurve {
+            if let Some(g) = a.cache_curve.given().first() {
+                return Err(Failure::usage(
+                    format!("{g} only applies to cache-curve"),
+                    "`stampede run cache-curve ...`",
+                ));
+            }
+        }
         let mut defaulted = Vec::new();
-        if frontend == Frontend::Native {
+        // A cache curve has defaults of its own (`cache_curve`).
+        if frontend == Frontend::Native && family != Family::CacheCurve {
             apply_defaults(&mut a, &mut defaulted);
         }
         let progress_s = match a.progress {
@@ -218,6 +231,10 @@ impl Plan {
                 (Job::Tpcc(job), spec)
             }
             Family::Probe => (Job::Probe { keep: a.keep_probe }, probe::plan(&a)?),
+            Family::CacheCurve => {
+                let (job, spec) = cache_curve::plan(&mut a)?;
+                (Job::CacheCurve(job), spec)
+            }
         };
         let fault = fault_spec(&a, &spec)?;
         let mut spec = spec;
