@@ -254,7 +254,7 @@ fn on_mariadb_the_buffer_pool_counters_show_the_knee() {
         "-d",
         &m.socket_url("root", None, "curve"),
         "--sizes",
-        "2MB,4MB,48MB",
+        "1MB,2MB,48MB",
         "-T",
         "1",
         "-c",
@@ -267,12 +267,16 @@ fn on_mariadb_the_buffer_pool_counters_show_the_knee() {
     assert_eq!(c.cache_setting, "innodb_buffer_pool_size");
     assert_eq!(c.cache_bytes, pool);
     assert_eq!(c.page_bytes, 16384);
-    // Far below the pool: every page a hit; three times it: most of them read.
+    // Far below the pool: every page a hit; three times it: most of them read. (InnoDB's
+    // scans fall out of the pool well before its size, at about the old sublist's 3/8 of it:
+    // the knee is somewhere up to the last size, not necessarily at the pool's size.)
     assert!(c.points[0].hit_ratio >= 0.99, "{:?}", c.points[0]);
     assert!(c.points[0].point_hit_ratio >= 0.99, "{:?}", c.points[0]);
-    assert!(c.points[2].hit_ratio < 0.9, "{:?}", c.points[2]);
+    assert!(c.points[2].hit_ratio < 0.5, "{:?}", c.points[2]);
     assert!(c.points[2].scan_reads > 0, "{:?}", c.points[2]);
-    assert_eq!(c.knee_bytes, Some(c.points[2].size_bytes));
+    assert!(c.points[2].point_hit_ratio < 0.9, "{:?}", c.points[2]);
+    let knee = c.knee_bytes.expect("a knee");
+    assert!(knee > c.points[0].size_bytes, "{knee}");
     // The table is gone afterwards.
     assert_eq!(
         m.sql(

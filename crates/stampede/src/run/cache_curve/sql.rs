@@ -17,7 +17,12 @@
 //! client; its hits and reads are deltas of `Innodb_buffer_pool_read_requests` and of
 //! `Innodb_buffer_pool_reads` plus `Innodb_buffer_pool_read_ahead` (pages a scan's read-ahead
 //! brought in are found in the pool by the requests that follow, yet came from disk). These are
-//! the server's global counters: the measurement assumes nothing else runs there.
+//! the server's global counters: the measurement assumes nothing else runs there. InnoDB keeps
+//! scans from flooding its pool (midpoint insertion: a page read by a scan enters the LRU's old
+//! sublist, `innodb_old_blocks_pct` = 37% of the pool, and is made young only when touched again
+//! after `innodb_old_blocks_time`), so its scans stop finding their pages once the table
+//! outgrows about 3/8 of the pool: the scans' knee comes there, well before the pool's size,
+//! while point reads, which touch pages again, keep more of them.
 
 use anyhow::{anyhow, Context, Result};
 use target::{Dialect, Session};
