@@ -62,7 +62,7 @@ pub fn parse_size(s: &str) -> Option<u64> {
         "t" | "tb" => 1 << 40,
         _ => return None,
     };
-    (n.is_finite() && n >= 0.0).then(|| (n * mult as f64) as u64)
+    (n.is_finite() && n >= 0.0).then_some((n * mult as f64) as u64)
 }
 
 /// `--sizes A,B,C`: each a size, at least 64 kB, strictly increasing (the table only grows).
