@@ -97,6 +97,7 @@ mod tests {
             no_fault_time: true,
             ..crate::testdata::failover_section()
         });
+        r.cache_curve = Some(crate::cache_curve::tests::sample());
         // MySQL's additions (no real run has them with PostgreSQL's counters).
         if let Some(m) = &mut r.server_metrics {
             let my = crate::testdata::mysql_server_metrics();
@@ -259,6 +260,17 @@ mod tests {
                         .remove("rate_per_s"),
                 )
             }),
+            ("a cache point without its hit ratio", |v| {
+                drop(
+                    v["cache_curve"]["points"][0]
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("hit_ratio"),
+                )
+            }),
+            ("a hit ratio above 1", |v| {
+                v["cache_curve"]["points"][0]["hit_ratio"] = json!(1.5)
+            }),
             ("statement without calls", |v| {
                 drop(
                     v["server_metrics"]["statements"][0]
@@ -351,6 +363,7 @@ mod tests {
             "nodes",
             "rows_examined",
             "failover",
+            "cache_curve",
             "fault_cmd",
             "fault_exit_status",
             "detect_s",
@@ -458,6 +471,8 @@ mod tests {
                 &v["failover"]["writes"],
             ),
             (&schema["properties"]["routing"]["items"], &v["routing"][0]),
+            (&defs["cache_curve"], &v["cache_curve"]),
+            (&defs["cache_point"], &v["cache_curve"]["points"][0]),
             (&defs["server_metrics"], m),
             (&sm["cost"], &m["cost"]),
             (&sm["notes"]["items"], &m["notes"][0]),

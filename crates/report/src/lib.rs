@@ -12,6 +12,7 @@
 //! Depends on `measure` (the numbers), serde and serde_json only. The caller fills the result
 //! (redacting secrets first) and decides where each rendering goes.
 
+mod cache_curve;
 pub mod compare;
 mod csv;
 mod endpoint;
@@ -29,6 +30,7 @@ mod text;
 #[cfg(test)]
 mod testdata;
 
+pub use cache_curve::{render_cache_curve, size_text, CacheCurve, CachePoint, KNEE_HIT_RATIO};
 pub use csv::{render_csv, CSV_HEADER};
 pub use endpoint::{EndpointFailures, EndpointLatency};
 pub use json::{read_json, write_json, ReadError, SCHEMA};

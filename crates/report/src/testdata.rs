@@ -241,6 +241,7 @@ pub fn result(
         failover: None,
         replication: Vec::new(),
         routing: Vec::new(),
+        cache_curve: None,
     }
 }
 

@@ -23,6 +23,8 @@ pub enum Family {
     Probe,
     /// YCSB's core workloads A to F (`run::ycsb`).
     Ycsb,
+    /// The cache curve (`run::cache_curve`).
+    CacheCurve,
 }
 
 /// The tables a workload runs on: what `stampede init` loads, and what the embedded server
@@ -41,6 +43,8 @@ pub enum Dataset {
     Probe,
     /// YCSB's `usertable`.
     Ycsb,
+    /// The cache curve's table, grown and dropped by the run.
+    CacheCurve,
 }
 
 impl Dataset {
@@ -53,6 +57,7 @@ impl Dataset {
             Dataset::Tpcc => "tpcc -w N",
             Dataset::Probe => "stampede_probe, made by the run",
             Dataset::Ycsb => "ycsb",
+            Dataset::CacheCurve => "stampede_cache_curve, made by the run",
         }
     }
 }
@@ -254,6 +259,15 @@ pub const WORKLOADS: &[Workload] = &[
         peer: "ycsb run jdbc -P workloads/workloadf",
         checks: YCSB_CHECKS,
     },
+    Workload {
+        name: "cache-curve",
+        family: Family::CacheCurve,
+        dataset: Dataset::CacheCurve,
+        about: "scans and point reads as a table grows past the server's cache (--sizes); \
+                hit ratio, pages/ms, the knee",
+        peer: "seed 003: inserts and EXPLAIN (ANALYZE, BUFFERS) in a psql loop",
+        checks: &["row counts", "point reads"],
+    },
 ];
 
 /// The workload named exactly `name` (sysbench's `.lua` suffix allowed).
@@ -370,6 +384,7 @@ mod tests {
                 Family::Ycsb => assert!(
                     crate::plan::ycsb::options(w.name, &[]).is_ok_and(|o| o.workload.is_some())
                 ),
+                Family::CacheCurve => assert_eq!(w.name, "cache-curve"),
             }
         }
     }

@@ -148,6 +148,14 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
         esc(&r.stampede_version)
     );
 
+    // A cache curve measures no transactions: its own headline and section, then the checks
+    // and what ran where.
+    if let Some(cc) = &r.cache_curve {
+        cache_curve_page(&mut o, r, cc);
+        footer(&mut o, r, source);
+        return o;
+    }
+
     // Headline numbers.
     o.push_str("<div class=\"kpis\">");
     if let Some(t) = &r.tpcc {
@@ -221,6 +229,32 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
              is no database load, top SQL or server counters.</p></section>",
         ),
     }
+    footer(&mut o, r, source);
+    o
+}
+
+/// The headline numbers of a cache curve, its section, the checks and what ran where.
+fn cache_curve_page(o: &mut String, r: &RunResult, cc: &crate::CacheCurve) {
+    o.push_str("<div class=\"kpis\">");
+    kpi(o, &crate::size_text(cc.cache_bytes), "", &cc.cache_setting);
+    match cc.knee_bytes {
+        Some(k) => kpi(o, &crate::size_text(k), "", "knee (hit ratio below 98%)"),
+        None => kpi(o, "none", "", "knee"),
+    }
+    let best = cc.points.iter().map(|p| p.pages_per_ms).fold(0.0, f64::max);
+    kpi(o, &format!("{best:.0}"), "pages/ms", "best scan throughput");
+    o.push_str("</div>");
+    if r.interrupted {
+        o.push_str(
+            "<div class=\"banner\">The run was interrupted: the numbers cover the sizes measured.</div>",
+        );
+    }
+    run::verdicts(o, r);
+    crate::cache_curve::html_section(o, cc);
+    run::run_details(o, r);
+}
+
+fn footer(o: &mut String, r: &RunResult, source: Option<&std::path::Path>) {
     let from = match source {
         Some(p) => format!("from <code>{}</code>", esc(&p.display().to_string())),
         None => "at the end of the run (the result was not saved as JSON)".into(),
@@ -232,5 +266,4 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
         esc(&r.stampede_version),
         r.schema_version
     );
-    o
 }

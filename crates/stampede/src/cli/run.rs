@@ -361,6 +361,9 @@ pub struct RunArgs {
     /// YCSB's options, for `run ycsb-a` ... `ycsb-f`.
     #[command(flatten)]
     pub ycsb: YcsbArgs,
+    /// The cache curve's options, for `run cache-curve`.
+    #[command(flatten)]
+    pub cache_curve: CacheCurveArgs,
 }
 
 /// A script of the run as given on the command line.
@@ -444,4 +447,33 @@ pub struct YcsbArgs {
     /// a KEY=VALUE is a property; with a number, the port.
     #[arg(long = "property", value_name = "KEY=VALUE", help_heading = YCSB)]
     pub property: Vec<String>,
+}
+
+const CACHE_CURVE: &str = "Cache curve (run cache-curve)";
+
+/// `stampede run cache-curve`'s options (`-c` and `-T` are the point reads' clients and seconds
+/// per size).
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct CacheCurveArgs {
+    /// Table sizes to measure, smallest first (`8MB,16MB,32MB`); default: an eighth of the
+    /// server's cache to four times it.
+    #[arg(long = "sizes", value_name = "SIZE,...", help_heading = CACHE_CURVE)]
+    pub sizes: Option<String>,
+    /// Measured scans per size, after one warm-up scan [3].
+    #[arg(long = "scans", value_name = "NUM", help_heading = CACHE_CURVE)]
+    pub scans: Option<u32>,
+}
+
+impl CacheCurveArgs {
+    /// The options given, for a run that is not a cache curve.
+    pub fn given(&self) -> Vec<&'static str> {
+        let mut g = Vec::new();
+        if self.sizes.is_some() {
+            g.push("--sizes");
+        }
+        if self.scans.is_some() {
+            g.push("--scans");
+        }
+        g
+    }
 }

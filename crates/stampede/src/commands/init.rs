@@ -144,6 +144,9 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     if !args.property.is_empty() && dataset != Dataset::Ycsb {
         bail!("-p KEY=VALUE (--property) only applies to YCSB's usertable (`init ycsb`)");
     }
+    if dataset == Dataset::CacheCurve {
+        bail!("cache-curve has nothing to load: its run grows (and drops) stampede_cache_curve");
+    }
     if super::sharded::wanted(&args) {
         return super::sharded::init(args, dataset);
     }

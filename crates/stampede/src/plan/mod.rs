@@ -17,6 +17,7 @@
 //! client, 10 transactions, simple protocol, nothing added), sysbench's for `stampede sysbench`
 //! (1 thread, 10 s, prepared). The defaults a stampede run used are printed in its header.
 
+pub mod cache_curve;
 pub mod pgbench;
 pub mod probe;
 pub mod sysbench;
@@ -34,6 +35,7 @@ use crate::console::Failure;
 use crate::workloads::{self, Family};
 use crate::{environment, targeting};
 
+pub use cache_curve::CacheCurveJob;
 pub use pgbench::PgbenchJob;
 pub use sysbench::SysbenchJob;
 pub use tpcc::TpccJob;
@@ -67,6 +69,8 @@ pub enum Job {
     },
     /// YCSB's core workloads (`ycsb`).
     Ycsb(YcsbJob),
+    /// `run cache-curve`: not an engine run (`run::cache_curve`).
+    CacheCurve(CacheCurveJob),
 }
 
 /// What the run writes, and what it adds to the measurement.
@@ -196,8 +200,17 @@ impl Plan {
                 "`stampede run ycsb-a -p recordcount=N ...`; the port is -p PORT",
             ));
         }
+        if family != Family::CacheCurve {
+            if let Some(g) = a.cache_curve.given().first() {
+                return Err(Failure::usage(
+                    format!("{g} only applies to cache-curve"),
+                    "`stampede run cache-curve ...`",
+                ));
+            }
+        }
         let mut defaulted = Vec::new();
-        if frontend == Frontend::Native {
+        // A cache curve has defaults of its own (`cache_curve`).
+        if frontend == Frontend::Native && family != Family::CacheCurve {
             apply_defaults(&mut a, &mut defaulted);
         }
         let progress_s = match a.progress {
@@ -232,6 +245,10 @@ impl Plan {
                 let name = workload.expect("a YCSB run names its workload").name;
                 let (job, spec) = ycsb::plan(&a, name)?;
                 (Job::Ycsb(job), spec)
+            }
+            Family::CacheCurve => {
+                let (job, spec) = cache_curve::plan(&mut a)?;
+                (Job::CacheCurve(job), spec)
             }
         };
         let fault = fault_spec(&a, &spec)?;

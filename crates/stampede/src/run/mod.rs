@@ -13,6 +13,7 @@
 //! server commits, its own checks and its part of the result. What is printed and how follows
 //! the plan's front end (`output`).
 
+mod cache_curve;
 pub(crate) mod fault;
 mod faulted;
 mod output;
@@ -162,6 +163,8 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Job::Tpcc(j) => Box::new(tpcc::Runner::new(j)),
         Job::Probe { keep } => Box::new(probe::Runner::new(keep)),
         Job::Ycsb(j) => Box::new(ycsb::Runner::new(j)),
+        // Not an engine run: a sequence of its own (`cache_curve`).
+        Job::CacheCurve(j) => return cache_curve::execute(target_args, j, out),
     };
     if targeting::names_mysql(&target_args) {
         if let Some((cause, todo)) = family.mysql_refusal() {

@@ -51,37 +51,8 @@ pub(super) fn assemble(
         command_line: command_line(),
         started_at: report::format_rfc3339_utc(outcome.started_at),
         measured_duration_s: outcome.total.duration_s(),
-        target: report::TargetInfo {
-            conninfo: target.conn.redacted(),
-            embedded: match (&target.embedded, &target.embedded_mysql) {
-                (Some(e), _) => Some(report::EmbeddedTarget {
-                    bin_dir: e.binaries().bindir.display().to_string(),
-                    settings: e.settings().iter().cloned().collect(),
-                }),
-                (None, Some(m)) => Some(report::EmbeddedTarget {
-                    bin_dir: (m.binaries().server.parent())
-                        .map_or_else(String::new, |d| d.display().to_string()),
-                    settings: m.settings().iter().cloned().collect(),
-                }),
-                (None, None) => None,
-            },
-        },
-        environment: report::Environment {
-            server: report::ServerEnvironment {
-                version: server.version.clone(),
-                version_num: Some(server.version_num),
-                settings: server.settings.clone(),
-            },
-            client: report::ClientEnvironment {
-                cpus: client.cpus as u32,
-                cpu_model: Some(client.cpu_model),
-                memory_bytes: Some(client.memory_bytes),
-                os: client.os,
-                hostname: client.hostname,
-                stampede_version: env!("CARGO_PKG_VERSION").into(),
-                fd_limit: client.fd_limit,
-            },
-        },
+        target: target_info(target),
+        environment: environment_info(server, client),
         connections: report::ConnectionStats {
             initial_connect_ms: outcome.connect_time.as_secs_f64() * 1000.0,
             clients: config.clients,
@@ -125,6 +96,49 @@ pub(super) fn assemble(
         failover: None,
         replication: Vec::new(),
         routing: Vec::new(),
+        cache_curve: None,
+    }
+}
+
+/// The target as the result describes it (redacted), with the embedded server's settings.
+pub(super) fn target_info(target: &targeting::Target) -> report::TargetInfo {
+    report::TargetInfo {
+        conninfo: target.conn.redacted(),
+        embedded: match (&target.embedded, &target.embedded_mysql) {
+            (Some(e), _) => Some(report::EmbeddedTarget {
+                bin_dir: e.binaries().bindir.display().to_string(),
+                settings: e.settings().iter().cloned().collect(),
+            }),
+            (None, Some(m)) => Some(report::EmbeddedTarget {
+                bin_dir: (m.binaries().server.parent())
+                    .map_or_else(String::new, |d| d.display().to_string()),
+                settings: m.settings().iter().cloned().collect(),
+            }),
+            (None, None) => None,
+        },
+    }
+}
+
+/// The server's and the client machine's environment as the result describes them.
+pub(super) fn environment_info(
+    server: &environment::ServerInfo,
+    client: environment::ClientInfo,
+) -> report::Environment {
+    report::Environment {
+        server: report::ServerEnvironment {
+            version: server.version.clone(),
+            version_num: Some(server.version_num),
+            settings: server.settings.clone(),
+        },
+        client: report::ClientEnvironment {
+            cpus: client.cpus as u32,
+            cpu_model: Some(client.cpu_model),
+            memory_bytes: Some(client.memory_bytes),
+            os: client.os,
+            hostname: client.hostname,
+            stampede_version: env!("CARGO_PKG_VERSION").into(),
+            fd_limit: client.fd_limit,
+        },
     }
 }
 
@@ -174,7 +188,7 @@ fn endpoints(conn: &target::Target, outcome: &engine::Outcome) -> Vec<report::En
 
 /// The command line as given, with every password removed: inside connection strings
 /// (`target::conninfo::redact`) and as the value of `--pgsql-password` / `--mysql-password`.
-fn command_line() -> Vec<String> {
+pub(super) fn command_line() -> Vec<String> {
     let mut argv: Vec<String> = std::env::args()
         .map(|a| target::conninfo::redact(&a))
         .collect();
