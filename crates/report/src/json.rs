@@ -92,6 +92,7 @@ mod tests {
             s.fairness = Some(crate::Fairness::of(&[(10.0, 1.0), (12.0, 1.1)]));
         }
         r.tpcc = Some(crate::testdata::tpcc_section());
+        r.iibench = Some(crate::testdata::iibench_section());
         r.failover = Some(crate::testdata::failover_section());
         // MySQL's additions (no real run has them with PostgreSQL's counters).
         if let Some(m) = &mut r.server_metrics {
@@ -362,6 +363,10 @@ mod tests {
             "duplicate_seqs",
             "audited_on",
             "audit_error",
+            "iibench",
+            "outgrown",
+            "insert_rows_per_s_before",
+            "insert_rows_per_s_after",
         ];
         let objects = [
             (&schema, &v),
@@ -400,6 +405,19 @@ mod tests {
             ),
             (&defs["sysbench"], &v["sysbench"]),
             (&defs["tpcc"], &v["tpcc"]),
+            (&defs["iibench"], &v["iibench"]),
+            (
+                &defs["iibench"]["properties"]["series"]["items"],
+                &v["iibench"]["series"][0],
+            ),
+            (
+                &defs["iibench"]["properties"]["index_samples"]["items"],
+                &v["iibench"]["index_samples"][0],
+            ),
+            (
+                &defs["iibench"]["properties"]["outgrown"],
+                &v["iibench"]["outgrown"],
+            ),
             (
                 &schema["properties"]["endpoints"]["items"],
                 &v["endpoints"][0],

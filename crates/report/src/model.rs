@@ -81,6 +81,10 @@ pub struct RunResult {
     /// On sharded tables: the routing check's verdict on each distinct statement.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routing: Vec<crate::Routing>,
+    /// The insert benchmark's rates, index sizes and outgrow point (`run iibench`); `None`
+    /// for other workloads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iibench: Option<crate::iibench::IibenchSection>,
 }
 
 /// One host of a target with several, as the run used it. Transactions are those of the

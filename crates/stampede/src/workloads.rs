@@ -21,6 +21,10 @@ pub enum Family {
     Tpcc,
     /// The failover probe (`run::probe`, `stampede failover`).
     Probe,
+    /// The insert benchmark (`run::iibench`).
+    Iibench,
+    /// The CRUD mix (`run::crud`).
+    Crud,
 }
 
 /// The tables a workload runs on: what `stampede init` loads, and what the embedded server
@@ -37,6 +41,10 @@ pub enum Dataset {
     Tpcc,
     /// The failover probe's table, which the run creates and drops itself.
     Probe,
+    /// iibench's `purchases_index`, empty, with its three secondary indexes.
+    Iibench,
+    /// The CRUD mix's `crudN` tables.
+    Crud,
 }
 
 impl Dataset {
@@ -48,6 +56,8 @@ impl Dataset {
             Dataset::OltpBulk => "oltp --bulk-insert",
             Dataset::Tpcc => "tpcc -w N",
             Dataset::Probe => "stampede_probe, made by the run",
+            Dataset::Iibench => "iibench",
+            Dataset::Crud => "crud --tables N --table-size N",
         }
     }
 }
@@ -200,6 +210,24 @@ pub const WORKLOADS: &[Workload] = &[
         peer: "a psql loop around a failover",
         checks: &["fault", "errors during the fault run", "audit"],
     },
+    Workload {
+        name: "iibench",
+        family: Family::Iibench,
+        dataset: Dataset::Iibench,
+        about: "the insert benchmark: batched inserts into a table with 3 secondary indexes, \
+                optional query clients; where the indexes outgrow the cache",
+        peer: "iibench.py --rows_per_commit 1000 --query_threads N",
+        checks: &["commit count", "row count", "index consistency"],
+    },
+    Workload {
+        name: "crud",
+        family: Family::Crud,
+        dataset: Dataset::Crud,
+        about: "a mix of point, index, range and IN-list reads, single and batched inserts, \
+                batched updates and deletes over N tables (--mix)",
+        peer: "seed 001's CRUD stress tool",
+        checks: &["commit count", "row counts", "index consistency"],
+    },
 ];
 
 /// The workload named exactly `name` (sysbench's `.lua` suffix allowed).
@@ -313,6 +341,8 @@ mod tests {
                 ),
                 Family::Tpcc => assert_eq!(w.name, "tpcc"),
                 Family::Probe => assert_eq!(w.name, "failover-probe"),
+                Family::Iibench => assert_eq!(w.name, "iibench"),
+                Family::Crud => assert_eq!(w.name, "crud"),
             }
         }
     }

@@ -24,6 +24,12 @@ use crate::workloads::Dataset;
 
 pub fn check(mut args: CheckArgs) -> Result<i32> {
     let d = dataset(&args.workload, false)?;
+    if matches!(d, Dataset::Iibench | Dataset::Crud) {
+        return Err(Failure::usage(
+            "iibench and crud check their tables after each run (row counts, index consistency)",
+            "",
+        ));
+    }
     if d == Dataset::Probe {
         return Err(Failure::usage(
             "failover-probe keeps no tables to check: its audit runs at the end of its run",
@@ -48,7 +54,7 @@ pub fn check(mut args: CheckArgs) -> Result<i32> {
             Dataset::Tpcb => tpcb(&mut s).await,
             Dataset::Oltp | Dataset::OltpBulk => oltp(&mut s, args.tables).await,
             Dataset::Tpcc => tpcc(&mut s).await,
-            Dataset::Probe => unreachable!("refused above"),
+            Dataset::Probe | Dataset::Iibench | Dataset::Crud => unreachable!("refused above"),
         };
         s.close().await;
         r

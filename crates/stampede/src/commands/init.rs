@@ -35,6 +35,8 @@ pub fn dataset(name: &str, bulk_insert: bool) -> Result<Dataset> {
         "oltp" if bulk_insert => Dataset::OltpBulk,
         "oltp" => Dataset::Oltp,
         "tpcc" => Dataset::Tpcc,
+        "iibench" => Dataset::Iibench,
+        "crud" => Dataset::Crud,
         n => match workloads::find(n) {
             Some(w) => w.dataset,
             None => {
@@ -55,7 +57,9 @@ fn list() -> String {
          \x20 tpcb   pgbench's four tables (pgbench -i): -s, -F, --partitions, --foreign-keys, ...\n\
          \x20 oltp   sysbench's sbtestN tables (sysbench prepare): --tables, --table-size; \
          --bulk-insert for bulk_insert's\n\
-         \x20 tpcc   TPC-C's nine tables (go-tpc's schema; tpcc-mysql's on MySQL): -w\n\n",
+         \x20 tpcc   TPC-C's nine tables (go-tpc's schema; tpcc-mysql's on MySQL): -w\n\
+         \x20 iibench  the insert benchmark's purchases_index, empty, with its 3 secondary indexes\n\
+         \x20 crud   the CRUD mix's crudN tables: --tables, --table-size\n\n",
     );
     s.push_str(&workloads::list());
     s
@@ -160,6 +164,9 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     }
     if dataset == Dataset::Tpcc {
         return init_tpcc(args);
+    }
+    if matches!(dataset, Dataset::Iibench | Dataset::Crud) {
+        return super::init_own::init(args, dataset);
     }
     init_oltp(args, dataset == Dataset::OltpBulk)
 }

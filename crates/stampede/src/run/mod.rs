@@ -13,8 +13,10 @@
 //! server commits, its own checks and its part of the result. What is printed and how follows
 //! the plan's front end (`output`).
 
+pub(crate) mod crud;
 pub(crate) mod fault;
 mod faulted;
+pub(crate) mod iibench;
 mod output;
 pub mod pgbench;
 pub(crate) mod probe;
@@ -144,6 +146,13 @@ pub(crate) trait Family {
     fn tpcc_result(&self, _result: &report::RunResult) -> Option<report::TpccSection> {
         None
     }
+    /// The insert benchmark's section of the result, from the assembled result.
+    fn iibench_result(
+        &self,
+        _result: &report::RunResult,
+    ) -> Option<report::iibench::IibenchSection> {
+        None
+    }
 }
 
 /// Carry out a plan: the process's exit code.
@@ -160,6 +169,8 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Job::Sysbench(j) => Box::new(sysbench::Runner::new(j)),
         Job::Tpcc(j) => Box::new(tpcc::Runner::new(j)),
         Job::Probe { keep } => Box::new(probe::Runner::new(keep)),
+        Job::Iibench(j) => Box::new(iibench::Runner::new(j)),
+        Job::Crud(j) => Box::new(crud::Runner::new(j)),
     };
     if targeting::names_mysql(&target_args) {
         if let Some((cause, todo)) = family.mysql_refusal() {
@@ -375,6 +386,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         sysbench,
     );
     result.tpcc = family.tpcc_result(&result);
+    result.iibench = family.iibench_result(&result);
     result.failover = failover;
     split::finish(replication, &mut result);
     result.routing = family.routing();
