@@ -249,7 +249,10 @@ pub fn near(name: &str) -> Option<&'static Workload> {
     if prefixed.len() == 1 {
         return Some(prefixed[0]);
     }
-    WORKLOADS.iter().find(|w| edit_distance(w.name, name) <= 2)
+    // Lengths within one: a database named `bench` is no typo of `iibench`.
+    WORKLOADS
+        .iter()
+        .find(|w| w.name.len().abs_diff(name.len()) <= 1 && edit_distance(w.name, name) <= 2)
 }
 
 /// Levenshtein distance, for [`near`] (names are short: no need for anything clever).
@@ -325,6 +328,7 @@ mod tests {
         assert!(near("postgres").is_none());
         assert!(near("mydb").is_none());
         assert!(near("bench").is_none());
+        assert_eq!(near("iibenhc").unwrap().name, "iibench");
     }
 
     #[test]
