@@ -58,7 +58,8 @@ pub struct Outgrown {
     /// The first sample above the cache, seconds since the measured start.
     pub at_s: f64,
     pub index_bytes: u64,
-    /// Rows inserted in the intervals that ended by then.
+    /// Rows inserted by then: those of the intervals that ended before, and the share of the
+    /// interval the point falls in that elapsed (its rate taken as even).
     pub rows_before: u64,
     /// Insert rate over the whole intervals before the point, and after it; `None` when no
     /// whole interval lies on that side.
@@ -80,6 +81,7 @@ impl IibenchSection {
         let mut before = (0u64, 0.0f64);
         let mut after = (0u64, 0.0f64);
         let mut start = 0.0;
+        let mut straddling = 0;
         for p in &self.series {
             let d = p.t_s - start;
             let rows = (p.insert_rows_per_s * d).round() as u64;
@@ -87,6 +89,9 @@ impl IibenchSection {
                 before = (before.0 + rows, before.1 + d);
             } else if start >= at {
                 after = (after.0 + rows, after.1 + d);
+            } else if d > 0.0 {
+                // The interval the point falls in: its rows pro rata, in neither rate.
+                straddling = ((at - start) / d * rows as f64).round() as u64;
             }
             start = p.t_s;
         }
@@ -94,7 +99,7 @@ impl IibenchSection {
         self.outgrown = Some(Outgrown {
             at_s: s.t_s,
             index_bytes: s.index_bytes,
-            rows_before: before.0,
+            rows_before: before.0 + straddling,
             insert_rows_per_s_before: rate(before),
             insert_rows_per_s_after: rate(after),
         });
@@ -274,6 +279,14 @@ mod tests {
         let mut html = String::new();
         html_section(&mut html, &t);
         assert!(html.contains("chart-iibench-rates") && html.contains("chart-iibench-index"));
+        // A point inside an interval: its rows pro rata, the interval in neither rate.
+        t.index_samples[2].t_s = 1.5;
+        t.index_samples[1].index_bytes = 1100;
+        t.locate_outgrown();
+        let g = t.outgrown.clone().unwrap();
+        assert_eq!((g.at_s, g.rows_before), (1.5, 4000));
+        assert_eq!(g.insert_rows_per_s_before, Some(3000.0));
+        assert_eq!(g.insert_rows_per_s_after, Some(1000.0));
         t.cache_bytes = 5000;
         t.locate_outgrown();
         assert!(t.outgrown.is_none());
