@@ -379,7 +379,7 @@ fn both_on_mariadb_with_a_small_buffer_pool() {
             "--query-clients",
             "1",
             "-T",
-            "6",
+            "8",
             "-P",
             "1",
             "--no-observe",
