@@ -138,6 +138,7 @@ fn main() {
         replication: Vec::new(),
         routing: Vec::new(),
         cache_curve: None,
+        iibench: None,
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

@@ -98,6 +98,7 @@ mod tests {
             ..crate::testdata::failover_section()
         });
         r.cache_curve = Some(crate::cache_curve::tests::sample());
+        r.iibench = Some(crate::testdata::iibench_section());
         // MySQL's additions (no real run has them with PostgreSQL's counters).
         if let Some(m) = &mut r.server_metrics {
             let my = crate::testdata::mysql_server_metrics();
@@ -380,6 +381,10 @@ mod tests {
             "duplicate_seqs",
             "audited_on",
             "audit_error",
+            "iibench",
+            "outgrown",
+            "insert_rows_per_s_before",
+            "insert_rows_per_s_after",
         ];
         let objects = [
             (&schema, &v),
@@ -418,6 +423,19 @@ mod tests {
             ),
             (&defs["sysbench"], &v["sysbench"]),
             (&defs["tpcc"], &v["tpcc"]),
+            (&defs["iibench"], &v["iibench"]),
+            (
+                &defs["iibench"]["properties"]["series"]["items"],
+                &v["iibench"]["series"][0],
+            ),
+            (
+                &defs["iibench"]["properties"]["index_samples"]["items"],
+                &v["iibench"]["index_samples"][0],
+            ),
+            (
+                &defs["iibench"]["properties"]["outgrown"],
+                &v["iibench"]["outgrown"],
+            ),
             (
                 &schema["properties"]["endpoints"]["items"],
                 &v["endpoints"][0],

@@ -18,6 +18,7 @@ mod csv;
 mod endpoint;
 pub mod failover;
 pub mod html;
+pub mod iibench;
 mod json;
 mod model;
 mod observed;

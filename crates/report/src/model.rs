@@ -85,6 +85,10 @@ pub struct RunResult {
     /// `None` for other workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_curve: Option<crate::CacheCurve>,
+    /// The insert benchmark's rates, index sizes and outgrow point (`run iibench`); `None`
+    /// for other workloads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iibench: Option<crate::iibench::IibenchSection>,
 }
 
 /// One host of a target with several, as the run used it. Transactions are those of the

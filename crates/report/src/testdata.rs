@@ -242,6 +242,7 @@ pub fn result(
         replication: Vec::new(),
         routing: Vec::new(),
         cache_curve: None,
+        iibench: None,
     }
 }
 
@@ -967,4 +968,35 @@ pub fn tpcc_section() -> crate::TpccSection {
             applies: true,
         }],
     }
+}
+
+/// An iibench section whose indexes outgrew the cache halfway.
+pub fn iibench_section() -> crate::iibench::IibenchSection {
+    use crate::iibench::{IibenchPoint, IibenchSection, IndexSample};
+    let mut t = IibenchSection {
+        rows_per_commit: 1000,
+        insert_clients: 1,
+        query_clients: 1,
+        rows_inserted: 40_000,
+        insert_rows_per_s: 10_000.0,
+        queries_per_s: 120.0,
+        series: (1..=4)
+            .map(|i| IibenchPoint {
+                t_s: f64::from(i),
+                insert_rows_per_s: 10_000.0,
+                queries_per_s: 120.0,
+            })
+            .collect(),
+        cache_bytes: 1 << 20,
+        cache_setting: "shared_buffers".into(),
+        index_samples: (0..8)
+            .map(|i| IndexSample {
+                t_s: f64::from(i) * 0.5,
+                index_bytes: (i as u64 + 1) << 18,
+            })
+            .collect(),
+        outgrown: None,
+    };
+    t.locate_outgrown();
+    t
 }

@@ -25,6 +25,10 @@ pub enum Family {
     Ycsb,
     /// The cache curve (`run::cache_curve`).
     CacheCurve,
+    /// The insert benchmark (`run::iibench`).
+    Iibench,
+    /// The CRUD mix (`run::crud`).
+    Crud,
 }
 
 /// The tables a workload runs on: what `stampede init` loads, and what the embedded server
@@ -45,6 +49,10 @@ pub enum Dataset {
     Ycsb,
     /// The cache curve's table, grown and dropped by the run.
     CacheCurve,
+    /// iibench's `purchases_index`, empty, with its three secondary indexes.
+    Iibench,
+    /// The CRUD mix's `crudN` tables.
+    Crud,
 }
 
 impl Dataset {
@@ -58,6 +66,8 @@ impl Dataset {
             Dataset::Probe => "stampede_probe, made by the run",
             Dataset::Ycsb => "ycsb",
             Dataset::CacheCurve => "stampede_cache_curve, made by the run",
+            Dataset::Iibench => "iibench",
+            Dataset::Crud => "crud --tables N --table-size N",
         }
     }
 }
@@ -268,6 +278,24 @@ pub const WORKLOADS: &[Workload] = &[
         peer: "seed 003: inserts and EXPLAIN (ANALYZE, BUFFERS) in a psql loop",
         checks: &["row counts", "point reads"],
     },
+    Workload {
+        name: "iibench",
+        family: Family::Iibench,
+        dataset: Dataset::Iibench,
+        about: "the insert benchmark: batched inserts into a table with 3 secondary indexes, \
+                optional query clients; where the indexes outgrow the cache",
+        peer: "iibench.py --rows_per_commit 1000 --query_threads N",
+        checks: &["commit count", "row count", "index consistency"],
+    },
+    Workload {
+        name: "crud",
+        family: Family::Crud,
+        dataset: Dataset::Crud,
+        about: "a mix of point, index, range and IN-list reads, single and batched inserts, \
+                batched updates and deletes over N tables (--mix)",
+        peer: "seed 001's CRUD stress tool",
+        checks: &["commit count", "row counts", "index consistency"],
+    },
 ];
 
 /// The workload named exactly `name` (sysbench's `.lua` suffix allowed).
@@ -289,7 +317,10 @@ pub fn near(name: &str) -> Option<&'static Workload> {
     if prefixed.len() == 1 {
         return Some(prefixed[0]);
     }
-    WORKLOADS.iter().find(|w| edit_distance(w.name, name) <= 2)
+    // Lengths within one: a database named `bench` is no typo of `iibench`.
+    WORKLOADS
+        .iter()
+        .find(|w| w.name.len().abs_diff(name.len()) <= 1 && edit_distance(w.name, name) <= 2)
 }
 
 /// Levenshtein distance, for [`near`] (names are short: no need for anything clever).
@@ -365,6 +396,7 @@ mod tests {
         assert!(near("postgres").is_none());
         assert!(near("mydb").is_none());
         assert!(near("bench").is_none());
+        assert_eq!(near("iibenhc").unwrap().name, "iibench");
     }
 
     #[test]
@@ -385,6 +417,8 @@ mod tests {
                     crate::plan::ycsb::options(w.name, &[]).is_ok_and(|o| o.workload.is_some())
                 ),
                 Family::CacheCurve => assert_eq!(w.name, "cache-curve"),
+                Family::Iibench => assert_eq!(w.name, "iibench"),
+                Family::Crud => assert_eq!(w.name, "crud"),
             }
         }
     }

@@ -76,6 +76,14 @@ fn every_listed_workload_runs_by_name_on_a_server_named_with_dash_d() {
     let (code, _, err) = args(&["init", "ycsb", "-p", "recordcount=200"], &["-d", "wl"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(server.psql("wl", "SELECT count(*) FROM usertable"), "200");
+    let (code, _, err) = args(&["init", "iibench"], &["-d", "wl"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = args(
+        &["init", "crud", "--tables", "2", "--table-size", "100"],
+        &["-d", "wl"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(server.psql("wl", "SELECT count(*) FROM crud2"), "100");
     let (code, _, err) = args(&["init", "bulk_insert", "--tables", "2"], &["-d", "bulk"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(server.psql("bulk", "SELECT count(*) FROM sbtest2"), "0");
@@ -93,7 +101,9 @@ fn every_listed_workload_runs_by_name_on_a_server_named_with_dash_d() {
         }
         let (db, sizing): (&str, &[&str]) = match name.as_str() {
             "bulk_insert" => ("bulk", &[]),
-            n if n.starts_with("oltp_") => ("wl", &["--tables", "2", "--table-size", "100"]),
+            n if n.starts_with("oltp_") || n == "crud" => {
+                ("wl", &["--tables", "2", "--table-size", "100"])
+            }
             _ => ("wl", &[]),
         };
         let mut a = vec![

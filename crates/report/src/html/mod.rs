@@ -206,6 +206,9 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     if let Some(t) = &r.tpcc {
         tpcc::section(&mut o, r, t);
     }
+    if let Some(t) = &r.iibench {
+        crate::iibench::html_section(&mut o, t);
+    }
     if let Some(f) = &r.failover {
         failover::section(&mut o, f);
     }

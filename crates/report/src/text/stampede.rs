@@ -136,6 +136,9 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
     if let Some(t) = &r.tpcc {
         tpcc_lines(o, t);
     }
+    if let Some(t) = &r.iibench {
+        crate::iibench::text_lines(o, t);
+    }
     if !r.endpoints.is_empty() {
         let _ = writeln!(o, "endpoints:");
         // --read-from: each client holds a writer and a reader session (model::Endpoint).

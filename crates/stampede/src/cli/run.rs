@@ -355,6 +355,14 @@ pub struct RunArgs {
     #[command(flatten)]
     pub tpcc: TpccArgs,
 
+    /// The insert benchmark's options, for `run iibench`.
+    #[command(flatten)]
+    pub iibench: IibenchArgs,
+
+    /// The CRUD mix's options, for `run crud` (its tables: --tables, --table-size).
+    #[command(flatten)]
+    pub crud: CrudArgs,
+
     #[command(flatten)]
     pub target: TargetArgs,
 
@@ -473,6 +481,69 @@ impl CacheCurveArgs {
         }
         if self.scans.is_some() {
             g.push("--scans");
+        }
+        g
+    }
+}
+
+const IIBENCH: &str = "Insert benchmark (run iibench)";
+
+/// `stampede run iibench`'s options (iibench.py's names in brackets).
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct IibenchArgs {
+    /// Rows per INSERT, each its own commit [--rows_per_commit; 1000]. With -R, the rate is in
+    /// these inserts per second (rows/s = rate x rows per commit).
+    #[arg(long = "rows-per-commit", value_name = "N", help_heading = IIBENCH)]
+    pub rows_per_commit: Option<u32>,
+    /// Clients that run the original's queries over the secondary indexes, unpaced, besides
+    /// the -c inserting clients [--query_threads; 0].
+    #[arg(long = "query-clients", value_name = "N", help_heading = IIBENCH)]
+    pub query_clients: Option<u32>,
+    /// Rows each query fetches [--rows_per_query; 10].
+    #[arg(long = "rows-per-query", value_name = "N", help_heading = IIBENCH)]
+    pub rows_per_query: Option<u32>,
+}
+
+impl IibenchArgs {
+    /// The options given, for a run that is not iibench's.
+    pub fn given(&self) -> Vec<&'static str> {
+        let mut g = Vec::new();
+        if self.rows_per_commit.is_some() {
+            g.push("--rows-per-commit");
+        }
+        if self.query_clients.is_some() {
+            g.push("--query-clients");
+        }
+        if self.rows_per_query.is_some() {
+            g.push("--rows-per-query");
+        }
+        g
+    }
+}
+
+const CRUD: &str = "CRUD mix (run crud)";
+
+/// `stampede run crud`'s options; its tables are --tables and --table-size.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct CrudArgs {
+    /// The operations' weights: point, index, range, in, insert, batch-insert, update, delete
+    /// [point=40,index=20,range=10,in=10,insert=5,batch-insert=5,update=5,delete=5].
+    #[arg(long = "mix", value_name = "OP=W,...", help_heading = CRUD)]
+    pub mix: Option<String>,
+    /// Rows of each batched operation: IN-list reads, batch inserts, updates, deletes [10].
+    #[arg(long = "batch", value_name = "N", help_heading = CRUD)]
+    pub batch: Option<u32>,
+}
+
+impl CrudArgs {
+    /// The options given, for a run that is not the CRUD mix's.
+    pub fn given(&self) -> Vec<&'static str> {
+        let mut g = Vec::new();
+        if self.mix.is_some() {
+            g.push("--mix");
+        }
+        if self.batch.is_some() {
+            g.push("--batch");
         }
         g
     }

@@ -24,6 +24,12 @@ use crate::workloads::Dataset;
 
 pub fn check(mut args: CheckArgs) -> Result<i32> {
     let d = dataset(&args.workload, false)?;
+    if matches!(d, Dataset::Iibench | Dataset::Crud) {
+        return Err(Failure::usage(
+            "iibench and crud check their tables after each run (row counts, index consistency)",
+            "",
+        ));
+    }
     if d == Dataset::Probe {
         return Err(Failure::usage(
             "failover-probe keeps no tables to check: its audit runs at the end of its run",
@@ -55,7 +61,9 @@ pub fn check(mut args: CheckArgs) -> Result<i32> {
             Dataset::Oltp | Dataset::OltpBulk => oltp(&mut s, args.tables).await,
             Dataset::Tpcc => tpcc(&mut s).await,
             Dataset::Ycsb => super::ycsb::check(&mut s).await,
-            Dataset::Probe | Dataset::CacheCurve => unreachable!("refused above"),
+            Dataset::Probe | Dataset::CacheCurve | Dataset::Iibench | Dataset::Crud => {
+                unreachable!("refused above")
+            }
         };
         s.close().await;
         r

@@ -36,6 +36,8 @@ pub fn dataset(name: &str, bulk_insert: bool) -> Result<Dataset> {
         "oltp" => Dataset::Oltp,
         "tpcc" => Dataset::Tpcc,
         "ycsb" => Dataset::Ycsb,
+        "iibench" => Dataset::Iibench,
+        "crud" => Dataset::Crud,
         n => match workloads::find(n) {
             Some(w) => w.dataset,
             None => {
@@ -58,7 +60,9 @@ fn list() -> String {
          --bulk-insert for bulk_insert's\n\
          \x20 tpcc   TPC-C's nine tables (go-tpc's schema; tpcc-mysql's on MySQL): -w\n\
          \x20 ycsb   YCSB's usertable: -p recordcount=N, -p fieldcount, -p fieldlength, \
-         -p insertorder\n\n",
+         -p insertorder\n\
+         \x20 iibench  the insert benchmark's purchases_index, empty, with its 3 secondary indexes\n\
+         \x20 crud   the CRUD mix's crudN tables: --tables, --table-size\n\n",
     );
     s.push_str(&workloads::list());
     s
@@ -172,6 +176,9 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     }
     if dataset == Dataset::Ycsb {
         return super::ycsb::init(args, &name);
+    }
+    if matches!(dataset, Dataset::Iibench | Dataset::Crud) {
+        return super::init_own::init(args, dataset);
     }
     init_oltp(args, dataset == Dataset::OltpBulk)
 }

@@ -5,6 +5,7 @@ mod check;
 mod compare;
 mod failover;
 pub(crate) mod init;
+mod init_own;
 mod report;
 mod run;
 mod server;

@@ -18,6 +18,7 @@
 //! (1 thread, 10 s, prepared). The defaults a stampede run used are printed in its header.
 
 pub mod cache_curve;
+pub mod iibench;
 pub mod pgbench;
 pub mod probe;
 pub mod sysbench;
@@ -36,6 +37,7 @@ use crate::workloads::{self, Family};
 use crate::{environment, targeting};
 
 pub use cache_curve::CacheCurveJob;
+pub use iibench::{CrudJob, IibenchJob};
 pub use pgbench::PgbenchJob;
 pub use sysbench::SysbenchJob;
 pub use tpcc::TpccJob;
@@ -71,6 +73,10 @@ pub enum Job {
     Ycsb(YcsbJob),
     /// `run cache-curve`: not an engine run (`run::cache_curve`).
     CacheCurve(CacheCurveJob),
+    /// The insert benchmark (`iibench`).
+    Iibench(IibenchJob),
+    /// The CRUD mix (`iibench`'s module too).
+    Crud(CrudJob),
 }
 
 /// What the run writes, and what it adds to the measurement.
@@ -183,8 +189,32 @@ impl Plan {
             // sysbench's connection options are spellings of -h -p -U -d and the password.
             let pgsql = a.sysbench.pgsql.clone();
             pgsql.apply(&mut a.target)?;
+        } else if family == Family::Crud {
+            // The CRUD mix's tables are sized with sysbench's --tables and --table-size.
+            let sized = (a.sysbench.tables.take(), a.sysbench.table_size.take());
+            let refused = sysbench::reject_options(&a);
+            (a.sysbench.tables, a.sysbench.table_size) = sized;
+            refused?;
         } else {
             sysbench::reject_options(&a)?;
+        }
+        for (own, given) in [
+            (Family::Iibench, a.iibench.given()),
+            (Family::Crud, a.crud.given()),
+        ] {
+            if family != own {
+                if let Some(g) = given.first() {
+                    let name = if own == Family::Iibench {
+                        "iibench"
+                    } else {
+                        "crud"
+                    };
+                    return Err(Failure::usage(
+                        format!("{g} only applies to {name}"),
+                        format!("`stampede run {name} ...`"),
+                    ));
+                }
+            }
         }
         if family == Family::Tpcc {
             tpcc::default_clients(&mut a)?;
@@ -249,6 +279,14 @@ impl Plan {
             Family::CacheCurve => {
                 let (job, spec) = cache_curve::plan(&mut a)?;
                 (Job::CacheCurve(job), spec)
+            }
+            Family::Iibench => {
+                let (job, spec) = iibench::plan_iibench(&a)?;
+                (Job::Iibench(job), spec)
+            }
+            Family::Crud => {
+                let (job, spec) = iibench::plan_crud(&a)?;
+                (Job::Crud(job), spec)
             }
         };
         let fault = fault_spec(&a, &spec)?;

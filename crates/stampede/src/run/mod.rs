@@ -14,8 +14,10 @@
 //! the plan's front end (`output`).
 
 mod cache_curve;
+pub(crate) mod crud;
 pub(crate) mod fault;
 mod faulted;
+pub(crate) mod iibench;
 mod output;
 pub mod pgbench;
 pub(crate) mod probe;
@@ -146,6 +148,13 @@ pub(crate) trait Family {
     fn tpcc_result(&self, _result: &report::RunResult) -> Option<report::TpccSection> {
         None
     }
+    /// The insert benchmark's section of the result, from the assembled result.
+    fn iibench_result(
+        &self,
+        _result: &report::RunResult,
+    ) -> Option<report::iibench::IibenchSection> {
+        None
+    }
 }
 
 /// Carry out a plan: the process's exit code.
@@ -165,6 +174,8 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Job::Ycsb(j) => Box::new(ycsb::Runner::new(j)),
         // Not an engine run: a sequence of its own (`cache_curve`).
         Job::CacheCurve(j) => return cache_curve::execute(target_args, j, out),
+        Job::Iibench(j) => Box::new(iibench::Runner::new(j)),
+        Job::Crud(j) => Box::new(crud::Runner::new(j)),
     };
     if targeting::names_mysql(&target_args) {
         if let Some((cause, todo)) = family.mysql_refusal() {
@@ -380,6 +391,7 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         sysbench,
     );
     result.tpcc = family.tpcc_result(&result);
+    result.iibench = family.iibench_result(&result);
     result.failover = failover;
     split::finish(replication, &mut result);
     result.routing = family.routing();

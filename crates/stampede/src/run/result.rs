@@ -97,6 +97,7 @@ pub(super) fn assemble(
         replication: Vec::new(),
         routing: Vec::new(),
         cache_curve: None,
+        iibench: None,
     }
 }
 

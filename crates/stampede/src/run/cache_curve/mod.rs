@@ -395,6 +395,7 @@ fn result(
         replication: Vec::new(),
         routing: Vec::new(),
         cache_curve: Some(curve),
+        iibench: None,
     }
 }
 

@@ -1,0 +1,73 @@
+//! `stampede init iibench` and `stampede init crud`: the tables of stampede's own workloads,
+//! made by the same code the embedded server uses before a run (`run::iibench::create`,
+//! `run::crud::load`). A table of the same name that stampede did not create is refused before
+//! anything is dropped.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use crate::cli::InitArgs;
+use crate::commands::setup_runtime;
+use crate::console::{self, Failure};
+use crate::targeting;
+use crate::workloads::Dataset;
+
+pub(super) fn init(args: InitArgs, dataset: Dataset) -> Result<i32> {
+    let mut given = args.pgsql.given();
+    if args.bulk_insert {
+        given.push("--bulk-insert");
+    }
+    if args.warehouses.is_some() {
+        given.push("-w/--warehouses");
+    }
+    if !given.is_empty() {
+        return Err(Failure::usage(
+            format!("{} do not apply to these tables", given.join(", ")),
+            "",
+        ));
+    }
+    if dataset == Dataset::Crud && (args.tables == 0 || args.table_size == 0) {
+        return Err(Failure::usage(
+            "--tables and --table-size must be at least 1",
+            "",
+        ));
+    }
+    targeting::validate(&args.target)?;
+    let rt = setup_runtime()?;
+    let target = targeting::open(&args.target, args.quiet)?;
+    if (target.embedded.is_some() || target.embedded_mysql.is_some()) && !args.target.keep_server {
+        console::note(
+            "no target given, so this loads the embedded server, which is removed afterwards; \
+             pass --keep-server to keep it, or use `stampede server start`",
+        );
+    }
+    let started = Instant::now();
+    let dialect = target.conn.dialect();
+    let r = rt.block_on(async {
+        let mut s = target::Session::connect(&target.conn).await?;
+        let r = match dataset {
+            Dataset::Iibench => crate::run::iibench::create(&mut s, dialect).await,
+            _ => crate::run::crud::load(&mut s, dialect, args.tables, args.table_size).await,
+        };
+        s.close().await;
+        r
+    });
+    let what = match dataset {
+        Dataset::Iibench => "purchases_index (empty, 3 secondary indexes)".to_string(),
+        _ => format!(
+            "crud1..crud{} with {} rows each",
+            args.tables, args.table_size
+        ),
+    };
+    let code = r
+        .map(|()| {
+            eprintln!("created {what} in {:.1} s", started.elapsed().as_secs_f64());
+            0
+        })
+        .with_context(|| format!("creating {what} on {}", target.conn.redacted()));
+    let closed = targeting::close(target, args.target.keep_server);
+    let code = code?;
+    closed?;
+    Ok(code)
+}

@@ -1,0 +1,174 @@
+//! The plans of the insert benchmark (`stampede run iibench`) and the CRUD mix (`stampede run
+//! crud`), decided before any I/O. Both are stampede's own workloads: each statement is its own
+//! autocommitted transaction, the simple protocol is allowed (values are interpolated), and a
+//! transaction that meets a deadlock or a serialization failure is tried again with the same
+//! values (unlimited under `-T`, as for TPC-C; `--max-tries` caps it), so the counts the checks
+//! rely on are those of committed statements.
+//!
+//! iibench's clients: `-c` insert, `--query-clients` more query; `-R` is in inserts (of
+//! `--rows-per-commit` rows) per second, and the engine's rate paces every client, so it is
+//! refused with query clients (the original paces only its inserts: `--inserts_per_second`).
+
+use std::time::Duration;
+
+use anyhow::Result;
+use engine::{RunSpec, Stop};
+use target::QueryMode;
+use workload::crud::Mix;
+
+use super::{parse_seed, positive, tick};
+use crate::cli::RunArgs;
+use crate::console::Failure;
+
+macro_rules! bail {
+    ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
+}
+
+/// What an iibench run decided.
+pub struct IibenchJob {
+    pub opts: workload::iibench::Options,
+}
+
+/// What a CRUD-mix run decided.
+pub struct CrudJob {
+    pub tables: u32,
+    pub rows: u64,
+    pub batch: u32,
+    pub mix: Mix,
+}
+
+/// The engine's spec for `clients` clients, shared by both (module notes).
+fn spec(a: &RunArgs, name: &str, clients: u32, weights: Vec<u32>) -> Result<RunSpec> {
+    if !a.builtin.is_empty() || !a.file.is_empty() || a.skip_some_updates || a.select_only {
+        bail!("{name} is the workload: -b, -f, -N and -S cannot be added to it");
+    }
+    if !a.define.is_empty() || a.scale.is_some() || a.show_script.is_some() {
+        bail!("-D, -s and --show-script do not apply to {name}");
+    }
+    if a.log {
+        bail!("--log is not supported for {name}; the JSON result holds every interval");
+    }
+    let jobs = a.jobs.unwrap_or(1);
+    if jobs < 1 {
+        bail!("-j/--jobs must be at least 1");
+    }
+    let stop = match (a.transactions, a.time) {
+        (Some(_), Some(_)) => bail!("-t and -T: give one of them"),
+        (Some(0), None) => bail!("-t/--transactions must be at least 1"),
+        (Some(t), None) => Stop::Transactions(t),
+        (None, Some(0)) => bail!("-T/--time must be at least 1"),
+        (None, t) => Stop::Duration(Duration::from_secs(t.unwrap_or(10))),
+    };
+    let limit = positive(a.latency_limit, "-L/--latency-limit")?;
+    let max_tries = match (a.max_tries, stop) {
+        (None, Stop::Duration(_)) => 0,
+        (None, Stop::Transactions(_)) => 1_000_000,
+        (Some(0), Stop::Transactions(_)) => {
+            bail!("--max-tries=0 (unlimited) needs -T, or the run might never end")
+        }
+        (Some(n), _) => n,
+    };
+    let spec = RunSpec {
+        clients,
+        threads: jobs.min(clients),
+        stop,
+        rate_tps: positive(a.rate, "-R/--rate")?,
+        latency_limit: limit.map(|ms| Duration::from_secs_f64(ms / 1000.0)),
+        mode: a.protocol.map_or(QueryMode::Prepared, |p| p.mode()),
+        max_tries,
+        connect_per_txn: a.connect,
+        progress: tick(a.progress.filter(|p| *p > 0.0)),
+        seed: parse_seed(a.random_seed.as_deref())?,
+        per_statement: a.report_per_command,
+        weights,
+        log: None,
+        exit_on_abort: a.exit_on_abort,
+        io: a.io.mode(),
+        verbose_errors: a.verbose_errors,
+        spread: a.spread.spread(),
+        fault_run: false,
+        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
+    };
+    engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
+    Ok(spec)
+}
+
+pub(crate) fn plan_iibench(a: &RunArgs) -> Result<(IibenchJob, RunSpec)> {
+    let inserters = a.clients.unwrap_or(1);
+    if inserters < 1 {
+        bail!("-c/--client (the inserting clients) must be at least 1");
+    }
+    let defaults = workload::iibench::Options::default();
+    let query_clients = a.iibench.query_clients.unwrap_or(0);
+    if query_clients > 0 && a.rate.is_some() {
+        return Err(Failure::usage(
+            "-R paces every client, and iibench's query clients run unpaced",
+            "drop -R, or --query-clients (the original paces only its inserts)",
+        ));
+    }
+    let opts = workload::iibench::Options {
+        rows_per_commit: a
+            .iibench
+            .rows_per_commit
+            .unwrap_or(defaults.rows_per_commit),
+        rows_per_query: a.iibench.rows_per_query.unwrap_or(defaults.rows_per_query),
+        query_clients,
+        ..defaults
+    };
+    if opts.rows_per_commit == 0 {
+        bail!("--rows-per-commit must be at least 1");
+    }
+    // 5 parameters a row: both protocols carry at most 65,535 in one statement.
+    if opts.rows_per_commit > 13_000 {
+        bail!(
+            "--rows-per-commit {} is over 13000 (5 parameters a row, at most 65535 in a statement)",
+            opts.rows_per_commit
+        );
+    }
+    if opts.rows_per_query == 0 {
+        bail!("--rows-per-query must be at least 1");
+    }
+    let clients = inserters
+        .checked_add(query_clients)
+        .ok_or_else(|| Failure::usage("too many clients", ""))?;
+    let spec = spec(a, "iibench", clients, vec![1, 1, 1, 1])?;
+    Ok((IibenchJob { opts }, spec))
+}
+
+pub(crate) fn plan_crud(a: &RunArgs) -> Result<(CrudJob, RunSpec)> {
+    let clients = a.clients.unwrap_or(1);
+    if clients < 1 {
+        bail!("-c/--client must be at least 1");
+    }
+    let mix = match &a.crud.mix {
+        Some(m) => Mix::parse(m).map_err(|e| {
+            Failure::usage(
+                e,
+                "e.g. --mix point=40,index=20,range=10,in=10,insert=10,update=5,delete=5",
+            )
+        })?,
+        None => Mix::default(),
+    };
+    let tables = a.sysbench.tables.unwrap_or(1);
+    if tables == 0 {
+        bail!("--tables must be at least 1");
+    }
+    let rows = u64::from(a.sysbench.table_size.unwrap_or(10_000));
+    if rows == 0 {
+        bail!("--table-size must be at least 1");
+    }
+    let batch = a.crud.batch.unwrap_or(10);
+    if !(1..=10_000).contains(&batch) {
+        bail!("--batch must be between 1 and 10000, got {batch}");
+    }
+    let spec = spec(a, "crud", clients, mix.0.to_vec())?;
+    Ok((
+        CrudJob {
+            tables,
+            rows,
+            batch,
+            mix,
+        },
+        spec,
+    ))
+}

@@ -1,0 +1,442 @@
+//! The insert benchmark and the CRUD mix through the stampede binary, on a private PostgreSQL
+//! (shared_buffers 1MB, so iibench's secondary indexes outgrow it within seconds) and a private
+//! MariaDB (the smallest buffer pool it takes).
+//!
+//! What is checked: each run's own checks pass (commit count, row counts, index consistency);
+//! independently of them, the table grew by exactly the rows the result says committed inserts
+//! added; the iibench result holds the insert and query series, the index samples and the
+//! outgrow point against the server's own cache size; a row added behind the CRUD mix's back
+//! makes its row-count check fail; a table stampede did not create is refused and kept; bad
+//! input is refused before connecting, naming the flag.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use target::ConnConfig;
+use testkit::{MariaDb, PerBinary, Pg};
+
+static PG: PerBinary = PerBinary::new(&[testkit::THROWAWAY, &[("shared_buffers", "1MB")]]);
+
+fn output(c: &mut Command) -> (i32, String, String) {
+    let out = c.output().expect("run stampede");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn pg_target(pg: &Pg, db: &str) -> Vec<String> {
+    vec![
+        "-h".into(),
+        pg.socket_dir().display().to_string(),
+        "-p".into(),
+        pg.port().to_string(),
+        "-U".into(),
+        "postgres".into(),
+        "-d".into(),
+        db.into(),
+    ]
+}
+
+fn stampede(args: &[&str], target: &[String]) -> (i32, String, String) {
+    output(
+        Command::new(env!("CARGO_BIN_EXE_stampede"))
+            .args(args)
+            .args(target),
+    )
+}
+
+fn fresh_pg(db: &str) -> (&'static Pg, ConnConfig) {
+    let pg = PG.get();
+    let cfg = testkit::block_on(pg.fresh_database(db));
+    (pg, cfg)
+}
+
+fn read_json(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The transactions of type `name` the summary reports (`SQL script N: name`, then ` - K
+/// transactions (...)`).
+fn committed(out: &str, name: &str) -> u64 {
+    let mut lines = out.lines();
+    lines
+        .find(|l| l.starts_with("SQL script") && l.ends_with(&format!(": {name}")))
+        .unwrap_or_else(|| panic!("no {name} in\n{out}"));
+    let line = lines.find(|l| l.contains(" transactions (")).unwrap();
+    line.trim_start_matches(" - ")
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Every check of the result passed (the commit count, the workload's own); the names seen.
+/// On MySQL the commit count is inconclusive: autocommitted statements send no COMMIT, and
+/// `Com_commit` counts only those.
+fn all_passed(v: &Value, out: &str, mysql: bool) -> Vec<String> {
+    let checks = v["checks"].as_array().expect("checks");
+    for c in checks {
+        if mysql && c["name"] == "commit count" {
+            assert_eq!(c["status"], "skipped", "{c}\n{out}");
+            continue;
+        }
+        assert_eq!(c["status"], "passed", "{c}\n{out}");
+    }
+    checks
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The iibench section: series with inserts (and queries when asked), index samples, and the
+/// outgrow point against `cache_bytes`.
+fn assert_iibench_section(v: &Value, cache_bytes: u64, queries: bool) {
+    let t = &v["iibench"];
+    assert_eq!(t["cache_bytes"].as_u64(), Some(cache_bytes), "{t}");
+    let series = t["series"].as_array().unwrap();
+    assert!(series.len() >= 3, "{t}");
+    let inserting = series
+        .iter()
+        .filter(|p| p["insert_rows_per_s"].as_f64().unwrap() > 0.0)
+        .count();
+    assert!(inserting >= 2, "{t}");
+    if queries {
+        assert!(t["queries_per_s"].as_f64().unwrap() > 0.0, "{t}");
+        assert!(series
+            .iter()
+            .any(|p| p["queries_per_s"].as_f64().unwrap() > 0.0));
+    }
+    let samples = t["index_samples"].as_array().unwrap();
+    assert!(samples.len() >= 2, "{t}");
+    let g = &t["outgrown"];
+    let at = g["at_s"].as_f64().expect("the indexes outgrew the cache");
+    assert!(g["index_bytes"].as_u64().unwrap() > cache_bytes, "{g}");
+    // It is the first sample above the cache.
+    let first = samples
+        .iter()
+        .find(|s| s["index_bytes"].as_u64().unwrap() > cache_bytes)
+        .unwrap();
+    assert_eq!(first["t_s"].as_f64(), Some(at));
+    assert!(g["insert_rows_per_s_after"].as_f64().is_some(), "{g}");
+}
+
+#[test]
+fn iibench_on_postgresql_counts_every_committed_row_and_finds_where_the_indexes_outgrow_shared_buffers(
+) {
+    let (pg, cfg) = fresh_pg("iibench_pg");
+    // amcheck, when this PostgreSQL has it (contrib), for bt_index_check.
+    let amcheck = testkit::block_on(testkit::scalar(
+        &cfg,
+        "SELECT count(*) FROM pg_available_extensions WHERE name = 'amcheck'",
+    )) == "1";
+    if amcheck {
+        testkit::block_on(testkit::query(&cfg, "CREATE EXTENSION amcheck"));
+    }
+    let target = pg_target(pg, "iibench_pg");
+    let (code, _, err) = stampede(&["init", "iibench"], &target);
+    assert_eq!(code, 0, "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("ii.json");
+    let html = dir.path().join("ii.html");
+    let (code, out, err) = stampede(
+        &[
+            "run",
+            "iibench",
+            "-c",
+            "2",
+            "--query-clients",
+            "1",
+            "--rows-per-commit",
+            "200",
+            "-T",
+            "5",
+            "-P",
+            "1",
+            "--no-observe",
+            "--random-seed",
+            "3",
+            "--json",
+            json.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ],
+        &target,
+    );
+    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    let v = read_json(&json);
+    let names = all_passed(&v, &out, false);
+    assert_eq!(names, ["commit count", "row count", "index consistency"]);
+    let rows: u64 = testkit::block_on(testkit::scalar(
+        &cfg,
+        "SELECT count(*) FROM purchases_index",
+    ))
+    .parse()
+    .unwrap();
+    assert!(rows > 0);
+    assert_eq!(v["iibench"]["rows_inserted"].as_u64(), Some(rows));
+    // Whole inserts of 200 rows, all of them counted.
+    assert_eq!(rows % 200, 0, "{rows}");
+    assert_eq!(committed(&out, "iibench insert") * 200, rows, "{out}");
+    assert_iibench_section(&v, 1 << 20, true);
+    let detail = v["checks"][2]["detail"].as_str().unwrap();
+    for index in ["marketsegment", "registersegment", "pdc"] {
+        assert!(detail.contains(index), "{detail}");
+    }
+    if amcheck {
+        assert!(detail.contains("bt_index_check"), "{detail}");
+    }
+    assert!(
+        out.contains("secondary indexes outgrew shared_buffers"),
+        "{out}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<section id=\"iibench\">") && page.contains("chart-iibench-index"));
+
+    // A purchases_index stampede did not create is refused, and kept.
+    let (_, cfg2) = fresh_pg("iibench_foreign");
+    testkit::block_on(testkit::query(
+        &cfg2,
+        "CREATE TABLE purchases_index (transactionid int); INSERT INTO purchases_index VALUES (7)",
+    ));
+    let (code, _, err) = stampede(&["init", "iibench"], &pg_target(pg, "iibench_foreign"));
+    assert_ne!(code, 0);
+    assert!(err.contains("stampede did not create it"), "{err}");
+    assert_eq!(
+        testkit::block_on(testkit::scalar(
+            &cfg2,
+            "SELECT count(*) FROM purchases_index"
+        )),
+        "1"
+    );
+}
+
+#[test]
+fn crud_on_postgresql_keeps_inserted_minus_deleted_and_catches_a_row_added_behind_its_back() {
+    let (pg, cfg) = fresh_pg("crud_pg");
+    let target = pg_target(pg, "crud_pg");
+    let (code, _, err) = stampede(
+        &["init", "crud", "--tables", "2", "--table-size", "2000"],
+        &target,
+    );
+    assert_eq!(code, 0, "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("crud.json");
+    let run = [
+        "run",
+        "crud",
+        "--tables",
+        "2",
+        "--table-size",
+        "2000",
+        "-c",
+        "4",
+        "-T",
+        "3",
+        "--no-observe",
+        "--mix",
+        "point=10,index=10,range=5,in=5,insert=10,batch-insert=10,update=10,delete=20",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let (code, out, err) = stampede(&run, &target);
+    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    let v = read_json(&json);
+    let names = all_passed(&v, &out, false);
+    assert_eq!(names, ["commit count", "row counts", "index consistency"]);
+    // Every operation ran, each its own transaction type.
+    assert_eq!(v["config"]["txn_types"].as_array().unwrap().len(), 8);
+    for op in [
+        "crud point read",
+        "crud index read",
+        "crud range read",
+        "crud in-list read",
+        "crud insert",
+        "crud batch insert",
+        "crud batch update",
+        "crud batch delete",
+    ] {
+        assert!(committed(&out, op) > 0, "{op}: {out}");
+    }
+    // Deletes removed rows: the tables differ from their initial 2 x 2000.
+    let rows: u64 = testkit::block_on(testkit::scalar(
+        &cfg,
+        "SELECT (SELECT count(*) FROM crud1) + (SELECT count(*) FROM crud2)",
+    ))
+    .parse()
+    .unwrap();
+    let detail = v["checks"][1]["detail"].as_str().unwrap();
+    assert!(detail.contains(&format!("({rows} rows now")), "{detail}");
+
+    // A row inserted by someone else during the run: the count no longer adds up.
+    let (code, out, err) = std::thread::scope(|sc| {
+        let runner = sc.spawn(|| stampede(&run, &target));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        // Wait until the run's 4 clients are connected (its setup uses one session at a
+        // time), then add a row with an id stampede never draws.
+        loop {
+            let n: u64 = testkit::block_on(testkit::scalar(
+                &cfg,
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = 'crud_pg' \
+                 AND application_name = 'stampede'",
+            ))
+            .parse()
+            .unwrap();
+            if n >= 4 {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the run's clients never connected"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        testkit::block_on(testkit::query(
+            &cfg,
+            "INSERT INTO crud1 (id, k, c) VALUES (900000001, 1, 'not stampede''s')",
+        ));
+        runner.join().unwrap()
+    });
+    assert_ne!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    let v = read_json(&json);
+    let rows = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "row counts")
+        .unwrap()
+        .clone();
+    assert_eq!(rows["status"], "failed", "{rows}");
+    assert!(
+        rows["detail"].as_str().unwrap().contains("crud1 has"),
+        "{rows}"
+    );
+}
+
+#[test]
+fn bad_input_is_refused_before_connecting_naming_the_flag() {
+    for (args, says) in [
+        (
+            &["run", "crud", "--mix", "point=40,select=3"][..],
+            "--mix: unknown operation \"select\"",
+        ),
+        (
+            &["run", "crud", "--mix", "point=0"][..],
+            "every weight is 0",
+        ),
+        (
+            &["run", "crud", "--batch", "0"][..],
+            "--batch must be between",
+        ),
+        (
+            &["run", "iibench", "--query-clients", "1", "-R", "10"][..],
+            "-R paces every client",
+        ),
+        (
+            &["run", "iibench", "--rows-per-commit", "0"][..],
+            "--rows-per-commit must be at least 1",
+        ),
+        (
+            &["run", "tpcb-like", "--query-clients", "2"][..],
+            "--query-clients only applies to iibench",
+        ),
+        (
+            &["run", "iibench", "--mix", "point=1"][..],
+            "--mix only applies to crud",
+        ),
+    ] {
+        // A target nobody listens on: the refusal must come before any connection.
+        let (code, _, err) = stampede(args, &["-h".into(), "/nonexistent".into()]);
+        assert_eq!(code, 64, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn both_on_mariadb_with_a_small_buffer_pool() {
+    let m = MariaDb::start(&["--innodb-buffer-pool-size=6M"]);
+    m.fresh_database("ii");
+    let url = m.socket_url("root", None, "ii");
+    let target = vec!["-d".to_string(), url];
+    let (code, _, err) = stampede(&["init", "iibench"], &target);
+    assert_eq!(code, 0, "{err}");
+    let cache: u64 = m
+        .sql("SELECT @@innodb_buffer_pool_size")
+        .trim()
+        .parse()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("ii.json");
+    let (code, out, err) = stampede(
+        &[
+            "run",
+            "iibench",
+            "-c",
+            "2",
+            "--query-clients",
+            "1",
+            "-T",
+            "8",
+            "-P",
+            "1",
+            "--no-observe",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &target,
+    );
+    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    let v = read_json(&json);
+    all_passed(&v, &out, true);
+    let rows: u64 = m
+        .sql("SELECT count(*) FROM ii.purchases_index")
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(v["iibench"]["rows_inserted"].as_u64(), Some(rows));
+    assert_iibench_section(&v, cache, true);
+    assert!(v["checks"][2]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("CHECK TABLE OK"));
+
+    m.fresh_database("cr");
+    let target = vec!["-d".to_string(), m.socket_url("root", None, "cr")];
+    let (code, _, err) = stampede(
+        &["init", "crud", "--tables", "2", "--table-size", "1000"],
+        &target,
+    );
+    assert_eq!(code, 0, "{err}");
+    let json = dir.path().join("crud.json");
+    let (code, out, err) = stampede(
+        &[
+            "run",
+            "crud",
+            "--tables",
+            "2",
+            "--table-size",
+            "1000",
+            "-c",
+            "4",
+            "-T",
+            "3",
+            "--no-observe",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &target,
+    );
+    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    let v = read_json(&json);
+    all_passed(&v, &out, true);
+    let rows: u64 = m
+        .sql("SELECT (SELECT count(*) FROM cr.crud1) + (SELECT count(*) FROM cr.crud2)")
+        .trim()
+        .parse()
+        .unwrap();
+    let detail = v["checks"][1]["detail"].as_str().unwrap();
+    assert!(detail.contains(&format!("({rows} rows now")), "{detail}");
+}
