@@ -190,14 +190,18 @@ fn x_of(bytes: u64) -> f64 {
 
 fn chart(c: &CacheCurve, id: &str, title: &str, y_label: &str) -> Chart {
     let mut ch = Chart::new(id, title, "table size", y_label, Kind::Lines);
-    ch.x_ticks = Some(
-        c.points
-            .iter()
-            .map(|p| (x_of(p.size_bytes), size_text(p.size_bytes)))
-            .collect(),
-    );
     let xs = c.points.iter().map(|p| x_of(p.size_bytes));
     let (lo, hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    // A label per size, but none closer to the one before than a fourteenth of the axis (sizes
+    // a quarter of the cache apart crowd together on a log axis); their dots stay.
+    let mut ticks: Vec<(f64, String)> = Vec::new();
+    for p in &c.points {
+        let x = x_of(p.size_bytes);
+        if ticks.last().is_none_or(|t| x - t.0 >= (hi - lo) / 14.0) {
+            ticks.push((x, size_text(p.size_bytes)));
+        }
+    }
+    ch.x_ticks = Some(ticks);
     let cx = x_of(c.cache_bytes);
     ch.x_range = Some((lo.min(cx) - 0.1, hi.max(cx) + 0.1));
     ch.markers.push(Marker {
