@@ -137,6 +137,8 @@ fn main() {
         failover: None,
         replication: Vec::new(),
         routing: Vec::new(),
+        sweep: None,
+        connection_storm: None,
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

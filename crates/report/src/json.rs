@@ -93,6 +93,8 @@ mod tests {
         }
         r.tpcc = Some(crate::testdata::tpcc_section());
         r.failover = Some(crate::testdata::failover_section());
+        r.sweep = Some(crate::testdata::sweep_section());
+        r.connection_storm = Some(crate::testdata::storm_section());
         // MySQL's additions (no real run has them with PostgreSQL's counters).
         if let Some(m) = &mut r.server_metrics {
             let my = crate::testdata::mysql_server_metrics();
@@ -362,6 +364,11 @@ mod tests {
             "duplicate_seqs",
             "audited_on",
             "audit_error",
+            "sweep",
+            "connection_storm",
+            "private_bytes_per_backend",
+            "pss_bytes_per_backend",
+            "rss_bytes_per_backend",
         ];
         let objects = [
             (&schema, &v),
@@ -453,6 +460,32 @@ mod tests {
                 &v["failover"]["writes"],
             ),
             (&schema["properties"]["routing"]["items"], &v["routing"][0]),
+            (&defs["sweep"], &v["sweep"]),
+            (
+                &defs["sweep"]["properties"]["knee"]["anyOf"][1],
+                &v["sweep"]["knee"],
+            ),
+            (
+                &defs["sweep"]["properties"]["steps"]["items"],
+                &v["sweep"]["steps"][0],
+            ),
+            (&defs["connection_storm"], &v["connection_storm"]),
+            (
+                &defs["connection_storm"]["properties"]["connect_latency_ms"],
+                &v["connection_storm"]["connect_latency_ms"],
+            ),
+            (
+                &defs["connection_storm"]["properties"]["failures"]["items"],
+                &v["connection_storm"]["failures"][0],
+            ),
+            (
+                &defs["connection_storm"]["properties"]["memory"],
+                &v["connection_storm"]["memory"],
+            ),
+            (
+                &defs["connection_storm"]["properties"]["steps"]["items"],
+                &v["connection_storm"]["steps"][0],
+            ),
             (&defs["server_metrics"], m),
             (&sm["cost"], &m["cost"]),
             (&sm["notes"]["items"], &m["notes"][0]),

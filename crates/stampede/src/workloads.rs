@@ -21,6 +21,9 @@ pub enum Family {
     Tpcc,
     /// The failover probe (`run::probe`, `stampede failover`).
     Probe,
+    /// The connection storm (`run::storm`): idle connections opened at a rate, and select-only
+    /// on pgbench's tables meanwhile.
+    Storm,
 }
 
 /// The tables a workload runs on: what `stampede init` loads, and what the embedded server
@@ -200,6 +203,15 @@ pub const WORKLOADS: &[Workload] = &[
         peer: "a psql loop around a failover",
         checks: &["fault", "errors during the fault run", "audit"],
     },
+    Workload {
+        name: "connection-storm",
+        family: Family::Storm,
+        dataset: Dataset::Tpcb,
+        about: "-c idle connections opened at --connect-rate and held, while --busy-clients run \
+                select-only",
+        peer: "seed 001's 20,000-connection test (a shell loop of psql sessions)",
+        checks: TPCB_CHECKS,
+    },
 ];
 
 /// The workload named exactly `name` (sysbench's `.lua` suffix allowed).
@@ -313,6 +325,7 @@ mod tests {
                 ),
                 Family::Tpcc => assert_eq!(w.name, "tpcc"),
                 Family::Probe => assert_eq!(w.name, "failover-probe"),
+                Family::Storm => assert_eq!(w.name, "connection-storm"),
             }
         }
     }

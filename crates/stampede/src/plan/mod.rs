@@ -19,6 +19,8 @@
 
 pub mod pgbench;
 pub mod probe;
+pub mod storm;
+pub mod sweep;
 pub mod sysbench;
 pub mod tpcc;
 
@@ -63,6 +65,8 @@ pub enum Job {
     Probe {
         keep: bool,
     },
+    /// The connection storm: the busy clients' select-only run, and the storm's shape.
+    Storm(PgbenchJob, storm::StormJob),
 }
 
 /// What the run writes, and what it adds to the measurement.
@@ -83,6 +87,8 @@ pub struct Outputs {
     pub progress_timestamp: bool,
     /// `--fault-at`: a fault run (`run::fault`).
     pub fault: Option<crate::run::fault::FaultSpec>,
+    /// `--sweep`: the run repeated over a parameter (`run::sweep`).
+    pub sweep: Option<sweep::SweepSpec>,
 }
 
 /// stampede's own defaults (module notes).
@@ -186,6 +192,13 @@ impl Plan {
                 "`stampede run tpcc ...`",
             ));
         }
+        let storm = match family {
+            Family::Storm => Some(storm::prepare(&mut a)?),
+            _ => {
+                storm::reject_options(&a)?;
+                None
+            }
+        };
         let mut defaulted = Vec::new();
         if frontend == Frontend::Native {
             apply_defaults(&mut a, &mut defaulted);
@@ -218,6 +231,11 @@ impl Plan {
                 (Job::Tpcc(job), spec)
             }
             Family::Probe => (Job::Probe { keep: a.keep_probe }, probe::plan(&a)?),
+            Family::Storm => {
+                let (job, spec) = pgbench::plan(&a, Some("select-only"), None)?;
+                let storm = storm.expect("prepared above");
+                (Job::Storm(job, storm), spec)
+            }
         };
         let fault = fault_spec(&a, &spec)?;
         let mut spec = spec;
@@ -227,6 +245,37 @@ impl Plan {
             Some("sysbench") => true,
             Some(_) => false,
             None => frontend == Frontend::Sysbench,
+        };
+        let sweep = match &a.sweep {
+            Some(s) => {
+                if frontend != Frontend::Native {
+                    return Err(Failure::usage("--sweep is stampede run's own", ""));
+                }
+                if fault.is_some() || family == Family::Probe {
+                    return Err(Failure::usage(
+                        "--sweep cannot be combined with a fault run",
+                        "sweep without --fault-at",
+                    ));
+                }
+                let step_s = match spec.stop {
+                    engine::Stop::Duration(d) => Some(d.as_secs()),
+                    engine::Stop::Transactions(_) => None,
+                };
+                let sw = sweep::parse(s, a.warmup, step_s)?;
+                if let sweep::Param::Setting(n) = &sw.param {
+                    if !targeting::wants_embedded(&a.target) || targeting::names_mysql(&a.target) {
+                        return Err(Failure::usage(
+                            format!(
+                                "--sweep set:{n} changes a server setting, which stampede does \
+                                 only on the embedded PostgreSQL server it starts"
+                            ),
+                            "run without a target (-h/-p/-d), or sweep clients or rate",
+                        ));
+                    }
+                }
+                Some(sw)
+            }
+            None => None,
         };
         let out = Outputs {
             progress_s,
@@ -238,6 +287,7 @@ impl Plan {
             defaulted,
             progress_timestamp: a.progress_timestamp,
             fault,
+            sweep,
         };
         let mut plan = Plan {
             frontend,
@@ -257,7 +307,14 @@ impl Plan {
     /// all (`max_connections` from the clients unless `--set`, the rule in
     /// `target::embedded::max_connections_for`).
     fn prepare_for_clients(&mut self) -> Result<()> {
-        let clients = self.spec.clients.max(1);
+        // A sweep's largest step, and the storm's idle connections besides its busy clients.
+        let mut clients = self.spec.clients.max(1);
+        if let Some(s) = &self.out.sweep {
+            clients = clients.max(s.max_clients(clients));
+        }
+        if let Job::Storm(_, s) = &self.job {
+            clients = clients.saturating_add(u32::try_from(s.connections).unwrap_or(u32::MAX));
+        }
         environment::ensure_fd_limit(clients, self.spec.threads.min(clients), "-c/--client")?;
         let user_set = self.target.settings.iter().any(|kv| {
             kv.split_once('=')

@@ -20,6 +20,8 @@ pub mod pgbench;
 pub(crate) mod probe;
 mod result;
 mod split;
+pub(crate) mod storm;
+mod sweep;
 pub mod sysbench;
 mod sysbench_checks;
 pub mod tpcc;
@@ -144,6 +146,13 @@ pub(crate) trait Family {
     fn tpcc_result(&self, _result: &report::RunResult) -> Option<report::TpccSection> {
         None
     }
+    /// The connection storm's section, from the assembled result (`storm`).
+    fn storm_result(
+        &self,
+        _result: &report::RunResult,
+    ) -> Option<report::storm::ConnectionStormSection> {
+        None
+    }
 }
 
 /// Carry out a plan: the process's exit code.
@@ -160,6 +169,7 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Job::Sysbench(j) => Box::new(sysbench::Runner::new(j)),
         Job::Tpcc(j) => Box::new(tpcc::Runner::new(j)),
         Job::Probe { keep } => Box::new(probe::Runner::new(keep)),
+        Job::Storm(j, s) => Box::new(storm::Runner::new(j, s, frontend)),
     };
     if targeting::names_mysql(&target_args) {
         if let Some((cause, todo)) = family.mysql_refusal() {
@@ -175,7 +185,10 @@ pub fn execute(plan: Plan) -> Result<i32> {
         target: &target,
         rt: &rt,
     };
-    let outcome = run_on(&ctx, family.as_mut());
+    let outcome = match &out.sweep {
+        Some(s) => sweep::run(&ctx, family.as_mut(), s),
+        None => run_on(&ctx, family.as_mut()),
+    };
     let closed = targeting::close(target, target_args.keep_server);
     let code = outcome?;
     closed?;
@@ -198,9 +211,16 @@ enum Baseline {
 }
 
 fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
+    let result = measure(ctx, family, true)?;
+    output::emit(ctx, &result)
+}
+
+/// One run, up to its assembled result: `first` says whether it is the first on this target
+/// (the embedded server loads the workload's tables then; a sweep's later steps reuse them).
+fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<report::RunResult> {
     split::check(ctx.spec, ctx.target)?;
     let conn = ctx.conn();
-    if ctx.embedded() {
+    if ctx.embedded() && first {
         family.load_embedded(ctx)?;
         if ctx.out.observe && ctx.target.embedded.is_some() {
             // The embedded server preloads pg_stat_statements; its views need the extension in
@@ -378,7 +398,8 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     result.failover = failover;
     split::finish(replication, &mut result);
     result.routing = family.routing();
-    output::emit(ctx, &result)
+    result.connection_storm = family.storm_result(&result);
+    Ok(result)
 }
 
 /// The part of a result's configuration every family fills the same way, from the engine's

@@ -125,6 +125,8 @@ pub(super) fn assemble(
         failover: None,
         replication: Vec::new(),
         routing: Vec::new(),
+        sweep: None,
+        connection_storm: None,
     }
 }
 
