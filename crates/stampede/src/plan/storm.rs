@@ -1,7 +1,8 @@
 //! The plan of `stampede run connection-storm`: `-c` is the count of idle connections to open
 //! (thousands, as in seed 001's 20,000-connection test), `--connect-rate` how many are attempted
 //! per second, `--busy-clients` the clients that run pgbench's select-only meanwhile (the engine's
-//! clients). The run lasts the ramp plus 5 s of holding them all unless -T says otherwise.
+//! clients). The run lasts the ramp plus 5 s of holding them all unless -T or -t says otherwise
+//! (with -t the busy clients' transactions decide, and attempts stop when they are done).
 
 use anyhow::Result;
 
@@ -90,12 +91,6 @@ pub(crate) fn prepare(a: &mut RunArgs) -> Result<StormJob> {
     };
     if a.time.is_none() && a.transactions.is_none() {
         a.time = Some(job.ramp_s().ceil() as u64 + HOLD_S);
-    }
-    if a.transactions.is_some() {
-        return Err(usage(
-            "connection-storm runs for a time: give -T, not -t".into(),
-            "",
-        ));
     }
     a.clients = Some(busy);
     Ok(job)

@@ -381,7 +381,7 @@ impl Family for Runner {
 
     fn describe(&self) -> String {
         format!(
-            "connection-storm: {} idle connections at {}/s while {} busy clients run {}",
+            "connection-storm, {} idle connections at {}/s while {} busy clients run {}",
             self.job.connections,
             self.job.rate,
             self.job.busy,
