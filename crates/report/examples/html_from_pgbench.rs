@@ -139,6 +139,8 @@ fn main() {
         routing: Vec::new(),
         cache_curve: None,
         iibench: None,
+        sweep: None,
+        connection_storm: None,
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

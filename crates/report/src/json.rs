@@ -99,6 +99,8 @@ mod tests {
         });
         r.cache_curve = Some(crate::cache_curve::tests::sample());
         r.iibench = Some(crate::testdata::iibench_section());
+        r.sweep = Some(crate::testdata::sweep_section());
+        r.connection_storm = Some(crate::testdata::storm_section());
         // MySQL's additions (no real run has them with PostgreSQL's counters).
         if let Some(m) = &mut r.server_metrics {
             let my = crate::testdata::mysql_server_metrics();
@@ -385,6 +387,11 @@ mod tests {
             "outgrown",
             "insert_rows_per_s_before",
             "insert_rows_per_s_after",
+            "sweep",
+            "connection_storm",
+            "private_bytes_per_backend",
+            "pss_bytes_per_backend",
+            "rss_bytes_per_backend",
         ];
         let objects = [
             (&schema, &v),
@@ -491,6 +498,32 @@ mod tests {
             (&schema["properties"]["routing"]["items"], &v["routing"][0]),
             (&defs["cache_curve"], &v["cache_curve"]),
             (&defs["cache_point"], &v["cache_curve"]["points"][0]),
+            (&defs["sweep"], &v["sweep"]),
+            (
+                &defs["sweep"]["properties"]["knee"]["anyOf"][1],
+                &v["sweep"]["knee"],
+            ),
+            (
+                &defs["sweep"]["properties"]["steps"]["items"],
+                &v["sweep"]["steps"][0],
+            ),
+            (&defs["connection_storm"], &v["connection_storm"]),
+            (
+                &defs["connection_storm"]["properties"]["connect_latency_ms"],
+                &v["connection_storm"]["connect_latency_ms"],
+            ),
+            (
+                &defs["connection_storm"]["properties"]["failures"]["items"],
+                &v["connection_storm"]["failures"][0],
+            ),
+            (
+                &defs["connection_storm"]["properties"]["memory"],
+                &v["connection_storm"]["memory"],
+            ),
+            (
+                &defs["connection_storm"]["properties"]["steps"]["items"],
+                &v["connection_storm"]["steps"][0],
+            ),
             (&defs["server_metrics"], m),
             (&sm["cost"], &m["cost"]),
             (&sm["notes"]["items"], &m["notes"][0]),

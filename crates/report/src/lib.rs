@@ -24,7 +24,9 @@ mod model;
 mod observed;
 mod observed_hosts;
 mod routing;
+pub mod storm;
 mod svg;
+pub mod sweep;
 mod sysbench;
 mod text;
 

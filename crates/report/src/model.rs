@@ -89,6 +89,13 @@ pub struct RunResult {
     /// for other workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iibench: Option<crate::iibench::IibenchSection>,
+    /// `--sweep`: every step of the sweep and its knee; the rest of the result is the last
+    /// step's. `None` for a single run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<crate::sweep::SweepSection>,
+    /// `connection-storm`'s account of the connections it opened; `None` for other workloads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_storm: Option<crate::storm::ConnectionStormSection>,
 }
 
 /// One host of a target with several, as the run used it. Transactions are those of the

@@ -243,6 +243,8 @@ pub fn result(
         routing: Vec::new(),
         cache_curve: None,
         iibench: None,
+        sweep: None,
+        connection_storm: None,
     }
 }
 
@@ -999,4 +1001,73 @@ pub fn iibench_section() -> crate::iibench::IibenchSection {
     };
     t.locate_outgrown();
     t
+}
+
+/// A sweep over clients 1, 2, 4 with its knee at 2.
+pub fn sweep_section() -> crate::sweep::SweepSection {
+    let step = |v: &str, tps: f64, p99: f64| crate::sweep::SweepStep {
+        value: v.into(),
+        tps,
+        mean_ms: p99 / 2.0,
+        p50_ms: p99 / 2.0,
+        p95_ms: p99 * 0.9,
+        p99_ms: p99,
+        max_ms: p99 * 2.0,
+        transactions: (tps * 4.0) as u64,
+        failures: 0,
+        measured_s: 4.0,
+        clients: v.parse().unwrap_or(1),
+        failed_checks: vec!["commit count".into()],
+    };
+    let steps = vec![
+        step("1", 500.0, 2.0),
+        step("2", 990.0, 2.1),
+        step("4", 1000.0, 4.5),
+    ];
+    crate::sweep::SweepSection {
+        parameter: "clients".into(),
+        warmup_s: 1.0,
+        knee: crate::sweep::find_knee(&steps),
+        steps,
+    }
+}
+
+/// A connection storm with every part filled.
+pub fn storm_section() -> crate::storm::ConnectionStormSection {
+    use crate::storm::*;
+    ConnectionStormSection {
+        target_connections: 2000,
+        connect_rate_per_s: 500.0,
+        busy_clients: 2,
+        attempted: 2000,
+        opened: 1990,
+        held_at_end: 1990,
+        ramp_s: 4.0,
+        connect_latency_ms: ConnectLatency {
+            mean: 2.0,
+            p50: 1.5,
+            p90: 3.0,
+            p99: 9.0,
+            p999: 20.0,
+            max: 25.0,
+        },
+        failures: vec![StormFailure {
+            kind: "too_many_connections".into(),
+            count: 10,
+            example: "FATAL 53300: sorry, too many clients already".into(),
+        }],
+        memory: BackendMemory {
+            source: "/proc/PID/smaps_rollup of 1990 backends".into(),
+            backends: 1990,
+            private_bytes_per_backend: Some(1.5e6),
+            pss_bytes_per_backend: Some(2.0e6),
+            rss_bytes_per_backend: Some(9.0e6),
+        },
+        steps: vec![StormStep {
+            open_connections: 1000,
+            seconds: 2.0,
+            tps: 3000.0,
+            p99_ms: 1.2,
+        }],
+    }
 }

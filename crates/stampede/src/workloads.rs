@@ -29,6 +29,9 @@ pub enum Family {
     Iibench,
     /// The CRUD mix (`run::crud`).
     Crud,
+    /// The connection storm (`run::storm`): idle connections opened at a rate, and select-only
+    /// on pgbench's tables meanwhile.
+    Storm,
 }
 
 /// The tables a workload runs on: what `stampede init` loads, and what the embedded server
@@ -296,6 +299,15 @@ pub const WORKLOADS: &[Workload] = &[
         peer: "seed 001's CRUD stress tool",
         checks: &["commit count", "row counts", "index consistency"],
     },
+    Workload {
+        name: "connection-storm",
+        family: Family::Storm,
+        dataset: Dataset::Tpcb,
+        about: "-c idle connections opened at --connect-rate and held, while --busy-clients run \
+                select-only",
+        peer: "seed 001's 20,000-connection test (a shell loop of psql sessions)",
+        checks: TPCB_CHECKS,
+    },
 ];
 
 /// The workload named exactly `name` (sysbench's `.lua` suffix allowed).
@@ -419,6 +431,7 @@ mod tests {
                 Family::CacheCurve => assert_eq!(w.name, "cache-curve"),
                 Family::Iibench => assert_eq!(w.name, "iibench"),
                 Family::Crud => assert_eq!(w.name, "crud"),
+                Family::Storm => assert_eq!(w.name, "connection-storm"),
             }
         }
     }

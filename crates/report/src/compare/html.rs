@@ -178,6 +178,12 @@ pub fn render_html(c: &Comparison, runs: &[Input<'_>]) -> String {
 
     runs_and_differences(&mut o, c);
     metric_table(&mut o, c);
+    let sweeps: Vec<(&str, &crate::sweep::SweepSection)> = (c.labels.iter().zip(runs))
+        .filter_map(|(l, x)| Some((l.as_str(), x.run.sweep.as_ref()?)))
+        .collect();
+    if runs.first().is_some_and(|x| x.run.sweep.is_some()) {
+        crate::sweep::html_compare(&mut o, &sweeps);
+    }
     over_time(&mut o, c, runs);
     distributions(&mut o, c, runs);
     load(&mut o, c, runs);

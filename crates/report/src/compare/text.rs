@@ -155,6 +155,21 @@ pub fn render_text(c: &Comparison, runs: &[Input<'_>]) -> String {
         }
     }
 
+    // Sweeps: step by step against the baseline's sweep.
+    if let Some(base) = runs.first().and_then(|x| x.run.sweep.as_ref()) {
+        for (i, x) in runs.iter().enumerate().skip(1) {
+            if let Some(s) = &x.run.sweep {
+                o.push('\n');
+                o.push_str(&crate::sweep::render_compare_text(
+                    base,
+                    s,
+                    &c.labels[0],
+                    &c.labels[i],
+                ));
+            }
+        }
+    }
+
     let opt = &c.options;
     let samples: Vec<String> = c
         .samples

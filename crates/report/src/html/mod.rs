@@ -212,6 +212,12 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     if let Some(f) = &r.failover {
         failover::section(&mut o, f);
     }
+    if let Some(s) = &r.sweep {
+        crate::sweep::html_section(&mut o, s);
+    }
+    if let Some(s) = &r.connection_storm {
+        crate::storm::html_section(&mut o, s);
+    }
     if !r.endpoints.is_empty() {
         o.push_str("<section id=\"endpoints\"><h2>Endpoints</h2>");
         if let Some(w) = &r.endpoints_warning {

@@ -129,6 +129,14 @@ pub fn render_text(r: &RunResult) -> String {
         out.push('\n');
         out.push_str(&crate::render_sysbench_summary(r));
     }
+    if let Some(s) = &r.connection_storm {
+        out.push('\n');
+        out.push_str(&crate::storm::render_text(s));
+    }
+    if let Some(s) = &r.sweep {
+        out.push('\n');
+        out.push_str(&crate::sweep::render_text(s));
+    }
     if let Some(m) = &r.server_metrics {
         out.push('\n');
         out.push_str(&crate::observed::render_server_summary(m));

@@ -95,6 +95,7 @@ const SHAPE: &str = "Load shape";
 const OUTPUT: &str = "Output";
 const CHECKS: &str = "Checks and server watching";
 const FAULTS: &str = "Faults";
+const SWEEPS: &str = "Sweeps and connection storms";
 
 #[derive(Args, Debug, Default)]
 pub struct RunArgs {
@@ -372,6 +373,22 @@ pub struct RunArgs {
     /// The cache curve's options, for `run cache-curve`.
     #[command(flatten)]
     pub cache_curve: CacheCurveArgs,
+    /// Repeat the run over a parameter, one step per value, into one result with the knee
+    /// (where throughput stops rising and p99 climbs): `clients=8,16,32`, `clients=1..64`
+    /// (doubling), `rate=500,1000,2000` (-R per step), `set:NAME=v1,v2` (a server setting, on
+    /// the embedded server). Each step runs for -T/-t.
+    #[arg(long = "sweep", value_name = "PARAM=VALUES", help_heading = SWEEPS)]
+    pub sweep: Option<String>,
+    /// Seconds at the start of each sweep step left out of its figures [a fifth of -T, at most
+    /// 5; 0 for a run of -t transactions].
+    #[arg(long = "warmup", value_name = "SECONDS", requires = "sweep", help_heading = SWEEPS)]
+    pub warmup: Option<f64>,
+    /// connection-storm: idle connections opened per second, up to -c [500].
+    #[arg(long = "connect-rate", value_name = "N", help_heading = SWEEPS)]
+    pub connect_rate: Option<f64>,
+    /// connection-storm: clients running select-only while the idle connections open [2].
+    #[arg(long = "busy-clients", value_name = "N", help_heading = SWEEPS)]
+    pub busy_clients: Option<u32>,
 }
 
 /// A script of the run as given on the command line.

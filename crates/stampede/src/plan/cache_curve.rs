@@ -117,6 +117,10 @@ pub(crate) fn plan(a: &mut RunArgs) -> Result<(CacheCurveJob, RunSpec)> {
     if a.fault_at.is_some() || a.read_from.is_some() {
         bail!("--fault-at and --read-from do not apply to cache-curve");
     }
+    if a.sweep.is_some() {
+        // A cache curve is itself a sweep (over table sizes: --sizes).
+        bail!("--sweep does not apply to cache-curve: it sweeps table sizes itself (--sizes)");
+    }
     let sizes = match a.cache_curve.sizes.as_deref() {
         Some(raw) => Some(parse_sizes(raw)?),
         None => None,

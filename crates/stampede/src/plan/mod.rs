@@ -21,6 +21,8 @@ pub mod cache_curve;
 pub mod iibench;
 pub mod pgbench;
 pub mod probe;
+pub mod storm;
+pub mod sweep;
 pub mod sysbench;
 pub mod tpcc;
 pub mod ycsb;
@@ -77,6 +79,8 @@ pub enum Job {
     Iibench(IibenchJob),
     /// The CRUD mix (`iibench`'s module too).
     Crud(CrudJob),
+    /// The connection storm: the busy clients' select-only run, and the storm's shape.
+    Storm(PgbenchJob, storm::StormJob),
 }
 
 /// What the run writes, and what it adds to the measurement.
@@ -97,6 +101,8 @@ pub struct Outputs {
     pub progress_timestamp: bool,
     /// `--fault-at`: a fault run (`run::fault`).
     pub fault: Option<crate::run::fault::FaultSpec>,
+    /// `--sweep`: the run repeated over a parameter (`run::sweep`).
+    pub sweep: Option<sweep::SweepSpec>,
 }
 
 /// stampede's own defaults (module notes).
@@ -238,6 +244,13 @@ impl Plan {
                 ));
             }
         }
+        let storm = match family {
+            Family::Storm => Some(storm::prepare(&mut a)?),
+            _ => {
+                storm::reject_options(&a)?;
+                None
+            }
+        };
         let mut defaulted = Vec::new();
         // A cache curve has defaults of its own (`cache_curve`).
         if frontend == Frontend::Native && family != Family::CacheCurve {
@@ -288,6 +301,11 @@ impl Plan {
                 let (job, spec) = iibench::plan_crud(&a)?;
                 (Job::Crud(job), spec)
             }
+            Family::Storm => {
+                let (job, spec) = pgbench::plan(&a, Some("select-only"), None)?;
+                let storm = storm.expect("prepared above");
+                (Job::Storm(job, storm), spec)
+            }
         };
         let fault = fault_spec(&a, &spec)?;
         let mut spec = spec;
@@ -297,6 +315,37 @@ impl Plan {
             Some("sysbench") => true,
             Some(_) => false,
             None => frontend == Frontend::Sysbench,
+        };
+        let sweep = match &a.sweep {
+            Some(s) => {
+                if frontend != Frontend::Native {
+                    return Err(Failure::usage("--sweep is stampede run's own", ""));
+                }
+                if fault.is_some() || family == Family::Probe {
+                    return Err(Failure::usage(
+                        "--sweep cannot be combined with a fault run",
+                        "sweep without --fault-at",
+                    ));
+                }
+                let step_s = match spec.stop {
+                    engine::Stop::Duration(d) => Some(d.as_secs()),
+                    engine::Stop::Transactions(_) => None,
+                };
+                let sw = sweep::parse(s, a.warmup, step_s)?;
+                if let sweep::Param::Setting(n) = &sw.param {
+                    if !targeting::wants_embedded(&a.target) || targeting::names_mysql(&a.target) {
+                        return Err(Failure::usage(
+                            format!(
+                                "--sweep set:{n} changes a server setting, which stampede does \
+                                 only on the embedded PostgreSQL server it starts"
+                            ),
+                            "run without a target (-h/-p/-d), or sweep clients or rate",
+                        ));
+                    }
+                }
+                Some(sw)
+            }
+            None => None,
         };
         let out = Outputs {
             progress_s,
@@ -308,6 +357,7 @@ impl Plan {
             defaulted,
             progress_timestamp: a.progress_timestamp,
             fault,
+            sweep,
         };
         let mut plan = Plan {
             frontend,
@@ -327,7 +377,14 @@ impl Plan {
     /// all (`max_connections` from the clients unless `--set`, the rule in
     /// `target::embedded::max_connections_for`).
     fn prepare_for_clients(&mut self) -> Result<()> {
-        let clients = self.spec.clients.max(1);
+        // A sweep's largest step, and the storm's idle connections besides its busy clients.
+        let mut clients = self.spec.clients.max(1);
+        if let Some(s) = &self.out.sweep {
+            clients = clients.max(s.max_clients(clients));
+        }
+        if let Job::Storm(_, s) = &self.job {
+            clients = clients.saturating_add(u32::try_from(s.connections).unwrap_or(u32::MAX));
+        }
         environment::ensure_fd_limit(clients, self.spec.threads.min(clients), "-c/--client")?;
         let user_set = self.target.settings.iter().any(|kv| {
             kv.split_once('=')

@@ -23,6 +23,8 @@ pub mod pgbench;
 pub(crate) mod probe;
 mod result;
 mod split;
+pub(crate) mod storm;
+mod sweep;
 pub mod sysbench;
 mod sysbench_checks;
 pub mod tpcc;
@@ -155,6 +157,13 @@ pub(crate) trait Family {
     ) -> Option<report::iibench::IibenchSection> {
         None
     }
+    /// The connection storm's section, from the assembled result (`storm`).
+    fn storm_result(
+        &self,
+        _result: &report::RunResult,
+    ) -> Option<report::storm::ConnectionStormSection> {
+        None
+    }
 }
 
 /// Carry out a plan: the process's exit code.
@@ -176,6 +185,7 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Job::CacheCurve(j) => return cache_curve::execute(target_args, j, out),
         Job::Iibench(j) => Box::new(iibench::Runner::new(j)),
         Job::Crud(j) => Box::new(crud::Runner::new(j)),
+        Job::Storm(j, s) => Box::new(storm::Runner::new(j, s, frontend)),
     };
     if targeting::names_mysql(&target_args) {
         if let Some((cause, todo)) = family.mysql_refusal() {
@@ -191,7 +201,10 @@ pub fn execute(plan: Plan) -> Result<i32> {
         target: &target,
         rt: &rt,
     };
-    let outcome = run_on(&ctx, family.as_mut());
+    let outcome = match &out.sweep {
+        Some(s) => sweep::run(&ctx, family.as_mut(), s),
+        None => run_on(&ctx, family.as_mut()),
+    };
     let closed = targeting::close(target, target_args.keep_server);
     let code = outcome?;
     closed?;
@@ -214,9 +227,16 @@ enum Baseline {
 }
 
 fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
+    let result = measure(ctx, family, true)?;
+    output::emit(ctx, &result)
+}
+
+/// One run, up to its assembled result: `first` says whether it is the first on this target
+/// (the embedded server loads the workload's tables then; a sweep's later steps reuse them).
+fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<report::RunResult> {
     split::check(ctx.spec, ctx.target)?;
     let conn = ctx.conn();
-    if ctx.embedded() {
+    if ctx.embedded() && first {
         family.load_embedded(ctx)?;
         if ctx.out.observe && ctx.target.embedded.is_some() {
             // The embedded server preloads pg_stat_statements; its views need the extension in
@@ -395,7 +415,8 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     result.failover = failover;
     split::finish(replication, &mut result);
     result.routing = family.routing();
-    output::emit(ctx, &result)
+    result.connection_storm = family.storm_result(&result);
+    Ok(result)
 }
 
 /// The part of a result's configuration every family fills the same way, from the engine's

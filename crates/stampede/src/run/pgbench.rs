@@ -232,11 +232,16 @@ impl Family for Runner {
             }
             Ok((scale, partitions, sums))
         })?;
-        self.routing = routing;
         self.scale = scale;
         self.partitions = partitions;
         self.sums_before = sums;
-        self.build(ctx.spec.clients, ctx.conn().dialect());
+        // A sweep prepares each step (`run::sweep`): the workload (and the routing check made
+        // from its scripts) is the first step's; a script's :default_seed, drawn from the
+        // clients' streams, stays the first step's too.
+        if self.driven.is_none() {
+            self.routing = routing;
+            self.build(ctx.spec.clients, ctx.conn().dialect());
+        }
         Ok(())
     }
 

@@ -98,6 +98,8 @@ pub(super) fn assemble(
         routing: Vec::new(),
         cache_curve: None,
         iibench: None,
+        sweep: None,
+        connection_storm: None,
     }
 }
 

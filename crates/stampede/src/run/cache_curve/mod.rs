@@ -396,6 +396,8 @@ fn result(
         routing: Vec::new(),
         cache_curve: Some(curve),
         iibench: None,
+        sweep: None,
+        connection_storm: None,
     }
 }
 

@@ -1,0 +1,281 @@
+//! The `connection_storm` section of a result (`stampede run connection-storm`): connections
+//! opened at a set rate up to a target count and held, while a few busy clients run a stream
+//! of transactions.
+//!
+//! What it answers (seed 001's 20,000-connection test): how long a connection takes to open as
+//! the count grows (HDR percentiles of each attempt, from the socket's connect to the session
+//! ready for queries), how attempts fail and why (too many connections, PostgreSQL 53300 or
+//! MySQL 1040; timeouts; refused; other), what each held backend costs the server in memory,
+//! and what the busy clients still get done as the idle count grows (their throughput and p99
+//! for each step of open connections, from the run's per-second intervals).
+//!
+//! Must not touch: I/O. The runner (the binary) fills it.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::svg::{esc, Chart, Kind, Series};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConnectionStormSection {
+    /// `-c`: the idle connections asked for.
+    pub target_connections: u64,
+    /// `--connect-rate`: attempts per second.
+    pub connect_rate_per_s: f64,
+    /// The clients that ran transactions meanwhile (`--busy-clients`).
+    pub busy_clients: u32,
+    /// Attempts made, and of them the ones that opened a session.
+    pub attempted: u64,
+    pub opened: u64,
+    /// Idle connections still open when the run ended (a server or pooler may close some).
+    pub held_at_end: u64,
+    /// From the first attempt to the end of the last one.
+    pub ramp_s: f64,
+    /// Connect latency of the attempts that opened a session.
+    pub connect_latency_ms: ConnectLatency,
+    /// Failed attempts by kind: `too_many_connections`, `timeout`, `refused`, `other`.
+    #[serde(default)]
+    pub failures: Vec<StormFailure>,
+    /// What the server spent on its backends; see [`BackendMemory`].
+    pub memory: BackendMemory,
+    /// The busy clients' throughput by step of open idle connections.
+    #[serde(default)]
+    pub steps: Vec<StormStep>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConnectLatency {
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl ConnectLatency {
+    pub fn of(h: &measure::Histogram) -> ConnectLatency {
+        let ms = |p: f64| h.percentile_us(p) as f64 / 1000.0;
+        ConnectLatency {
+            mean: h.mean_us() / 1000.0,
+            p50: ms(50.0),
+            p90: ms(90.0),
+            p99: ms(99.0),
+            p999: ms(99.9),
+            max: h.max_us() as f64 / 1000.0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StormFailure {
+    pub kind: String,
+    pub count: u64,
+    /// The first such error's message (redacted by the caller).
+    pub example: String,
+}
+
+/// Server memory per backend, measured where it can be (the runner says how, or why not).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BackendMemory {
+    /// How it was measured (`/proc/PID/smaps_rollup of N backends`), or why it was not.
+    pub source: String,
+    /// Backends measured.
+    pub backends: u64,
+    /// Mean private memory (Private_Clean + Private_Dirty) per backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private_bytes_per_backend: Option<f64>,
+    /// Mean proportional set size per backend (shared pages divided among their users).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pss_bytes_per_backend: Option<f64>,
+    /// Mean resident set per backend (shared pages counted in full).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_bytes_per_backend: Option<f64>,
+}
+
+/// The busy clients while a number of idle connections was open.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StormStep {
+    /// Idle connections open at the end of the seconds counted here (rounded down to the step).
+    pub open_connections: u64,
+    pub seconds: f64,
+    pub tps: f64,
+    pub p99_ms: f64,
+}
+
+/// "private 1065 kB, pss 1079 kB, rss 16555 kB (how)": the figures measured, or "not measured
+/// (why)"; `source` already escaped for HTML where needed.
+fn memory_words(m: &BackendMemory, sep: &str, source: &str) -> String {
+    let parts: Vec<String> = [
+        ("private", m.private_bytes_per_backend),
+        ("pss", m.pss_bytes_per_backend),
+        ("rss", m.rss_bytes_per_backend),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| Some(format!("{k} {:.0} kB", v? / 1024.0)))
+    .collect();
+    if parts.is_empty() {
+        format!("not measured ({source})")
+    } else {
+        format!("{} ({source})", parts.join(sep))
+    }
+}
+
+/// The section as text, every line ending in `\n`.
+pub fn render_text(s: &ConnectionStormSection) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "connection storm: {} of {} connections opened ({} attempted at {}/s over {:.1} s), {} \
+         held at the end; {} busy clients",
+        s.opened,
+        s.target_connections,
+        s.attempted,
+        s.connect_rate_per_s,
+        s.ramp_s,
+        s.held_at_end,
+        s.busy_clients
+    );
+    let l = &s.connect_latency_ms;
+    let _ = writeln!(
+        o,
+        "  connect latency ms: mean {:.3} p50 {:.3} p90 {:.3} p99 {:.3} p99.9 {:.3} max {:.3}",
+        l.mean, l.p50, l.p90, l.p99, l.p999, l.max
+    );
+    if s.failures.is_empty() {
+        let _ = writeln!(o, "  failed attempts: none");
+    } else {
+        for f in &s.failures {
+            let _ = writeln!(
+                o,
+                "  failed attempts, {}: {} (first: {})",
+                f.kind, f.count, f.example
+            );
+        }
+    }
+    let _ = writeln!(
+        o,
+        "  server memory per backend: {}",
+        memory_words(&s.memory, ", ", &s.memory.source)
+    );
+    if !s.steps.is_empty() {
+        let _ = writeln!(
+            o,
+            "  busy clients by open connections:\n    {:>8}  {:>7}  {:>10}  {:>9}",
+            "open", "seconds", "tps", "p99 ms"
+        );
+        for x in &s.steps {
+            let _ = writeln!(
+                o,
+                "    {:>8}  {:>7.0}  {:>10.1}  {:>9.3}",
+                x.open_connections, x.seconds, x.tps, x.p99_ms
+            );
+        }
+    }
+    o
+}
+
+/// The section in HTML: the figures, and the busy clients' tps and p99 against the open count.
+pub fn html_section(o: &mut String, s: &ConnectionStormSection) {
+    o.push_str("<section id=\"connection-storm\"><h2>Connection storm</h2>");
+    let l = &s.connect_latency_ms;
+    let _ = write!(
+        o,
+        "<p><b>{}</b> of {} connections opened ({} attempted at {}/s over {:.1} s), {} held at \
+         the end; {} busy clients.</p><table><tbody>\
+         <tr><th>connect latency ms</th><td>mean {:.3} · p50 {:.3} · p90 {:.3} · p99 {:.3} · \
+         p99.9 {:.3} · max {:.3}</td></tr>",
+        s.opened,
+        s.target_connections,
+        s.attempted,
+        s.connect_rate_per_s,
+        s.ramp_s,
+        s.held_at_end,
+        s.busy_clients,
+        l.mean,
+        l.p50,
+        l.p90,
+        l.p99,
+        l.p999,
+        l.max
+    );
+    for f in &s.failures {
+        let _ = write!(
+            o,
+            "<tr><th>failed: {}</th><td>{} (first: {})</td></tr>",
+            esc(&f.kind),
+            f.count,
+            esc(&f.example)
+        );
+    }
+    let mem = memory_words(&s.memory, " · ", &esc(&s.memory.source));
+    let _ = write!(
+        o,
+        "<tr><th>server memory per backend</th><td>{mem}</td></tr></tbody></table>"
+    );
+    if !s.steps.is_empty() {
+        for (what, unit, color, pick) in [
+            ("busy clients' throughput", "tps", "#3056d3", 0usize),
+            ("busy clients' p99", "ms", "#d62828", 1),
+        ] {
+            let mut c = Chart::new(
+                &format!("chart-storm-{}", ["tps", "p99"][pick]),
+                &format!("{what} against open idle connections"),
+                "open idle connections",
+                unit,
+                Kind::Lines,
+            );
+            c.series.push(Series {
+                name: what.into(),
+                color: color.into(),
+                points: (s.steps.iter())
+                    .map(|x| (x.open_connections as f64, [x.tps, x.p99_ms][pick]))
+                    .collect(),
+                dashed: false,
+            });
+            if s.steps.len() == 1 {
+                let x = s.steps[0].open_connections as f64;
+                c.x_range = Some((x - 1.0, x + 1.0));
+            }
+            o.push_str(&c.render());
+        }
+    }
+    o.push_str("</section>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_and_html_say_what_was_not_measured() {
+        let s = ConnectionStormSection {
+            target_connections: 100,
+            opened: 90,
+            attempted: 100,
+            failures: vec![StormFailure {
+                kind: "too_many_connections".into(),
+                count: 10,
+                example: "53300".into(),
+            }],
+            memory: BackendMemory {
+                source: "the server is not local".into(),
+                ..Default::default()
+            },
+            steps: vec![StormStep {
+                open_connections: 50,
+                seconds: 2.0,
+                tps: 100.0,
+                p99_ms: 1.0,
+            }],
+            ..Default::default()
+        };
+        let t = render_text(&s);
+        assert!(t.contains("too_many_connections: 10"), "{t}");
+        assert!(t.contains("not measured (the server is not local)"), "{t}");
+        let mut h = String::new();
+        html_section(&mut h, &s);
+        assert!(h.contains("chart-storm-tps") && h.contains("not measured"));
+    }
+}

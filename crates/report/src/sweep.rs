@@ -1,0 +1,591 @@
+//! The `sweep` section of a result: one run repeated over a parameter (`--sweep clients=1..64`,
+//! `--sweep rate=...`, `--sweep set:NAME=...`), one step per value, and where it stops scaling.
+//!
+//! Each step is a run of its own. Its figures leave out the step's first `warmup_s` seconds
+//! (whole intervals starting before the cut are dropped, as `compare` drops its ramp-up), since
+//! the first second of a step holds each new backend's first parse and plan and cold caches.
+//!
+//! ## The knee
+//! Steps are taken in the order given (the parameter rising). Going from step `k` to step `k+1`:
+//! - *throughput stops rising* when the relative gain in tps is less than [`KNEE_GAIN`] (a
+//!   quarter) of the relative growth of the parameter, `(tps[k+1]/tps[k] - 1) <
+//!   KNEE_GAIN * (v[k+1]/v[k] - 1)`: doubling the clients and gaining under 25% is past the point
+//!   of scaling. For values that are not numbers (a setting such as `on`/`off`, sizes with
+//!   units) the parameter's growth is taken as 1 (the gain must be at least 25%).
+//! - *latency climbs* when p99 rises by at least [`KNEE_P99_RISE`] (25%): `p99[k+1] >= 1.25 *
+//!   p99[k]`.
+//!
+//! The knee is the first step `k` for which both hold: the last value before throughput
+//! flattens while latency climbs, the value to run at. A sweep where every step scales, or where
+//! throughput flattens with latency flat (an idle server that a rate sweep never saturates), or
+//! of fewer than two steps, has no knee (`knee` is `null`). Closed-loop clients past saturation
+//! show exactly this shape by Little's law (latency grows with the clients, throughput does not),
+//! and so does a rate above capacity (the queue grows, latency from the scheduled start climbs).
+//!
+//! Must not touch: I/O. The runner (the binary) fills the steps from each step's result with
+//! [`SweepStep::of`].
+
+use std::fmt::Write as _;
+
+use measure::Interval;
+use serde::{Deserialize, Serialize};
+
+use crate::model::RunResult;
+use crate::svg::{esc, Chart, Kind, Marker, Series};
+
+/// Below this share of the parameter's relative growth, a step's tps gain means throughput has
+/// stopped rising (module notes).
+pub const KNEE_GAIN: f64 = 0.25;
+/// A rise of p99 by this share or more means latency climbs (module notes).
+pub const KNEE_P99_RISE: f64 = 0.25;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SweepSection {
+    /// What was swept: `clients`, `rate` or `set:NAME`.
+    pub parameter: String,
+    /// Seconds at the start of each step left out of its figures.
+    pub warmup_s: f64,
+    /// The knee (module notes); `None` when the sweep shows none.
+    pub knee: Option<Knee>,
+    pub steps: Vec<SweepStep>,
+}
+
+/// Where throughput stops rising and latency climbs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Knee {
+    /// Index of the knee's step in `steps`.
+    pub index: usize,
+    /// Its value, as in `steps`.
+    pub value: String,
+    /// Why, in words: the next step's gain and p99 rise.
+    pub reason: String,
+}
+
+/// One step: the parameter's value and the step's figures after its warm-up.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SweepStep {
+    /// The value as given (`8`, `500`, `64MB`).
+    pub value: String,
+    /// Committed transactions per second after the warm-up.
+    pub tps: f64,
+    pub mean_ms: f64,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    /// Committed transactions after the warm-up.
+    pub transactions: u64,
+    /// Failed transactions after the warm-up (all kinds).
+    pub failures: u64,
+    /// Seconds the figures cover (after the warm-up).
+    pub measured_s: f64,
+    /// Clients the step ran with.
+    pub clients: u32,
+    /// Checks of the step that failed, by name (the step's own commit count and workload checks).
+    #[serde(default)]
+    pub failed_checks: Vec<String>,
+}
+
+impl SweepStep {
+    /// The step's figures from its result, leaving out intervals that start before `warmup_s`.
+    /// When the cut would leave nothing (a step shorter than its warm-up, or one interval), the
+    /// whole step is used: a figure from all of it beats none.
+    pub fn of(value: &str, r: &RunResult, warmup_s: f64) -> SweepStep {
+        let warm_us = (warmup_s.max(0.0) * 1e6) as u64;
+        let mut cut = Interval::default();
+        for i in r.intervals.iter().filter(|i| i.start_us >= warm_us) {
+            cut.merge(i);
+        }
+        let t = if cut.total().committed() > 0 && cut.duration_s() > 0.0 {
+            cut
+        } else {
+            r.total.clone()
+        };
+        let stats = t.total();
+        let secs = t.duration_s();
+        let h = &stats.latency;
+        let ms = |us: u64| us as f64 / 1000.0;
+        SweepStep {
+            value: value.into(),
+            tps: if secs > 0.0 {
+                stats.committed() as f64 / secs
+            } else {
+                0.0
+            },
+            mean_ms: h.mean_us() / 1000.0,
+            p50_ms: ms(h.percentile_us(50.0)),
+            p95_ms: ms(h.percentile_us(95.0)),
+            p99_ms: ms(h.percentile_us(99.0)),
+            max_ms: ms(h.max_us()),
+            transactions: stats.committed(),
+            failures: stats.failed(),
+            measured_s: secs,
+            clients: r.config.clients,
+            failed_checks: (r.checks.iter())
+                .filter(|c| c.status == crate::CheckStatus::Failed)
+                .map(|c| c.name.clone())
+                .collect(),
+        }
+    }
+}
+
+/// The parameter's relative growth from `a` to `b`: 1 when either is not a positive number.
+fn growth(a: &str, b: &str) -> f64 {
+    match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
+        (Ok(x), Ok(y)) if x > 0.0 && y > x => y / x - 1.0,
+        _ => 1.0,
+    }
+}
+
+/// The knee of a series of steps (module notes), or `None`.
+pub fn find_knee(steps: &[SweepStep]) -> Option<Knee> {
+    steps.windows(2).enumerate().find_map(|(k, w)| {
+        let (a, b) = (&w[0], &w[1]);
+        if a.tps <= 0.0 || a.p99_ms <= 0.0 {
+            return None;
+        }
+        let gain = b.tps / a.tps - 1.0;
+        let rise = b.p99_ms / a.p99_ms - 1.0;
+        let wanted = KNEE_GAIN * growth(&a.value, &b.value);
+        (gain < wanted && rise >= KNEE_P99_RISE).then(|| Knee {
+            index: k,
+            value: a.value.clone(),
+            reason: format!(
+                "from {} to {}: tps {:+.0}% (scaling needs {:+.0}%), p99 {:+.0}%",
+                a.value,
+                b.value,
+                gain * 100.0,
+                wanted * 100.0,
+                rise * 100.0
+            ),
+        })
+    })
+}
+
+/// The sweep as a text table, every line ending in `\n`.
+pub fn render_text(s: &SweepSection) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "sweep over {} ({} steps, first {} s of each left out):",
+        s.parameter,
+        s.steps.len(),
+        s.warmup_s
+    );
+    let w = s
+        .steps
+        .iter()
+        .map(|x| x.value.chars().count())
+        .chain([s.parameter.chars().count()])
+        .max()
+        .unwrap_or(5);
+    let _ = writeln!(
+        o,
+        "  {:<w$}  {:>10}  {:>9}  {:>9}  {:>9}  {:>8}",
+        s.parameter, "tps", "mean ms", "p95 ms", "p99 ms", "failures"
+    );
+    for (i, x) in s.steps.iter().enumerate() {
+        let mark = match &s.knee {
+            Some(k) if k.index == i => "  <- knee",
+            _ => "",
+        };
+        let _ = writeln!(
+            o,
+            "  {:<w$}  {:>10.1}  {:>9.3}  {:>9.3}  {:>9.3}  {:>8}{mark}",
+            x.value, x.tps, x.mean_ms, x.p95_ms, x.p99_ms, x.failures
+        );
+        if !x.failed_checks.is_empty() {
+            let _ = writeln!(o, "    failed checks: {}", x.failed_checks.join(", "));
+        }
+    }
+    match &s.knee {
+        Some(k) => {
+            let _ = writeln!(o, "  knee at {}={} ({})", s.parameter, k.value, k.reason);
+        }
+        None => {
+            let _ = writeln!(
+                o,
+                "  no knee: throughput did not stop rising while p99 climbed"
+            );
+        }
+    }
+    o
+}
+
+/// Two sweeps step by step (`la` the baseline's label, `lb` the other's): each value either ran,
+/// each run's tps and p99 and the change. Values only one of them ran show a dash for the other.
+pub fn render_compare_text(a: &SweepSection, b: &SweepSection, la: &str, lb: &str) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "sweep over {} step by step ({lb} against {la}):",
+        a.parameter
+    );
+    if a.parameter != b.parameter {
+        let _ = writeln!(
+            o,
+            "  WARNING: {la} swept {} and {lb} swept {}",
+            a.parameter, b.parameter
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  {:<10}  {:>10}  {:>10}  {:>8}  {:>9}  {:>9}  {:>8}",
+        a.parameter,
+        format!("tps {la}"),
+        format!("tps {lb}"),
+        "change",
+        format!("p99 {la}"),
+        format!("p99 {lb}"),
+        "change"
+    );
+    for r in compare_rows(a, b) {
+        let f = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |x| format!("{x:.p$}"));
+        let ch = |x: Option<f64>, y: Option<f64>| match (x, y) {
+            (Some(x), Some(y)) if x > 0.0 => format!("{:+.1}%", (y / x - 1.0) * 100.0),
+            _ => "-".into(),
+        };
+        let _ = writeln!(
+            o,
+            "  {:<10}  {:>10}  {:>10}  {:>8}  {:>9}  {:>9}  {:>8}",
+            r.value,
+            f(r.tps.0, 1),
+            f(r.tps.1, 1),
+            ch(r.tps.0, r.tps.1),
+            f(r.p99_ms.0, 3),
+            f(r.p99_ms.1, 3),
+            ch(r.p99_ms.0, r.p99_ms.1),
+        );
+    }
+    let knee = |s: &SweepSection| s.knee.as_ref().map_or("none".into(), |k| k.value.clone());
+    let _ = writeln!(o, "  knee: {la} {}, {lb} {}", knee(a), knee(b));
+    o
+}
+
+/// The comparison page's sweep section: throughput and p99 of every run's sweep against the
+/// parameter (overlaid, values in the baseline's order), and the step-by-step table of each run
+/// against the baseline.
+pub fn html_compare(o: &mut String, sweeps: &[(&str, &SweepSection)]) {
+    let Some((la, base)) = sweeps.first() else {
+        return;
+    };
+    let _ = write!(
+        o,
+        "<section id=\"sweep\"><h2>Sweep over {} step by step</h2>",
+        esc(&base.parameter)
+    );
+    // One x position per value, in the order the runs give them.
+    let mut values: Vec<String> = Vec::new();
+    for (_, s) in sweeps {
+        for x in &s.steps {
+            if !values.contains(&x.value) {
+                values.push(x.value.clone());
+            }
+        }
+    }
+    let colors = ["#3056d3", "#d62828", "#2a9d8f", "#e9c46a", "#6a4c93"];
+    for (what, unit, pick) in [("throughput", "tps", 0usize), ("p99 latency", "ms", 1)] {
+        let mut c = Chart::new(
+            &format!("chart-cmp-sweep-{}", ["tps", "p99"][pick]),
+            &format!("{what} against {}", base.parameter),
+            &base.parameter,
+            unit,
+            Kind::Lines,
+        );
+        for (i, (label, s)) in sweeps.iter().enumerate() {
+            let mut points: Vec<(f64, f64)> = (s.steps.iter())
+                .filter_map(|x| {
+                    let at = values.iter().position(|v| *v == x.value)?;
+                    Some((at as f64, [x.tps, x.p99_ms][pick]))
+                })
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            c.series.push(Series {
+                name: (*label).into(),
+                color: colors[i % colors.len()].into(),
+                points,
+                dashed: i > 0,
+            });
+        }
+        c.x_ticks = Some(
+            (values.iter().enumerate())
+                .map(|(i, v)| (i as f64, v.clone()))
+                .collect(),
+        );
+        if values.len() == 1 {
+            c.x_range = Some((-0.5, 0.5));
+        }
+        o.push_str(&c.render());
+    }
+    for (lb, s) in &sweeps[1..] {
+        let _ = write!(
+            o,
+            "<table><thead><tr><th>{p}</th><th>tps {a}</th><th>tps {b}</th><th>change</th>\
+             <th>p99 ms {a}</th><th>p99 ms {b}</th><th>change</th></tr></thead><tbody>",
+            p = esc(&base.parameter),
+            a = esc(la),
+            b = esc(lb)
+        );
+        for r in compare_rows(base, s) {
+            let f = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |x| format!("{x:.p$}"));
+            let ch = |x: Option<f64>, y: Option<f64>| match (x, y) {
+                (Some(x), Some(y)) if x > 0.0 => format!("{:+.1}%", (y / x - 1.0) * 100.0),
+                _ => "-".into(),
+            };
+            let _ = write!(
+                o,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td>{}</td></tr>",
+                esc(&r.value),
+                f(r.tps.0, 1),
+                f(r.tps.1, 1),
+                ch(r.tps.0, r.tps.1),
+                f(r.p99_ms.0, 3),
+                f(r.p99_ms.1, 3),
+                ch(r.p99_ms.0, r.p99_ms.1)
+            );
+        }
+        o.push_str("</tbody></table>");
+    }
+    o.push_str("</section>");
+}
+
+/// One value of a step-by-step comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareRow {
+    pub value: String,
+    pub tps: (Option<f64>, Option<f64>),
+    pub p99_ms: (Option<f64>, Option<f64>),
+}
+
+/// The values of both sweeps in A's order, then those only B ran.
+pub fn compare_rows(a: &SweepSection, b: &SweepSection) -> Vec<CompareRow> {
+    let find = |s: &SweepSection, v: &str| s.steps.iter().find(|x| x.value == v).cloned();
+    let mut values: Vec<String> = a.steps.iter().map(|x| x.value.clone()).collect();
+    for x in &b.steps {
+        if !values.contains(&x.value) {
+            values.push(x.value.clone());
+        }
+    }
+    values
+        .into_iter()
+        .map(|v| {
+            let (x, y) = (find(a, &v), find(b, &v));
+            CompareRow {
+                tps: (x.as_ref().map(|s| s.tps), y.as_ref().map(|s| s.tps)),
+                p99_ms: (x.as_ref().map(|s| s.p99_ms), y.as_ref().map(|s| s.p99_ms)),
+                value: v,
+            }
+        })
+        .collect()
+}
+
+/// Charts of throughput and p99 against the parameter, the knee marked. The x axis places the
+/// steps evenly (a doubling sweep reads as a log scale), labelled with their values.
+pub fn charts(s: &SweepSection, id: &str) -> String {
+    let ticks: Vec<(f64, String)> = (s.steps.iter().enumerate())
+        .map(|(i, x)| (i as f64, x.value.clone()))
+        .collect();
+    let mut out = String::new();
+    for (what, unit, color, pick) in [
+        ("throughput", "tps", "#3056d3", 0usize),
+        ("p99 latency", "ms", "#d62828", 1),
+    ] {
+        let mut c = Chart::new(
+            &format!("{id}-{}", ["tps", "p99"][pick]),
+            &format!("{what} against {}", s.parameter),
+            &s.parameter,
+            unit,
+            Kind::Lines,
+        );
+        c.series.push(Series {
+            name: what.into(),
+            color: color.into(),
+            points: (s.steps.iter().enumerate())
+                .map(|(i, x)| (i as f64, [x.tps, x.p99_ms][pick]))
+                .collect(),
+            dashed: false,
+        });
+        c.x_ticks = Some(ticks.clone());
+        if s.steps.len() == 1 {
+            c.x_range = Some((-0.5, 0.5));
+        }
+        if let Some(k) = &s.knee {
+            c.markers.push(Marker {
+                x: k.index as f64,
+                label: format!("knee {}", k.value),
+            });
+        }
+        out.push_str(&c.render());
+    }
+    out
+}
+
+/// The HTML section of a result with a sweep: the charts and the table.
+pub fn html_section(o: &mut String, s: &SweepSection) {
+    let _ = write!(
+        o,
+        "<section id=\"sweep\"><h2>Sweep over {}</h2><p>{} steps, the first {} s of each left \
+         out. {}</p>",
+        esc(&s.parameter),
+        s.steps.len(),
+        s.warmup_s,
+        match &s.knee {
+            Some(k) => format!("Knee at <b>{}</b>: {}.", esc(&k.value), esc(&k.reason)),
+            None => "No knee: throughput did not stop rising while p99 climbed.".into(),
+        }
+    );
+    o.push_str(&charts(s, "chart-sweep"));
+    let _ = write!(
+        o,
+        "<table><thead><tr><th>{}</th><th>tps</th><th>mean ms</th><th>p95 ms</th><th>p99 ms</th>\
+         <th>failures</th><th>failed checks</th></tr></thead><tbody>",
+        esc(&s.parameter)
+    );
+    for (i, x) in s.steps.iter().enumerate() {
+        let knee = s.knee.as_ref().is_some_and(|k| k.index == i);
+        let _ = write!(
+            o,
+            "<tr{}><td>{}{}</td><td>{:.1}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td>\
+             <td>{}</td><td>{}</td></tr>",
+            if knee { " class=\"knee\"" } else { "" },
+            esc(&x.value),
+            if knee { " (knee)" } else { "" },
+            x.tps,
+            x.mean_ms,
+            x.p95_ms,
+            x.p99_ms,
+            x.failures,
+            esc(&x.failed_checks.join(", "))
+        );
+    }
+    o.push_str("</tbody></table></section>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps(series: &[(&str, f64, f64)]) -> Vec<SweepStep> {
+        series
+            .iter()
+            .map(|(v, tps, p99)| SweepStep {
+                value: (*v).into(),
+                tps: *tps,
+                p99_ms: *p99,
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn knee_where_doubling_clients_stops_paying_and_p99_climbs() {
+        // Linear up to 8 clients, then flat with p99 doubling per doubling (Little's law).
+        let s = steps(&[
+            ("1", 1000.0, 1.1),
+            ("2", 1980.0, 1.1),
+            ("4", 3900.0, 1.2),
+            ("8", 7600.0, 1.3),
+            ("16", 8000.0, 2.6),
+            ("32", 8050.0, 5.3),
+            ("64", 7900.0, 10.9),
+        ]);
+        let k = find_knee(&s).expect("a knee");
+        assert_eq!((k.index, k.value.as_str()), (3, "8"));
+        assert!(k.reason.contains("from 8 to 16"), "{}", k.reason);
+    }
+
+    #[test]
+    fn no_knee_while_every_step_scales() {
+        let s = steps(&[
+            ("1", 100.0, 2.0),
+            ("2", 195.0, 2.1),
+            ("4", 380.0, 2.3),
+            ("8", 700.0, 2.6),
+        ]);
+        assert_eq!(find_knee(&s), None);
+    }
+
+    #[test]
+    fn no_knee_when_throughput_flattens_with_latency_flat() {
+        // A rate sweep on a server that is never saturated cannot flatten, but a flat series
+        // with flat latency (noise) is not a knee either.
+        let s = steps(&[
+            ("100", 100.0, 1.0),
+            ("200", 110.0, 1.05),
+            ("400", 112.0, 1.1),
+        ]);
+        assert_eq!(find_knee(&s), None);
+    }
+
+    #[test]
+    fn no_knee_with_fewer_than_two_steps_or_no_throughput() {
+        assert_eq!(find_knee(&steps(&[("8", 100.0, 1.0)])), None);
+        assert_eq!(find_knee(&[]), None);
+        assert_eq!(find_knee(&steps(&[("1", 0.0, 0.0), ("2", 0.0, 0.0)])), None);
+    }
+
+    #[test]
+    fn throughput_falling_with_latency_climbing_is_a_knee() {
+        let s = steps(&[("16", 5000.0, 4.0), ("32", 4000.0, 9.0)]);
+        assert_eq!(find_knee(&s).map(|k| k.index), Some(0));
+    }
+
+    #[test]
+    fn small_parameter_steps_ask_for_a_proportional_gain() {
+        // 10 -> 12 clients (+20%): +8% tps is scaling well enough (needs +5%), so no knee;
+        // +2% with p99 up 30% is one.
+        let ok = steps(&[("10", 1000.0, 1.0), ("12", 1080.0, 1.3)]);
+        assert_eq!(find_knee(&ok), None);
+        let knee = steps(&[("10", 1000.0, 1.0), ("12", 1020.0, 1.3)]);
+        assert_eq!(find_knee(&knee).map(|k| k.index), Some(0));
+    }
+
+    #[test]
+    fn settings_values_need_a_quarter_more_throughput() {
+        let s = steps(&[("off", 1000.0, 1.0), ("on", 1100.0, 2.0)]);
+        assert_eq!(find_knee(&s).map(|k| k.value), Some("off".into()));
+    }
+
+    #[test]
+    fn compare_rows_pair_values_and_keep_unmatched_ones() {
+        let a = SweepSection {
+            parameter: "clients".into(),
+            steps: steps(&[("1", 100.0, 1.0), ("2", 200.0, 1.0)]),
+            ..Default::default()
+        };
+        let b = SweepSection {
+            parameter: "clients".into(),
+            steps: steps(&[("2", 150.0, 2.0), ("4", 300.0, 2.0)]),
+            ..Default::default()
+        };
+        let rows = compare_rows(&a, &b);
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0].tps, (Some(100.0), None));
+        assert_eq!(rows[1].tps, (Some(200.0), Some(150.0)));
+        assert_eq!(rows[2].value, "4");
+        let text = render_compare_text(&a, &b, "A", "B");
+        assert!(text.contains("-25.0%"), "{text}");
+        assert!(text.contains("+100.0%"), "{text}");
+    }
+
+    #[test]
+    fn the_text_table_marks_the_knee() {
+        let mut s = SweepSection {
+            parameter: "clients".into(),
+            warmup_s: 1.0,
+            steps: steps(&[("4", 400.0, 1.0), ("8", 410.0, 2.0)]),
+            knee: None,
+        };
+        s.knee = find_knee(&s.steps);
+        let t = render_text(&s);
+        assert!(
+            t.lines()
+                .any(|l| l.trim_start().starts_with("4 ") && l.ends_with("<- knee")),
+            "{t}"
+        );
+        let mut html = String::new();
+        html_section(&mut html, &s);
+        assert!(html.contains("knee 4"), "the chart marks the knee");
+    }
+}

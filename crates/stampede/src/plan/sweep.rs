@@ -1,0 +1,228 @@
+//! `--sweep PARAM=VALUES` and `--warmup`, read into a [`SweepSpec`] before any I/O.
+//!
+//! Spellings: `clients=8,16,32` or `clients=1..64` (doubling from the first, the last included
+//! when doubling misses it: `3..20` is 3, 6, 12, 20); `rate=500,1000` or `rate=250..2000` (-R
+//! per step, same doubling); `set:NAME=v1,v2` (a server setting, applied on the embedded
+//! PostgreSQL server before each step; only there, since stampede does not change the settings
+//! of a server it did not start).
+//!
+//! The warm-up left out of each step's figures defaults to a fifth of -T, at most 5 s (the
+//! first second holds each new backend's parse and plan and cold caches; longer steps settle
+//! within a few seconds), and to 0 for steps of -t transactions (their intervals are per
+//! second too, but a step of a fixed count has no known length to take a fraction of).
+
+use anyhow::Result;
+
+use crate::console::Failure;
+
+/// What a sweep varies.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Param {
+    Clients,
+    Rate,
+    /// A server setting, by name.
+    Setting(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepSpec {
+    pub param: Param,
+    /// The values, as given (`set:` values are passed to the server as written).
+    pub values: Vec<String>,
+    /// Seconds left out at the start of each step.
+    pub warmup_s: f64,
+}
+
+impl SweepSpec {
+    /// The parameter's name in the result: `clients`, `rate`, `set:NAME`.
+    pub fn parameter(&self) -> String {
+        match &self.param {
+            Param::Clients => "clients".into(),
+            Param::Rate => "rate".into(),
+            Param::Setting(n) => format!("set:{n}"),
+        }
+    }
+
+    /// The most clients any step runs (for the open-files limit and max_connections).
+    pub fn max_clients(&self, base: u32) -> u32 {
+        match self.param {
+            Param::Clients => (self.values.iter())
+                .filter_map(|v| v.parse::<u32>().ok())
+                .max()
+                .unwrap_or(base),
+            _ => base,
+        }
+    }
+}
+
+fn bad(why: impl Into<String>) -> anyhow::Error {
+    Failure::usage(
+        format!("--sweep: {}", why.into()),
+        "e.g. --sweep clients=1..64, --sweep clients=8,16,32, --sweep rate=500,1000, \
+         --sweep set:work_mem=4MB,64MB",
+    )
+}
+
+/// `a..b` doubling from `a` up to `b` (included), or a comma list.
+fn numbers(spec: &str, what: &str, integer: bool) -> Result<Vec<f64>> {
+    let num = |s: &str| -> Result<f64> {
+        let v: f64 = s
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("{what} value {s:?} is not a number")))?;
+        if !(v > 0.0 && v.is_finite()) || (integer && v.fract() != 0.0) {
+            return Err(bad(format!(
+                "{what} values must be positive{}, got {s:?}",
+                if integer { " integers" } else { "" }
+            )));
+        }
+        Ok(v)
+    };
+    let vals = match spec.split_once("..") {
+        Some((a, b)) => {
+            let (a, b) = (num(a)?, num(b)?);
+            if b < a {
+                return Err(bad(format!("{what}={spec}: the range runs downwards")));
+            }
+            let mut v = vec![a];
+            while v[v.len() - 1] * 2.0 <= b {
+                let next = v[v.len() - 1] * 2.0;
+                v.push(next);
+            }
+            if v[v.len() - 1] < b {
+                v.push(b);
+            }
+            v
+        }
+        None => spec.split(',').map(num).collect::<Result<Vec<_>>>()?,
+    };
+    if vals.len() > 64 {
+        return Err(bad(format!(
+            "{what}={spec} makes {} steps; 64 at most",
+            vals.len()
+        )));
+    }
+    Ok(vals)
+}
+
+/// Read `--sweep` and `--warmup`; `step_s` is -T (None for a run of -t transactions).
+pub fn parse(sweep: &str, warmup: Option<f64>, step_s: Option<u64>) -> Result<SweepSpec> {
+    let Some((name, values)) = sweep.split_once('=') else {
+        return Err(bad(format!("{sweep:?} has no '='")));
+    };
+    let name = name.trim();
+    if values.trim().is_empty() {
+        return Err(bad(format!("{name} has no values")));
+    }
+    let fmt = |v: f64| {
+        if v.fract() == 0.0 {
+            format!("{v:.0}")
+        } else {
+            v.to_string()
+        }
+    };
+    let (param, values) = match name {
+        "clients" | "c" => (
+            Param::Clients,
+            numbers(values, "clients", true)?
+                .into_iter()
+                .map(fmt)
+                .collect(),
+        ),
+        "rate" | "R" => (
+            Param::Rate,
+            numbers(values, "rate", false)?
+                .into_iter()
+                .map(fmt)
+                .collect(),
+        ),
+        n => match n.strip_prefix("set:") {
+            Some(s)
+                if !s.is_empty()
+                    && s.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') =>
+            {
+                let vals: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
+                if vals.iter().any(String::is_empty) {
+                    return Err(bad(format!("set:{s} has an empty value")));
+                }
+                (Param::Setting(s.to_ascii_lowercase()), vals)
+            }
+            Some(s) => return Err(bad(format!("set:{s:?} is not a setting's name"))),
+            None => {
+                return Err(bad(format!(
+                    "cannot sweep {n:?}: give clients, rate or set:NAME"
+                )))
+            }
+        },
+    };
+    let warmup_s = match (warmup, step_s) {
+        (Some(w), _) if !(w >= 0.0 && w.is_finite()) => {
+            return Err(Failure::usage(
+                format!("--warmup must be 0 or more seconds, got {w}"),
+                "",
+            ))
+        }
+        (Some(w), Some(t)) if w >= t as f64 => {
+            return Err(Failure::usage(
+                format!("--warmup {w} leaves nothing of each step (-T {t})"),
+                "give a -T longer than --warmup",
+            ))
+        }
+        (Some(w), _) => w,
+        (None, Some(t)) => (t as f64 / 5.0).floor().min(5.0),
+        (None, None) => 0.0,
+    };
+    Ok(SweepSpec {
+        param,
+        values,
+        warmup_s,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_double_and_keep_their_end() {
+        let s = parse("clients=1..64", None, Some(10)).unwrap();
+        assert_eq!(s.values, ["1", "2", "4", "8", "16", "32", "64"]);
+        assert_eq!(s.warmup_s, 2.0);
+        let s = parse("clients=3..20", Some(0.0), Some(10)).unwrap();
+        assert_eq!(s.values, ["3", "6", "12", "20"]);
+        assert_eq!(s.max_clients(8), 20);
+        let s = parse("rate=100,250.5", None, None).unwrap();
+        assert_eq!(
+            (s.param, s.values, s.warmup_s),
+            (Param::Rate, vec!["100".into(), "250.5".into()], 0.0)
+        );
+        let s = parse("set:work_mem=4MB, 64MB", None, Some(30)).unwrap();
+        assert_eq!(s.parameter(), "set:work_mem");
+        assert_eq!(s.values, ["4MB", "64MB"]);
+        assert_eq!(s.warmup_s, 5.0);
+    }
+
+    #[test]
+    fn bad_sweeps_name_the_flag() {
+        for (arg, warmup, says) in [
+            ("clients", None, "has no '='"),
+            ("clients=", None, "has no values"),
+            ("clients=0,2", None, "positive integers"),
+            ("clients=1.5", None, "positive integers"),
+            ("clients=64..1", None, "downwards"),
+            ("threads=1,2", None, "cannot sweep"),
+            ("set:work mem=1", None, "not a setting's name"),
+            ("set:work_mem=1,,2", None, "empty value"),
+            ("rate=1..1e30", None, "64 at most"),
+            ("clients=1,2", Some(10.0), "--warmup 10 leaves nothing"),
+        ] {
+            let e = parse(arg, warmup, Some(10)).unwrap_err().to_string();
+            assert!(e.contains(says), "{arg}: {e}");
+            assert!(
+                e.contains("--sweep") || e.contains("--warmup"),
+                "{arg}: {e}"
+            );
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! `--sweep`: one plan run once per value of a parameter, on one target, into one result.
+//!
+//! Each step is a run of its own ([`super::measure`]: its own commit baseline, engine run and
+//! checks) with the step's spec: `clients` sets -c (and no more engine threads than clients),
+//! `rate` sets -R, `set:NAME` changes the setting on the embedded server before the step
+//! (`ALTER SYSTEM` and a reload; a setting that needs a restart is refused before the first
+//! step, and the setting is reset after the last). The tables are loaded once, before the first
+//! step. The result is the last step's, with `sweep` holding every step's figures after its
+//! warm-up and the knee (`report::sweep`), and every step's checks, named by step. A Ctrl-C
+//! ends the sweep after the step it interrupts, with the steps done.
+
+use anyhow::{Context, Result};
+use report::{Check, RunResult};
+
+use super::{measure, output, Ctx, Family};
+use crate::console::{self, Failure};
+use crate::interrupt;
+use crate::plan::sweep::{Param, SweepSpec};
+
+/// Run every step, then print and save the one result.
+pub(crate) fn run(ctx: &Ctx, family: &mut dyn Family, sweep: &SweepSpec) -> Result<i32> {
+    if let Param::Setting(name) = &sweep.param {
+        check_setting(ctx, name)?;
+    }
+    let parameter = sweep.parameter();
+    let mut steps = Vec::new();
+    let mut checks: Vec<Check> = Vec::new();
+    let mut last: Option<RunResult> = None;
+    let ran = (|| -> Result<()> {
+        for (i, value) in sweep.values.iter().enumerate() {
+            let mut spec = ctx.spec.clone();
+            match &sweep.param {
+                Param::Clients => {
+                    let c: u32 = value.parse().context("a sweep's clients")?;
+                    spec.clients = c;
+                    spec.threads = spec.threads.min(c).max(1);
+                }
+                Param::Rate => spec.rate_tps = Some(value.parse().context("a sweep's rate")?),
+                Param::Setting(name) => apply_setting(ctx, name, value)?,
+            }
+            println!(
+                "sweep step {}/{}: {parameter}={value}",
+                i + 1,
+                sweep.values.len()
+            );
+            let step_ctx = Ctx {
+                frontend: ctx.frontend,
+                spec: &spec,
+                out: ctx.out,
+                target: ctx.target,
+                rt: ctx.rt,
+            };
+            let r = measure(&step_ctx, family, i == 0)?;
+            let step = report::sweep::SweepStep::of(value, &r, sweep.warmup_s);
+            println!(
+                "  {parameter}={value}: {:.1} tps, p99 {:.3} ms, {} failures (after the first {} s)",
+                step.tps, step.p99_ms, step.failures, sweep.warmup_s
+            );
+            steps.push(step);
+            checks.extend(r.checks.iter().map(|c| Check {
+                name: format!("{parameter}={value}: {}", c.name),
+                status: c.status,
+                detail: c.detail.clone(),
+            }));
+            let interrupted = r.interrupted;
+            last = Some(r);
+            if interrupted || interrupt::requested() {
+                break;
+            }
+        }
+        Ok(())
+    })();
+    if let Param::Setting(name) = &sweep.param {
+        // The embedded server may be a kept one (`stampede server start`): leave it as found.
+        if let Err(e) = reset_setting(ctx, name) {
+            console::warning(&format!(
+                "--sweep set:{name}: could not reset the setting: {e:#}"
+            ));
+        }
+    }
+    ran?;
+    let Some(mut result) = last else {
+        return Err(Failure::setup("the sweep ran no step", ""));
+    };
+    result.interrupted |= steps.len() < sweep.values.len();
+    result.checks = checks;
+    let knee = report::sweep::find_knee(&steps);
+    result.sweep = Some(report::sweep::SweepSection {
+        parameter,
+        warmup_s: sweep.warmup_s,
+        knee,
+        steps,
+    });
+    output::emit(ctx, &result)
+}
+
+/// A setting may be swept when the server has it and a reload applies it.
+fn check_setting(ctx: &Ctx, name: &str) -> Result<()> {
+    let context = ctx.with_session(async |s| {
+        let rows = s
+            .simple_query(&format!(
+                "SELECT context FROM pg_settings WHERE name = {}",
+                literal(name)
+            ))
+            .await?;
+        Ok(rows.first().and_then(|r| r.first().cloned().flatten()))
+    })?;
+    match context.as_deref() {
+        None => Err(Failure::usage(
+            format!("--sweep set:{name}: the server has no setting {name:?}"),
+            "SHOW ALL lists them",
+        )),
+        Some("postmaster") => Err(Failure::usage(
+            format!(
+                "--sweep set:{name}: {name} takes effect only at a server restart, which a sweep \
+                 does not do"
+            ),
+            format!("run once per value with --set {name}=VALUE"),
+        )),
+        Some("internal") => Err(Failure::usage(
+            format!("--sweep set:{name}: {name} cannot be changed"),
+            "",
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// A SQL string literal.
+fn literal(v: &str) -> String {
+    format!("'{}'", v.replace('\'', "''"))
+}
+
+/// `ALTER SYSTEM SET` and a reload, then wait until a new session starts with it: the
+/// postmaster rereads the files on SIGHUP at its own pace, and a backend started after that
+/// inherits the new load time (`pg_conf_load_time()`).
+fn apply_setting(ctx: &Ctx, name: &str, value: &str) -> Result<()> {
+    let before = ctx.with_session(async |s| {
+        s.simple_query(&format!("ALTER SYSTEM SET {name} = {}", literal(value)))
+            .await?;
+        let rows = s
+            .simple_query("SELECT pg_conf_load_time()::text, pg_reload_conf()")
+            .await?;
+        Ok(rows.first().and_then(|r| r.first().cloned().flatten()))
+    });
+    let before =
+        before.map_err(|e| Failure::usage(format!("--sweep set:{name}={value}: {e:#}"), ""))?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (loaded, shown) = ctx.with_session(async |s| {
+            let rows = s
+                .simple_query(&format!(
+                    "SELECT pg_conf_load_time()::text, current_setting({})",
+                    literal(name)
+                ))
+                .await?;
+            let row = rows.into_iter().next().unwrap_or_default();
+            Ok((
+                row.first().cloned().flatten(),
+                row.get(1).cloned().flatten().unwrap_or_default(),
+            ))
+        })?;
+        if loaded != before {
+            console::note(&format!("set {name} = {value} (the server shows {shown})"));
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(Failure::setup(
+                format!(
+                    "--sweep set:{name}={value}: the server did not reload its settings in 30 s"
+                ),
+                "",
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn reset_setting(ctx: &Ctx, name: &str) -> Result<()> {
+    ctx.with_session(async |s| {
+        s.simple_query(&format!("ALTER SYSTEM RESET {name}"))
+            .await?;
+        s.simple_query("SELECT pg_reload_conf()").await?;
+        Ok(())
+    })
+}
