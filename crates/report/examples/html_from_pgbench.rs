@@ -137,6 +137,7 @@ fn main() {
         failover: None,
         replication: Vec::new(),
         routing: Vec::new(),
+        fleet: None,
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

@@ -93,6 +93,7 @@ mod tests {
         }
         r.tpcc = Some(crate::testdata::tpcc_section());
         r.failover = Some(crate::testdata::failover_section());
+        r.fleet = Some(crate::testdata::fleet_section());
         // MySQL's additions (no real run has them with PostgreSQL's counters).
         if let Some(m) = &mut r.server_metrics {
             let my = crate::testdata::mysql_server_metrics();
@@ -362,6 +363,11 @@ mod tests {
             "duplicate_seqs",
             "audited_on",
             "audit_error",
+            "fleet",
+            "lost",
+            "commit_check",
+            "rate_tps",
+            "lagging",
         ];
         let objects = [
             (&schema, &v),
@@ -453,6 +459,9 @@ mod tests {
                 &v["failover"]["writes"],
             ),
             (&schema["properties"]["routing"]["items"], &v["routing"][0]),
+            (&defs["fleet"], &v["fleet"]),
+            (&defs["fleet_process"], &v["fleet"]["processes"][0]),
+            (&defs["check"], &v["fleet"]["commit_check"]),
             (&defs["server_metrics"], m),
             (&sm["cost"], &m["cost"]),
             (&sm["notes"]["items"], &m["notes"][0]),

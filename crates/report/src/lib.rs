@@ -16,8 +16,10 @@ pub mod compare;
 mod csv;
 mod endpoint;
 pub mod failover;
+pub mod fleet;
 pub mod html;
 mod json;
+pub mod merge;
 mod model;
 mod observed;
 mod observed_hosts;
@@ -31,6 +33,7 @@ mod testdata;
 
 pub use csv::{render_csv, CSV_HEADER};
 pub use endpoint::{EndpointFailures, EndpointLatency};
+pub use fleet::{FleetProcess, FleetSection};
 pub use json::{read_json, write_json, ReadError, SCHEMA};
 pub use model::{
     format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionSetup,

@@ -241,6 +241,7 @@ pub fn result(
         failover: None,
         replication: Vec::new(),
         routing: Vec::new(),
+        fleet: None,
     }
 }
 
@@ -964,5 +965,38 @@ pub fn tpcc_section() -> crate::TpccSection {
             violations: 0,
             applies: true,
         }],
+    }
+}
+
+/// A merged fleet's section with every field set (for the schema tests and renderers).
+pub fn fleet_section() -> crate::FleetSection {
+    crate::FleetSection {
+        name: "nightly".into(),
+        size: 3,
+        start_server_us: 1_764_000_000_000_000,
+        processes: vec![crate::FleetProcess {
+            index: 0,
+            hostname: "driver-0".into(),
+            clients: 8,
+            first_client_id: 0,
+            transactions: 1000,
+            failed: 1,
+            tps: 100.0,
+            share_pct: 50.0,
+            clock_offset_us: -120,
+            rtt_us: 80,
+            started_server_us: 1_764_000_000_000_300,
+            duration_s: 10.0,
+            cpu_pct: 95.0,
+            rate_tps: Some(150.0),
+            server_commits: 1017,
+            lagging: vec!["its CPU was saturated (95%)".into()],
+        }],
+        lost: vec![2],
+        commit_check: Some(crate::Check {
+            name: "fleet commit count".into(),
+            status: crate::CheckStatus::Skipped,
+            detail: "cannot be exact".into(),
+        }),
     }
 }

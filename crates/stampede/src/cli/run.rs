@@ -357,6 +357,10 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub target: TargetArgs,
+
+    /// `--fleet`: this process is one of several running one benchmark.
+    #[command(flatten)]
+    pub fleet: super::FleetArgs,
 }
 
 /// A script of the run as given on the command line.

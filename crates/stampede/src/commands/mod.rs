@@ -4,6 +4,7 @@
 mod check;
 mod compare;
 mod failover;
+mod fleet;
 pub(crate) mod init;
 mod report;
 mod run;
@@ -11,6 +12,8 @@ mod server;
 mod sharded;
 
 use anyhow::Result;
+
+pub(crate) use self::fleet::{emit as fleet_emit, merged as fleet_merged};
 
 use crate::cli::{Cli, Command};
 
@@ -24,6 +27,8 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Some(Command::Server(args)) => server::run(args),
         Some(Command::Report(args)) => report::run(args),
         Some(Command::Compare(args)) => compare::run(args),
+        Some(Command::Fleet(args)) => fleet::run(args),
+        Some(Command::Merge(args)) => fleet::merge(args),
         Some(Command::Sysbench { args }) => crate::dropin::sysbench::main(args),
         Some(Command::Pgbench { args }) => crate::dropin::pgbench::main(args),
         // `stampede` alone: `stampede run` with its defaults (there is one set).

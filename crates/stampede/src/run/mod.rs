@@ -15,6 +15,7 @@
 
 pub(crate) mod fault;
 mod faulted;
+mod member;
 mod output;
 pub mod pgbench;
 pub(crate) mod probe;
@@ -225,12 +226,27 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         output::header(ctx, &server, "");
     }
     family.before(ctx)?;
+    // A fleet member meets the others now: after its own preparation, before anything the
+    // fleet's commit check counts (module `member`).
+    let mut joined = match &ctx.out.fleet {
+        Some(plan) => Some(member::join(ctx, plan)?),
+        None => None,
+    };
+    let fleet_spec = joined.as_ref().map(|j| j.spec(ctx.spec));
+    let run_ctx = Ctx {
+        spec: fleet_spec.as_ref().unwrap_or(ctx.spec),
+        ..*ctx
+    };
+    let ctx = &run_ctx;
     // With several hosts each server counts only its own commits: they are counted host by
     // host (`checks::hosts`), as MySQL's nodes are (each counts its own clients' COMMITs).
     let several_hosts = conn.endpoints() > 1 && conn.dialect() == Dialect::Postgres;
     // A fault run's servers may restart or change roles: their counters do not describe it.
     let fault_run = ctx.spec.fault_run;
-    let baseline = match (ctx.out.checks && !fault_run, conn.dialect()) {
+    let baseline = match (
+        ctx.out.checks && !fault_run && joined.is_none(),
+        conn.dialect(),
+    ) {
         (true, Dialect::Postgres) if several_hosts => Some(Baseline::PgHosts(
             ctx.rt.block_on(checks::hosts::commit_baseline(conn))?,
         )),
@@ -280,6 +296,9 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
         Event::Info(i) => console::note(i),
     };
     let replication = split::watch(ctx.spec, conn);
+    if let Some(j) = &mut joined {
+        j.mark_start();
+    }
     let ran = family.run(ctx, &mut on_event);
     let injected = injector.take().map(fault::Injector::finish);
     let fin = family.finish(ctx);
@@ -344,6 +363,11 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
                 detail,
             });
         }
+        None if joined.is_some() && ctx.out.checks => check_list.push(skipped(
+            "commit count",
+            "a fleet member: the other processes commit on the same server; the fleet's commit \
+             check counts them all (`stampede fleet report NAME`)",
+        )),
         None if fault_run && ctx.out.checks => check_list.push(skipped(
             "commit count",
             "a fault run: the servers' counters do not survive a restart or a failover",
@@ -360,7 +384,22 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     } else {
         None
     };
-    check_list.extend(family.checks(ctx, &outcome)?);
+    // The fleet's commits: what this process's sessions committed, for the fleet's check.
+    let fleet_commits = (
+        family.counted_commits(&outcome, &fin) + outcome.setup_commits,
+        outcome.connections + observer_connections + fin.connections,
+    );
+    let started = outcome.started_at;
+    match &joined {
+        // Other processes write the same tables: the workload's invariants hold for the
+        // fleet, not for one process (`stampede check` after the fleet).
+        Some(_) if ctx.out.checks => check_list.push(skipped(
+            "workload checks",
+            "a fleet member: check the fleet's data after it ran (`stampede check`)",
+        )),
+        Some(_) => {}
+        None => check_list.extend(family.checks(ctx, &outcome)?),
+    }
     let config = family.config(ctx);
     let sysbench = family.sysbench_result(&outcome, &fin);
     let mut result = result::assemble(
@@ -378,7 +417,14 @@ fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
     result.failover = failover;
     split::finish(replication, &mut result);
     result.routing = family.routing();
-    output::emit(ctx, &result)
+    match joined {
+        Some(j) => {
+            result.fleet = Some(j.section(&result, started, fleet_commits.0, fleet_commits.1));
+            let code = output::emit(ctx, &result)?;
+            j.finish(ctx, &result, code)
+        }
+        None => output::emit(ctx, &result),
+    }
 }
 
 /// The part of a result's configuration every family fills the same way, from the engine's

@@ -125,6 +125,7 @@ pub(super) fn assemble(
         failover: None,
         replication: Vec::new(),
         routing: Vec::new(),
+        fleet: None,
     }
 }
 
