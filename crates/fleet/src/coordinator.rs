@@ -4,6 +4,8 @@
 //! reading the statistics with `pg_stat_clear_snapshot()` first, so its own reads are never
 //! counted as commits, as the single-process commit check does (`stampede`'s `checks`).
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -15,6 +17,7 @@ pub struct Coordinator {
     session: Session,
     conn: target::Target,
     name: String,
+    cancel: Arc<AtomicBool>,
 }
 
 /// What the fleet table holds for a fleet.
@@ -65,7 +68,11 @@ async fn settle(s: &mut Session, limit: Duration, alone: bool) -> Result<i64> {
 }
 
 impl Coordinator {
-    pub(crate) async fn open(conn: &target::Target, name: &str) -> Result<Coordinator> {
+    pub(crate) async fn open(
+        conn: &target::Target,
+        name: &str,
+        cancel: Arc<AtomicBool>,
+    ) -> Result<Coordinator> {
         let mut session = Session::connect(conn).await?;
         settle_own_stats(&mut session).await;
         session.simple_query(sql::BEGIN_READ_ONLY).await?;
@@ -73,6 +80,7 @@ impl Coordinator {
             session,
             conn: conn.clone(),
             name: name.to_string(),
+            cancel,
         })
     }
 
@@ -103,6 +111,7 @@ impl Coordinator {
                     .map(|m| m.0)
                     .collect::<Vec<u32>>();
             }
+            crate::check_cancel(&self.cancel, &self.name)?;
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
         let s1 = settle(&mut self.session, Duration::from_secs(10), true).await?;

@@ -38,6 +38,8 @@
 mod coordinator;
 mod sql;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -67,6 +69,15 @@ pub struct Spec {
     pub join_timeout: Duration,
     /// [`DEFAULT_LEAD`] unless a test asks otherwise.
     pub lead: Duration,
+    /// Set by Ctrl-C: every wait of the fleet ends with an error.
+    pub cancel: Arc<AtomicBool>,
+}
+
+fn check_cancel(cancel: &AtomicBool, name: &str) -> Result<()> {
+    if cancel.load(Ordering::Relaxed) {
+        bail!("interrupted while waiting for fleet {name}");
+    }
+    Ok(())
 }
 
 /// A fleet name: 1 to 63 letters, digits, `_`, `-` or `.` (it is written into SQL literals,
@@ -214,7 +225,7 @@ pub async fn join(conn: &target::Target, spec: &Spec, me: &Identity) -> Result<M
         }
     };
     let coordinator = match index {
-        0 => Some(Coordinator::open(conn, name).await?),
+        0 => Some(Coordinator::open(conn, name, spec.cancel.clone()).await?),
         _ => None,
     };
     settle_own_stats(&mut s).await;
@@ -258,6 +269,7 @@ impl Member {
                     self.session.simple_query(&sql::fail(&name, &why)).await?;
                     bail!("fleet {name}: {why} (--fleet-timeout)");
                 }
+                check_cancel(&self.spec.cancel, &name)?;
                 tokio::time::sleep(poll).await;
             }
             // Waiting ends without a commit; then the snapshot, then the start (one commit,
@@ -288,6 +300,7 @@ impl Member {
                     self.spec.size
                 );
             }
+            check_cancel(&self.spec.cancel, &name)?;
             tokio::time::sleep(poll).await;
         };
         let (offset_us, rtt_us) = self.clock_offset().await?;
@@ -359,6 +372,71 @@ impl Member {
         if let Some(c) = self.coordinator {
             c.close().await;
         }
+    }
+}
+
+/// Stages: a fleet that loads data (`stampede init --fleet`) moves through numbered stages
+/// instead of a timed start (process 0 creates the tables, all load their part, process 0 builds
+/// the indexes).
+impl Member {
+    /// Wait until all processes have joined (no start, no snapshot: loading is not measured).
+    pub async fn wait_joined(&mut self) -> Result<()> {
+        let name = self.spec.name.clone();
+        let deadline = Instant::now() + self.spec.join_timeout;
+        loop {
+            let joined = sql::joined(&mut self.session, &name).await?;
+            if joined >= i64::from(self.spec.size) {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                bail!(
+                    "fleet {name}: only {joined} of {} processes joined within {} s \
+                     (--fleet-timeout)",
+                    self.spec.size,
+                    self.spec.join_timeout.as_secs()
+                );
+            }
+            check_cancel(&self.spec.cancel, &name)?;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Say this process has reached `stage`.
+    pub async fn set_stage(&mut self, stage: i32) -> Result<()> {
+        self.session.simple_query("ROLLBACK").await?;
+        self.session
+            .simple_query(&sql::set_stage(&self.spec.name, self.index, stage))
+            .await?;
+        self.session.simple_query(sql::BEGIN_READ_ONLY).await?;
+        Ok(())
+    }
+
+    /// Wait until process `who` (or every process) has reached `stage`; a process whose
+    /// session is gone before it fails the wait, naming it.
+    pub async fn wait_stage(&mut self, who: Option<u32>, stage: i32) -> Result<()> {
+        let name = self.spec.name.clone();
+        loop {
+            let (behind, gone) = sql::behind(&mut self.session, &name, who, stage).await?;
+            if behind == 0 {
+                return Ok(());
+            }
+            if gone > 0 {
+                let whom = who.map_or_else(|| "a process".to_string(), |i| format!("process {i}"));
+                bail!("fleet {name}: {whom} left before it finished its part");
+            }
+            check_cancel(&self.spec.cancel, &name)?;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Wait until every other process has left (process 0, before it removes the fleet).
+    pub async fn wait_others_gone(&mut self) -> Result<()> {
+        let name = self.spec.name.clone();
+        while sql::still_connected(&mut self.session, &name, self.index).await? > 0 {
+            check_cancel(&self.spec.cancel, &name)?;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Ok(())
     }
 }
 

@@ -25,6 +25,7 @@ pub(crate) const CREATE: &str = "CREATE TABLE IF NOT EXISTS stampede_fleet (\
      per_connection bigint, \
      failure text, \
      result text, \
+     stage integer NOT NULL DEFAULT 0, \
      PRIMARY KEY (fleet, idx))";
 
 /// Waiting happens in a read-only transaction, ended by ROLLBACK: polling costs no commit.
@@ -185,12 +186,22 @@ pub(crate) async fn commits(s: &mut Session) -> Result<i64> {
     scalar(s, COMMITS).await
 }
 
+/// Inside a transaction PostgreSQL keeps the first reading of `pg_stat_activity` (and of the
+/// statistics) until the transaction ends; the waits here run in one long read-only
+/// transaction, so each reading of who is connected clears that snapshot first.
+async fn fresh_activity(s: &mut Session) -> Result<()> {
+    s.simple_query("SELECT pg_stat_clear_snapshot()").await?;
+    Ok(())
+}
+
 pub(crate) async fn other_sessions(s: &mut Session) -> Result<i64> {
+    fresh_activity(s).await?;
     scalar(s, OTHER_STAMPEDE_SESSIONS).await
 }
 
 /// Each process's row: index, whether it stored a result, whether its fleet session is gone.
 pub(crate) async fn members(s: &mut Session, name: &str) -> Result<Vec<(u32, bool, bool)>> {
+    fresh_activity(s).await?;
     let rows = s
         .simple_query(&format!(
             "SELECT idx, result IS NOT NULL, NOT EXISTS (SELECT 1 FROM pg_stat_activity a \
@@ -223,4 +234,49 @@ pub(crate) async fn results(s: &mut Session, name: &str) -> Result<Vec<(u32, Opt
         .iter()
         .map(|r| (num(&r[0]).unwrap_or(0) as u32, r[1].clone()))
         .collect())
+}
+
+pub(crate) fn set_stage(name: &str, index: u32, stage: i32) -> String {
+    format!(
+        "UPDATE stampede_fleet SET stage = {stage} WHERE fleet = {} AND idx = {index}",
+        lit(name)
+    )
+}
+
+/// Processes of the fleet (all, or one) not yet at `stage`, and failed ones (gone before it).
+pub(crate) async fn behind(
+    s: &mut Session,
+    name: &str,
+    who: Option<u32>,
+    stage: i32,
+) -> Result<(i64, i64)> {
+    fresh_activity(s).await?;
+    let only = who.map_or_else(String::new, |i| format!(" AND idx = {i}"));
+    let rows = s
+        .simple_query(&format!(
+            "SELECT count(*) FILTER (WHERE stage < {stage}), count(*) FILTER (WHERE stage < \
+             {stage} AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = \
+             f.backend_pid)) FROM stampede_fleet f WHERE fleet = {} AND idx >= 0{only}",
+            lit(name)
+        ))
+        .await?;
+    let r = rows.first();
+    Ok((
+        r.and_then(|r| num(&r[0])).unwrap_or(0),
+        r.and_then(|r| num(&r[1])).unwrap_or(0),
+    ))
+}
+
+/// Other processes of the fleet whose session is still connected.
+pub(crate) async fn still_connected(s: &mut Session, name: &str, me: u32) -> Result<i64> {
+    fresh_activity(s).await?;
+    scalar(
+        s,
+        &format!(
+            "SELECT count(*) FROM stampede_fleet f WHERE fleet = {} AND idx >= 0 AND idx <> {me} \
+             AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = f.backend_pid)",
+            lit(name)
+        ),
+    )
+    .await
 }

@@ -9,6 +9,8 @@
 //!   three wrote to their `-l` logs (so its percentiles are those of the union).
 //! - A process killed mid-run: process 0 names it as lost, merges the others, and the commit
 //!   check says why it cannot be exact.
+//! - `init oltp` split across three processes (indexes assigned as they join) loads the same
+//!   rows, keys, indexes and sequences as one process: checksums of every table equal.
 //! - The Kubernetes manifest has the Job API's fields; bad fleet options are refused by name.
 
 mod common;
@@ -190,6 +192,8 @@ fn three_processes_start_together_and_merge_exactly() {
     assert_eq!(f.processes.len(), 3);
     assert!(f.lost.is_empty());
     let c = f.commit_check.as_ref().expect("the fleet's commit check");
+    eprintln!("{text}");
+    eprintln!("first transactions' spread: {spread_ms:.3} ms");
     assert_eq!(c.status, report::CheckStatus::Passed, "{}", c.detail);
     // The server's commit delta is the sum of what the processes committed.
     assert!(
@@ -213,6 +217,24 @@ fn three_processes_start_together_and_merge_exactly() {
     for p in [50.0, 90.0, 99.0, 100.0] {
         assert_eq!(merged.percentile_us(p), union.percentile_us(p), "p{p}");
     }
+    // `stampede merge` of the three files gives the same numbers.
+    let files_path = dir.path().join("files.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .arg("merge")
+        .args((0..3).map(|i| dir.path().join(format!("{i}.json"))))
+        .arg("--json")
+        .arg(&files_path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files = read(&files_path);
+    assert_eq!(files.total.txns[0].latency.encode(), union.encode());
+    assert_eq!(files.intervals.len(), m.intervals.len());
     // --forget removed the fleet's table.
     let left = rt().block_on(scalar_i64(
         &cfg,
@@ -360,4 +382,83 @@ fn bad_fleet_options_are_refused_by_name() {
         assert_eq!(out.status.code(), Some(64), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
     }
+}
+
+/// Every sbtest table's rows (md5 of all columns in id order), its indexes and its sequence.
+fn oltp_checksums(db: &str, tables: u32) -> Vec<Vec<Option<String>>> {
+    let cfg = fixture().cfg.with_dbname(db);
+    let mut all = Vec::new();
+    for t in 1..=tables {
+        all.extend(rt().block_on(query(
+            &cfg,
+            &format!(
+                "SELECT count(*), md5(string_agg(id || ':' || k || ':' || c || ':' || pad, ',' \
+                 ORDER BY id)), (SELECT string_agg(indexdef, '; ' ORDER BY indexname) \
+                 FROM pg_indexes WHERE tablename = 'sbtest{t}'), \
+                 (SELECT last_value FROM sbtest{t}_id_seq) FROM sbtest{t}"
+            ),
+        )));
+    }
+    all
+}
+
+#[test]
+fn init_oltp_split_across_three_processes_loads_what_one_loads() {
+    let size = [
+        "init",
+        "oltp",
+        "--tables",
+        "2",
+        "--table-size",
+        "3000",
+        "-q",
+    ];
+    rt().block_on(database("fleet_init_one"));
+    rt().block_on(database("fleet_init_three"));
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(size)
+        .args(["-j", "2"])
+        .args(base("fleet_init_one"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kids: Vec<Child> = (0..3)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_stampede"))
+                .args(size)
+                .args(["-j", "1", "--fleet", "load", "--fleet-size", "3"])
+                .args(base("fleet_init_three"))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut parts = Vec::new();
+    for k in kids {
+        let (code, out, err) = finish(k);
+        assert_eq!(code, 0, "{out}{err}");
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("fleet load: process"))
+            .expect(&err);
+        parts.push(line[20..21].to_string());
+    }
+    parts.sort();
+    assert_eq!(parts, ["0", "1", "2"], "each process took its own index");
+    let one = oltp_checksums("fleet_init_one", 2);
+    assert_eq!(one[0][0].as_deref(), Some("3000"));
+    assert!(one[0][2].as_deref().unwrap().contains("k_1"), "{one:?}");
+    assert_eq!(oltp_checksums("fleet_init_three", 2), one);
+    let cfg = fixture().cfg.with_dbname("fleet_init_three");
+    let left = rt().block_on(scalar_i64(
+        &cfg,
+        "SELECT count(*) FROM pg_class WHERE relname = 'stampede_fleet'",
+    ));
+    assert_eq!(left, 0, "the fleet's table is removed after the load");
 }

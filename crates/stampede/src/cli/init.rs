@@ -125,6 +125,10 @@ pub struct InitArgs {
 
     #[command(flatten)]
     pub target: TargetArgs,
+
+    /// `--fleet`: this process loads its part of `init oltp`'s rows (`commands::init_fleet`).
+    #[command(flatten)]
+    pub fleet: super::FleetArgs,
 }
 
 #[derive(Args, Debug)]

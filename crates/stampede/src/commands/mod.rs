@@ -6,6 +6,7 @@ mod compare;
 mod failover;
 mod fleet;
 pub(crate) mod init;
+mod init_fleet;
 mod report;
 mod run;
 mod server;

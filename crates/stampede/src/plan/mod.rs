@@ -334,7 +334,17 @@ pub fn tick(progress_s: Option<f64>) -> Option<Duration> {
 /// `--fleet`'s options, checked before any I/O: a name, a size, an index within it (from
 /// `--fleet-index` or a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX`), a shared server.
 fn fleet_plan(a: &RunArgs, fault_run: bool) -> Result<Option<FleetPlan>> {
-    let f = &a.fleet;
+    if fault_run && a.fleet.fleet.is_some() {
+        return Err(Failure::usage(
+            "--fleet cannot be combined with a fault run",
+            "run the fault from one process",
+        ));
+    }
+    fleet_of(&a.fleet, targeting::wants_embedded(&a.target))
+}
+
+/// `--fleet`'s options of `run` or `init`, checked: `embedded` when no target was given.
+pub(crate) fn fleet_of(f: &crate::cli::FleetArgs, embedded: bool) -> Result<Option<FleetPlan>> {
     let Some(name) = &f.fleet else {
         return Ok(None);
     };
@@ -367,13 +377,7 @@ fn fleet_plan(a: &RunArgs, fault_run: bool) -> Result<Option<FleetPlan>> {
             format!("indexes run from 0 to {}", size - 1),
         ));
     }
-    if fault_run {
-        return Err(Failure::usage(
-            "--fleet cannot be combined with a fault run",
-            "run the fault from one process",
-        ));
-    }
-    if targeting::wants_embedded(&a.target) {
+    if embedded {
         return Err(Failure::usage(
             "--fleet needs a server every process reaches: the embedded server is one process's",
             "give the target (-h -p -U -d)",

@@ -34,6 +34,7 @@ pub(crate) fn join(ctx: &Ctx, plan: &FleetPlan) -> Result<Joined> {
         index: plan.index,
         join_timeout: plan.timeout,
         lead: fleet::DEFAULT_LEAD,
+        cancel: crate::interrupt::flag(),
     };
     let me = fleet::Identity {
         hostname: crate::environment::client_info().hostname,
