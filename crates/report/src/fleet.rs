@@ -246,3 +246,49 @@ pub fn commit_check(f: &FleetSection, before: i64, after: i64) -> Check {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_and_html_name_each_process_the_lost_and_the_laggards() {
+        let f = crate::testdata::fleet_section();
+        let t = render_text(&f);
+        assert!(
+            t.contains("fleet nightly: 1 of 3 processes reported"),
+            "{t}"
+        );
+        assert!(t.contains("LAGGING: its CPU was saturated (95%)"), "{t}");
+        assert!(
+            t.contains("lost: process 2 joined but never reported"),
+            "{t}"
+        );
+        let mut h = String::new();
+        html_section(&mut h, &f);
+        assert!(
+            h.contains("<tr class=\"bad\"><td>0</td><td>driver-0</td>"),
+            "{h}"
+        );
+        assert!(h.contains("Lost: process 2"), "{h}");
+    }
+
+    #[test]
+    fn a_driver_lags_when_its_cpu_is_saturated_or_its_rate_falls_behind() {
+        let mut p = FleetProcess {
+            cpu_pct: 50.0,
+            rate_tps: Some(100.0),
+            duration_s: 10.0,
+            transactions: 960,
+            ..Default::default()
+        };
+        assert!(p.lag_reasons().is_empty());
+        p.transactions = 900;
+        assert_eq!(
+            p.lag_reasons(),
+            ["its rate fell behind schedule (900 of 1000 transactions)"]
+        );
+        p.cpu_pct = 97.0;
+        assert_eq!(p.lag_reasons().len(), 2);
+    }
+}

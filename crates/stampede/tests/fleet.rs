@@ -41,11 +41,14 @@ fn base(db: &str) -> Vec<String> {
 /// The probe script: one autocommitted insert per transaction, stamped by the server.
 fn script(dir: &Path) -> String {
     let p = dir.join("probe.sql");
-    std::fs::write(
-        &p,
-        "INSERT INTO fleet_probe (client, at) VALUES (:client_id, clock_timestamp());\n",
-    )
-    .unwrap();
+    // Written once: a process started earlier may be reading it.
+    if !p.exists() {
+        std::fs::write(
+            &p,
+            "INSERT INTO fleet_probe (client, at) VALUES (:client_id, clock_timestamp());\n",
+        )
+        .unwrap();
+    }
     p.display().to_string()
 }
 
