@@ -331,11 +331,14 @@ mod tests {
 
     #[test]
     fn fleet_commit_check_is_exact_or_says_which_process_was_lost() {
-        let m = merge(
-            &[result(0, 0, &[1, 2], false), result(1, 0, &[1, 2], false)],
-            Some(2),
-        )
-        .unwrap();
+        // A fleet of two, both reported.
+        let two = |i| {
+            let mut r = result(i, 0, &[1, 2], false);
+            r.fleet.as_mut().unwrap().size = 2;
+            r
+        };
+        let m = merge(&[two(0), two(1)], Some(2)).unwrap();
+        assert!(m.fleet.as_ref().unwrap().lost.is_empty());
         let mut f = m.fleet.unwrap();
         f.processes[0].server_commits = 10;
         f.processes[1].server_commits = 12;
