@@ -66,6 +66,7 @@ use target::{Dialect, Session, Target};
 use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
 use crate::steps::{check_cancel, exec, undo_create, Step};
 use crate::{Event, LoadError, TableProgress, Timings};
+pub use crate::{Part, Steps};
 
 /// sysbench's `c` template: 10 groups of 11 digits, 119 characters (oltp_common.lua).
 pub const C_TEMPLATE: &str = "###########-###########-###########-###########-###########-###########-###########-###########-###########-###########";
@@ -113,32 +114,6 @@ pub struct InitOptions {
     /// A fleet's load (`stampede init oltp --fleet`): this process's part of every table's
     /// rows; `None`: all of them.
     pub part: Option<Part>,
-}
-
-/// Process `index` of `count` loads the `index`-th of `count` equal row ranges of every table.
-/// Rows are a pure function of (seed, table, row), so the parts together are exactly what one
-/// process loads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Part {
-    pub index: u32,
-    pub count: u32,
-}
-
-/// Which steps of the load to run: a fleet's process 0 creates the tables and later builds the
-/// keys, every process loads its part in between (`Steps::ALL` alone).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Steps {
-    pub create: bool,
-    pub rows: bool,
-    pub finish: bool,
-}
-
-impl Steps {
-    pub const ALL: Steps = Steps {
-        create: true,
-        rows: true,
-        finish: true,
-    };
 }
 
 impl Default for InitOptions {
