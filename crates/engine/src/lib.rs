@@ -173,6 +173,14 @@ pub struct RunSpec {
     /// `--read-from`: read-only transactions on a reader session, the rest on a writer (see
     /// `route`); `None`: every transaction on the client's one session.
     pub read_from: Option<ReadFrom>,
+    /// A fleet run (`--fleet`): the global id of this process's first client, so that ids (a
+    /// script's `:client_id`, the `-l` logs, aborts) are unique across the fleet's processes.
+    /// 0 for a run alone.
+    pub first_client_id: u32,
+    /// A fleet run: the instant, on this process's clock, of the fleet's common start. Clients
+    /// connect first, then wait for it at the barrier, so every process's `t0` is this instant
+    /// (or, when connecting took longer, as soon as connected). `None`: start when connected.
+    pub start_at: Option<Instant>,
 }
 
 /// How clients are placed over a target's hosts (stampede's `--spread`). Each client still
@@ -517,7 +525,8 @@ pub fn run<W: workload::Workload>(
         .into_iter()
         .enumerate()
     {
-        per_thread[i % threads as usize].push((i as u32, s));
+        // Placed on a thread by the local index; named by the global id.
+        per_thread[i % threads as usize].push((spec.first_client_id + i as u32, s));
     }
 
     let shared = Arc::new(Shared {
@@ -723,6 +732,13 @@ pub fn run<W: workload::Workload>(
                 }
             }
             return Err(RunError::Connect(e));
+        }
+        // A fleet's common start: every process's clients begin at the same server instant.
+        if let Some(at) = spec.start_at {
+            let now = Instant::now();
+            if at > now {
+                std::thread::sleep(at - now);
+            }
         }
         let t0 = Instant::now();
         let started_at = SystemTime::now();

@@ -70,6 +70,8 @@ fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
         spread: Default::default(),
         fault_run: false,
         read_from: None,
+        first_client_id: 0,
+        start_at: None,
     }
 }
 

@@ -75,6 +75,8 @@ fn spec(clients: u32) -> RunSpec {
         spread: Default::default(),
         fault_run: false,
         read_from: None,
+        first_client_id: 0,
+        start_at: None,
     }
 }
 

@@ -138,6 +138,34 @@ impl std::fmt::Display for Timings {
     }
 }
 
+// ----- a fleet's share of a load (`oltp::InitOptions::part`) -----
+
+/// Process `index` of `count` loads the `index`-th of `count` equal row ranges of every table.
+/// Rows are a pure function of (seed, table, row), so the parts together are exactly what one
+/// process loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub index: u32,
+    pub count: u32,
+}
+
+/// Which steps of the load to run: a fleet's process 0 creates the tables and later builds the
+/// keys, every process loads its part in between (`Steps::ALL` alone).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Steps {
+    pub create: bool,
+    pub rows: bool,
+    pub finish: bool,
+}
+
+impl Steps {
+    pub const ALL: Steps = Steps {
+        create: true,
+        rows: true,
+        finish: true,
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,6 +66,7 @@ use target::{Dialect, Session, Target};
 use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
 use crate::steps::{check_cancel, exec, undo_create, Step};
 use crate::{Event, LoadError, TableProgress, Timings};
+pub use crate::{Part, Steps};
 
 /// sysbench's `c` template: 10 groups of 11 digits, 119 characters (oltp_common.lua).
 pub const C_TEMPLATE: &str = "###########-###########-###########-###########-###########-###########-###########-###########-###########-###########";
@@ -110,6 +111,9 @@ pub struct InitOptions {
     pub mysql_storage_engine: String,
     /// MySQL: `--mysql-table-options`, appended to CREATE TABLE.
     pub mysql_table_options: String,
+    /// A fleet's load (`stampede init oltp --fleet`): this process's part of every table's
+    /// rows; `None`: all of them.
+    pub part: Option<Part>,
 }
 
 impl Default for InitOptions {
@@ -126,6 +130,7 @@ impl Default for InitOptions {
             cancel: Arc::new(AtomicBool::new(false)),
             mysql_storage_engine: "innodb".into(),
             mysql_table_options: String::new(),
+            part: None,
         }
     }
 }
@@ -296,8 +301,22 @@ pub fn copy_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
             table_size: opts.table_size,
             key: opts.key.clone(),
         });
-        let ranges = split_rows(opts.table_size, per_table);
-        let whole = ranges.len() == 1;
+        let ranges = match opts.part {
+            // The part's rows, split as a whole table would be among this process's jobs.
+            Some(p) => {
+                let mine = split_rows(opts.table_size, u64::from(p.count))
+                    .into_iter()
+                    .nth(p.index as usize)
+                    .unwrap_or(0..0);
+                split_rows(mine.end - mine.start, per_table)
+                    .into_iter()
+                    .map(|r| (mine.start + r.start)..(mine.start + r.end))
+                    .collect()
+            }
+            None => split_rows(opts.table_size, per_table),
+        };
+        // COPY FREEZE (with the TRUNCATE it needs) only when one task loads the whole table.
+        let whole = ranges.len() == 1 && opts.part.is_none();
         for r in ranges {
             tasks.push(Task {
                 slot: (t - 1) as usize,
@@ -425,6 +444,16 @@ pub async fn init(
     opts: &InitOptions,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
+    init_steps_of(cfg, opts, Steps::ALL, on_event).await
+}
+
+/// Some of [`init`]'s steps (a fleet's load: [`Steps`]).
+pub async fn init_steps_of(
+    cfg: &Target,
+    opts: &InitOptions,
+    steps: Steps,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<InitReport, LoadError> {
     opts.validate()?;
     check_cancel(&opts.cancel)?;
     let mut admin = Session::connect(cfg)
@@ -432,7 +461,16 @@ pub async fn init(
         .map_err(|e| LoadError::db("connecting", e))?;
     let mut timings = Timings::default();
     let mut created = false;
-    let r = init_steps(&mut admin, cfg, opts, &mut timings, &mut created, on_event).await;
+    let r = init_steps(
+        &mut admin,
+        cfg,
+        opts,
+        steps,
+        &mut timings,
+        &mut created,
+        on_event,
+    )
+    .await;
     match r {
         Ok(mut report) => {
             admin.close().await;
@@ -455,10 +493,40 @@ async fn init_steps(
     admin: &mut Session,
     cfg: &Target,
     opts: &InitOptions,
+    steps: Steps,
     timings: &mut Timings,
     created: &mut bool,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
+    let mysql = cfg.dialect() == Dialect::MySql;
+    if steps.create {
+        create_tables(admin, opts, mysql, timings, created, on_event).await?;
+    }
+    let mut report = InitReport {
+        timings: Timings::default(),
+        rows: Vec::new(),
+        plan: String::new(),
+        frozen_tasks: 0,
+        plain_tasks: 0,
+    };
+    if steps.rows {
+        report = load_rows(cfg, opts, mysql, timings, on_event).await?;
+    }
+    if steps.finish {
+        finish_tables(cfg, opts, mysql, timings, on_event).await?;
+    }
+    check_cancel(&opts.cancel)?;
+    Ok(report)
+}
+
+async fn create_tables(
+    admin: &mut Session,
+    opts: &InitOptions,
+    mysql: bool,
+    timings: &mut Timings,
+    created: &mut bool,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(), LoadError> {
     let timer = Step::start("drop tables", on_event);
     drop_tables(admin, opts.tables).await?;
     timer.finish(timings, on_event);
@@ -466,7 +534,6 @@ async fn init_steps(
     check_cancel(&opts.cancel)?;
     let timer = Step::start("create tables", on_event);
     *created = true;
-    let mysql = cfg.dialect() == Dialect::MySql;
     for tn in 1..=opts.tables {
         let sql = if mysql {
             create_sql_mysql(
@@ -481,7 +548,16 @@ async fn init_steps(
         exec(admin, &sql).await?;
     }
     timer.finish(timings, on_event);
+    Ok(())
+}
 
+async fn load_rows(
+    cfg: &Target,
+    opts: &InitOptions,
+    mysql: bool,
+    timings: &mut Timings,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<InitReport, LoadError> {
     check_cancel(&opts.cancel)?;
     let (tasks, mut plan) = copy_tasks(opts);
     if mysql {
@@ -506,7 +582,22 @@ async fn init_steps(
     )
     .await?;
     timer.finish(timings, on_event);
+    Ok(InitReport {
+        timings: Timings::default(),
+        rows: outcome.rows,
+        plan,
+        frozen_tasks: outcome.frozen_tasks,
+        plain_tasks: outcome.plain_tasks,
+    })
+}
 
+async fn finish_tables(
+    cfg: &Target,
+    opts: &InitOptions,
+    mysql: bool,
+    timings: &mut Timings,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(), LoadError> {
     let n = opts.tables;
     // MySQL: the primary key is inline, AUTO_INCREMENT follows the ids by itself.
     let mut keys: Vec<String> = match mysql {
@@ -527,14 +618,7 @@ async fn init_steps(
             .collect();
         parallel_sql(cfg, opts, "vacuum", vac, timings, on_event).await?;
     }
-    check_cancel(&opts.cancel)?;
-    Ok(InitReport {
-        timings: Timings::default(),
-        rows: outcome.rows,
-        plan,
-        frozen_tasks: outcome.frozen_tasks,
-        plain_tasks: outcome.plain_tasks,
-    })
+    Ok(())
 }
 
 /// sysbench 1.0.20 `bulk_insert.lua`'s `prepare()`, verbatim: one table per thread, `id` and `k`

@@ -141,6 +141,7 @@ fn main() {
         iibench: None,
         sweep: None,
         connection_storm: None,
+        fleet: None,
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

@@ -55,6 +55,14 @@ impl EndpointFailures {
         }
     }
 
+    pub fn of(&self, kind: FailureKind) -> u64 {
+        match kind {
+            FailureKind::Serialization => self.serialization,
+            FailureKind::Deadlock => self.deadlock,
+            FailureKind::Other => self.other,
+        }
+    }
+
     pub fn total(&self) -> u64 {
         self.serialization + self.deadlock + self.other
     }

@@ -101,6 +101,7 @@ mod tests {
         r.iibench = Some(crate::testdata::iibench_section());
         r.sweep = Some(crate::testdata::sweep_section());
         r.connection_storm = Some(crate::testdata::storm_section());
+        r.fleet = Some(crate::testdata::fleet_section());
         // MySQL's additions (no real run has them with PostgreSQL's counters).
         if let Some(m) = &mut r.server_metrics {
             let my = crate::testdata::mysql_server_metrics();
@@ -392,6 +393,11 @@ mod tests {
             "private_bytes_per_backend",
             "pss_bytes_per_backend",
             "rss_bytes_per_backend",
+            "fleet",
+            "lost",
+            "commit_check",
+            "rate_tps",
+            "lagging",
         ];
         let objects = [
             (&schema, &v),
@@ -524,6 +530,9 @@ mod tests {
                 &defs["connection_storm"]["properties"]["steps"]["items"],
                 &v["connection_storm"]["steps"][0],
             ),
+            (&defs["fleet"], &v["fleet"]),
+            (&defs["fleet_process"], &v["fleet"]["processes"][0]),
+            (&defs["check"], &v["fleet"]["commit_check"]),
             (&defs["server_metrics"], m),
             (&sm["cost"], &m["cost"]),
             (&sm["notes"]["items"], &m["notes"][0]),

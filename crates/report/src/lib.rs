@@ -17,9 +17,11 @@ pub mod compare;
 mod csv;
 mod endpoint;
 pub mod failover;
+pub mod fleet;
 pub mod html;
 pub mod iibench;
 mod json;
+pub mod merge;
 mod model;
 mod observed;
 mod observed_hosts;
@@ -36,6 +38,7 @@ mod testdata;
 pub use cache_curve::{render_cache_curve, size_text, CacheCurve, CachePoint, KNEE_HIT_RATIO};
 pub use csv::{render_csv, CSV_HEADER};
 pub use endpoint::{EndpointFailures, EndpointLatency};
+pub use fleet::{FleetProcess, FleetSection};
 pub use json::{read_json, write_json, ReadError, SCHEMA};
 pub use model::{
     format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionSetup,

@@ -15,6 +15,7 @@
 //! - `sysbench` (added): for sysbench's OLTP workloads (`run oltp_*`), what sysbench's own summary
 //!   is computed from ([`SysbenchSection`]); absent for other workloads;
 //! - `endpoints`: per-endpoint stats when one run drives several servers;
+//! - `fleet` (added): the processes of a fleet run and their shares ([`crate::FleetSection`]);
 //! - `drivers`: one [`ClientEnvironment`] + [`ConnectionStats`] per driver machine when the
 //!   results of several machines are merged (`environment.client` then describes the merger).
 
@@ -96,6 +97,10 @@ pub struct RunResult {
     /// `connection-storm`'s account of the connections it opened; `None` for other workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_storm: Option<crate::storm::ConnectionStormSection>,
+    /// A fleet run (`--fleet`): this process's part (one process), or, merged, every
+    /// process's share, the lost ones and the fleet's commit check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<crate::fleet::FleetSection>,
 }
 
 /// One host of a target with several, as the run used it. Transactions are those of the

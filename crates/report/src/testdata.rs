@@ -245,6 +245,7 @@ pub fn result(
         iibench: None,
         sweep: None,
         connection_storm: None,
+        fleet: None,
     }
 }
 
@@ -1069,5 +1070,38 @@ pub fn storm_section() -> crate::storm::ConnectionStormSection {
             tps: 3000.0,
             p99_ms: 1.2,
         }],
+    }
+}
+
+/// A merged fleet's section with every field set (for the schema tests and renderers).
+pub fn fleet_section() -> crate::FleetSection {
+    crate::FleetSection {
+        name: "nightly".into(),
+        size: 3,
+        start_server_us: 1_764_000_000_000_000,
+        processes: vec![crate::FleetProcess {
+            index: 0,
+            hostname: "driver-0".into(),
+            clients: 8,
+            first_client_id: 0,
+            transactions: 1000,
+            failed: 1,
+            tps: 100.0,
+            share_pct: 50.0,
+            clock_offset_us: -120,
+            rtt_us: 80,
+            started_server_us: 1_764_000_000_000_300,
+            duration_s: 10.0,
+            cpu_pct: 95.0,
+            rate_tps: Some(150.0),
+            server_commits: 1017,
+            lagging: vec!["its CPU was saturated (95%)".into()],
+        }],
+        lost: vec![2],
+        commit_check: Some(crate::Check {
+            name: "fleet commit count".into(),
+            status: crate::CheckStatus::Skipped,
+            detail: "cannot be exact".into(),
+        }),
     }
 }

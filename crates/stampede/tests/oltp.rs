@@ -38,6 +38,8 @@ fn spec(clients: u32, per_client: u64) -> RunSpec {
         spread: Default::default(),
         fault_run: false,
         read_from: None,
+        first_client_id: 0,
+        start_at: None,
     }
 }
 

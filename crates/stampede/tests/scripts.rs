@@ -146,6 +146,8 @@ fn spec(clients: u32, txns: u64, mode: QueryMode, seed: u64) -> RunSpec {
         spread: Default::default(),
         fault_run: false,
         read_from: None,
+        first_client_id: 0,
+        start_at: None,
     }
 }
 

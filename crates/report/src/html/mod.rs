@@ -218,6 +218,9 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     if let Some(s) = &r.connection_storm {
         crate::storm::html_section(&mut o, s);
     }
+    if let Some(f) = &r.fleet {
+        crate::fleet::html_section(&mut o, f);
+    }
     if !r.endpoints.is_empty() {
         o.push_str("<section id=\"endpoints\"><h2>Endpoints</h2>");
         if let Some(w) = &r.endpoints_warning {

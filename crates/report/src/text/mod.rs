@@ -141,5 +141,9 @@ pub fn render_text(r: &RunResult) -> String {
         out.push('\n');
         out.push_str(&crate::observed::render_server_summary(m));
     }
+    if let Some(f) = &r.fleet {
+        out.push('\n');
+        out.push_str(&crate::fleet::render_text(f));
+    }
     out
 }

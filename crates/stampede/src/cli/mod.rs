@@ -10,6 +10,7 @@
 //! Parsing only builds values; the one place that turns a command line into a run is
 //! [`crate::plan`]. A command line clap refuses exits 64 (`console::EXIT_USAGE`).
 
+mod fleet;
 mod init;
 mod run;
 mod sharding;
@@ -19,6 +20,7 @@ mod tools;
 
 use clap::{Parser, Subcommand};
 
+pub use fleet::{FleetAction, FleetArgs, FleetCmdArgs, FleetReportArgs, ManifestArgs, MergeArgs};
 pub use init::{CheckArgs, InitArgs, LayoutArg, PartitionMethod, ResetArgs};
 pub use run::{IoArg, Protocol, ReadFromArg, RunArgs, ScriptArg, SpreadArg};
 pub use sharding::ShardingArgs;
@@ -87,6 +89,12 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<String>,
     },
+    /// Fleets of stampede processes: `fleet report NAME` merges a fleet's stored results,
+    /// `fleet manifest --workers N -- run ...` prints a Kubernetes Indexed Job for one.
+    Fleet(FleetCmdArgs),
+    /// Merge saved results of one workload (each process of a fleet, or any drivers) into one
+    /// exact result: histograms bucket for bucket, counts summed, each process's share.
+    Merge(MergeArgs),
 }
 
 /// Parse argv (after the drop-ins have been ruled out by `main`). A command line clap refuses

@@ -389,6 +389,9 @@ pub struct RunArgs {
     /// connection-storm: clients running select-only while the idle connections open [2].
     #[arg(long = "busy-clients", value_name = "N", help_heading = SWEEPS)]
     pub busy_clients: Option<u32>,
+    /// `--fleet`: this process is one of several running one benchmark.
+    #[command(flatten)]
+    pub fleet: super::FleetArgs,
 }
 
 /// A script of the run as given on the command line.

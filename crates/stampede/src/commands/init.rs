@@ -151,6 +151,12 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     if dataset == Dataset::CacheCurve {
         bail!("cache-curve has nothing to load: its run grows (and drops) stampede_cache_curve");
     }
+    if args.fleet.fleet.is_some() && (dataset != Dataset::Oltp || super::sharded::wanted(&args)) {
+        return Err(Failure::usage(
+            "--fleet on init splits `init oltp`'s plain tables only, for now",
+            "load the other tables from one process",
+        ));
+    }
     if super::sharded::wanted(&args) {
         return super::sharded::init(args, dataset);
     }
@@ -454,6 +460,7 @@ fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
     let opts = oltp_options(&args)?;
     args.pgsql.apply(&mut args.target)?;
     targeting::validate(&args.target)?;
+    let fleet = crate::plan::fleet_of(&args.fleet, targeting::wants_embedded(&args.target))?;
     let rt = setup_runtime()?;
     let target = targeting::open(&args.target, args.quiet)?;
     let quiet = args.quiet;
@@ -471,6 +478,8 @@ fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
                 target.conn.redacted()
             )),
         }
+    } else if let Some(plan) = &fleet {
+        super::init_fleet::oltp(&rt, &target.conn, plan, opts, quiet)
     } else {
         let r = rt.block_on(load::oltp::init(&target.conn, &opts, &mut |e| {
             if quiet {

@@ -4,7 +4,9 @@
 mod check;
 mod compare;
 mod failover;
+mod fleet;
 pub(crate) mod init;
+mod init_fleet;
 mod init_own;
 mod report;
 mod run;
@@ -13,6 +15,8 @@ mod sharded;
 mod ycsb;
 
 use anyhow::Result;
+
+pub(crate) use self::fleet::{emit as fleet_emit, merged as fleet_merged};
 
 use crate::cli::{Cli, Command};
 
@@ -26,6 +30,8 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Some(Command::Server(args)) => server::run(args),
         Some(Command::Report(args)) => report::run(args),
         Some(Command::Compare(args)) => compare::run(args),
+        Some(Command::Fleet(args)) => fleet::run(args),
+        Some(Command::Merge(args)) => fleet::merge(args),
         Some(Command::Sysbench { args }) => crate::dropin::sysbench::main(args),
         Some(Command::Pgbench { args }) => crate::dropin::pgbench::main(args),
         // `stampede` alone: `stampede run` with its defaults (there is one set).

@@ -175,6 +175,8 @@ pub(crate) fn plan(a: &mut RunArgs) -> Result<(CacheCurveJob, RunSpec)> {
         spread: a.spread.spread(),
         fault_run: false,
         read_from: None,
+        first_client_id: 0,
+        start_at: None,
     };
     Ok((
         CacheCurveJob {

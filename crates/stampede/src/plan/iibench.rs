@@ -88,6 +88,8 @@ fn spec(a: &RunArgs, name: &str, clients: u32, weights: Vec<u32>) -> Result<RunS
         spread: a.spread.spread(),
         fault_run: false,
         read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
+        first_client_id: 0,
+        start_at: None,
     };
     engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
     Ok(spec)

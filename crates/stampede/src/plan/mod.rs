@@ -103,6 +103,19 @@ pub struct Outputs {
     pub fault: Option<crate::run::fault::FaultSpec>,
     /// `--sweep`: the run repeated over a parameter (`run::sweep`).
     pub sweep: Option<sweep::SweepSpec>,
+    /// `--fleet`: this process is one of a fleet (`run::member`).
+    pub fleet: Option<FleetPlan>,
+}
+
+/// `--fleet NAME --fleet-size N [--fleet-index I]`, validated.
+#[derive(Clone, Debug)]
+pub struct FleetPlan {
+    pub name: String,
+    pub size: u32,
+    /// `--fleet-index`, else `JOB_COMPLETION_INDEX`; `None`: assigned on joining.
+    pub index: Option<u32>,
+    /// `--fleet-timeout` (default 60 s).
+    pub timeout: std::time::Duration,
 }
 
 /// stampede's own defaults (module notes).
@@ -309,6 +322,11 @@ impl Plan {
         };
         let fault = fault_spec(&a, &spec)?;
         let mut spec = spec;
+        let fleet = fleet_plan(&a, fault.is_some() || family == Family::Probe)?;
+        if let (Some(f), Some(r)) = (&fleet, spec.rate_tps) {
+            // --rate is the fleet's: each process runs its share.
+            spec.rate_tps = Some(r / f64::from(f.size));
+        }
         // The probe always outlives its sessions: reconnecting and recording is what it is for.
         spec.fault_run = fault.is_some() || family == Family::Probe;
         let sysbench_progress = match a.sysbench.progress_style.as_deref() {
@@ -358,6 +376,7 @@ impl Plan {
             progress_timestamp: a.progress_timestamp,
             fault,
             sweep,
+            fleet,
         };
         let mut plan = Plan {
             frontend,
@@ -439,6 +458,72 @@ pub fn tick(progress_s: Option<f64>) -> Option<Duration> {
 
 /// `--fault-at` and `--fault-cmd`, checked against the run's shape: inside a timed run, and
 /// not with -C (a fault run keeps one session per client and reconnects it when it breaks).
+/// `--fleet`'s options, checked before any I/O: a name, a size, an index within it (from
+/// `--fleet-index` or a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX`), a shared server.
+fn fleet_plan(a: &RunArgs, fault_run: bool) -> Result<Option<FleetPlan>> {
+    if fault_run && a.fleet.fleet.is_some() {
+        return Err(Failure::usage(
+            "--fleet cannot be combined with a fault run",
+            "run the fault from one process",
+        ));
+    }
+    if a.sweep.is_some() && a.fleet.fleet.is_some() {
+        return Err(Failure::usage(
+            "--fleet cannot be combined with --sweep",
+            "run each step as a fleet of its own",
+        ));
+    }
+    fleet_of(&a.fleet, targeting::wants_embedded(&a.target))
+}
+
+/// `--fleet`'s options of `run` or `init`, checked: `embedded` when no target was given.
+pub(crate) fn fleet_of(f: &crate::cli::FleetArgs, embedded: bool) -> Result<Option<FleetPlan>> {
+    let Some(name) = &f.fleet else {
+        return Ok(None);
+    };
+    fleet::check_name(name).map_err(|e| Failure::usage(e, ""))?;
+    let size = match f.fleet_size {
+        Some(n) if n >= 1 => n,
+        Some(_) => return Err(Failure::usage("--fleet-size must be at least 1", "")),
+        None => {
+            return Err(Failure::usage(
+                "--fleet needs --fleet-size N: the number of processes to wait for",
+                "",
+            ))
+        }
+    };
+    let index = match f.fleet_index {
+        Some(i) => Some(i),
+        None => match std::env::var("JOB_COMPLETION_INDEX") {
+            Ok(v) => Some(v.trim().parse::<u32>().map_err(|_| {
+                Failure::usage(
+                    format!("JOB_COMPLETION_INDEX={v:?} is not an index"),
+                    "give --fleet-index I",
+                )
+            })?),
+            Err(_) => None,
+        },
+    };
+    if let Some(i) = index.filter(|i| *i >= size) {
+        return Err(Failure::usage(
+            format!("--fleet-index {i} is not below --fleet-size {size}"),
+            format!("indexes run from 0 to {}", size - 1),
+        ));
+    }
+    if embedded {
+        return Err(Failure::usage(
+            "--fleet needs a server every process reaches: the embedded server is one process's",
+            "give the target (-h -p -U -d)",
+        ));
+    }
+    Ok(Some(FleetPlan {
+        name: name.clone(),
+        size,
+        index,
+        timeout: std::time::Duration::from_secs(f.fleet_timeout.unwrap_or(60)),
+    }))
+}
+
 fn fault_spec(a: &RunArgs, spec: &RunSpec) -> Result<Option<crate::run::fault::FaultSpec>> {
     let Some(at) = a.fault_at else {
         return Ok(None);

@@ -61,5 +61,7 @@ pub(crate) fn plan(a: &RunArgs) -> Result<RunSpec> {
         spread: a.spread.spread(),
         fault_run: true,
         read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
+        first_client_id: 0,
+        start_at: None,
     })
 }

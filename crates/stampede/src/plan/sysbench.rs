@@ -270,6 +270,8 @@ pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(Sysbe
         spread: a.spread.spread(),
         fault_run: false,
         read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
+        first_client_id: 0,
+        start_at: None,
     };
     let o = &opts;
     let mysql_target = a.target.mysql.is_some()

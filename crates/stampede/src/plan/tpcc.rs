@@ -137,6 +137,8 @@ pub(crate) fn plan(a: &RunArgs) -> Result<(TpccJob, RunSpec)> {
         spread: a.spread.spread(),
         fault_run: false,
         read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
+        first_client_id: 0,
+        start_at: None,
     };
     engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
     Ok((

@@ -18,6 +18,7 @@ pub(crate) mod crud;
 pub(crate) mod fault;
 mod faulted;
 pub(crate) mod iibench;
+mod member;
 mod output;
 pub mod pgbench;
 pub(crate) mod probe;
@@ -227,13 +228,32 @@ enum Baseline {
 }
 
 fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
-    let result = measure(ctx, family, true)?;
-    output::emit(ctx, &result)
+    let Measured { result, fleet } = measure(ctx, family, true)?;
+    match fleet {
+        None => output::emit(ctx, &result),
+        Some((joined, spec)) => {
+            // Printed with the spec the member ran (its share of the fleet's rate, its client
+            // ids), then stored for the fleet (module `member`).
+            let ctx = &Ctx {
+                spec: &spec,
+                ..*ctx
+            };
+            let code = output::emit(ctx, &result)?;
+            joined.finish(ctx, &result, code)
+        }
+    }
+}
+
+/// What [`measure`] gives back: the result, and for a fleet member its membership and the spec
+/// it ran (the fleet's share), which its output and the fleet's merge need.
+struct Measured {
+    result: report::RunResult,
+    fleet: Option<(member::Joined, engine::RunSpec)>,
 }
 
 /// One run, up to its assembled result: `first` says whether it is the first on this target
 /// (the embedded server loads the workload's tables then; a sweep's later steps reuse them).
-fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<report::RunResult> {
+fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> {
     split::check(ctx.spec, ctx.target)?;
     let conn = ctx.conn();
     if ctx.embedded() && first {
@@ -261,12 +281,27 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<report::Ru
         output::header(ctx, &server, "");
     }
     family.before(ctx)?;
+    // A fleet member meets the others now: after its own preparation, before anything the
+    // fleet's commit check counts (module `member`).
+    let mut joined = match &ctx.out.fleet {
+        Some(plan) => Some(member::join(ctx, plan)?),
+        None => None,
+    };
+    let fleet_spec = joined.as_ref().map(|j| j.spec(ctx.spec));
+    let run_ctx = Ctx {
+        spec: fleet_spec.as_ref().unwrap_or(ctx.spec),
+        ..*ctx
+    };
+    let ctx = &run_ctx;
     // With several hosts each server counts only its own commits: they are counted host by
     // host (`checks::hosts`), as MySQL's nodes are (each counts its own clients' COMMITs).
     let several_hosts = conn.endpoints() > 1 && conn.dialect() == Dialect::Postgres;
     // A fault run's servers may restart or change roles: their counters do not describe it.
     let fault_run = ctx.spec.fault_run;
-    let baseline = match (ctx.out.checks && !fault_run, conn.dialect()) {
+    let baseline = match (
+        ctx.out.checks && !fault_run && joined.is_none(),
+        conn.dialect(),
+    ) {
         (true, Dialect::Postgres) if several_hosts => Some(Baseline::PgHosts(
             ctx.rt.block_on(checks::hosts::commit_baseline(conn))?,
         )),
@@ -316,6 +351,9 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<report::Ru
         Event::Info(i) => console::note(i),
     };
     let replication = split::watch(ctx.spec, conn);
+    if let Some(j) = &mut joined {
+        j.mark_start();
+    }
     let ran = family.run(ctx, &mut on_event);
     let injected = injector.take().map(fault::Injector::finish);
     let fin = family.finish(ctx);
@@ -380,6 +418,11 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<report::Ru
                 detail,
             });
         }
+        None if joined.is_some() && ctx.out.checks => check_list.push(skipped(
+            "commit count",
+            "a fleet member: the other processes commit on the same server; the fleet's commit \
+             check counts them all (`stampede fleet report NAME`)",
+        )),
         None if fault_run && ctx.out.checks => check_list.push(skipped(
             "commit count",
             "a fault run: the servers' counters do not survive a restart or a failover",
@@ -396,7 +439,22 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<report::Ru
     } else {
         None
     };
-    check_list.extend(family.checks(ctx, &outcome)?);
+    // The fleet's commits: what this process's sessions committed, for the fleet's check.
+    let fleet_commits = (
+        family.counted_commits(&outcome, &fin) + outcome.setup_commits,
+        outcome.connections + observer_connections + fin.connections,
+    );
+    let started = outcome.started_at;
+    match &joined {
+        // Other processes write the same tables: the workload's invariants hold for the
+        // fleet, not for one process (`stampede check` after the fleet).
+        Some(_) if ctx.out.checks => check_list.push(skipped(
+            "workload checks",
+            "a fleet member: check the fleet's data after it ran (`stampede check`)",
+        )),
+        Some(_) => {}
+        None => check_list.extend(family.checks(ctx, &outcome)?),
+    }
     let config = family.config(ctx);
     let sysbench = family.sysbench_result(&outcome, &fin);
     let mut result = result::assemble(
@@ -416,7 +474,14 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<report::Ru
     split::finish(replication, &mut result);
     result.routing = family.routing();
     result.connection_storm = family.storm_result(&result);
-    Ok(result)
+    let fleet = match joined {
+        Some(j) => {
+            result.fleet = Some(j.section(&result, started, fleet_commits.0, fleet_commits.1));
+            Some((j, fleet_spec.expect("a fleet member's spec")))
+        }
+        None => None,
+    };
+    Ok(Measured { result, fleet })
 }
 
 /// The part of a result's configuration every family fills the same way, from the engine's

@@ -100,6 +100,7 @@ pub(super) fn assemble(
         iibench: None,
         sweep: None,
         connection_storm: None,
+        fleet: None,
     }
 }
 

@@ -50,7 +50,7 @@ pub(crate) fn run(ctx: &Ctx, family: &mut dyn Family, sweep: &SweepSpec) -> Resu
                 target: ctx.target,
                 rt: ctx.rt,
             };
-            let r = measure(&step_ctx, family, i == 0)?;
+            let r = measure(&step_ctx, family, i == 0)?.result;
             let step = report::sweep::SweepStep::of(value, &r, sweep.warmup_s);
             println!(
                 "  {parameter}={value}: {:.1} tps, p99 {:.3} ms, {} failures (after the first {} s)",

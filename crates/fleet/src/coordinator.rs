@@ -1,0 +1,142 @@
+//! Process 0's second session: the fleet's commit snapshots and the wait for every result.
+//!
+//! It stays inside one read-only transaction from before S0 until after S1 (ended by ROLLBACK),
+//! reading the statistics with `pg_stat_clear_snapshot()` first, so its own reads are never
+//! counted as commits, as the single-process commit check does (`stampede`'s `checks`).
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use target::Session;
+
+use crate::{settle_own_stats, sql};
+
+pub struct Coordinator {
+    session: Session,
+    conn: target::Target,
+    name: String,
+    cancel: Arc<AtomicBool>,
+}
+
+/// What the fleet table holds for a fleet.
+#[derive(Debug, Default)]
+pub struct Stored {
+    pub size: u32,
+    /// The server's commit counter at the fleet's start and after every result (`None` until
+    /// taken).
+    pub s0: Option<i64>,
+    pub s1: Option<i64>,
+    /// The start on the server's clock (microseconds since the epoch).
+    pub start_us: Option<i64>,
+    /// Why the fleet failed to start, if it did.
+    pub failure: Option<String>,
+    /// Each process that joined: its index and its result JSON (`None`: it never reported).
+    pub results: Vec<(u32, Option<String>)>,
+}
+
+/// The end of a fleet, as process 0 saw it.
+#[derive(Debug)]
+pub struct Finished {
+    pub stored: Stored,
+    /// Processes whose session left without a result.
+    pub lost: Vec<u32>,
+}
+
+/// Read the counter until it stops moving (statistics reach shared memory lazily): three equal
+/// reads 100 ms apart, with no other stampede session when `alone`, or `limit`.
+async fn settle(s: &mut Session, limit: Duration, alone: bool) -> Result<i64> {
+    let deadline = Instant::now() + limit;
+    let mut last = sql::commits(s).await?;
+    let mut stable = 0;
+    while Instant::now() < deadline && stable < 3 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let now = sql::commits(s).await?;
+        let others = match alone {
+            true => sql::other_sessions(s).await?,
+            false => 0,
+        };
+        stable = if now == last && others == 0 {
+            stable + 1
+        } else {
+            0
+        };
+        last = now;
+    }
+    Ok(last)
+}
+
+impl Coordinator {
+    pub(crate) async fn open(
+        conn: &target::Target,
+        name: &str,
+        cancel: Arc<AtomicBool>,
+    ) -> Result<Coordinator> {
+        let mut session = Session::connect(conn).await?;
+        settle_own_stats(&mut session).await;
+        session.simple_query(sql::BEGIN_READ_ONLY).await?;
+        Ok(Coordinator {
+            session,
+            conn: conn.clone(),
+            name: name.to_string(),
+            cancel,
+        })
+    }
+
+    /// The fleet's snapshot S0 and the commits one connection start-up costs (a connection
+    /// that connects and leaves, measured as the single-process check calibrates it).
+    pub(crate) async fn snapshot(&mut self) -> Result<(i64, i64)> {
+        let before = settle(&mut self.session, Duration::from_secs(3), false).await?;
+        let probe = Session::connect(&self.conn).await?;
+        probe.close().await;
+        let s0 = settle(&mut self.session, Duration::from_secs(3), false).await?;
+        Ok((s0, (s0 - before).max(0)))
+    }
+
+    /// Wait until every process that joined reported or left without a result (its fleet
+    /// session gone: killed, crashed), at most `limit`; then, once no other stampede session
+    /// is left, read S1 and keep it in the header.
+    pub async fn finish(mut self, limit: Duration) -> Result<Finished> {
+        let deadline = Instant::now() + limit;
+        let lost = loop {
+            let members = sql::members(&mut self.session, &self.name).await?;
+            let waiting: Vec<u32> = (members.iter())
+                .filter(|(_, done, gone)| !done && !gone)
+                .map(|m| m.0)
+                .collect();
+            if waiting.is_empty() || Instant::now() >= deadline {
+                break (members.iter())
+                    .filter(|(_, done, _)| !done)
+                    .map(|m| m.0)
+                    .collect::<Vec<u32>>();
+            }
+            crate::check_cancel(&self.cancel, &self.name)?;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        let s1 = settle(&mut self.session, Duration::from_secs(10), true).await?;
+        self.session.simple_query("ROLLBACK").await?;
+        self.session
+            .simple_query(&sql::set_s1(&self.name, s1))
+            .await?;
+        let stored = read_stored(&mut self.session, &self.name).await?;
+        self.session.close().await;
+        Ok(Finished { stored, lost })
+    }
+
+    pub(crate) async fn close(self) {
+        self.session.close().await;
+    }
+}
+
+pub(crate) async fn read_stored(s: &mut Session, name: &str) -> Result<Stored> {
+    let h = sql::header(s, name).await?;
+    Ok(Stored {
+        size: h.size,
+        s0: h.s0,
+        s1: h.s1,
+        start_us: h.start_us,
+        failure: h.failure,
+        results: sql::results(s, name).await?,
+    })
+}

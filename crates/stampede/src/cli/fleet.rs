@@ -1,0 +1,118 @@
+//! `--fleet` on `run`, and the `stampede fleet` and `stampede merge` commands.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::TargetArgs;
+
+const FLEET: &str = "Fleet (several stampede processes, one run)";
+
+/// `--fleet NAME --fleet-size N [--fleet-index I]`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct FleetArgs {
+    /// Run as one of N processes (on any machines) that meet in the target database's
+    /// stampede_fleet table, start together on the server's clock and store their results there
+    /// (`stampede fleet report NAME` merges them). -c is this process's share of the clients,
+    /// --rate the fleet's (each runs its share).
+    #[arg(long = "fleet", value_name = "NAME", help_heading = FLEET)]
+    pub fleet: Option<String>,
+    /// The number of processes in the fleet.
+    #[arg(
+        long = "fleet-size",
+        value_name = "N",
+        requires = "fleet",
+        help_heading = FLEET
+    )]
+    pub fleet_size: Option<u32>,
+    /// This process's index, 0 to N-1 (default: JOB_COMPLETION_INDEX, as a Kubernetes Indexed
+    /// Job sets it, else the next free index). Process 0 starts the fleet.
+    #[arg(
+        long = "fleet-index",
+        value_name = "I",
+        requires = "fleet",
+        help_heading = FLEET
+    )]
+    pub fleet_index: Option<u32>,
+    /// Seconds to wait for all processes to join [60].
+    #[arg(
+        long = "fleet-timeout",
+        value_name = "SECONDS",
+        requires = "fleet",
+        help_heading = FLEET
+    )]
+    pub fleet_timeout: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+pub struct FleetCmdArgs {
+    #[command(subcommand)]
+    pub action: FleetAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum FleetAction {
+    /// Merge the results a fleet stored in the target's stampede_fleet table: one result, with
+    /// each process's share and the fleet's commit check.
+    Report(FleetReportArgs),
+    /// Print a Kubernetes Job (batch/v1, completionMode Indexed) that runs `stampede ARGS...`
+    /// as a fleet of N processes: `stampede fleet manifest --workers 10 -- run tpcc -d ...`.
+    Manifest(ManifestArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FleetReportArgs {
+    /// The fleet's name (--fleet NAME of its run).
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Also write the merged result as JSON.
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Also write the merged result's HTML report.
+    #[arg(long = "html", value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Then remove the fleet's rows (and the table, when no other fleet is in it).
+    #[arg(long = "forget")]
+    pub forget: bool,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ManifestArgs {
+    /// Processes of the fleet (the Job's completions and parallelism).
+    #[arg(long = "workers", value_name = "N")]
+    pub workers: u32,
+    /// The fleet's name, also the Job's (default: stampede-fleet).
+    #[arg(long = "name", value_name = "NAME", default_value = "stampede-fleet")]
+    pub name: String,
+    /// The container image with stampede in it.
+    #[arg(
+        long = "image",
+        value_name = "IMAGE",
+        default_value = "stampede:latest"
+    )]
+    pub image: String,
+    /// The Kubernetes Secret holding the database password (as PGPASSWORD).
+    #[arg(long = "secret", value_name = "NAME", default_value = "stampede-db")]
+    pub secret: String,
+    /// The key of the password in that Secret.
+    #[arg(long = "secret-key", value_name = "KEY", default_value = "password")]
+    pub secret_key: String,
+    /// The stampede command each process runs, after `--` (`run tpcc -w 1000 -h db ...`).
+    #[arg(value_name = "ARGS", last = true, required = true)]
+    pub args: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Results to merge (`stampede run --json FILE` of each process).
+    #[arg(value_name = "RUN.json", num_args = 1.., required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Write the merged result as JSON.
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the merged result's HTML report.
+    #[arg(long = "html", value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}

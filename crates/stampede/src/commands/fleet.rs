@@ -1,0 +1,188 @@
+//! `stampede fleet report NAME`, `stampede fleet manifest --workers N -- ARGS`, and
+//! `stampede merge A.json B.json ...`: what comes after (or before) a fleet run.
+//!
+//! The merge itself is `report::merge` (pure); this module reads the results (files, or the
+//! fleet's table through the `fleet` crate), adds the fleet's commit check from the server's
+//! snapshots, and prints and saves the merged result as any run's.
+//!
+//! The manifest is JSON, which `kubectl apply -f` takes as it takes YAML, so no YAML writer is
+//! needed and a test reads it back with serde_json.
+
+use anyhow::{Context, Result};
+use report::{CheckStatus, RunResult};
+use serde_json::json;
+
+use crate::cli::{FleetAction, FleetCmdArgs, FleetReportArgs, ManifestArgs, MergeArgs};
+use crate::commands::report::read_run;
+use crate::commands::setup_runtime;
+use crate::console::{self, Failure, EXIT_OK, EXIT_UNTRUSTED};
+use crate::targeting;
+
+pub fn run(args: FleetCmdArgs) -> Result<i32> {
+    match args.action {
+        FleetAction::Report(a) => report(a),
+        FleetAction::Manifest(a) => {
+            println!("{}", manifest(&a)?);
+            Ok(EXIT_OK)
+        }
+    }
+}
+
+/// The merged result of a fleet's stored results, with the fleet's commit check when both
+/// snapshots were taken.
+pub(crate) fn merged(stored: &fleet::Stored, name: &str) -> Result<RunResult> {
+    let mut results = Vec::new();
+    for (i, json) in &stored.results {
+        if let Some(j) = json {
+            results.push(
+                report::read_json(j.as_bytes())
+                    .with_context(|| format!("fleet {name}: process {i}'s stored result"))?,
+            );
+        }
+    }
+    if results.is_empty() {
+        let why = stored
+            .failure
+            .as_deref()
+            .unwrap_or("no process has stored a result yet");
+        return Err(Failure::setup(format!("fleet {name}: {why}"), ""));
+    }
+    let mut m =
+        report::merge::merge(&results, Some(stored.size)).map_err(|e| anyhow::anyhow!(e))?;
+    m.command_line = vec![
+        "stampede".into(),
+        "fleet".into(),
+        "report".into(),
+        name.into(),
+    ];
+    if let Some(f) = &mut m.fleet {
+        if let (Some(s0), Some(s1)) = (stored.s0, stored.s1) {
+            let c = report::fleet::commit_check(f, s0, s1);
+            m.checks.insert(0, c.clone());
+            f.commit_check = Some(c);
+        }
+    }
+    Ok(m)
+}
+
+/// Print the merged result; save it as asked; the exit code of a run.
+pub(crate) fn emit(
+    m: &RunResult,
+    json: Option<&std::path::Path>,
+    html: Option<&std::path::Path>,
+) -> Result<i32> {
+    print!("{}", report::render_text(m));
+    if let Some(p) = json {
+        let f = std::fs::File::create(p)
+            .with_context(|| format!("--json {}: cannot create the file", p.display()))?;
+        report::write_json(m, std::io::BufWriter::new(f))
+            .with_context(|| format!("--json {}: cannot write the result", p.display()))?;
+        console::note(&format!("merged result saved to {}", p.display()));
+    }
+    if let Some(p) = html {
+        std::fs::write(p, report::html::render(m, json))
+            .with_context(|| format!("--html {}: cannot write the report", p.display()))?;
+        console::note(&format!("report saved to {}", p.display()));
+    }
+    let failed = m.checks.iter().any(|c| c.status == CheckStatus::Failed);
+    Ok(if failed { EXIT_UNTRUSTED } else { EXIT_OK })
+}
+
+fn report(a: FleetReportArgs) -> Result<i32> {
+    fleet::check_name(&a.name).map_err(|e| Failure::usage(e, ""))?;
+    targeting::validate(&a.target)?;
+    if targeting::wants_embedded(&a.target) {
+        return Err(Failure::usage(
+            "fleet report needs the target the fleet ran on (-h -p -U -d)",
+            "give the fleet's database",
+        ));
+    }
+    let conn = targeting::resolve_remote(&a.target)?;
+    let rt = setup_runtime()?;
+    let stored = rt.block_on(fleet::stored(&conn, &a.name))?;
+    let m = merged(&stored, &a.name)?;
+    let code = emit(&m, a.json.as_deref(), a.html.as_deref())?;
+    if a.forget {
+        rt.block_on(fleet::forget(&conn, &a.name))?;
+        console::note(&format!("fleet {} removed from stampede_fleet", a.name));
+    }
+    Ok(code)
+}
+
+pub fn merge(a: MergeArgs) -> Result<i32> {
+    let results = (a.inputs.iter())
+        .map(|p| read_run(p))
+        .collect::<Result<Vec<_>>>()?;
+    let mut m = report::merge::merge(&results, None).map_err(|e| Failure::usage(e, ""))?;
+    m.command_line = std::iter::once("stampede merge".to_string())
+        .chain(a.inputs.iter().map(|p| p.display().to_string()))
+        .collect();
+    emit(&m, a.json.as_deref(), a.html.as_deref())
+}
+
+/// A Kubernetes Job (batch/v1) running `stampede ARGS --fleet NAME --fleet-size N` as N
+/// indexed pods: completionMode Indexed gives each pod JOB_COMPLETION_INDEX, which `--fleet`
+/// takes as the index; the password comes from a Secret as PGPASSWORD, never from the args.
+pub(crate) fn manifest(a: &ManifestArgs) -> Result<String> {
+    fleet::check_name(&a.name).map_err(|e| Failure::usage(e.replace("--fleet", "--name"), ""))?;
+    if a.workers == 0 {
+        return Err(Failure::usage(
+            "--workers 0: a fleet has at least one process",
+            "",
+        ));
+    }
+    if a.args.first().map(String::as_str) != Some("run") {
+        return Err(Failure::usage(
+            "fleet manifest runs `stampede run ...` in each pod",
+            "give the run after --: `stampede fleet manifest --workers N -- run WORKLOAD ...`",
+        ));
+    }
+    if a.args.iter().any(|x| x.starts_with("--fleet")) {
+        return Err(Failure::usage(
+            "the manifest sets --fleet, --fleet-size and the index itself",
+            "leave them out of the args after --",
+        ));
+    }
+    if a.args.iter().any(|x| target::conninfo::redact(x) != *x) {
+        return Err(Failure::usage(
+            "the args after -- hold a password; a manifest must not",
+            format!("store it in the Secret {} (key {})", a.secret, a.secret_key),
+        ));
+    }
+    let mut args = a.args.clone();
+    args.extend([
+        "--fleet".into(),
+        a.name.clone(),
+        "--fleet-size".into(),
+        a.workers.to_string(),
+    ]);
+    let job = json!({
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": { "name": a.name, "labels": { "app": "stampede", "stampede-fleet": a.name } },
+        "spec": {
+            "completionMode": "Indexed",
+            "completions": a.workers,
+            "parallelism": a.workers,
+            // A retried pod would join a fleet that has already started: fail instead.
+            "backoffLimit": 0,
+            "template": {
+                "metadata": { "labels": { "app": "stampede", "stampede-fleet": a.name } },
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [{
+                        "name": "stampede",
+                        "image": a.image,
+                        "command": ["stampede"],
+                        "args": args,
+                        "env": [{
+                            "name": "PGPASSWORD",
+                            "valueFrom": { "secretKeyRef": { "name": a.secret, "key": a.secret_key } }
+                        }]
+                    }]
+                }
+            }
+        }
+    });
+    Ok(serde_json::to_string_pretty(&job)?)
+}

@@ -1,0 +1,467 @@
+//! Fleets: three `stampede run --fleet` processes on this machine against one server.
+//!
+//! - They start together by the server's clock: each transaction inserts a row stamped with
+//!   `clock_timestamp()`, and each process's first row is within 50 ms of the others'.
+//! - Client ids are global (`:client_id` 0..5 across three processes of -c 2).
+//! - The merged result (`stampede fleet report`) counts exactly the rows the server holds and
+//!   the sum of the three results, the fleet's commit check passes against the server's
+//!   counter, and its histogram equals, bucket for bucket, a histogram of every latency the
+//!   three wrote to their `-l` logs (so its percentiles are those of the union).
+//! - A process killed mid-run: process 0 names it as lost, merges the others, and the commit
+//!   check says why it cannot be exact.
+//! - `init oltp` split across three processes (indexes assigned as they join) loads the same
+//!   rows, keys, indexes and sequences as one process: checksums of every table equal.
+//! - The Kubernetes manifest has the Job API's fields; bad fleet options are refused by name.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::oltp::{database, fixture, query, rt, scalar_i64};
+
+fn base(db: &str) -> Vec<String> {
+    let f = fixture();
+    [
+        "-h",
+        &f.socket,
+        "-p",
+        &f.port.to_string(),
+        "-U",
+        "postgres",
+        "-d",
+        db,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// The probe script: one autocommitted insert per transaction, stamped by the server.
+fn script(dir: &Path) -> String {
+    let p = dir.join("probe.sql");
+    // Written once: a process started earlier may be reading it.
+    if !p.exists() {
+        std::fs::write(
+            &p,
+            "INSERT INTO fleet_probe (client, at) VALUES (:client_id, clock_timestamp());\n",
+        )
+        .unwrap();
+    }
+    p.display().to_string()
+}
+
+fn spawn(db: &str, fleet: &str, index: u32, dir: &Path, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args([
+            "run",
+            "-f",
+            &script(dir),
+            "-c",
+            "2",
+            "-j",
+            "1",
+            "--no-observe",
+            "-P",
+            "1",
+        ])
+        .args([
+            "--fleet",
+            fleet,
+            "--fleet-size",
+            "3",
+            "--fleet-timeout",
+            "30",
+        ])
+        .args(["--fleet-index", &index.to_string()])
+        .args([
+            "-l",
+            "--log-prefix",
+            &dir.join(format!("p{index}")).display().to_string(),
+        ])
+        .args([
+            "--json",
+            &dir.join(format!("{index}.json")).display().to_string(),
+        ])
+        .args(extra)
+        .args(base(db))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start stampede")
+}
+
+fn finish(c: Child) -> (i32, String, String) {
+    let out = c.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn read(path: &Path) -> report::RunResult {
+    report::read_json(std::fs::File::open(path).unwrap()).unwrap()
+}
+
+/// Every committed latency the processes logged (pgbench's `-l` format: the third field).
+fn logged_latencies(dir: &Path) -> Vec<u64> {
+    let mut all = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if !(name.starts_with('p') && name.contains('.') && !name.ends_with(".sql")) {
+            continue;
+        }
+        for line in std::fs::read_to_string(&p).unwrap().lines() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if let Ok(us) = f[2].parse::<u64>() {
+                all.push(us);
+            }
+        }
+    }
+    all
+}
+
+#[test]
+fn three_processes_start_together_and_merge_exactly() {
+    let cfg = rt().block_on(database("fleet_three"));
+    rt().block_on(query(
+        &cfg,
+        "CREATE TABLE fleet_probe (client int, at timestamptz)",
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    // Started in reverse order: process 0, which starts the fleet, comes last.
+    let kids: Vec<Child> = (0..3)
+        .rev()
+        .map(|i| spawn("fleet_three", "three", i, dir.path(), &["-t", "40"]))
+        .collect();
+    let outs: Vec<_> = kids.into_iter().map(finish).collect();
+    for (code, out, err) in &outs {
+        assert_eq!(*code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    }
+    let p0 = &outs[2].1;
+    assert!(p0.contains("fleet three: the merged result"), "{p0}");
+
+    // A common start on the server's clock.
+    let firsts = rt().block_on(query(
+        &cfg,
+        "SELECT client / 2, extract(epoch FROM min(at)) * 1000000 FROM fleet_probe \
+         GROUP BY 1 ORDER BY 1",
+    ));
+    assert_eq!(firsts.len(), 3, "{firsts:?}");
+    let starts: Vec<f64> = (firsts.iter())
+        .map(|r| r[1].as_deref().unwrap().parse().unwrap())
+        .collect();
+    let spread_ms = (starts.iter().cloned().fold(f64::MIN, f64::max)
+        - starts.iter().cloned().fold(f64::MAX, f64::min))
+        / 1000.0;
+    assert!(spread_ms < 50.0, "first transactions {spread_ms} ms apart");
+    // Global client ids: 0..5, 40 transactions each.
+    let per_client = rt().block_on(query(
+        &cfg,
+        "SELECT client, count(*) FROM fleet_probe GROUP BY 1 ORDER BY 1",
+    ));
+    let ids: Vec<String> = per_client.iter().map(|r| r[0].clone().unwrap()).collect();
+    assert_eq!(ids, ["0", "1", "2", "3", "4", "5"]);
+    assert!(per_client.iter().all(|r| r[1].as_deref() == Some("40")));
+
+    // The merged result, from the fleet's table.
+    let merged_path = dir.path().join("merged.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(["fleet", "report", "three", "--forget", "--json"])
+        .arg(&merged_path)
+        .args(base("fleet_three"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m = read(&merged_path);
+    let rows = rt().block_on(scalar_i64(&cfg, "SELECT count(*) FROM fleet_probe"));
+    let parts: Vec<report::RunResult> = (0..3)
+        .map(|i| read(&dir.path().join(format!("{i}.json"))))
+        .collect();
+    let sum: u64 = parts.iter().map(|r| r.total.total().committed()).sum();
+    assert_eq!(m.total.total().committed(), 240);
+    assert_eq!(sum, 240);
+    assert_eq!(rows, 240);
+    let f = m.fleet.as_ref().unwrap();
+    assert_eq!(f.processes.len(), 3);
+    assert!(f.lost.is_empty());
+    let c = f.commit_check.as_ref().expect("the fleet's commit check");
+    eprintln!("{text}");
+    eprintln!("first transactions' spread: {spread_ms:.3} ms");
+    assert_eq!(c.status, report::CheckStatus::Passed, "{}", c.detail);
+    // The server's commit delta is the sum of what the processes committed.
+    assert!(
+        c.detail.starts_with(&format!(
+            "server xact_commit delta {}",
+            f.processes.iter().map(|p| p.server_commits).sum::<u64>()
+        )),
+        "{}",
+        c.detail
+    );
+
+    // The merged histogram is the histogram of every latency the three logged.
+    let logged = logged_latencies(dir.path());
+    assert_eq!(logged.len(), 240);
+    let mut union = measure::Histogram::new();
+    for l in &logged {
+        union.record(*l);
+    }
+    let merged = &m.total.txns[0].latency;
+    assert_eq!(merged.encode(), union.encode());
+    for p in [50.0, 90.0, 99.0, 100.0] {
+        assert_eq!(merged.percentile_us(p), union.percentile_us(p), "p{p}");
+    }
+    // `stampede merge` of the three files gives the same numbers.
+    let files_path = dir.path().join("files.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .arg("merge")
+        .args((0..3).map(|i| dir.path().join(format!("{i}.json"))))
+        .arg("--json")
+        .arg(&files_path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files = read(&files_path);
+    assert_eq!(files.total.txns[0].latency.encode(), union.encode());
+    assert_eq!(files.intervals.len(), m.intervals.len());
+    // --forget removed the fleet's table.
+    let left = rt().block_on(scalar_i64(
+        &cfg,
+        "SELECT count(*) FROM pg_class WHERE relname = 'stampede_fleet'",
+    ));
+    assert_eq!(left, 0);
+}
+
+#[test]
+fn a_process_killed_mid_run_is_named_and_the_others_merged() {
+    let cfg = rt().block_on(database("fleet_kill"));
+    rt().block_on(query(
+        &cfg,
+        "CREATE TABLE fleet_probe (client int, at timestamptz)",
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let rate = ["-T", "4", "-R", "300"];
+    let p0 = spawn("fleet_kill", "kill", 0, dir.path(), &rate);
+    let p1 = spawn("fleet_kill", "kill", 1, dir.path(), &rate);
+    let mut p2 = spawn("fleet_kill", "kill", 2, dir.path(), &rate);
+    // Kill process 2 once its clients (ids 4 and 5) have committed.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while rt().block_on(scalar_i64(
+        &cfg,
+        "SELECT count(*) FROM fleet_probe WHERE client >= 4",
+    )) == 0
+    {
+        assert!(Instant::now() < deadline, "process 2 never ran");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    p2.kill().unwrap();
+    p2.wait().unwrap();
+    let (_, out1, err1) = finish(p1);
+    assert!(err1.contains("result stored"), "{out1}{err1}");
+    let (code, out, err) = finish(p0);
+    assert!(
+        out.contains("lost: process 2 joined but never reported"),
+        "{out}{err}"
+    );
+    assert!(
+        out.contains("fleet kill: 2 of 3 processes reported"),
+        "{out}"
+    );
+    assert!(
+        out.contains("fleet commit count: SKIPPED (cannot be exact: process 2 was lost"),
+        "{out}"
+    );
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn the_manifest_is_an_indexed_job_with_the_password_from_a_secret() {
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(["fleet", "manifest", "--workers", "4", "--name", "tpcc-big"])
+        .args([
+            "--image",
+            "registry.example/stampede:1.2",
+            "--secret",
+            "db-pass",
+        ])
+        .args([
+            "--",
+            "run",
+            "tpcc",
+            "-w",
+            "1000",
+            "-T",
+            "600",
+            "-h",
+            "db.internal",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["apiVersion"], "batch/v1");
+    assert_eq!(j["kind"], "Job");
+    assert_eq!(j["metadata"]["name"], "tpcc-big");
+    let spec = &j["spec"];
+    assert_eq!(spec["completionMode"], "Indexed");
+    assert_eq!(spec["completions"], 4);
+    assert_eq!(spec["parallelism"], 4);
+    let pod = &spec["template"]["spec"];
+    assert_eq!(pod["restartPolicy"], "Never");
+    let c = &pod["containers"][0];
+    assert_eq!(c["image"], "registry.example/stampede:1.2");
+    let args: Vec<&str> = (c["args"].as_array().unwrap().iter())
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        args,
+        [
+            "run",
+            "tpcc",
+            "-w",
+            "1000",
+            "-T",
+            "600",
+            "-h",
+            "db.internal",
+            "--fleet",
+            "tpcc-big",
+            "--fleet-size",
+            "4"
+        ]
+    );
+    let env = &c["env"][0];
+    assert_eq!(env["name"], "PGPASSWORD");
+    assert_eq!(env["valueFrom"]["secretKeyRef"]["name"], "db-pass");
+    assert_eq!(env["valueFrom"]["secretKeyRef"]["key"], "password");
+
+    // A password in the args is refused, and not printed.
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(["fleet", "manifest", "--workers", "2", "--"])
+        .args(["run", "-d", "postgresql://u:s3cret@db/x"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(64), "{err}");
+    assert!(err.contains("hold a password"), "{err}");
+    assert!(!err.contains("s3cret") && out.stdout.is_empty());
+}
+
+#[test]
+fn bad_fleet_options_are_refused_by_name() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["--fleet", "x"], "--fleet needs --fleet-size"),
+        (
+            &["--fleet", "x", "--fleet-size", "3", "--fleet-index", "3"],
+            "--fleet-index 3",
+        ),
+        (&["--fleet", "a b", "--fleet-size", "2"], "--fleet \"a b\""),
+        (
+            &["--fleet", "x", "--fleet-size", "0"],
+            "--fleet-size must be at least 1",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+            .args(["run", "-h", "/nonexistent", "-T", "1"])
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(64), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+/// Every sbtest table's rows (md5 of all columns in id order), its indexes and its sequence.
+fn oltp_checksums(db: &str, tables: u32) -> Vec<Vec<Option<String>>> {
+    let cfg = fixture().cfg.with_dbname(db);
+    let mut all = Vec::new();
+    for t in 1..=tables {
+        all.extend(rt().block_on(query(
+            &cfg,
+            &format!(
+                "SELECT count(*), md5(string_agg(id || ':' || k || ':' || c || ':' || pad, ',' \
+                 ORDER BY id)), (SELECT string_agg(indexdef, '; ' ORDER BY indexname) \
+                 FROM pg_indexes WHERE tablename = 'sbtest{t}'), \
+                 (SELECT last_value FROM sbtest{t}_id_seq) FROM sbtest{t}"
+            ),
+        )));
+    }
+    all
+}
+
+#[test]
+fn init_oltp_split_across_three_processes_loads_what_one_loads() {
+    let size = [
+        "init",
+        "oltp",
+        "--tables",
+        "2",
+        "--table-size",
+        "3000",
+        "-q",
+    ];
+    rt().block_on(database("fleet_init_one"));
+    rt().block_on(database("fleet_init_three"));
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(size)
+        .args(["-j", "2"])
+        .args(base("fleet_init_one"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kids: Vec<Child> = (0..3)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_stampede"))
+                .args(size)
+                .args(["-j", "1", "--fleet", "load", "--fleet-size", "3"])
+                .args(base("fleet_init_three"))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut parts = Vec::new();
+    for k in kids {
+        let (code, out, err) = finish(k);
+        assert_eq!(code, 0, "{out}{err}");
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("fleet load: process"))
+            .expect(&err);
+        parts.push(line[20..21].to_string());
+    }
+    parts.sort();
+    assert_eq!(parts, ["0", "1", "2"], "each process took its own index");
+    let one = oltp_checksums("fleet_init_one", 2);
+    assert_eq!(one[0][0].as_deref(), Some("3000"));
+    assert!(one[0][2].as_deref().unwrap().contains("k_1"), "{one:?}");
+    assert_eq!(oltp_checksums("fleet_init_three", 2), one);
+    let cfg = fixture().cfg.with_dbname("fleet_init_three");
+    let left = rt().block_on(scalar_i64(
+        &cfg,
+        "SELECT count(*) FROM pg_class WHERE relname = 'stampede_fleet'",
+    ));
+    assert_eq!(left, 0, "the fleet's table is removed after the load");
+}
