@@ -491,3 +491,41 @@ async fn notices_and_error_fields_are_rendered_as_libpq_renders_them() {
     assert_eq!(s.execute(one, &[]).await.unwrap().rows, 1);
     s.close().await;
 }
+
+/// A backend terminated while its client was idle: the server sent FATAL 57P01 and closed the
+/// socket, so the client's next send fails (EPIPE on a unix socket) before any read. The error
+/// is still the server's message, as libpq reports it, not a lost connection: a fault run
+/// classifies it as "terminated by administrator".
+#[tokio::test]
+async fn a_terminated_idle_session_reports_the_servers_fatal_message() {
+    let srv = server();
+    let mut s = connect(&srv).await;
+    let mut obs = connect(&srv).await;
+    let pid = s.backend_pid();
+    obs.simple_query(&format!("SELECT pg_terminate_backend({pid})"))
+        .await
+        .unwrap();
+    let gone = format!("SELECT count(*) FROM pg_stat_activity WHERE pid = {pid}");
+    let t0 = Instant::now();
+    while obs.simple_query(&gone).await.unwrap()[0][0].as_deref() != Some("0") {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "backend {pid} still runs"
+        );
+    }
+    // The backend leaves pg_stat_activity before its process exits and its socket closes: wait
+    // for the process itself (same machine), so the send below finds the socket closed.
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "backend {pid} exists"
+        );
+        tokio::task::yield_now().await;
+    }
+    match s.simple_query("SELECT 1").await {
+        Err(Error::Db(e)) => assert_eq!(e.code, "57P01", "{e:?}"),
+        other => panic!("expected the server's FATAL 57P01, got {other:?}"),
+    }
+    assert!(!s.is_usable());
+    obs.close().await;
+}

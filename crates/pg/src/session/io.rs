@@ -454,10 +454,43 @@ impl Session {
     pub(super) async fn write_out(&mut self) -> Result<(), Error> {
         let r = self.io.write_all(&self.out).await;
         self.out.clear();
-        r.map_err(|e| {
-            self.broken = true;
-            Error::Io(e)
-        })
+        match r {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.broken = true;
+                // As libpq does when a send fails: a server that closed the connection may have
+                // said why first (a FATAL ErrorResponse: pg_terminate_backend's or a shutdown's
+                // 57P01, idle_session_timeout's 57P05), and that message, not the failed send,
+                // is the error: it is classified by its SQLSTATE instead of as a lost
+                // connection. Only when the peer is gone (EPIPE, ECONNRESET): its socket then
+                // reads what it sent and then end of file, never waits.
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
+                ) {
+                    if let Some(db) = self.last_words().await {
+                        return Err(Error::Db(Box::new(db)));
+                    }
+                }
+                Err(Error::Io(e))
+            }
+        }
+    }
+
+    /// The ErrorResponse a closed connection's server sent before closing, if one is left to
+    /// read (messages before it are passed over: the session is broken, nothing else is read).
+    async fn last_words(&mut self) -> Option<crate::DbError> {
+        use bytes::Buf;
+        loop {
+            match self.buffered_msg() {
+                Ok(Some((b'E', total))) => {
+                    return Some(super::decode::parse_error(&self.inb[5..total]));
+                }
+                Ok(Some((_, total))) => self.inb.advance(total),
+                Ok(None) => self.fill().await.ok()?,
+                Err(_) => return None,
+            }
+        }
     }
 }
 
