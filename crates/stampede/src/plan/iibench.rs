@@ -16,7 +16,7 @@ use engine::{RunSpec, Stop};
 use target::QueryMode;
 use workload::crud::Mix;
 
-use super::{parse_seed, positive, tick};
+use super::{parse_seed, positive};
 use crate::cli::RunArgs;
 use crate::console::Failure;
 
@@ -69,27 +69,13 @@ fn spec(a: &RunArgs, name: &str, clients: u32, weights: Vec<u32>) -> Result<RunS
         (Some(n), _) => n,
     };
     let spec = RunSpec {
-        clients,
-        threads: jobs.min(clients),
-        stop,
         rate_tps: positive(a.rate, "-R/--rate")?,
         latency_limit: limit.map(|ms| Duration::from_secs_f64(ms / 1000.0)),
         mode: a.protocol.map_or(QueryMode::Prepared, |p| p.mode()),
         max_tries,
-        connect_per_txn: a.connect,
-        progress: tick(a.progress.filter(|p| *p > 0.0)),
         seed: parse_seed(a.random_seed.as_deref())?,
-        per_statement: a.report_per_command,
         weights,
-        log: None,
-        exit_on_abort: a.exit_on_abort,
-        io: a.io.mode(),
-        verbose_errors: a.verbose_errors,
-        spread: a.spread.spread(),
-        fault_run: false,
-        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
-        first_client_id: 0,
-        start_at: None,
+        ..super::common_spec(a, clients, jobs, stop)
     };
     engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
     Ok(spec)

@@ -450,6 +450,38 @@ fn apply_defaults(a: &mut RunArgs, defaulted: &mut Vec<String>) {
 
 /// The engine ticks at least every second so the result always holds a time series (for the
 /// JSON, the HTML charts, comparisons, the warm-up cut); `-P` only decides what is printed.
+/// The engine's spec with what every family reads the same way from `run`'s options (`-j`
+/// capped at the clients, -P, -r, -C, --exit-on-abort, --io, --verbose-errors, --spread,
+/// --read-from) and neutral values for the rest, which each family then sets with struct update
+/// syntax (`RunSpec { rate_tps, mode, .. common_spec(a, clients, jobs, stop) }`): a field added
+/// to the spec is defaulted here once.
+pub(crate) fn common_spec(a: &RunArgs, clients: u32, jobs: u32, stop: engine::Stop) -> RunSpec {
+    RunSpec {
+        clients,
+        // pgbench: more threads than clients is pointless; it uses one per client.
+        threads: jobs.min(clients),
+        stop,
+        rate_tps: None,
+        latency_limit: None,
+        mode: target::QueryMode::Prepared,
+        max_tries: 1,
+        connect_per_txn: a.connect,
+        progress: tick(a.progress.filter(|p| *p > 0.0)),
+        seed: 0,
+        per_statement: a.report_per_command,
+        weights: Vec::new(),
+        log: None,
+        exit_on_abort: a.exit_on_abort,
+        io: a.io.mode(),
+        verbose_errors: a.verbose_errors,
+        spread: a.spread.spread(),
+        fault_run: false,
+        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
+        first_client_id: 0,
+        start_at: None,
+    }
+}
+
 pub fn tick(progress_s: Option<f64>) -> Option<Duration> {
     Some(Duration::from_secs_f64(
         progress_s.map_or(1.0, |p| p.min(1.0)),

@@ -12,7 +12,7 @@ use target::QueryMode;
 use workload::script::{parse_define, ScriptSet};
 use workload::tpcb::{self, Builtin};
 
-use super::{parse_seed, positive, tick};
+use super::{parse_seed, positive};
 use crate::cli::{Protocol, RunArgs, ScriptArg};
 use crate::console::Failure;
 
@@ -118,28 +118,14 @@ pub(crate) fn plan(
         None => Stop::Transactions(a.transactions.unwrap_or(10)),
     };
     let spec = RunSpec {
-        clients,
-        // pgbench: more threads than clients is pointless; it uses one per client.
-        threads: jobs.min(clients),
-        stop,
         rate_tps: rate,
         latency_limit: limit.map(|ms| Duration::from_secs_f64(ms / 1000.0)),
         mode: protocol.mode(),
         max_tries,
-        connect_per_txn: a.connect,
-        progress: tick(a.progress.filter(|p| *p > 0.0)),
         seed,
-        per_statement: a.report_per_command,
         weights: weights.clone(),
         log,
-        exit_on_abort: a.exit_on_abort,
-        io: a.io.mode(),
-        verbose_errors: a.verbose_errors,
-        spread: a.spread.spread(),
-        fault_run: false,
-        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
-        first_client_id: 0,
-        start_at: None,
+        ..super::common_spec(a, clients, jobs, stop)
     };
     engine::check_io(spec.io, spec.connect_per_txn).map_err(usage)?;
     let vacuum = if a.no_vacuum {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Result;
 use engine::{RunSpec, Stop};
 
-use super::{parse_seed, positive, tick};
+use super::{parse_seed, positive};
 use crate::cli::RunArgs;
 use crate::console::Failure;
 
@@ -41,27 +41,15 @@ pub(crate) fn plan(a: &RunArgs) -> Result<RunSpec> {
     };
     let rate = positive(a.rate, "-R/--rate")?.unwrap_or(DEFAULT_RATE);
     Ok(RunSpec {
-        clients,
-        threads: jobs.min(clients),
-        stop,
         rate_tps: Some(rate),
-        latency_limit: None,
         mode: a.protocol.map_or(target::QueryMode::Prepared, |p| p.mode()),
         max_tries: 1,
         connect_per_txn: false,
-        progress: tick(a.progress.filter(|p| *p > 0.0)),
         seed: parse_seed(a.random_seed.as_deref())?,
-        per_statement: a.report_per_command,
         // Writes and reads, one each in turn on average.
         weights: vec![1, 1],
-        log: None,
         exit_on_abort: false,
-        io: a.io.mode(),
-        verbose_errors: a.verbose_errors,
-        spread: a.spread.spread(),
         fault_run: true,
-        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
-        first_client_id: 0,
-        start_at: None,
+        ..super::common_spec(a, clients, jobs, stop)
     })
 }

@@ -23,7 +23,7 @@ use engine::{RunSpec, Stop};
 use target::QueryMode;
 use workload::oltp::{BulkInsert, Dist, OltpWorkload, Options, RandType, Test};
 
-use super::{parse_seed, tick, Frontend};
+use super::{parse_seed, Frontend};
 use crate::cli::{Protocol, RunArgs};
 use crate::console::Failure;
 
@@ -248,30 +248,18 @@ pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(Sysbe
         (_, None) => QueryMode::Prepared,
     };
     let spec = RunSpec {
-        clients,
-        threads: jobs.min(clients),
-        stop,
         rate_tps: rate,
         latency_limit: limit.map(|ms| Duration::from_secs_f64(ms / 1000.0)),
         mode,
         max_tries,
-        connect_per_txn: a.connect,
-        // At least one tick a second: the warm-up is cut on these intervals.
-        progress: tick(a.progress.filter(|p| *p > 0.0)),
         seed,
         // bulk_insert's queries are its INSERTs, counted per interval from the per-statement
         // records (one clock read per ~33,000 events).
         per_statement: a.report_per_command || bulk,
         weights: vec![1],
-        log: None,
         exit_on_abort: false,
-        io: a.io.mode(),
         verbose_errors: false,
-        spread: a.spread.spread(),
-        fault_run: false,
-        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
-        first_client_id: 0,
-        start_at: None,
+        ..super::common_spec(a, clients, jobs, stop)
     };
     let o = &opts;
     let mysql_target = a.target.mysql.is_some()
