@@ -438,6 +438,7 @@ impl Family for Runner {
         &self,
         ctx: &Ctx,
         c: crate::checks::CommitCheck,
+        maintenance: i64,
     ) -> Result<(CheckStatus, String)> {
         // A failed attempt may still have started a backend (one that timed out on this side
         // starts later, and commits its start-up), or not (a refused one): no count tells.
@@ -452,7 +453,7 @@ impl Family for Runner {
                 ),
             ));
         }
-        self.inner.commit_status(ctx, c)
+        self.inner.commit_status(ctx, c, maintenance)
     }
 
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>> {

@@ -25,7 +25,6 @@ use workload::{TxnType, Workload};
 
 use super::sysbench_checks as checks;
 use super::{skipped, Ctx, Family, Finish};
-use crate::checks::CommitCheck;
 use crate::console;
 use crate::interrupt;
 use crate::plan::sysbench::{SbTest, SysbenchJob};
@@ -50,7 +49,6 @@ pub(crate) struct Runner {
     loaded: Option<Loaded>,
     types: Vec<TxnType>,
     rows_before: Option<Vec<i64>>,
-    maintenance_before: i64,
     section: SysbenchSection,
     /// The routing check's verdicts (sharded tables only).
     routing: Vec<report::Routing>,
@@ -65,7 +63,6 @@ impl Runner {
             loaded: None,
             types: Vec::new(),
             rows_before: None,
-            maintenance_before: 0,
         }
     }
 
@@ -153,9 +150,6 @@ impl Family for Runner {
                 crate::routing::check_statements(s, &stmts, require).await
             })?;
         }
-        if ctx.out.checks {
-            self.maintenance_before = ctx.rt.block_on(checks::maintenance_runs(conn))?;
-        }
         let q = self.query_counts();
         self.section = SysbenchSection {
             test: self.job.test.name().into(),
@@ -237,12 +231,6 @@ impl Family for Runner {
         let q = self.query_counts();
         (self.job.test != SbTest::BulkInsert && q.other > 0)
             .then(|| outcome.total.total().committed())
-    }
-
-    fn commit_status(&self, ctx: &Ctx, c: CommitCheck) -> Result<(CheckStatus, String)> {
-        let maintenance =
-            ctx.rt.block_on(checks::maintenance_runs(ctx.conn()))? - self.maintenance_before;
-        Ok(checks::commit_status(&c, maintenance))
     }
 
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>> {

@@ -1,5 +1,4 @@
-//! The checks after a sysbench run: the commit count's status (a surplus while autovacuum ran is
-//! inconclusive, not failed) and the rows of the tables, before and after.
+//! The checks after a sysbench run: the rows of the tables, before and after.
 //!
 //! Row expectations: `oltp_*` tables unchanged, except `oltp_insert` (+1 per transaction),
 //! `oltp_delete` (at most -1 per transaction) and delete+insert pairs on tables that missed ids
@@ -8,11 +7,8 @@
 //! n summing to the events committed.
 
 use anyhow::{bail, Context, Result};
-use report::CheckStatus;
 use target::Session;
 use workload::oltp::{Options, Test};
-
-use crate::checks;
 
 /// Rows per table, with a hint when the tables are missing.
 pub(super) async fn rows(conn: &target::Target, tables: u32) -> Result<Vec<i64>> {
@@ -25,48 +21,6 @@ pub(super) async fn rows(conn: &target::Target, tables: u32) -> Result<Vec<i64>>
              {tables} --table-size N` (same target options), or `sysbench oltp_common prepare`"
         )
     })
-}
-
-/// Autovacuum and autoanalyze runs so far on the database's tables. Their transactions count in
-/// `pg_stat_database.xact_commit` like the clients': sysbench's and TPC-C's writes trigger them
-/// within seconds on small tables (the TPC-C family uses this and [`commit_status`] too).
-pub(super) async fn maintenance_runs(conn: &target::Target) -> Result<i64> {
-    if conn.dialect() == target::Dialect::MySql {
-        // No autovacuum there, and Com_commit counts only COMMIT statements.
-        return Ok(0);
-    }
-    let mut s = Session::connect(conn).await?;
-    let r = s
-        .simple_query(
-            "SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_all_tables",
-        )
-        .await;
-    s.close().await;
-    Ok(r?
-        .first()
-        .and_then(|row| row.first().cloned().flatten())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0))
-}
-
-/// The commit-count check's status: a surplus of server commits while autovacuum or autoanalyze
-/// ran (at most a few transactions per run) cannot be told apart from the clients' commits, so the
-/// check is inconclusive (skipped, with the numbers), not failed. A deficit always fails.
-pub(super) fn commit_status(c: &checks::CommitCheck, maintenance: i64) -> (CheckStatus, String) {
-    if c.passed {
-        (CheckStatus::Passed, c.detail.clone())
-    } else if maintenance > 0 && c.difference > 0 && c.difference <= 4 * i128::from(maintenance) {
-        (
-            CheckStatus::Skipped,
-            format!(
-                "inconclusive: {}; autovacuum/autoanalyze ran {maintenance} times during the run \
-                 and the server counts their transactions too",
-                c.detail
-            ),
-        )
-    } else {
-        (CheckStatus::Failed, c.detail.clone())
-    }
 }
 
 /// The row-count check: `(passed, detail)` from the counts before and after the run.
@@ -195,22 +149,6 @@ mod tests {
             d,
             "sbtest1..2: 20 rows before, 20 after (+0; expected +0: 3 delete+insert pairs on full tables)"
         );
-    }
-
-    #[test]
-    fn a_surplus_of_commits_during_autovacuum_is_inconclusive_not_failed() {
-        let c = |passed, difference| checks::CommitCheck {
-            passed,
-            detail: "numbers".into(),
-            difference,
-        };
-        assert_eq!(commit_status(&c(true, 0), 3).0, CheckStatus::Passed);
-        let (st, d) = commit_status(&c(false, 14), 8);
-        assert_eq!(st, CheckStatus::Skipped);
-        assert!(d.starts_with("inconclusive: numbers; autovacuum/autoanalyze ran 8 times"));
-        assert_eq!(commit_status(&c(false, 14), 0).0, CheckStatus::Failed);
-        assert_eq!(commit_status(&c(false, -1), 8).0, CheckStatus::Failed);
-        assert_eq!(commit_status(&c(false, 100), 8).0, CheckStatus::Failed);
     }
 
     #[test]

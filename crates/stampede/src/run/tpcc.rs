@@ -34,9 +34,7 @@ use workload::tpcc::spec::{NuC, MAX_TPMC_PER_WAREHOUSE, P90_LIMIT_S};
 use workload::tpcc::{Kind, Options, Tpcc};
 use workload::{Rng, Workload};
 
-use super::sysbench_checks::{commit_status, maintenance_runs};
 use super::{skipped, Ctx, Family, Finish};
-use crate::checks::CommitCheck;
 use crate::console::{self, Failure};
 use crate::interrupt;
 use crate::plan::TpccJob;
@@ -52,7 +50,6 @@ pub(crate) struct Runner {
     warehouses: u32,
     workload: Option<Arc<Tpcc>>,
     conditions: Vec<Condition>,
-    maintenance_before: i64,
 }
 
 impl Runner {
@@ -62,7 +59,6 @@ impl Runner {
             job,
             workload: None,
             conditions: Vec::new(),
-            maintenance_before: 0,
         }
     }
 
@@ -150,9 +146,6 @@ impl Family for Runner {
         };
         let w = Tpcc::new(opts, ctx.conn().dialect()).map_err(|e| Failure::usage(e, ""))?;
         self.workload = Some(Arc::new(w));
-        if ctx.out.checks {
-            self.maintenance_before = ctx.rt.block_on(maintenance_runs(ctx.conn()))?;
-        }
         Ok(())
     }
 
@@ -187,11 +180,6 @@ impl Family for Runner {
 
     /// A surplus while autovacuum or autoanalyze ran (TPC-C's inserts and updates trigger them
     /// on small warehouses) is inconclusive, as for sysbench's workloads.
-    fn commit_status(&self, ctx: &Ctx, c: CommitCheck) -> Result<(CheckStatus, String)> {
-        let maintenance = ctx.rt.block_on(maintenance_runs(ctx.conn()))? - self.maintenance_before;
-        Ok(commit_status(&c, maintenance))
-    }
-
     fn checks(&mut self, ctx: &Ctx, _outcome: &Outcome) -> Result<Vec<Check>> {
         if !ctx.out.checks {
             return Ok(vec![skipped(CONSISTENCY, "--no-check")]);

@@ -25,9 +25,7 @@ use report::{Check, CheckStatus, RunConfig};
 use workload::ycsb::{Op, Options, Start, Ycsb};
 use workload::Workload;
 
-use super::sysbench_checks::{commit_status, maintenance_runs};
 use super::{skipped, Ctx, Family, Finish};
-use crate::checks::CommitCheck;
 use crate::console::{self, Failure};
 use crate::interrupt;
 use crate::plan::YcsbJob;
@@ -36,7 +34,6 @@ pub(crate) struct Runner {
     job: YcsbJob,
     workload: Option<Arc<Ycsb>>,
     rows_before: u64,
-    maintenance_before: i64,
 }
 
 impl Runner {
@@ -45,7 +42,6 @@ impl Runner {
             job,
             workload: None,
             rows_before: 0,
-            maintenance_before: 0,
         }
     }
 
@@ -171,9 +167,6 @@ impl Family for Runner {
         };
         let w = Ycsb::new(self.job.opts.clone(), start, ctx.conn().dialect());
         self.workload = Some(Arc::new(w));
-        if ctx.out.checks {
-            self.maintenance_before = ctx.rt.block_on(maintenance_runs(ctx.conn()))?;
-        }
         Ok(())
     }
 
@@ -210,11 +203,6 @@ impl Family for Runner {
 
     /// A surplus while autovacuum or autoanalyze ran is inconclusive, as for sysbench's and
     /// TPC-C's workloads.
-    fn commit_status(&self, ctx: &Ctx, c: CommitCheck) -> Result<(CheckStatus, String)> {
-        let maintenance = ctx.rt.block_on(maintenance_runs(ctx.conn()))? - self.maintenance_before;
-        Ok(commit_status(&c, maintenance))
-    }
-
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>> {
         if let Some(w) = &self.workload {
             // What YCSB's measurements would add: rows per scan, and reads of a key that was
