@@ -209,14 +209,7 @@ fn init_tpcc(args: InitArgs) -> Result<i32> {
     opts.validate()
         .map_err(|e| Failure::usage(e.to_string(), ""))?;
     targeting::validate(&args.target)?;
-    let rt = setup_runtime()?;
-    let target = targeting::open(&args.target, args.quiet)?;
-    if (target.embedded.is_some() || target.embedded_mysql.is_some()) && !args.target.keep_server {
-        console::note(
-            "no target given, so this loads the embedded server, which is removed afterwards; \
-             pass --keep-server to keep it, or use `stampede server start`",
-        );
-    }
+    let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
     let mut view = LoadView::new(args.quiet);
     let r = rt.block_on(load::tpcc::init(&target.conn, &opts, &mut |e| {
         view.event(e)
@@ -255,14 +248,7 @@ fn init_tpcb(args: InitArgs) -> Result<i32> {
             Failure::usage(e.to_string(), "leave these options out for a MySQL target")
         })?;
     }
-    let rt = setup_runtime()?;
-    let target = targeting::open(&args.target, args.quiet)?;
-    if (target.embedded.is_some() || target.embedded_mysql.is_some()) && !args.target.keep_server {
-        console::note(
-            "no target given, so this loads the embedded server, which is removed afterwards; \
-             pass --keep-server to keep it, or use `stampede server start`",
-        );
-    }
+    let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
     let r = load_tpcb(&target.conn, &opts, args.quiet, &rt);
     let closed = targeting::close(target, args.target.keep_server);
     let code = r?;
@@ -511,4 +497,21 @@ fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
     let code = code?;
     closed?;
     Ok(code)
+}
+
+/// The runtime and the target an init loads: with no target given, the embedded server, which
+/// is said (it is removed afterwards unless --keep-server).
+pub(super) fn open_to_load(
+    args: &crate::cli::TargetArgs,
+    quiet: bool,
+) -> Result<(tokio::runtime::Runtime, targeting::Target)> {
+    let rt = setup_runtime()?;
+    let target = targeting::open(args, quiet)?;
+    if (target.embedded.is_some() || target.embedded_mysql.is_some()) && !args.keep_server {
+        console::note(
+            "no target given, so this loads the embedded server, which is removed afterwards; \
+             pass --keep-server to keep it, or use `stampede server start`",
+        );
+    }
+    Ok((rt, target))
 }

@@ -8,8 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use crate::cli::InitArgs;
-use crate::commands::setup_runtime;
-use crate::console::{self, Failure};
+use crate::console::Failure;
 use crate::targeting;
 use crate::workloads::Dataset;
 
@@ -34,14 +33,7 @@ pub(super) fn init(args: InitArgs, dataset: Dataset) -> Result<i32> {
         ));
     }
     targeting::validate(&args.target)?;
-    let rt = setup_runtime()?;
-    let target = targeting::open(&args.target, args.quiet)?;
-    if (target.embedded.is_some() || target.embedded_mysql.is_some()) && !args.target.keep_server {
-        console::note(
-            "no target given, so this loads the embedded server, which is removed afterwards; \
-             pass --keep-server to keep it, or use `stampede server start`",
-        );
-    }
+    let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
     let started = Instant::now();
     let dialect = target.conn.dialect();
     let r = rt.block_on(async {

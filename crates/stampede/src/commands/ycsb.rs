@@ -7,7 +7,6 @@ use anyhow::{Context, Result};
 use load::LoadError;
 
 use super::init::LoadView;
-use super::setup_runtime;
 use crate::cli::InitArgs;
 use crate::console::{self, Failure};
 use crate::{interrupt, targeting};
@@ -38,14 +37,7 @@ pub(super) fn init(args: InitArgs, name: &str) -> Result<i32> {
         cancel: interrupt::flag(),
     };
     targeting::validate(&args.target)?;
-    let rt = setup_runtime()?;
-    let target = targeting::open(&args.target, args.quiet)?;
-    if (target.embedded.is_some() || target.embedded_mysql.is_some()) && !args.target.keep_server {
-        console::note(
-            "no target given, so this loads the embedded server, which is removed afterwards; \
-             pass --keep-server to keep it, or use `stampede server start`",
-        );
-    }
+    let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
     let mut view = LoadView::new(args.quiet);
     let r = rt.block_on(load::ycsb::init(&target.conn, &opts, &mut |e| {
         view.event(e)
