@@ -149,6 +149,38 @@ pub struct Part {
     pub count: u32,
 }
 
+impl Part {
+    /// This part's range of `0..total` (empty when there are more parts than units).
+    pub fn of(self, total: u64) -> std::ops::Range<u64> {
+        let n = u64::from(self.count.max(1));
+        let i = u64::from(self.index);
+        (total * i / n)..(total * (i + 1) / n).min(total)
+    }
+
+    /// The first process creates the schema and loads what is not split (pgbench's branches
+    /// and tellers, TPC-C's `item`).
+    pub fn is_first(part: Option<Part>) -> bool {
+        part.is_none_or(|p| p.index == 0)
+    }
+}
+
+/// Split `total` units (rows, warehouses) into `n` nearly equal consecutive ranges (none empty).
+pub fn split_rows(total: u64, n: u64) -> Vec<std::ops::Range<u64>> {
+    let n = n.clamp(1, total.max(1));
+    (0..n)
+        .map(|i| (total * i / n)..(total * (i + 1) / n))
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// [`split_rows`] of `r` (a part's range), offset to start at `r.start`.
+pub fn split_range(r: std::ops::Range<u64>, n: u64) -> Vec<std::ops::Range<u64>> {
+    split_rows(r.end - r.start, n)
+        .into_iter()
+        .map(|x| (r.start + x.start)..(r.start + x.end))
+        .collect()
+}
+
 /// Which steps of the load to run: a fleet's process 0 creates the tables and later builds the
 /// keys, every process loads its part in between (`Steps::ALL` alone).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -57,7 +57,6 @@
 //! go in as multi-row INSERTs (see `insert`); with explicit ids AUTO_INCREMENT continues after
 //! the largest, as after sysbench's own load. No sequence to set and no VACUUM.
 
-use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -65,7 +64,7 @@ use target::{Dialect, Session, Target};
 
 use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
 use crate::steps::{check_cancel, exec, undo_create, Step};
-use crate::{Event, LoadError, TableProgress, Timings};
+use crate::{split_range, split_rows, Event, LoadError, TableProgress, Timings};
 pub use crate::{Part, Steps};
 
 /// sysbench's `c` template: 10 groups of 11 digits, 119 characters (oltp_common.lua).
@@ -281,15 +280,6 @@ pub fn setval_sql(t: u32, table_size: u64) -> Option<String> {
     (table_size > 0).then(|| format!("SELECT setval('sbtest{t}_id_seq', {table_size})"))
 }
 
-/// Split `total` rows into `n` nearly equal consecutive ranges (none empty).
-fn split_rows(total: u64, n: u64) -> Vec<Range<u64>> {
-    let n = n.clamp(1, total.max(1));
-    (0..n)
-        .map(|i| (total * i / n)..(total * (i + 1) / n))
-        .filter(|r| !r.is_empty())
-        .collect()
-}
-
 /// The COPY tasks and the plan in words.
 pub fn copy_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
     let per_table = (opts.jobs as u64).div_ceil(opts.tables as u64).max(1);
@@ -303,16 +293,7 @@ pub fn copy_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
         });
         let ranges = match opts.part {
             // The part's rows, split as a whole table would be among this process's jobs.
-            Some(p) => {
-                let mine = split_rows(opts.table_size, u64::from(p.count))
-                    .into_iter()
-                    .nth(p.index as usize)
-                    .unwrap_or(0..0);
-                split_rows(mine.end - mine.start, per_table)
-                    .into_iter()
-                    .map(|r| (mine.start + r.start)..(mine.start + r.end))
-                    .collect()
-            }
+            Some(p) => split_range(p.of(opts.table_size), per_table),
             None => split_rows(opts.table_size, per_table),
         };
         // COPY FREEZE (with the TRUNCATE it needs) only when one task loads the whole table.

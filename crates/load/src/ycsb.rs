@@ -171,11 +171,7 @@ impl RowSource for Rows {
 /// Cut `0..n` into the load's key ranges (module header).
 pub fn ranges(n: u64, jobs: usize) -> Vec<Range<u64>> {
     let parts = (n / MIN_TASK_ROWS).clamp(1, 4 * jobs.max(1) as u64);
-    let parts = if jobs <= 1 { 1 } else { parts };
-    (0..parts)
-        .map(|i| (n * i / parts)..(n * (i + 1) / parts))
-        .filter(|r| !r.is_empty())
-        .collect()
+    crate::split_rows(n, if jobs <= 1 { 1 } else { parts })
 }
 
 /// `stampede init ycsb`: drop, create, generate, primary key, vacuum. An error or the cancel

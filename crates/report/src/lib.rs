@@ -44,7 +44,7 @@ pub use model::{
     format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionSetup,
     ConnectionStats, EmbeddedTarget, Endpoint, Environment, Fairness, FdLimit, RunConfig,
     RunResult, ServerEnvironment, SysbenchSection, TargetInfo, TpccCondition, TpccLimit,
-    TpccSection, TxnTypeConfig, SCHEMA_VERSION,
+    TpccSection, TxnTypeConfig, MAX_TPMC_PER_WAREHOUSE, SCHEMA_VERSION,
 };
 pub use observed::render_server_summary;
 pub use routing::Routing;

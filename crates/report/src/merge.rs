@@ -158,9 +158,9 @@ pub fn merge(results: &[RunResult], size: Option<u32>) -> Result<RunResult, Stri
         .collect();
     out.endpoints = merge_endpoints(results, out.measured_duration_s);
     out.endpoints_warning = Endpoint::imbalance(&out.endpoints);
-    // Sections whose numbers are not sums of the processes' (TPC-C's and sysbench's are
-    // recomputed by the caller that knows the workload; a fault run is one process's).
-    out.tpcc = None;
+    // TPC-C's and sysbench's sections: counts summed, rates and fairness recomputed from the
+    // merged totals (a fault run is one process's and is not merged).
+    out.tpcc = merge_tpcc(results, &out.total, out.measured_duration_s);
     out.failover = None;
     if let Some(s) = &mut out.sysbench {
         for r in &results[1..] {
@@ -170,7 +170,13 @@ pub fn merge(results: &[RunResult], size: Option<u32>) -> Result<RunResult, Stri
                 s.writes_after_run += o.writes_after_run;
             }
         }
-        s.fairness = None;
+        let parts: Option<Vec<(u32, crate::Fairness)>> = (results.iter())
+            .map(|r| {
+                let f = r.sysbench.as_ref()?.fairness.clone()?;
+                Some((r.config.clients, f))
+            })
+            .collect();
+        s.fairness = parts.map(|p| crate::Fairness::pooled(&p));
     }
 
     let committed = out.total.total().committed().max(1) as f64;
@@ -191,6 +197,40 @@ pub fn merge(results: &[RunResult], size: Option<u32>) -> Result<RunResult, Stri
         commit_check: None,
     });
     Ok(out)
+}
+
+/// TPC-C's section of the merged result, when every result has one: the workload's counts
+/// summed, each consistency condition as the worst any process saw (each checked the database
+/// after its own run), and tpmC, NOPM and the response-time limits recomputed from the merged
+/// totals (`TpccSection::set_rates`), so tpmC is the fleet's New-Orders per minute of the
+/// fleet's measured time and each 90th percentile is that of the union of latencies.
+fn merge_tpcc(
+    results: &[RunResult],
+    total: &Interval,
+    measured_s: f64,
+) -> Option<crate::TpccSection> {
+    let mut out = results.first()?.tpcc.clone()?;
+    for r in &results[1..] {
+        let t = r.tpcc.as_ref()?;
+        out.warehouses = out.warehouses.max(t.warehouses);
+        out.by_the_book &= t.by_the_book;
+        out.rollbacks += t.rollbacks;
+        out.delivery_skipped += t.delivery_skipped;
+        out.remote_lines += t.remote_lines;
+        out.lines += t.lines;
+        out.by_last_name += t.by_last_name;
+        for c in &t.consistency {
+            match out.consistency.iter_mut().find(|o| o.clause == c.clause) {
+                Some(o) => {
+                    o.violations = o.violations.max(c.violations);
+                    o.applies |= c.applies;
+                }
+                None => out.consistency.push(c.clone()),
+            }
+        }
+    }
+    out.set_rates(total, measured_s);
+    Some(out)
 }
 
 /// A plain result's process: what its numbers say, started with the others.
@@ -350,5 +390,70 @@ mod tests {
         let c = crate::fleet::commit_check(&f, 100, 150);
         assert_eq!(c.status, crate::CheckStatus::Skipped);
         assert!(c.detail.contains("process 2 was lost"), "{}", c.detail);
+    }
+
+    #[test]
+    fn tpcc_rates_are_recomputed_from_the_union_and_counts_summed() {
+        // Two processes of one TPC-C fleet: new-order latencies (ms) 1, 2 / 3, 100 (x1000 us).
+        let tpcc = |rollbacks, violations| crate::TpccSection {
+            warehouses: 2,
+            rollbacks,
+            lines: 10,
+            response_limits: vec![crate::TpccLimit {
+                txn_type: "new-order".into(),
+                limit_ms: 5000.0,
+                ..Default::default()
+            }],
+            consistency: vec![crate::TpccCondition {
+                clause: "3.3.2.1".into(),
+                violations,
+                applies: true,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let mut a = result(0, 1_000_000_000, &[1_000, 2_000], false);
+        a.tpcc = Some(tpcc(1, 0));
+        let mut b = result(1, 1_000_000_000, &[3_000, 100_000], false);
+        b.tpcc = Some(tpcc(0, 2));
+        let m = merge(&[a, b.clone()], None).unwrap();
+        let t = m.tpcc.unwrap();
+        let minutes = m.measured_duration_s / 60.0;
+        assert_eq!(t.tpmc, 4.0 / minutes);
+        assert_eq!(t.nopm, 3.0 / minutes);
+        assert_eq!((t.rollbacks, t.lines), (1, 20));
+        assert_eq!(t.consistency[0].violations, 2, "the worst process's count");
+        // p90 of {1, 2, 3, 100} ms is the largest: not an average of the processes' p90s.
+        assert_eq!(t.response_limits[0].count, 4);
+        assert!(t.response_limits[0].p90_ms >= 99.0, "{t:?}");
+        // A result without the section: no TPC-C section rather than a partial one.
+        b.tpcc = None;
+        let mut c = result(0, 1_000_000_000, &[1], false);
+        c.tpcc = Some(tpcc(0, 0));
+        assert!(merge(&[c, b], None).unwrap().tpcc.is_none());
+    }
+
+    #[test]
+    fn pooled_fairness_is_that_of_every_client_at_once() {
+        let clients = [
+            (10.0, 1.0),
+            (12.0, 1.5),
+            (30.0, 0.5),
+            (31.0, 2.0),
+            (8.0, 1.0),
+        ];
+        let whole = crate::Fairness::of(&clients);
+        let pooled = crate::Fairness::pooled(&[
+            (2, crate::Fairness::of(&clients[..2])),
+            (3, crate::Fairness::of(&clients[2..])),
+        ]);
+        for (x, y) in [
+            (whole.events_avg, pooled.events_avg),
+            (whole.events_stddev, pooled.events_stddev),
+            (whole.time_avg_s, pooled.time_avg_s),
+            (whole.time_stddev_s, pooled.time_stddev_s),
+        ] {
+            assert!((x - y).abs() < 1e-9, "{whole:?} {pooled:?}");
+        }
     }
 }

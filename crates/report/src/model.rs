@@ -229,6 +229,45 @@ pub struct TpccSection {
     pub consistency: Vec<TpccCondition>,
 }
 
+/// The most tpmC one warehouse can give when run by the book (10 terminals, the keying and
+/// think times of clause 5.2.5.7): efficiency is measured against it.
+pub const MAX_TPMC_PER_WAREHOUSE: f64 = 12.86;
+
+impl TpccSection {
+    /// The per-minute rates and the response-time limits from a run's totals (clause 5.4):
+    /// tpmC counts every completed New-Order (the first type), rolled-back ones included; NOPM
+    /// only the committed ones. `response_limits` must list the types in order with their
+    /// limits; counts and 90th percentiles are set here. Used for one run and for a merged
+    /// fleet's result, whose totals are the union of the processes'.
+    pub fn set_rates(&mut self, total: &measure::Interval, measured_s: f64) {
+        let minutes = measured_s / 60.0;
+        let per_min = |x: u64| {
+            if minutes > 0.0 {
+                x as f64 / minutes
+            } else {
+                0.0
+            }
+        };
+        let new_orders = total.txns.first().map_or(0, |t| t.committed());
+        let all = total.total();
+        self.tpmc = per_min(new_orders);
+        self.nopm = per_min(new_orders.saturating_sub(self.rollbacks));
+        self.tpm_total = per_min(all.committed());
+        self.efficiency_pct =
+            100.0 * self.tpmc / (MAX_TPMC_PER_WAREHOUSE * f64::from(self.warehouses.max(1)));
+        self.retries = all.retries;
+        for (l, s) in self.response_limits.iter_mut().zip(&total.txns) {
+            l.count = s.committed();
+            l.p90_ms = if s.latency.is_empty() {
+                0.0
+            } else {
+                s.latency.percentile_us(90.0) as f64 / 1000.0
+            };
+            l.met = l.count > 0 && l.p90_ms <= l.limit_ms;
+        }
+    }
+}
+
 /// One transaction type's 90th percentile against clause 5.2.5.7's limit.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TpccLimit {
@@ -314,6 +353,42 @@ impl Fairness {
             events_stddev: sd(&|c| c.0, ea),
             time_avg_s: ta,
             time_stddev_s: sd(&|c| c.1, ta),
+        }
+    }
+}
+
+impl Fairness {
+    /// The fairness of all clients of several runs, each given as (its clients, its fairness):
+    /// the pooled mean and the pooled population standard deviation, exact (each part's sum of
+    /// squares is `n * (sd^2 + mean^2)`), as if computed from every client at once.
+    pub fn pooled(parts: &[(u32, Fairness)]) -> Fairness {
+        let n: f64 = parts.iter().map(|(k, _)| f64::from(*k)).sum();
+        if n == 0.0 {
+            return Fairness::default();
+        }
+        let pool = |m: &dyn Fn(&Fairness) -> (f64, f64)| {
+            let mean = parts
+                .iter()
+                .map(|(k, f)| f64::from(*k) * m(f).0)
+                .sum::<f64>()
+                / n;
+            let sq = parts
+                .iter()
+                .map(|(k, f)| {
+                    let (a, sd) = m(f);
+                    f64::from(*k) * (sd * sd + a * a)
+                })
+                .sum::<f64>()
+                / n;
+            (mean, (sq - mean * mean).max(0.0).sqrt())
+        };
+        let (events_avg, events_stddev) = pool(&|f| (f.events_avg, f.events_stddev));
+        let (time_avg_s, time_stddev_s) = pool(&|f| (f.time_avg_s, f.time_stddev_s));
+        Fairness {
+            events_avg,
+            events_stddev,
+            time_avg_s,
+            time_stddev_s,
         }
     }
 }

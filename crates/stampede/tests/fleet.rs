@@ -9,8 +9,10 @@
 //!   three wrote to their `-l` logs (so its percentiles are those of the union).
 //! - A process killed mid-run: process 0 names it as lost, merges the others, and the commit
 //!   check says why it cannot be exact.
-//! - `init oltp` split across three processes (indexes assigned as they join) loads the same
-//!   rows, keys, indexes and sequences as one process: checksums of every table equal.
+//! - `init oltp`, `init tpcb` (range partitions) and `init tpcc` split across three processes
+//!   (indexes assigned as they join) load the same rows, keys, indexes (and sequences) as one
+//!   process: checksums of every table equal (TPC-C's dates set alike first, after checking
+//!   every process wrote the first one's load time).
 //! - The Kubernetes manifest has the Job API's fields; bad fleet options are refused by name.
 
 mod common;
@@ -405,23 +407,16 @@ fn oltp_checksums(db: &str, tables: u32) -> Vec<Vec<Option<String>>> {
     all
 }
 
-#[test]
-fn init_oltp_split_across_three_processes_loads_what_one_loads() {
-    let size = [
-        "init",
-        "oltp",
-        "--tables",
-        "2",
-        "--table-size",
-        "3000",
-        "-q",
-    ];
-    rt().block_on(database("fleet_init_one"));
-    rt().block_on(database("fleet_init_three"));
+/// Load `init` (the `stampede init ...` arguments) into database `one` from one process with
+/// `-j 2`, and into `three` from a fleet of three processes (`-j 1` each, indexes assigned as
+/// they join); checks each process took its own index and the fleet's table is gone after.
+fn load_one_and_three(init: &[&str], one: &str, three: &str) {
+    rt().block_on(database(one));
+    rt().block_on(database(three));
     let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(size)
-        .args(["-j", "2"])
-        .args(base("fleet_init_one"))
+        .args(init)
+        .args(["-q", "-j", "2"])
+        .args(base(one))
         .output()
         .unwrap();
     assert_eq!(
@@ -433,9 +428,9 @@ fn init_oltp_split_across_three_processes_loads_what_one_loads() {
     let kids: Vec<Child> = (0..3)
         .map(|_| {
             Command::new(env!("CARGO_BIN_EXE_stampede"))
-                .args(size)
-                .args(["-j", "1", "--fleet", "load", "--fleet-size", "3"])
-                .args(base("fleet_init_three"))
+                .args(init)
+                .args(["-q", "-j", "1", "--fleet", "load", "--fleet-size", "3"])
+                .args(base(three))
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -454,14 +449,196 @@ fn init_oltp_split_across_three_processes_loads_what_one_loads() {
     }
     parts.sort();
     assert_eq!(parts, ["0", "1", "2"], "each process took its own index");
-    let one = oltp_checksums("fleet_init_one", 2);
-    assert_eq!(one[0][0].as_deref(), Some("3000"));
-    assert!(one[0][2].as_deref().unwrap().contains("k_1"), "{one:?}");
-    assert_eq!(oltp_checksums("fleet_init_three", 2), one);
-    let cfg = fixture().cfg.with_dbname("fleet_init_three");
+    let cfg = fixture().cfg.with_dbname(three);
     let left = rt().block_on(scalar_i64(
         &cfg,
         "SELECT count(*) FROM pg_class WHERE relname = 'stampede_fleet'",
     ));
     assert_eq!(left, 0, "the fleet's table is removed after the load");
+}
+
+/// Per table: its rows (count and md5 of every row's text in key order) and its indexes.
+fn checksums(db: &str, tables: &[(&str, &str)]) -> Vec<Vec<Option<String>>> {
+    let cfg = fixture().cfg.with_dbname(db);
+    let mut all = Vec::new();
+    for (t, key) in tables {
+        all.extend(rt().block_on(query(
+            &cfg,
+            &format!(
+                "SELECT count(*), md5(string_agg(x::text, ',' ORDER BY {key})), \
+                 (SELECT string_agg(indexdef, '; ' ORDER BY indexname) FROM pg_indexes \
+                 WHERE tablename = '{t}') FROM {t} x"
+            ),
+        )));
+    }
+    all
+}
+
+#[test]
+fn init_oltp_split_across_three_processes_loads_what_one_loads() {
+    let init = ["init", "oltp", "--tables", "2", "--table-size", "3000"];
+    load_one_and_three(&init, "fleet_init_one", "fleet_init_three");
+    let one = oltp_checksums("fleet_init_one", 2);
+    assert_eq!(one[0][0].as_deref(), Some("3000"));
+    assert!(one[0][2].as_deref().unwrap().contains("k_1"), "{one:?}");
+    assert_eq!(oltp_checksums("fleet_init_three", 2), one);
+}
+
+/// `init tpcb` with range partitions: each process loads its third of the accounts (FREEZE
+/// on a partition that lies wholly in its third), the first the branches and tellers.
+#[test]
+fn init_tpcb_split_across_three_processes_loads_what_one_loads() {
+    let init = ["init", "tpcb", "-s", "2", "--partitions", "4"];
+    load_one_and_three(&init, "fleet_tpcb_one", "fleet_tpcb_three");
+    let tables = [
+        ("pgbench_branches", "bid"),
+        ("pgbench_tellers", "tid"),
+        ("pgbench_accounts", "aid"),
+        ("pgbench_accounts_3", "aid"),
+        ("pgbench_history", "tid"),
+    ];
+    let one = checksums("fleet_tpcb_one", &tables);
+    assert_eq!(one[2][0].as_deref(), Some("200000"));
+    assert_eq!(one[3][0].as_deref(), Some("50000"));
+    assert!(one[2][2].as_deref().unwrap().contains("aid"), "{one:?}");
+    assert_eq!(checksums("fleet_tpcb_three", &tables), one);
+}
+
+/// `init tpcc -w 2` across three processes: the first loads `item` and no warehouse, the
+/// others one warehouse each, all with the first one's load time (one distinct date per
+/// date column); with the dates set alike, every table equals a one-process load.
+#[test]
+fn init_tpcc_split_across_three_processes_loads_what_one_loads() {
+    let init = ["init", "tpcc", "-w", "2"];
+    load_one_and_three(&init, "fleet_tpcc_one", "fleet_tpcc_three");
+    let dates = [
+        ("customer", "c_since"),
+        ("history", "h_date"),
+        ("orders", "o_entry_d"),
+        ("order_line", "ol_delivery_d"),
+    ];
+    for db in ["fleet_tpcc_one", "fleet_tpcc_three"] {
+        let cfg = fixture().cfg.with_dbname(db);
+        for (t, c) in dates {
+            let n = rt().block_on(scalar_i64(
+                &cfg,
+                &format!("SELECT count(DISTINCT {c}) FROM {t}"),
+            ));
+            assert_eq!(n, 1, "{db}: {t}.{c} has one load time");
+            rt().block_on(query(
+                &cfg,
+                &format!("UPDATE {t} SET {c} = '2000-01-01' WHERE {c} IS NOT NULL"),
+            ));
+        }
+    }
+    let tables = [
+        ("warehouse", "w_id"),
+        ("district", "d_w_id, d_id"),
+        ("customer", "c_w_id, c_d_id, c_id"),
+        ("history", "x::text"),
+        ("orders", "o_w_id, o_d_id, o_id"),
+        ("new_order", "no_w_id, no_d_id, no_o_id"),
+        ("order_line", "ol_w_id, ol_d_id, ol_o_id, ol_number"),
+        ("item", "i_id"),
+        ("stock", "s_w_id, s_i_id"),
+    ];
+    let one = checksums("fleet_tpcc_one", &tables);
+    assert_eq!(one[0][0].as_deref(), Some("2"));
+    assert_eq!(one[7][0].as_deref(), Some("100000"));
+    assert_eq!(checksums("fleet_tpcc_three", &tables), one);
+}
+
+/// A TPC-C run by a fleet of three: the merged result's TPC-C section is the fleet's (counts
+/// summed, tpmC from the merged New-Orders and time, each limit's count the union's) and
+/// process 0 checked the consistency conditions once all were done.
+#[test]
+fn a_tpcc_fleet_reports_the_fleet_s_tpmc_and_consistency() {
+    let db = "fleet_tpcc_run";
+    rt().block_on(database(db));
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(["init", "tpcc", "-w", "2", "-q"])
+        .args(base(db))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = |i: &str| dir.path().join(format!("{i}.json"));
+    let kids: Vec<Child> = (0..3)
+        .map(|i| {
+            Command::new(env!("CARGO_BIN_EXE_stampede"))
+                .args([
+                    "run",
+                    "tpcc",
+                    "-w",
+                    "2",
+                    "-c",
+                    "1",
+                    "-t",
+                    "30",
+                    "--no-observe",
+                ])
+                .args([
+                    "--fleet",
+                    "tpccrun",
+                    "--fleet-size",
+                    "3",
+                    "--fleet-timeout",
+                    "30",
+                ])
+                .args(["--fleet-index", &i.to_string(), "--json"])
+                .arg(json(&i.to_string()))
+                .args(base(db))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for k in kids {
+        let (code, out, err) = finish(k);
+        assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(["fleet", "report", "tpccrun", "--forget", "--json"])
+        .arg(json("merged"))
+        .args(base(db))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m = read(&json("merged"));
+    let parts: Vec<report::RunResult> = (0..3).map(|i| read(&json(&i.to_string()))).collect();
+    let t = m.tpcc.as_ref().expect("the merged TPC-C section");
+    let new_orders: u64 = parts.iter().map(|r| r.total.txns[0].committed()).sum();
+    assert_eq!(m.total.txns[0].committed(), new_orders);
+    assert_eq!(t.response_limits[0].count, new_orders);
+    let rollbacks: u64 = (parts.iter())
+        .map(|r| r.tpcc.as_ref().unwrap().rollbacks)
+        .sum();
+    assert_eq!(t.rollbacks, rollbacks);
+    let want = new_orders as f64 / (m.measured_duration_s / 60.0);
+    assert!((t.tpmc - want).abs() < 1e-6 * want, "{} vs {want}", t.tpmc);
+    // Each process skipped the conditions; the fleet's are checked once, and hold.
+    assert!(parts
+        .iter()
+        .all(|r| r.tpcc.as_ref().unwrap().consistency.is_empty()));
+    assert!(t.consistency.len() >= 10, "{:?}", t.consistency);
+    assert!(
+        t.consistency.iter().all(|c| c.violations == 0),
+        "{:?}",
+        t.consistency
+    );
+    let c = (m.checks.iter())
+        .find(|c| c.name.starts_with("fleet: ") && c.name.contains("consisten"))
+        .unwrap_or_else(|| panic!("{:?}", m.checks));
+    assert_eq!(c.status, report::CheckStatus::Passed, "{}", c.detail);
 }

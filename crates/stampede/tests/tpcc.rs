@@ -58,6 +58,7 @@ async fn load(cfg: &ConnConfig, warehouses: u32) {
             jobs: 2,
             no_vacuum: true,
             cancel: Arc::new(AtomicBool::new(false)),
+            part: None,
         },
         &mut |_| {},
     )

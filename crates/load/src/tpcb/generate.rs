@@ -10,7 +10,7 @@ use super::{
     range_partition_rows, InitOptions, PartitionMethod, NACCOUNTS, NBRANCHES, NTELLERS, TABLES,
 };
 use crate::driver::{RowSource, Task, TaskKind};
-use crate::TableProgress;
+use crate::{split_range, Part, TableProgress};
 
 // ----- rows (pgbench.c initBranch, initTeller, initAccount) -----
 
@@ -56,10 +56,13 @@ const SLOT_ACCOUNTS: usize = 2;
 
 pub(super) fn slots(opts: &InitOptions) -> Vec<TableProgress> {
     let s = opts.scale as u64;
+    // A fleet's part: its accounts; the branches and tellers are the first process's.
+    let first = Part::is_first(opts.part);
+    let accounts = opts.accounts().end - opts.accounts().start;
     [
-        ("pgbench_branches", NBRANCHES * s),
-        ("pgbench_tellers", NTELLERS * s),
-        ("pgbench_accounts", NACCOUNTS * s),
+        ("pgbench_branches", if first { NBRANCHES * s } else { 0 }),
+        ("pgbench_tellers", if first { NTELLERS * s } else { 0 }),
+        ("pgbench_accounts", accounts),
     ]
     .into_iter()
     .map(|(t, n)| TableProgress {
@@ -70,18 +73,14 @@ pub(super) fn slots(opts: &InitOptions) -> Vec<TableProgress> {
     .collect()
 }
 
-/// Split `total` rows into `n` nearly equal consecutive ranges (none empty).
-pub fn split_rows(total: u64, n: u64) -> Vec<Range<u64>> {
-    let n = n.clamp(1, total.max(1));
-    (0..n)
-        .map(|i| (total * i / n)..(total * (i + 1) / n))
-        .filter(|r| !r.is_empty())
-        .collect()
-}
-
-/// The client-side task list and the plan in words. Largest tasks first.
+/// The client-side task list and the plan in words. Largest tasks first. A fleet's part
+/// (`opts.part`) loads its range of accounts, never with FREEZE unless a range partition lies
+/// wholly inside it (no other process writes that leaf); the first part also loads the
+/// branches and tellers.
 pub fn client_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
     let total = opts.total_accounts();
+    let mine = opts.accounts();
+    let split = opts.part.is_some();
     let s = opts.scale as u64;
     let accounts: Arc<dyn RowSource> = Arc::new(Accounts);
     let copy = |relation: String, rows: Range<u64>, whole: bool| Task {
@@ -95,12 +94,12 @@ pub fn client_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
         },
     };
     let (mut tasks, plan): (Vec<Task>, String) = match opts.method() {
-        None if opts.jobs == 1 => (
+        None if opts.jobs == 1 && !split => (
             vec![copy("pgbench_accounts".into(), 0..total, true)],
             "pgbench_accounts: one COPY FREEZE (pgbench's plan)".into(),
         ),
         None => {
-            let ranges = split_rows(total, opts.jobs as u64);
+            let ranges = split_range(mine, opts.jobs as u64);
             let n = ranges.len();
             (
                 ranges
@@ -116,9 +115,13 @@ pub fn client_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
             let parts = opts.partitions as u64;
             (
                 (1..=parts)
-                    .map(|p| (p, range_partition_rows(p, parts, total)))
-                    .filter(|(_, r)| !r.is_empty())
-                    .map(|(p, r)| copy(format!("pgbench_accounts_{p}"), r, true))
+                    .map(|p| {
+                        let all = range_partition_rows(p, parts, total);
+                        let r = all.start.max(mine.start)..all.end.min(mine.end);
+                        (p, r.clone(), r == all)
+                    })
+                    .filter(|(_, r, _)| !r.is_empty())
+                    .map(|(p, r, whole)| copy(format!("pgbench_accounts_{p}"), r, whole))
                     .collect(),
                 format!(
                     "pgbench_accounts: {parts} range partitions, each loaded directly with TRUNCATE + COPY FREEZE, in parallel"
@@ -126,7 +129,7 @@ pub fn client_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
             )
         }
         Some(PartitionMethod::Hash) => {
-            let ranges = split_rows(total, opts.jobs as u64);
+            let ranges = split_range(mine, opts.jobs as u64);
             let n = ranges.len();
             (
                 ranges
@@ -139,26 +142,28 @@ pub fn client_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
             )
         }
     };
-    tasks.push(Task {
-        slot: SLOT_TELLERS,
-        kind: TaskKind::Copy {
-            relation: "pgbench_tellers".into(),
-            columns: None,
-            source: Arc::new(Tellers),
-            rows: 0..NTELLERS * s,
-            whole: true,
-        },
-    });
-    tasks.push(Task {
-        slot: SLOT_BRANCHES,
-        kind: TaskKind::Copy {
-            relation: "pgbench_branches".into(),
-            columns: None,
-            source: Arc::new(Branches),
-            rows: 0..NBRANCHES * s,
-            whole: true,
-        },
-    });
+    if Part::is_first(opts.part) {
+        tasks.push(Task {
+            slot: SLOT_TELLERS,
+            kind: TaskKind::Copy {
+                relation: "pgbench_tellers".into(),
+                columns: None,
+                source: Arc::new(Tellers),
+                rows: 0..NTELLERS * s,
+                whole: true,
+            },
+        });
+        tasks.push(Task {
+            slot: SLOT_BRANCHES,
+            kind: TaskKind::Copy {
+                relation: "pgbench_branches".into(),
+                columns: None,
+                source: Arc::new(Branches),
+                rows: 0..NBRANCHES * s,
+                whole: true,
+            },
+        });
+    }
     (tasks, plan)
 }
 
@@ -182,7 +187,7 @@ pub fn server_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
         "insert into pgbench_tellers(tid,bid,tbalance) select tid, (tid - 1) / {NTELLERS} + 1, 0 from generate_series(1, {}) as tid",
         NTELLERS * s
     );
-    if opts.jobs == 1 {
+    if opts.jobs == 1 && opts.part.is_none() {
         // pgbench's single transaction ("we do all of this in one transaction to enable the
         // backend's data-loading optimizations").
         let sql = format!(
@@ -206,8 +211,9 @@ pub fn server_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
                 .into(),
         );
     }
-    let n = (opts.jobs as u64).max(total.div_ceil(1_000_000));
-    let ranges = split_rows(total, n);
+    let mine = opts.accounts();
+    let n = (opts.jobs as u64).max((mine.end - mine.start).div_ceil(1_000_000));
+    let ranges = split_range(mine, n);
     let n = ranges.len();
     let mut tasks: Vec<Task> = ranges
         .into_iter()
@@ -219,20 +225,22 @@ pub fn server_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
             },
         })
         .collect();
-    tasks.push(Task {
-        slot: SLOT_TELLERS,
-        kind: TaskKind::Sql {
-            sql: tellers,
-            rows: vec![(SLOT_TELLERS, NTELLERS * s)],
-        },
-    });
-    tasks.push(Task {
-        slot: SLOT_BRANCHES,
-        kind: TaskKind::Sql {
-            sql: branches,
-            rows: vec![(SLOT_BRANCHES, NBRANCHES * s)],
-        },
-    });
+    if Part::is_first(opts.part) {
+        tasks.push(Task {
+            slot: SLOT_TELLERS,
+            kind: TaskKind::Sql {
+                sql: tellers,
+                rows: vec![(SLOT_TELLERS, NTELLERS * s)],
+            },
+        });
+        tasks.push(Task {
+            slot: SLOT_BRANCHES,
+            kind: TaskKind::Sql {
+                sql: branches,
+                rows: vec![(SLOT_BRANCHES, NBRANCHES * s)],
+            },
+        });
+    }
     (
         tasks,
         format!("server-side INSERT ... SELECT generate_series, pgbench_accounts in {n} ranges over {} connections", opts.jobs),

@@ -112,10 +112,11 @@ use std::sync::Arc;
 use target::{Dialect, Session, Target};
 
 use crate::driver::{self, DriverOptions};
+pub use crate::split_rows;
 use crate::steps::{check_cancel, exec, undo_create, Step};
-use crate::{Event, LoadError, Timings};
+use crate::{Event, LoadError, Part, Steps, Timings};
 use generate::slots;
-pub use generate::{client_side_tasks, server_side_tasks, split_rows, Accounts, Branches, Tellers};
+pub use generate::{client_side_tasks, server_side_tasks, Accounts, Branches, Tellers};
 pub use sql::{
     create_sql, create_sql_mysql, pkey_sql, quote_ident, range_partition_rows, ANALYZE_SQL_MYSQL,
     DROP_SQL, FKEY_SQL, FKEY_SQL_MYSQL, PKEY_SQL, RESET_SQL, VACUUM_SQL,
@@ -189,6 +190,9 @@ pub struct InitOptions {
     pub jobs: usize,
     /// Raised to stop (Ctrl-C).
     pub cancel: Arc<AtomicBool>,
+    /// A fleet's load (`stampede init tpcb --fleet`): this process's range of accounts (the
+    /// first also loads the branches and tellers); `None`: all of them.
+    pub part: Option<Part>,
 }
 
 impl Default for InitOptions {
@@ -206,6 +210,7 @@ impl Default for InitOptions {
             generate: Generate::ClientSide,
             jobs: 1,
             cancel: Arc::new(AtomicBool::new(false)),
+            part: None,
         }
     }
 }
@@ -298,6 +303,14 @@ impl InitOptions {
     fn total_accounts(&self) -> u64 {
         NACCOUNTS * self.scale as u64
     }
+
+    /// The accounts this process loads: all, or its part's range (`part`).
+    fn accounts(&self) -> std::ops::Range<u64> {
+        match self.part {
+            Some(p) => p.of(self.total_accounts()),
+            None => 0..self.total_accounts(),
+        }
+    }
 }
 
 /// What `init` did.
@@ -350,6 +363,17 @@ pub async fn init(
     opts: &InitOptions,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
+    init_steps_of(cfg, opts, Steps::ALL, on_event).await
+}
+
+/// Some of [`init`]'s steps (a fleet's load: [`Steps`]): drop and create; generate (this
+/// process's part); vacuum, keys and foreign keys.
+pub async fn init_steps_of(
+    cfg: &Target,
+    opts: &InitOptions,
+    steps: Steps,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<InitReport, LoadError> {
     opts.validate()?;
     opts.validate_for(cfg.dialect())?;
     check_cancel(&opts.cancel)?;
@@ -371,6 +395,7 @@ pub async fn init(
         &mut admin,
         cfg,
         opts,
+        steps,
         &mut timings,
         &mut report,
         &mut created,
@@ -391,17 +416,40 @@ pub async fn init(
     Ok(report)
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn init_steps(
     admin: &mut Session,
     cfg: &Target,
     opts: &InitOptions,
+    steps: Steps,
     timings: &mut Timings,
     report: &mut InitReport,
     created: &mut bool,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<(), LoadError> {
-    let cancel = &*opts.cancel;
     let mysql = admin.dialect() == Dialect::MySql;
+    if steps.create {
+        create_tables(admin, opts, mysql, timings, created, on_event).await?;
+    }
+    if steps.rows {
+        generate(cfg, opts, mysql, timings, report, on_event).await?;
+    }
+    if steps.finish {
+        finish_tables(admin, opts, mysql, timings, on_event).await?;
+    }
+    check_cancel(&opts.cancel)
+}
+
+/// Drop pgbench's tables and create them empty.
+async fn create_tables(
+    admin: &mut Session,
+    opts: &InitOptions,
+    mysql: bool,
+    timings: &mut Timings,
+    created: &mut bool,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(), LoadError> {
+    let cancel = &*opts.cancel;
     if mysql {
         step(
             admin,
@@ -424,16 +472,28 @@ async fn init_steps(
     };
     let creates: Vec<&str> = creates.iter().map(String::as_str).collect();
     *created = true;
-    step(admin, "create tables", &creates, cancel, timings, on_event).await?;
+    step(admin, "create tables", &creates, cancel, timings, on_event).await
+}
 
+/// Generate the rows (this process's part of them).
+async fn generate(
+    cfg: &Target,
+    opts: &InitOptions,
+    mysql: bool,
+    timings: &mut Timings,
+    report: &mut InitReport,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(), LoadError> {
+    let cancel = &*opts.cancel;
     let (name, (tasks, mut plan)) = match opts.generate {
         Generate::ClientSide => ("client-side generate", client_side_tasks(opts)),
         Generate::ServerSide => ("server-side generate", server_side_tasks(opts)),
     };
     if mysql {
         // Partitions and server-side generation were refused: the accounts are one task or
-        // `jobs` row ranges, besides the tellers' and the branches'.
-        plan = match tasks.len() - 2 {
+        // `jobs` row ranges, besides the tellers' and the branches' (the first part's).
+        let small = if Part::is_first(opts.part) { 2 } else { 0 };
+        plan = match tasks.len() - small {
             1 => "pgbench_accounts: multi-row INSERTs in one transaction".into(),
             n => format!("pgbench_accounts: {n} row ranges, multi-row INSERTs in parallel"),
         };
@@ -458,7 +518,18 @@ async fn init_steps(
     report.frozen_tasks = outcome.frozen_tasks;
     report.plain_tasks = outcome.plain_tasks;
     report.freeze_refused = outcome.freeze_refused;
+    Ok(())
+}
 
+/// After the rows: analyze or vacuum, the keys, the foreign keys.
+async fn finish_tables(
+    admin: &mut Session,
+    opts: &InitOptions,
+    mysql: bool,
+    timings: &mut Timings,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(), LoadError> {
+    let cancel = &*opts.cancel;
     if mysql {
         // The primary keys are inline (create_sql_mysql); InnoDB needs no vacuum.
         if !opts.no_vacuum {

@@ -103,6 +103,76 @@ fn split_rows_is_exact() {
     assert_eq!(r.iter().map(|r| r.end - r.start).sum::<u64>(), 700_000);
 }
 
+/// A fleet's parts of `init tpcb` (client side, plain, range and hash partitions; server
+/// side): together every account once; branches and tellers from the first part only; FREEZE
+/// only on a range partition that lies wholly inside one part.
+#[test]
+fn parts_together_load_every_row_once() {
+    for (partitions, method, generate) in [
+        (0, None, Generate::ClientSide),
+        (4, Some(PartitionMethod::Range), Generate::ClientSide),
+        (3, Some(PartitionMethod::Hash), Generate::ClientSide),
+        (0, None, Generate::ServerSide),
+    ] {
+        let count = 3;
+        let mut accounts: Vec<Range<u64>> = Vec::new();
+        let mut small = 0;
+        for index in 0..count {
+            let opts = InitOptions {
+                scale: 2,
+                partitions,
+                partition_method: method,
+                generate,
+                jobs: 2,
+                part: Some(Part { index, count }),
+                ..Default::default()
+            };
+            let tasks = match generate {
+                Generate::ClientSide => client_side_tasks(&opts).0,
+                Generate::ServerSide => server_side_tasks(&opts).0,
+            };
+            for t in tasks {
+                match t.kind {
+                    TaskKind::Copy {
+                        relation,
+                        rows,
+                        whole,
+                        ..
+                    } if relation.starts_with("pgbench_accounts") => {
+                        if whole {
+                            let p: u64 = relation.rsplit('_').next().unwrap().parse().unwrap();
+                            assert_eq!(rows, range_partition_rows(p, 4, 200_000));
+                        }
+                        accounts.push(rows);
+                    }
+                    TaskKind::Copy { .. } => small += 1,
+                    TaskKind::Sql { sql, rows } => {
+                        if sql.contains("pgbench_accounts") {
+                            // "... generate_series(lo + 1, hi)"
+                            let args = sql.rsplit("generate_series(").next().unwrap();
+                            let (lo, hi) = args.split_once(", ").unwrap();
+                            let hi = hi.split(')').next().unwrap();
+                            let lo: u64 = lo.parse().unwrap();
+                            accounts.push(lo - 1..hi.parse().unwrap());
+                        } else {
+                            assert_eq!(index, 0, "{sql}");
+                            small += rows.len();
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(small, 2, "branches and tellers once, by the first part");
+        accounts.sort_by_key(|r| r.start);
+        let mut next = 0;
+        for r in &accounts {
+            assert_eq!(r.start, next, "{accounts:?}");
+            next = r.end;
+        }
+        assert_eq!(next, 200_000);
+    }
+}
+
 #[test]
 fn options_are_validated_like_pgbench() {
     let bad = |o: InitOptions| o.validate().unwrap_err().to_string();

@@ -97,7 +97,7 @@ use workload::tpcc::spec::{NuC, CUSTOMERS, DISTRICTS, ITEMS, NEW_ORDERS, ORDERS}
 
 use crate::driver::{self, DriverOptions, Task, TaskKind};
 use crate::steps::{check_cancel, exec, undo_create, Step};
-use crate::{Event, LoadError, TableProgress, Timings};
+use crate::{split_range, split_rows, Event, LoadError, Part, Steps, TableProgress, Timings};
 use rows::{Generator, Rows, STOCK};
 pub use sql::{ddl, ddl_in, ddl_mysql, drop_sql, Ddl, DROP_SQL, DROP_SQL_MYSQL};
 
@@ -242,6 +242,9 @@ pub struct InitOptions {
     pub no_vacuum: bool,
     /// Raised to stop (Ctrl-C).
     pub cancel: Arc<AtomicBool>,
+    /// A fleet's load (`stampede init tpcc --fleet`): this process's range of warehouses (the
+    /// first also loads `item`); `None`: all of them.
+    pub part: Option<Part>,
 }
 
 impl Default for InitOptions {
@@ -252,7 +255,16 @@ impl Default for InitOptions {
             jobs: 1,
             no_vacuum: false,
             cancel: Arc::new(AtomicBool::new(false)),
+            part: None,
         }
+    }
+}
+
+impl InitOptions {
+    /// The warehouses (as `0..w` indexes) this process loads: all, or its part's.
+    fn mine(&self) -> Range<u64> {
+        let w = u64::from(self.warehouses);
+        self.part.map_or(0..w, |p| p.of(w))
     }
 }
 
@@ -293,22 +305,17 @@ pub struct InitReport {
 
 // ----- the plan -----
 
-/// Cut `0..w` into `n` nearly equal consecutive ranges (none empty).
-fn split(w: u64, n: u64) -> Vec<Range<u64>> {
-    let n = n.clamp(1, w.max(1));
-    (0..n)
-        .map(|i| (w * i / n)..(w * (i + 1) / n))
-        .filter(|r| !r.is_empty())
-        .collect()
-}
-
 /// The COPY tasks, largest first, and the plan in words (module header, "Loading plan").
 pub fn copy_tasks(
     opts: &InitOptions,
     generator: &Arc<Generator>,
     dialect: Dialect,
 ) -> (Vec<Task>, String) {
-    let w = opts.warehouses as u64;
+    // A fleet's part: its warehouses, never with FREEZE (other processes write the same
+    // tables); `item` is the first part's alone.
+    let mine = opts.mine();
+    let w = mine.end - mine.start;
+    let first = Part::is_first(opts.part);
     let cost = |t: Table| table_cost(t, w);
     let total: u64 = Table::ALL.iter().map(|t| cost(*t)).sum();
     let chunk = (total / (4 * opts.jobs as u64)).max(1);
@@ -321,11 +328,12 @@ pub fn copy_tasks(
         });
         // Warehouse ranges, or for `item` its one range of rows.
         let ranges = match table.per_warehouse() {
-            None => split(ITEMS as u64, 1),
-            Some(_) if opts.jobs == 1 => split(w, 1),
-            Some(_) => split(w, cost(table).div_ceil(chunk)),
+            None if first => split_rows(ITEMS as u64, 1),
+            None => Vec::new(),
+            Some(_) if opts.jobs == 1 => split_range(mine.clone(), 1),
+            Some(_) => split_range(mine.clone(), cost(table).div_ceil(chunk)),
         };
-        let whole = ranges.len() == 1;
+        let whole = ranges.len() == 1 && (opts.part.is_none() || table.per_warehouse().is_none());
         if !whole {
             cut.push(format!("{} in {}", table.name_in(dialect), ranges.len()));
         }
@@ -376,15 +384,24 @@ pub fn copy_tasks(
 /// Rows per table for the progress slots (exact: `order_line`'s is the sum of the orders'
 /// `o_ol_cnt`).
 fn slots(opts: &InitOptions, generator: &Generator, dialect: Dialect) -> Vec<TableProgress> {
-    let w = opts.warehouses as u64;
+    let mine = opts.mine();
+    let w = mine.end - mine.start;
+    let items = if Part::is_first(opts.part) {
+        ITEMS as u64
+    } else {
+        0
+    };
     Table::ALL
         .iter()
         .map(|&t| TableProgress {
             table: t.name_in(dialect).into(),
             rows_done: 0,
             rows_total: match t {
-                Table::OrderLine => generator.order_lines(0..w * t.per_warehouse().unwrap()),
-                _ => t.per_warehouse().map_or(ITEMS as u64, |n| n * w),
+                Table::OrderLine => {
+                    let n = t.per_warehouse().unwrap();
+                    generator.order_lines(mine.start * n..mine.end * n)
+                }
+                _ => t.per_warehouse().map_or(items, |n| n * w),
             },
         })
         .collect()
@@ -393,24 +410,34 @@ fn slots(opts: &InitOptions, generator: &Generator, dialect: Dialect) -> Vec<Tab
 // ----- the comment -----
 
 /// The comment on `customer` that records the load's constants (module header).
-pub fn comment_text(c: &NuC, seed: u64) -> String {
+pub fn comment_text(c: &NuC, seed: u64, load_time: &str) -> String {
     format!(
-        "stampede tpcc: c_last_c={} c_id_c={} ol_i_id_c={} seed={seed}",
-        c.last, c.customer_id, c.item_id
+        "stampede tpcc: c_last_c={} c_id_c={} ol_i_id_c={} seed={seed} loaded={}",
+        c.last,
+        c.customer_id,
+        c.item_id,
+        load_time.replace(' ', "T")
     )
 }
 
 /// PostgreSQL: the statement that sets [`comment_text`] on `customer`.
-pub fn comment_sql(c: &NuC, seed: u64) -> String {
-    format!("COMMENT ON TABLE customer IS '{}'", comment_text(c, seed))
+pub fn comment_sql(c: &NuC, seed: u64, load_time: &str) -> String {
+    format!(
+        "COMMENT ON TABLE customer IS '{}'",
+        comment_text(c, seed, load_time)
+    )
 }
 
-/// The constants in a comment written by [`comment_sql`]; None for any other text.
+/// The constants in a comment written by [`comment_sql`]; None for any other text. (`loaded=`
+/// is absent from comments of loads before it was recorded.)
 pub fn parse_comment(comment: &str) -> Option<NuC> {
     let rest = comment.strip_prefix("stampede tpcc: ")?;
     let (mut last, mut customer_id, mut item_id) = (None, None, None);
     for part in rest.split(' ') {
         let (k, v) = part.split_once('=')?;
+        if k == "loaded" {
+            continue;
+        }
         let v: i64 = v.parse().ok()?;
         match k {
             "c_last_c" => last = Some(v),
@@ -425,6 +452,15 @@ pub fn parse_comment(comment: &str) -> Option<NuC> {
         customer_id: customer_id?,
         item_id: item_id?,
     })
+}
+
+/// The load time a comment written by [`comment_sql`] recorded (`YYYY-MM-DD HH:MM:SS`).
+pub fn parse_load_time(comment: &str) -> Option<String> {
+    parse_comment(comment)?;
+    let rest = comment.strip_prefix("stampede tpcc: ")?;
+    (rest.split(' '))
+        .find_map(|p| p.strip_prefix("loaded="))
+        .map(|t| t.replace('T', " "))
 }
 
 // ----- steps -----
@@ -562,6 +598,11 @@ pub async fn warehouses(s: &mut Session) -> Result<u32, LoadError> {
 /// the comment is absent or not stampede's (data loaded by another tool). [`LoadError::Missing`]
 /// when there is no `customer` table.
 pub async fn load_constants(s: &mut Session) -> Result<Option<NuC>, LoadError> {
+    Ok(customer_comment(s).await?.and_then(|c| parse_comment(&c)))
+}
+
+/// The comment on `customer`; [`LoadError::Missing`] when there is no such table.
+async fn customer_comment(s: &mut Session) -> Result<Option<String>, LoadError> {
     if !table_exists(s, "customer").await? {
         return Err(LoadError::Missing {
             table: "customer",
@@ -579,10 +620,7 @@ pub async fn load_constants(s: &mut Session) -> Result<Option<NuC>, LoadError> {
         .simple_query(sql)
         .await
         .map_err(|e| LoadError::db("reading the comment on customer", e))?;
-    Ok(rows
-        .first()
-        .and_then(|r| r.first().cloned().flatten())
-        .and_then(|c| parse_comment(&c)))
+    Ok(rows.first().and_then(|r| r.first().cloned().flatten()))
 }
 
 /// `stampede init tpcc`: drop, create, generate, primary keys (and indexes), vacuum. See the
@@ -590,6 +628,17 @@ pub async fn load_constants(s: &mut Session) -> Result<Option<NuC>, LoadError> {
 pub async fn init(
     cfg: &Target,
     opts: &InitOptions,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<InitReport, LoadError> {
+    init_steps_of(cfg, opts, Steps::ALL, on_event).await
+}
+
+/// Some of [`init`]'s steps (a fleet's load: [`Steps`]): drop and create; generate (this
+/// process's warehouses); keys, indexes and vacuum.
+pub async fn init_steps_of(
+    cfg: &Target,
+    opts: &InitOptions,
+    steps: Steps,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
     opts.validate()?;
@@ -606,7 +655,16 @@ pub async fn init(
         .map_err(|e| LoadError::db("connecting", e))?;
     let mut timings = Timings::default();
     let mut created = false;
-    let r = init_steps(&mut admin, cfg, opts, &mut timings, &mut created, on_event).await;
+    let r = init_steps(
+        &mut admin,
+        cfg,
+        opts,
+        steps,
+        &mut timings,
+        &mut created,
+        on_event,
+    )
+    .await;
     match r {
         Ok(mut report) => {
             admin.close().await;
@@ -624,15 +682,86 @@ pub async fn init(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn init_steps(
     admin: &mut Session,
     cfg: &Target,
     opts: &InitOptions,
+    steps: Steps,
     timings: &mut Timings,
     created: &mut bool,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
     let dialect = cfg.dialect();
+    let load_time = if steps.create {
+        create_tables(admin, opts, dialect, timings, created, on_event).await?
+    } else {
+        // A fleet's other processes generate with the first one's load time (the dates in
+        // `c_since`, `h_date`, `o_entry_d`), recorded on `customer`, so the parts together
+        // are one load.
+        let comment = customer_comment(admin).await?;
+        comment
+            .as_deref()
+            .and_then(parse_load_time)
+            .ok_or_else(|| {
+                LoadError::Invalid(format!(
+                    "the comment on customer records no load time of stampede's ({:?}): the \
+                 tables were not created by `stampede init tpcc`",
+                    comment.unwrap_or_default()
+                ))
+            })?
+    };
+    let generator = Arc::new(Generator::new(opts.seed, &load_time));
+    let mut report = InitReport {
+        timings: Timings::default(),
+        rows: Vec::new(),
+        plan: String::new(),
+        frozen_tasks: 0,
+        plain_tasks: 0,
+        freeze_refused: false,
+        constants: generator.constants(),
+    };
+    if steps.rows {
+        check_cancel(&opts.cancel)?;
+        let (tasks, plan) = copy_tasks(opts, &generator, dialect);
+        let slots = slots(opts, &generator, dialect);
+        let timer = Step::start("client-side generate", on_event);
+        let outcome = driver::run(
+            cfg,
+            &DriverOptions {
+                jobs: opts.jobs,
+                cancel: opts.cancel.clone(),
+                freeze: true,
+            },
+            slots,
+            tasks,
+            on_event,
+        )
+        .await?;
+        timer.finish(timings, on_event);
+        report.rows = outcome.rows;
+        report.plan = plan;
+        report.frozen_tasks = outcome.frozen_tasks;
+        report.plain_tasks = outcome.plain_tasks;
+        report.freeze_refused = outcome.freeze_refused;
+    }
+    if steps.finish {
+        finish_tables(cfg, opts, timings, on_event).await?;
+    }
+    check_cancel(&opts.cancel)?;
+    Ok(report)
+}
+
+/// Drop and create the nine tables, the load's constants and time recorded on `customer`;
+/// returns the load time.
+async fn create_tables(
+    admin: &mut Session,
+    opts: &InitOptions,
+    dialect: Dialect,
+    timings: &mut Timings,
+    created: &mut bool,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<String, LoadError> {
     let timer = Step::start("drop tables", on_event);
     drop_tables(admin).await?;
     timer.finish(timings, on_event);
@@ -655,45 +784,35 @@ async fn init_steps(
                 target::Error::Protocol("no row for the load time".into()),
             )
         })?;
-    let generator = Arc::new(Generator::new(opts.seed, &load_time));
-    let constants = generator.constants();
+    let constants = rows::constants_for_seed(opts.seed);
 
     let timer = Step::start("create tables", on_event);
     *created = true;
     for t in Table::ALL {
         let create = ddl_in(t, dialect).create;
         if dialect == Dialect::MySql && t == Table::Customer {
-            let comment = comment_text(&constants, opts.seed);
+            let comment = comment_text(&constants, opts.seed, &load_time);
             exec(admin, &format!("{create} COMMENT = '{comment}'")).await?;
         } else {
             exec(admin, create).await?;
         }
     }
     if dialect == Dialect::Postgres {
-        exec(admin, &comment_sql(&constants, opts.seed)).await?;
+        exec(admin, &comment_sql(&constants, opts.seed, &load_time)).await?;
     }
     timer.finish(timings, on_event);
+    Ok(load_time)
+}
 
-    check_cancel(&opts.cancel)?;
-    let (tasks, plan) = copy_tasks(opts, &generator, dialect);
-    let slots = slots(opts, &generator, dialect);
-    let timer = Step::start("client-side generate", on_event);
-    let outcome = driver::run(
-        cfg,
-        &DriverOptions {
-            jobs: opts.jobs,
-            cancel: opts.cancel.clone(),
-            freeze: true,
-        },
-        slots,
-        tasks,
-        on_event,
-    )
-    .await?;
-    timer.finish(timings, on_event);
-
-    // Keys largest table first, then the secondary indexes (which wait for their table's key
-    // if it is still being built).
+/// Keys largest table first, then the secondary indexes (which wait for their table's key if
+/// it is still being built), then VACUUM ANALYZE.
+async fn finish_tables(
+    cfg: &Target,
+    opts: &InitOptions,
+    timings: &mut Timings,
+    on_event: &mut dyn FnMut(&Event<'_>),
+) -> Result<(), LoadError> {
+    let dialect = cfg.dialect();
     let mut by_size: Vec<Table> = Table::ALL.to_vec();
     let w = opts.warehouses as u64;
     by_size.sort_by_key(|t| std::cmp::Reverse(table_cost(*t, w)));
@@ -716,16 +835,7 @@ async fn init_steps(
         let vac = by_size.iter().map(|t| sql::vacuum_sql(*t)).collect();
         parallel_sql(cfg, opts, "vacuum", vac, timings, on_event).await?;
     }
-    check_cancel(&opts.cancel)?;
-    Ok(InitReport {
-        timings: Timings::default(),
-        rows: outcome.rows,
-        plan,
-        frozen_tasks: outcome.frozen_tasks,
-        plain_tasks: outcome.plain_tasks,
-        freeze_refused: outcome.freeze_refused,
-        constants,
-    })
+    Ok(())
 }
 
 #[cfg(test)]
@@ -739,13 +849,21 @@ mod tests {
             customer_id: 1000,
             item_id: 8191,
         };
-        let sql = comment_sql(&c, 42);
+        let sql = comment_sql(&c, 42, "2026-11-27 03:04:05");
         assert_eq!(
             sql,
-            "COMMENT ON TABLE customer IS 'stampede tpcc: c_last_c=157 c_id_c=1000 ol_i_id_c=8191 seed=42'"
+            "COMMENT ON TABLE customer IS 'stampede tpcc: c_last_c=157 c_id_c=1000 ol_i_id_c=8191 seed=42 loaded=2026-11-27T03:04:05'"
         );
         let text = sql.split('\'').nth(1).unwrap();
         assert_eq!(parse_comment(text), Some(c));
+        assert_eq!(
+            parse_load_time(text).as_deref(),
+            Some("2026-11-27 03:04:05")
+        );
+        // A comment of a load that did not record its time still gives the constants.
+        let older = "stampede tpcc: c_last_c=157 c_id_c=1000 ol_i_id_c=8191 seed=42";
+        assert_eq!(parse_comment(older), Some(c));
+        assert_eq!(parse_load_time(older), None);
         assert_eq!(parse_comment("customers of go-tpc"), None);
         assert_eq!(parse_comment("stampede tpcc: c_last_c=1"), None);
         assert_eq!(
@@ -819,6 +937,55 @@ mod tests {
         assert!(units(&tasks, Table::District).1, "{plan}");
     }
 
+    /// A fleet's parts (`init tpcc --fleet`): together every row once, each part's rows in
+    /// its own warehouses, no FREEZE on a shared table, `item` loaded by the first part only.
+    #[test]
+    fn parts_together_cover_every_row_once() {
+        let g = Arc::new(Generator::new(0, "2024-01-01 00:00:00"));
+        for (warehouses, count, jobs) in [(10, 3, 2), (2, 3, 1), (7, 2, 4), (1, 1, 1)] {
+            let mut all: Vec<Vec<Range<u64>>> = vec![Vec::new(); Table::ALL.len()];
+            for index in 0..count {
+                let opts = InitOptions {
+                    warehouses,
+                    jobs,
+                    part: Some(Part { index, count }),
+                    ..Default::default()
+                };
+                let (tasks, _) = copy_tasks(&opts, &g, Dialect::Postgres);
+                let mine = opts.mine();
+                for t in Table::ALL {
+                    let (ranges, whole) = units(&tasks, t);
+                    match t.per_warehouse() {
+                        Some(n) => {
+                            assert!(ranges
+                                .iter()
+                                .all(|r| r.start >= mine.start * n && r.end <= mine.end * n));
+                            assert!(
+                                ranges.is_empty() || !whole,
+                                "{t:?}: FREEZE on a shared table"
+                            );
+                        }
+                        None => assert_eq!(ranges.is_empty(), index != 0, "item: first part only"),
+                    }
+                    all[t as usize].extend(ranges);
+                }
+            }
+            for t in Table::ALL {
+                let ranges = &mut all[t as usize];
+                ranges.sort_by_key(|r| r.start);
+                let mut next = 0;
+                for r in ranges.iter() {
+                    assert_eq!(r.start, next, "{t:?} {warehouses}/{count}: {ranges:?}");
+                    next = r.end;
+                }
+                let total = t
+                    .per_warehouse()
+                    .map_or(ITEMS as u64, |n| n * warehouses as u64);
+                assert_eq!(next, total, "{t:?} {warehouses}/{count}");
+            }
+        }
+    }
+
     /// On MySQL the same tasks load tpcc-mysql's tables: `new_orders`, INSERTs.
     #[test]
     fn mysql_plans_name_tpcc_mysql_s_tables() {
@@ -853,9 +1020,10 @@ mod tests {
                     customer_id: 2,
                     item_id: 3
                 },
-                4
+                4,
+                "2026-01-02 03:04:05"
             ),
-            "COMMENT ON TABLE customer IS 'stampede tpcc: c_last_c=1 c_id_c=2 ol_i_id_c=3 seed=4'"
+            "COMMENT ON TABLE customer IS 'stampede tpcc: c_last_c=1 c_id_c=2 ol_i_id_c=3 seed=4 loaded=2026-01-02T03:04:05'"
         );
     }
 

@@ -136,7 +136,8 @@ pub struct InitArgs {
         help_heading = "YCSB's usertable (init ycsb)"
     )]
     pub property: Vec<String>,
-    /// `--fleet`: this process loads its part of `init oltp`'s rows (`commands::init_fleet`).
+    /// `--fleet`: this process loads its part of `init oltp`'s, `init tpcb`'s or `init tpcc`'s
+    /// rows (`commands::init_fleet`).
     #[command(flatten)]
     pub fleet: super::FleetArgs,
 }

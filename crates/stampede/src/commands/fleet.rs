@@ -65,6 +65,39 @@ pub(crate) fn merged(stored: &fleet::Stored, name: &str) -> Result<RunResult> {
     Ok(m)
 }
 
+/// The workload's checks that hold for the whole fleet, run once every process is done:
+/// TPC-C's consistency conditions (clause 3.3.2, which hold on any transaction-consistent
+/// database, so they are checked on the data as it is now). Each process skipped its own
+/// (the others were still writing); the merged result gets the fleet's.
+pub(crate) fn workload_checks(
+    rt: &tokio::runtime::Runtime,
+    conn: &target::Target,
+    m: &mut RunResult,
+) -> Result<()> {
+    let Some(t) = &mut m.tpcc else {
+        return Ok(());
+    };
+    let conditions = rt.block_on(async {
+        let mut s = target::Session::connect(conn).await?;
+        let c = workload::tpcc::consistency::check(&mut s).await;
+        s.close().await;
+        anyhow::Ok(c?)
+    })?;
+    t.consistency = conditions
+        .iter()
+        .map(|c| report::TpccCondition {
+            clause: c.clause.into(),
+            rule: c.rule.into(),
+            violations: c.violations,
+            applies: c.applies,
+        })
+        .collect();
+    let mut check = crate::run::tpcc::consistency_check(&conditions);
+    check.name = format!("fleet: {}", check.name);
+    m.checks.push(check);
+    Ok(())
+}
+
 /// Print the merged result; save it as asked; the exit code of a run.
 pub(crate) fn emit(
     m: &RunResult,
@@ -100,7 +133,8 @@ fn report(a: FleetReportArgs) -> Result<i32> {
     let conn = targeting::resolve_remote(&a.target)?;
     let rt = setup_runtime()?;
     let stored = rt.block_on(fleet::stored(&conn, &a.name))?;
-    let m = merged(&stored, &a.name)?;
+    let mut m = merged(&stored, &a.name)?;
+    workload_checks(&rt, &conn, &mut m)?;
     let code = emit(&m, a.json.as_deref(), a.html.as_deref())?;
     if a.forget {
         rt.block_on(fleet::forget(&conn, &a.name))?;

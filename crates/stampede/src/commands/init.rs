@@ -17,6 +17,7 @@ use load::{Event, LoadError};
 use target::Session;
 use workload::oltp::Dist;
 
+use super::init_fleet::Split;
 use crate::cli::{InitArgs, PartitionMethod as CliMethod, ResetArgs};
 use crate::commands::setup_runtime;
 use crate::console::{self, Failure};
@@ -117,6 +118,7 @@ fn options(a: &InitArgs) -> Result<InitOptions> {
             .map(|j| j as usize)
             .unwrap_or_else(|| default_jobs(a.partitions)),
         cancel: interrupt::flag(),
+        part: None,
     };
     opts.validate()?;
     Ok(opts)
@@ -151,9 +153,12 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     if dataset == Dataset::CacheCurve {
         bail!("cache-curve has nothing to load: its run grows (and drops) stampede_cache_curve");
     }
-    if args.fleet.fleet.is_some() && (dataset != Dataset::Oltp || super::sharded::wanted(&args)) {
+    let splits = matches!(dataset, Dataset::Oltp | Dataset::Tpcb | Dataset::Tpcc);
+    if args.fleet.fleet.is_some() && (!splits || args.bulk_insert || super::sharded::wanted(&args))
+    {
         return Err(Failure::usage(
-            "--fleet on init splits `init oltp`'s plain tables only, for now",
+            "--fleet on init splits the plain tables of `init oltp`, `init tpcb` and `init \
+             tpcc` only",
             "load the other tables from one process",
         ));
     }
@@ -209,7 +214,15 @@ fn init_tpcc(args: InitArgs) -> Result<i32> {
     opts.validate()
         .map_err(|e| Failure::usage(e.to_string(), ""))?;
     targeting::validate(&args.target)?;
+    let fleet = crate::plan::fleet_of(&args.fleet, targeting::wants_embedded(&args.target))?;
     let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
+    if let Some(plan) = &fleet {
+        let r = super::init_fleet::load(&rt, &target.conn, plan, Split::Tpcc(opts), args.quiet);
+        let closed = targeting::close(target, args.target.keep_server);
+        let code = r?;
+        closed?;
+        return Ok(code);
+    }
     let mut view = LoadView::new(args.quiet);
     let r = rt.block_on(load::tpcc::init(&target.conn, &opts, &mut |e| {
         view.event(e)
@@ -248,8 +261,14 @@ fn init_tpcb(args: InitArgs) -> Result<i32> {
             Failure::usage(e.to_string(), "leave these options out for a MySQL target")
         })?;
     }
+    let fleet = crate::plan::fleet_of(&args.fleet, targeting::wants_embedded(&args.target))?;
     let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
-    let r = load_tpcb(&target.conn, &opts, args.quiet, &rt);
+    let r = match &fleet {
+        Some(plan) => {
+            super::init_fleet::load(&rt, &target.conn, plan, Split::Tpcb(opts), args.quiet)
+        }
+        None => load_tpcb(&target.conn, &opts, args.quiet, &rt),
+    };
     let closed = targeting::close(target, args.target.keep_server);
     let code = r?;
     closed?;
@@ -465,7 +484,7 @@ fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
             )),
         }
     } else if let Some(plan) = &fleet {
-        super::init_fleet::oltp(&rt, &target.conn, plan, opts, quiet)
+        super::init_fleet::load(&rt, &target.conn, plan, Split::Oltp(opts), quiet)
     } else {
         let r = rt.block_on(load::oltp::init(&target.conn, &opts, &mut |e| {
             if quiet {

@@ -16,7 +16,9 @@ mod ycsb;
 
 use anyhow::Result;
 
-pub(crate) use self::fleet::{emit as fleet_emit, merged as fleet_merged};
+pub(crate) use self::fleet::{
+    emit as fleet_emit, merged as fleet_merged, workload_checks as fleet_workload_checks,
+};
 
 use crate::cli::{Cli, Command};
 

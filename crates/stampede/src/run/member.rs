@@ -6,8 +6,10 @@
 //! - its random seed is the fleet's plus its index, so no two processes draw the same values
 //!   (pgbench derives every client's stream from the seed and the client's position);
 //! - its own commit count and workload checks are skipped: the other processes' transactions
-//!   land in the same counters and tables. The fleet's commit check replaces the count; the
-//!   workload's invariants hold for the fleet and are checked afterwards with `stampede check`.
+//!   land in the same counters and tables. The fleet's commit check replaces the count;
+//!   process 0 checks TPC-C's consistency conditions once all are done
+//!   (`commands::fleet::workload_checks`); the invariants that are deltas over one run
+//!   (TPC-B's balances, sysbench's row counts) are checked with `stampede check` afterwards.
 
 use std::time::{Duration, Instant};
 
@@ -151,7 +153,8 @@ impl Joined {
         // A process whose session is gone without a result is lost; one still running is
         // waited for (its -T is the fleet's).
         let done = ctx.rt.block_on(c.finish(Duration::from_secs(24 * 3600)))?;
-        let merged = crate::commands::fleet_merged(&done.stored, &name)?;
+        let mut merged = crate::commands::fleet_merged(&done.stored, &name)?;
+        crate::commands::fleet_workload_checks(ctx.rt, ctx.conn(), &mut merged)?;
         println!("\nfleet {name}: the merged result of its processes");
         let fleet_code = crate::commands::fleet_emit(&merged, None, None)?;
         Ok(match (code, fleet_code) {

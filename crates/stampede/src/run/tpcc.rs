@@ -30,7 +30,7 @@ use engine::{Event, Outcome, RunError};
 use load::LoadError;
 use report::{Check, CheckStatus, RunConfig, RunResult, TpccCondition, TpccLimit, TpccSection};
 use workload::tpcc::consistency::{self, Condition};
-use workload::tpcc::spec::{NuC, MAX_TPMC_PER_WAREHOUSE, P90_LIMIT_S};
+use workload::tpcc::spec::{NuC, P90_LIMIT_S};
 use workload::tpcc::{Kind, Options, Tpcc};
 use workload::{Rng, Workload};
 
@@ -223,8 +223,7 @@ pub(crate) struct Counts {
     pub by_last_name: u64,
 }
 
-/// TPC-C's metrics from a run's result (clause 5.4): tpmC counts every completed New-Order,
-/// rolled-back ones included; NOPM only the committed ones.
+/// TPC-C's metrics from a run's result (clause 5.4; the rates: `TpccSection::set_rates`).
 pub(crate) fn section(
     r: &RunResult,
     warehouses: u32,
@@ -232,44 +231,18 @@ pub(crate) fn section(
     n: Counts,
     conditions: &[Condition],
 ) -> TpccSection {
-    let minutes = r.measured_duration_s / 60.0;
-    let per_min = |x: u64| {
-        if minutes > 0.0 {
-            x as f64 / minutes
-        } else {
-            0.0
-        }
-    };
-    let new_orders = r.total.txns.first().map_or(0, |t| t.committed());
-    let all = r.total.total();
-    let tpmc = per_min(new_orders);
-    let response_limits = (r.config.txn_types.iter().zip(&r.total.txns))
+    let response_limits = (r.config.txn_types.iter())
         .zip(P90_LIMIT_S)
-        .map(|((tt, s), limit_s)| {
-            let count = s.committed();
-            let p90_ms = if s.latency.is_empty() {
-                0.0
-            } else {
-                s.latency.percentile_us(90.0) as f64 / 1000.0
-            };
-            TpccLimit {
-                txn_type: tt.name.clone(),
-                count,
-                p90_ms,
-                limit_ms: limit_s * 1000.0,
-                met: count > 0 && p90_ms <= limit_s * 1000.0,
-            }
+        .map(|(tt, limit_s)| TpccLimit {
+            txn_type: tt.name.clone(),
+            limit_ms: limit_s * 1000.0,
+            ..Default::default()
         })
         .collect();
-    TpccSection {
+    let mut s = TpccSection {
         warehouses,
         by_the_book,
-        tpmc,
-        nopm: per_min(new_orders.saturating_sub(n.rollbacks)),
-        tpm_total: per_min(all.committed()),
-        efficiency_pct: 100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * f64::from(warehouses.max(1))),
         rollbacks: n.rollbacks,
-        retries: all.retries,
         delivery_skipped: n.delivery_skipped,
         remote_lines: n.remote_lines,
         lines: n.lines,
@@ -284,7 +257,10 @@ pub(crate) fn section(
                 applies: c.applies,
             })
             .collect(),
-    }
+        ..Default::default()
+    };
+    s.set_rates(&r.total, r.measured_duration_s);
+    s
 }
 
 /// One check for the twelve conditions: passed when every one that applies holds; the detail

@@ -142,9 +142,6 @@ pub const P90_LIMIT_S: [f64; 5] = [5.0, 5.0, 5.0, 5.0, 20.0];
 pub const KEYING_S: [f64; 5] = [18.0, 3.0, 2.0, 2.0, 2.0];
 /// Minimum mean think times in seconds (clause 5.2.5.7), same order.
 pub const THINK_S: [f64; 5] = [12.0, 12.0, 10.0, 5.0, 5.0];
-/// The most tpmC one warehouse can give when run by the book (10 terminals, the keying and
-/// think times above): efficiency is measured against it.
-pub const MAX_TPMC_PER_WAREHOUSE: f64 = 12.86;
 
 #[cfg(test)]
 mod tests {
