@@ -57,7 +57,15 @@ pub(crate) fn merged(stored: &fleet::Stored, name: &str) -> Result<RunResult> {
     ];
     if let Some(f) = &mut m.fleet {
         if let (Some(s0), Some(s1)) = (stored.s0, stored.s1) {
-            let c = report::fleet::commit_check(f, s0, s1);
+            let c = report::fleet::commit_check(
+                f,
+                &report::fleet::Snapshots {
+                    before: s0,
+                    after: s1,
+                    counter: stored.counter,
+                    others: stored.others,
+                },
+            );
             m.checks.insert(0, c.clone());
             f.commit_check = Some(c);
         }

@@ -1,0 +1,291 @@
+//! Fleets on MariaDB: three `stampede run --fleet` processes on this machine against one
+//! server the tests start (the PostgreSQL side is `fleet.rs`).
+//!
+//! - They start together by the server's clock: each transaction inserts a row stamped with
+//!   the server's `NOW(6)`, and each process's first row is within 50 ms of the others'.
+//! - The merged result (`stampede fleet report`) counts the rows the server holds, the sum of
+//!   the three results, and exactly the server's `Com_commit` delta (the fleet's commit check
+//!   passes; the fleet's own bookkeeping costs no COMMIT there).
+//! - A fleet whose transactions are autocommitted statements gets an inconclusive check that
+//!   says why, as a single MySQL run does.
+//! - `init oltp` split across three processes loads what one process loads: CHECKSUM TABLE,
+//!   SHOW CREATE TABLE (keys, indexes, AUTO_INCREMENT) equal.
+//!
+//! `Com_commit` is the whole server's, and the fleet waits until it is the server's only
+//! client before its last snapshot: the tests of this binary take turns on the shared server.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+
+use testkit::MariaDb;
+
+static TURN: Mutex<()> = Mutex::new(());
+
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn url(db: &str) -> String {
+    MariaDb::shared().tcp_url("root", None, db)
+}
+
+/// One value of `sql` run in `db` by the mariadb client.
+fn value(db: &str, sql: &str) -> String {
+    MariaDb::shared()
+        .sql(&format!("USE {db}; {sql}"))
+        .trim()
+        .to_string()
+}
+
+fn spawn(db: &str, fleet: &str, index: u32, script: &Path, dir: &Path, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(["run", "-f", &script.display().to_string()])
+        .args(["-c", "2", "-j", "1", "--no-observe", "-P", "1"])
+        .args([
+            "--fleet",
+            fleet,
+            "--fleet-size",
+            "3",
+            "--fleet-timeout",
+            "30",
+        ])
+        .args(["--fleet-index", &index.to_string()])
+        .args([
+            "--json",
+            &dir.join(format!("{index}.json")).display().to_string(),
+        ])
+        .args(extra)
+        .args(["-d", &url(db)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start stampede")
+}
+
+fn finish(c: Child) -> (i32, String, String) {
+    let out = c.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn read(path: &Path) -> report::RunResult {
+    report::read_json(std::fs::File::open(path).unwrap()).unwrap()
+}
+
+/// Three processes of `script`, started in reverse order (process 0, which starts the fleet,
+/// comes last); their outputs by index.
+fn three(db: &str, fleet: &str, script: &str, dir: &Path) -> Vec<(i32, String, String)> {
+    let p = dir.join("probe.sql");
+    std::fs::write(&p, script).unwrap();
+    let kids: Vec<Child> = (0..3)
+        .rev()
+        .map(|i| spawn(db, fleet, i, &p, dir, &["-t", "40"]))
+        .collect();
+    let mut outs: Vec<_> = kids.into_iter().map(finish).collect();
+    outs.reverse();
+    for (code, out, err) in &outs {
+        assert_eq!(*code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    }
+    outs
+}
+
+/// `stampede fleet report NAME --forget --json PATH`: its merged result and text.
+fn fleet_report(db: &str, fleet: &str, path: &Path) -> (report::RunResult, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(["fleet", "report", fleet, "--forget", "--json"])
+        .arg(path)
+        .args(["-d", &url(db)])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (read(path), text)
+}
+
+#[test]
+fn three_processes_on_mariadb_start_together_and_match_com_commit() {
+    let _turn = turn();
+    let m = MariaDb::shared();
+    m.fresh_database("fleet_three");
+    m.sql("CREATE TABLE fleet_three.fleet_probe (client int, at datetime(6))");
+    let dir = tempfile::tempdir().unwrap();
+    let outs = three(
+        "fleet_three",
+        "three",
+        "BEGIN;\nINSERT INTO fleet_probe (client, at) VALUES (:client_id, NOW(6));\nCOMMIT;\n",
+        dir.path(),
+    );
+    assert!(
+        outs[0].1.contains("fleet three: the merged result"),
+        "{}",
+        outs[0].1
+    );
+
+    // A common start on the server's clock: each process's first row.
+    let firsts = value(
+        "fleet_three",
+        "SELECT CAST(UNIX_TIMESTAMP(MIN(at)) * 1000000 AS SIGNED) FROM fleet_probe \
+         GROUP BY client DIV 2 ORDER BY client DIV 2",
+    );
+    let starts: Vec<f64> = firsts.lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(starts.len(), 3, "{firsts}");
+    let spread_ms = (starts.iter().cloned().fold(f64::MIN, f64::max)
+        - starts.iter().cloned().fold(f64::MAX, f64::min))
+        / 1000.0;
+    assert!(spread_ms < 50.0, "first transactions {spread_ms} ms apart");
+    // Global client ids: 0..5, 40 transactions each.
+    let per_client = value(
+        "fleet_three",
+        "SELECT client, COUNT(*) FROM fleet_probe GROUP BY client ORDER BY client",
+    );
+    assert_eq!(per_client, "0\t40\n1\t40\n2\t40\n3\t40\n4\t40\n5\t40");
+
+    let (merged, text) = fleet_report("fleet_three", "three", &dir.path().join("merged.json"));
+    let rows: u64 = value("fleet_three", "SELECT COUNT(*) FROM fleet_probe")
+        .parse()
+        .unwrap();
+    let sum: u64 = (0..3)
+        .map(|i| read(&dir.path().join(format!("{i}.json"))))
+        .map(|r| r.total.total().committed())
+        .sum();
+    assert_eq!(
+        (rows, sum, merged.total.total().committed()),
+        (240, 240, 240)
+    );
+    let f = merged.fleet.as_ref().unwrap();
+    assert_eq!(f.processes.len(), 3);
+    let c = f.commit_check.as_ref().expect("the fleet's commit check");
+    eprintln!("{text}");
+    eprintln!("first transactions' spread: {spread_ms:.3} ms");
+    assert_eq!(c.status, report::CheckStatus::Passed, "{}", c.detail);
+    // The server's COMMITs are the transactions: the fleet's bookkeeping costs none.
+    assert!(
+        c.detail
+            .starts_with("server Com_commit delta 240, processes' commits 240 ("),
+        "{}",
+        c.detail
+    );
+    // --forget removed the fleet's table.
+    let left = value(
+        "fleet_three",
+        "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'fleet_three' \
+         AND TABLE_NAME = 'stampede_fleet'",
+    );
+    assert_eq!(left, "0");
+}
+
+#[test]
+fn a_fleet_of_autocommitted_statements_on_mariadb_is_inconclusive_and_says_why() {
+    let _turn = turn();
+    let m = MariaDb::shared();
+    m.fresh_database("fleet_auto");
+    m.sql("CREATE TABLE fleet_auto.fleet_probe (client int, at datetime(6))");
+    let dir = tempfile::tempdir().unwrap();
+    let outs = three(
+        "fleet_auto",
+        "auto",
+        "INSERT INTO fleet_probe (client, at) VALUES (:client_id, NOW(6));\n",
+        dir.path(),
+    );
+    assert!(
+        outs[0].1.contains(
+            "fleet commit count: SKIPPED (inconclusive: process 0: its transactions are \
+             autocommitted statements, which MySQL's Com_commit does not count (server \
+             Com_commit delta 0)"
+        ),
+        "{}",
+        outs[0].1
+    );
+    let (merged, _) = fleet_report("fleet_auto", "auto", &dir.path().join("merged.json"));
+    assert_eq!(merged.total.total().committed(), 240);
+    assert_eq!(
+        value("fleet_auto", "SELECT COUNT(*) FROM fleet_probe"),
+        "240"
+    );
+}
+
+/// CHECKSUM TABLE and SHOW CREATE TABLE of every sbtest table of `db`.
+fn oltp_tables(db: &str, tables: u32) -> Vec<String> {
+    (1..=tables)
+        .flat_map(|t| {
+            [
+                value(db, &format!("CHECKSUM TABLE sbtest{t}")).replace(&format!("{db}."), ""),
+                value(db, &format!("SHOW CREATE TABLE sbtest{t}")),
+                value(db, &format!("SELECT COUNT(*) FROM sbtest{t}")),
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn init_oltp_on_mariadb_split_across_three_processes_loads_what_one_loads() {
+    let _turn = turn();
+    let m = MariaDb::shared();
+    m.fresh_database("fleet_init_one");
+    m.fresh_database("fleet_init_three");
+    let size = [
+        "init",
+        "oltp",
+        "--tables",
+        "2",
+        "--table-size",
+        "3000",
+        "-q",
+    ];
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(size)
+        .args(["-j", "2", "-d", &url("fleet_init_one")])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Indexes assigned as they join (two may race for one: the loser takes the next).
+    let kids: Vec<Child> = (0..3)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_stampede"))
+                .args(size)
+                .args(["-j", "1", "--fleet", "load", "--fleet-size", "3"])
+                .args(["-d", &url("fleet_init_three")])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut parts = Vec::new();
+    for k in kids {
+        let (code, out, err) = finish(k);
+        assert_eq!(code, 0, "{out}{err}");
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("fleet load: process"))
+            .expect(&err);
+        parts.push(line[20..21].to_string());
+    }
+    parts.sort();
+    assert_eq!(parts, ["0", "1", "2"], "each process took its own index");
+    let one = oltp_tables("fleet_init_one", 2);
+    assert_eq!(one[2], "3000");
+    assert!(one[1].contains("KEY `k_1`"), "{one:?}");
+    assert!(one[1].contains("AUTO_INCREMENT=3001"), "{one:?}");
+    assert_eq!(oltp_tables("fleet_init_three", 2), one);
+    let left = value(
+        "fleet_init_three",
+        "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_NAME = 'stampede_fleet' \
+         AND TABLE_SCHEMA = 'fleet_init_three'",
+    );
+    assert_eq!(left, "0", "the fleet's table is removed after the load");
+}
