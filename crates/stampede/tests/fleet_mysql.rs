@@ -10,6 +10,8 @@
 //!   says why, as a single MySQL run does.
 //! - `init oltp` split across three processes loads what one process loads: CHECKSUM TABLE,
 //!   SHOW CREATE TABLE (keys, indexes, AUTO_INCREMENT) equal.
+//! - A target of several MySQL hosts is refused by name; a MySQL fleet's Kubernetes manifest
+//!   passes the password as MYSQL_PWD.
 //!
 //! `Com_commit` is the whole server's, and the fleet waits until it is the server's only
 //! client before its last snapshot: the tests of this binary take turns on the shared server.
@@ -288,4 +290,57 @@ fn init_oltp_on_mariadb_split_across_three_processes_loads_what_one_loads() {
          AND TABLE_SCHEMA = 'fleet_init_three'",
     );
     assert_eq!(left, "0", "the fleet's table is removed after the load");
+}
+
+#[test]
+fn a_fleet_on_several_mysql_hosts_is_refused_by_name() {
+    let _turn = turn();
+    let m = MariaDb::shared();
+    m.fresh_database("fleet_hosts");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("probe.sql");
+    std::fs::write(&p, "SELECT 1;\n").unwrap();
+    // The same server twice: a target of two hosts, as a Galera cluster's nodes are given.
+    let two = format!(
+        "mysql://root@127.0.0.1:{0},127.0.0.1:{0}/fleet_hosts",
+        m.port()
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args([
+            "run",
+            "-f",
+            &p.display().to_string(),
+            "-t",
+            "1",
+            "--no-observe",
+        ])
+        .args(["--fleet", "hosts", "--fleet-size", "2", "-d", &two])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("--fleet on a MySQL target of 2 hosts"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_manifest_of_a_mysql_fleet_takes_the_password_as_mysql_pwd() {
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(["fleet", "manifest", "--workers", "3", "--name", "my"])
+        .args([
+            "--",
+            "run",
+            "oltp_read_write",
+            "-d",
+            "mysql://bench@db.internal/sb",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let env = &j["spec"]["template"]["spec"]["containers"][0]["env"][0];
+    assert_eq!(env["name"], "MYSQL_PWD");
+    assert_eq!(env["valueFrom"]["secretKeyRef"]["name"], "stampede-db");
 }
