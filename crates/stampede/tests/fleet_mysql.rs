@@ -10,6 +10,8 @@
 //!   says why, as a single MySQL run does.
 //! - `init oltp` split across three processes loads what one process loads: CHECKSUM TABLE,
 //!   SHOW CREATE TABLE (keys, indexes, AUTO_INCREMENT) equal.
+//! - A process killed mid-run (its session gone from PROCESSLIST): process 0 names it as lost,
+//!   merges the others, and the commit check says why it cannot be exact.
 //! - A target of several MySQL hosts is refused by name; a MySQL fleet's Kubernetes manifest
 //!   passes the password as MYSQL_PWD.
 //!
@@ -213,6 +215,54 @@ fn a_fleet_of_autocommitted_statements_on_mariadb_is_inconclusive_and_says_why()
         value("fleet_auto", "SELECT COUNT(*) FROM fleet_probe"),
         "240"
     );
+}
+
+#[test]
+fn a_process_killed_mid_run_on_mariadb_is_named_and_the_others_merged() {
+    let _turn = turn();
+    let m = MariaDb::shared();
+    m.fresh_database("fleet_kill");
+    m.sql("CREATE TABLE fleet_kill.fleet_probe (client int, at datetime(6))");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("probe.sql");
+    std::fs::write(
+        &p,
+        "BEGIN;\nINSERT INTO fleet_probe (client, at) VALUES (:client_id, NOW(6));\nCOMMIT;\n",
+    )
+    .unwrap();
+    let rate = ["-T", "4", "-R", "300"];
+    let p0 = spawn("fleet_kill", "kill", 0, &p, dir.path(), &rate);
+    let p1 = spawn("fleet_kill", "kill", 1, &p, dir.path(), &rate);
+    let mut p2 = spawn("fleet_kill", "kill", 2, &p, dir.path(), &rate);
+    // Kill process 2 once its clients (ids 4 and 5) have committed.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while value(
+        "fleet_kill",
+        "SELECT COUNT(*) FROM fleet_probe WHERE client >= 4",
+    ) == "0"
+    {
+        assert!(std::time::Instant::now() < deadline, "process 2 never ran");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    p2.kill().unwrap();
+    p2.wait().unwrap();
+    let (_, out1, err1) = finish(p1);
+    assert!(err1.contains("result stored"), "{out1}{err1}");
+    let (code, out, err) = finish(p0);
+    assert!(
+        out.contains("lost: process 2 joined but never reported"),
+        "{out}{err}"
+    );
+    assert!(
+        out.contains("fleet kill: 2 of 3 processes reported"),
+        "{out}"
+    );
+    assert!(
+        out.contains("fleet commit count: SKIPPED (cannot be exact: process 2 was lost"),
+        "{out}"
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    m.sql("USE fleet_kill; DROP TABLE stampede_fleet");
 }
 
 /// CHECKSUM TABLE and SHOW CREATE TABLE of every sbtest table of `db`.
