@@ -107,6 +107,19 @@ pub fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
+/// What a fleet cannot run on, said before any I/O: a MySQL target of several hosts (a Galera
+/// cluster's nodes each count their own COMMITs, which the check does not add up yet).
+pub fn check_target(conn: &target::Target) -> Result<(), String> {
+    if conn.dialect() == Dialect::MySql && conn.endpoints() > 1 {
+        return Err(format!(
+            "--fleet on a MySQL target of {} hosts: each node counts its own COMMITs, which the \
+             fleet's commit check does not add up yet; give the fleet one node",
+            conn.endpoints()
+        ));
+    }
+    Ok(())
+}
+
 /// A process that joined its fleet, holding its fleet session.
 pub struct Member {
     session: Session,
@@ -168,14 +181,8 @@ pub async fn join(conn: &target::Target, spec: &Spec, me: &Identity) -> Result<M
             spec.size - 1
         );
     }
+    check_target(conn).map_err(|e| anyhow!(e))?;
     let d = conn.dialect();
-    if d == Dialect::MySql && conn.endpoints() > 1 {
-        bail!(
-            "--fleet on a MySQL target of {} hosts: each node counts its own COMMITs, which the \
-             fleet's commit check does not add up yet; give the fleet one node",
-            conn.endpoints()
-        );
-    }
     let mut s = Session::connect(conn)
         .await
         .context("connecting the fleet session")?;
@@ -427,11 +434,6 @@ impl Member {
             (Dialect::Postgres, 0) => FLEET_COMMITS_COORDINATOR,
             (Dialect::Postgres, _) => FLEET_COMMITS_MEMBER,
         }
-    }
-
-    /// The server's dialect, which says what the fleet's commit check counts.
-    pub fn dialect(&self) -> Dialect {
-        self.session.dialect()
     }
 
     /// Store this process's result (JSON) in its row and leave. Process 0 gets its
