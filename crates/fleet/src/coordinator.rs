@@ -4,7 +4,11 @@
 //! (ended by ROLLBACK), reading the statistics with `pg_stat_clear_snapshot()` first, so its own
 //! reads are never counted as commits, as the single-process commit check does (`stampede`'s
 //! `checks`). On MySQL its reads are autocommitted SELECTs and SHOW STATUS, which `Com_commit`
-//! does not count, and it also counts the sessions that are not the fleet's (crate notes).
+//! does not count, and it also counts the sessions that are not the fleet's (crate notes). A
+//! MySQL target of several hosts (a Galera cluster's nodes) counts on every node, each of which
+//! counts its own clients' COMMITs (replicated write sets are no COMMIT statement there): one
+//! more session per other node reads that node's counter and sessions, and S0 and S1 are the
+//! sums.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -17,6 +21,8 @@ use crate::{begin_wait, end_wait, settle_own_stats, sql};
 
 pub struct Coordinator {
     session: Session,
+    /// MySQL with several hosts: a session on each node but the one `session` is on.
+    nodes: Vec<Session>,
     conn: target::Target,
     name: String,
     cancel: Arc<AtomicBool>,
@@ -54,14 +60,15 @@ pub struct Finished {
 /// Read the counter until it stops moving (statistics reach shared memory lazily): three equal
 /// reads 100 ms apart, with no other stampede session when `alone`, or `limit`. MySQL's
 /// counter is current when read: there only the other sessions are waited for.
-async fn settle(s: &mut Session, limit: Duration, alone: bool) -> Result<i64> {
+async fn settle(c: &mut Coordinator, limit: Duration, alone: bool) -> Result<i64> {
     let deadline = Instant::now() + limit;
-    if s.dialect() == Dialect::MySql {
-        while alone && sql::other_sessions(s).await? > 0 && Instant::now() < deadline {
+    if c.session.dialect() == Dialect::MySql {
+        while alone && c.other_sessions().await? > 0 && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        return sql::commits(s).await;
+        return c.commits().await;
     }
+    let s = &mut c.session;
     let mut last = sql::commits(s).await?;
     let mut stable = 0;
     while Instant::now() < deadline && stable < 3 {
@@ -90,8 +97,18 @@ impl Coordinator {
         let mut session = Session::connect(conn).await?;
         settle_own_stats(&mut session).await;
         begin_wait(&mut session).await?;
+        let mut nodes = Vec::new();
+        if conn.dialect() == Dialect::MySql && conn.endpoints() > 1 {
+            let on = session.endpoint_index(conn);
+            for i in (0..conn.endpoints()).filter(|i| Some(*i) != on) {
+                let one = conn.starting_at(i);
+                let node = one.mysql().expect("a MySQL target's endpoint");
+                nodes.push(Session::connect(node).await?);
+            }
+        }
         Ok(Coordinator {
             session,
+            nodes,
             conn: conn.clone(),
             name: name.to_string(),
             cancel,
@@ -105,14 +122,14 @@ impl Coordinator {
         if self.session.dialect() == Dialect::MySql {
             // A connection's start-up is no COMMIT statement: nothing to calibrate (and the
             // server-wide counter would measure everyone else's commits meanwhile).
-            let others = sql::foreign_sessions(&mut self.session, &self.name).await?;
-            let s0 = settle(&mut self.session, Duration::ZERO, false).await?;
+            let others = self.foreign_sessions().await?;
+            let s0 = settle(self, Duration::ZERO, false).await?;
             return Ok((s0, 0, Some(others)));
         }
-        let before = settle(&mut self.session, Duration::from_secs(3), false).await?;
+        let before = settle(self, Duration::from_secs(3), false).await?;
         let probe = Session::connect(&self.conn).await?;
         probe.close().await;
-        let s0 = settle(&mut self.session, Duration::from_secs(3), false).await?;
+        let s0 = settle(self, Duration::from_secs(3), false).await?;
         Ok((s0, (s0 - before).max(0), None))
     }
 
@@ -136,9 +153,9 @@ impl Coordinator {
             crate::check_cancel(&self.cancel, &self.name)?;
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
-        let s1 = settle(&mut self.session, Duration::from_secs(10), true).await?;
+        let s1 = settle(&mut self, Duration::from_secs(10), true).await?;
         let others = match self.session.dialect() {
-            Dialect::MySql => Some(sql::foreign_sessions(&mut self.session, &self.name).await?),
+            Dialect::MySql => Some(self.foreign_sessions().await?),
             Dialect::Postgres => None,
         };
         end_wait(&mut self.session).await?;
@@ -146,12 +163,45 @@ impl Coordinator {
             .simple_query(&sql::set_s1(&self.name, s1, others))
             .await?;
         let stored = read_stored(&mut self.session, &self.name).await?;
-        self.session.close().await;
+        self.close().await;
         Ok(Finished { stored, lost })
     }
 
     pub(crate) async fn close(self) {
         self.session.close().await;
+        for n in self.nodes {
+            n.close().await;
+        }
+    }
+
+    /// The counter, summed over the nodes.
+    async fn commits(&mut self) -> Result<i64> {
+        let mut sum = sql::commits(&mut self.session).await?;
+        for n in &mut self.nodes {
+            sum += sql::commits(n).await?;
+        }
+        Ok(sum)
+    }
+
+    /// The other sessions (module `sql`), summed over the nodes; each node's counter session
+    /// leaves itself out.
+    async fn other_sessions(&mut self) -> Result<i64> {
+        let mut sum = sql::other_sessions(&mut self.session).await?;
+        for n in &mut self.nodes {
+            sum += sql::other_sessions(n).await?;
+        }
+        Ok(sum)
+    }
+
+    /// MySQL: the sessions that are not the fleet's, over the nodes (the fleet's own sessions
+    /// are on the node of this one, as every fleet session connects to the first node that
+    /// answers).
+    async fn foreign_sessions(&mut self) -> Result<i64> {
+        let mut sum = sql::foreign_sessions(&mut self.session, &self.name).await?;
+        for n in &mut self.nodes {
+            sum += sql::other_sessions(n).await?;
+        }
+        Ok(sum)
     }
 }
 

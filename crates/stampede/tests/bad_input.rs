@@ -205,32 +205,6 @@ const CASES: &[(&[&str], &str)] = &[
         &["init", "failover-probe"],
         "failover-probe has nothing to load",
     ),
-    (
-        &[
-            "run",
-            "oltp_point_select",
-            "--fleet",
-            "x",
-            "--fleet-size",
-            "2",
-            "-d",
-            "mysql://root@127.0.0.1:1,127.0.0.1:2/x",
-        ],
-        "--fleet on a MySQL target of 2 hosts",
-    ),
-    (
-        &[
-            "init",
-            "oltp",
-            "--fleet",
-            "x",
-            "--fleet-size",
-            "2",
-            "-d",
-            "mysql://root@127.0.0.1:1,127.0.0.1:2/x",
-        ],
-        "--fleet on a MySQL target of 2 hosts",
-    ),
 ];
 
 #[test]

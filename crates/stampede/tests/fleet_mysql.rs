@@ -12,8 +12,9 @@
 //!   SHOW CREATE TABLE (keys, indexes, AUTO_INCREMENT) equal.
 //! - A process killed mid-run (its session gone from PROCESSLIST): process 0 names it as lost,
 //!   merges the others, and the commit check says why it cannot be exact.
-//! - A MySQL fleet's Kubernetes manifest passes the password as MYSQL_PWD (a target of several
-//!   MySQL hosts is refused before any I/O: `bad_input.rs`).
+//! - On a 2-node Galera cluster given as one target, the fleet's commit check sums `Com_commit`
+//!   over the nodes, each of which counts its own clients' COMMITs.
+//! - A MySQL fleet's Kubernetes manifest passes the password as MYSQL_PWD.
 //!
 //! `Com_commit` is the whole server's, and the fleet waits until it is the server's only
 //! client before its last snapshot: the tests of this binary take turns on the shared server.
@@ -22,7 +23,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 
-use testkit::MariaDb;
+use testkit::{Galera, MariaDb};
 
 static TURN: Mutex<()> = Mutex::new(());
 
@@ -42,7 +43,14 @@ fn value(db: &str, sql: &str) -> String {
         .to_string()
 }
 
-fn spawn(db: &str, fleet: &str, index: u32, script: &Path, dir: &Path, extra: &[&str]) -> Child {
+fn spawn(
+    target: &str,
+    fleet: &str,
+    index: u32,
+    script: &Path,
+    dir: &Path,
+    extra: &[&str],
+) -> Child {
     Command::new(env!("CARGO_BIN_EXE_stampede"))
         .args(["run", "-f", &script.display().to_string()])
         .args(["-c", "2", "-j", "1", "--no-observe", "-P", "1"])
@@ -60,7 +68,7 @@ fn spawn(db: &str, fleet: &str, index: u32, script: &Path, dir: &Path, extra: &[
             &dir.join(format!("{index}.json")).display().to_string(),
         ])
         .args(extra)
-        .args(["-d", &url(db)])
+        .args(["-d", target])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -82,12 +90,12 @@ fn read(path: &Path) -> report::RunResult {
 
 /// Three processes of `script`, started in reverse order (process 0, which starts the fleet,
 /// comes last); their outputs by index.
-fn three(db: &str, fleet: &str, script: &str, dir: &Path) -> Vec<(i32, String, String)> {
+fn three(target: &str, fleet: &str, script: &str, dir: &Path) -> Vec<(i32, String, String)> {
     let p = dir.join("probe.sql");
     std::fs::write(&p, script).unwrap();
     let kids: Vec<Child> = (0..3)
         .rev()
-        .map(|i| spawn(db, fleet, i, &p, dir, &["-t", "40"]))
+        .map(|i| spawn(target, fleet, i, &p, dir, &["-t", "40"]))
         .collect();
     let mut outs: Vec<_> = kids.into_iter().map(finish).collect();
     outs.reverse();
@@ -98,11 +106,11 @@ fn three(db: &str, fleet: &str, script: &str, dir: &Path) -> Vec<(i32, String, S
 }
 
 /// `stampede fleet report NAME --forget --json PATH`: its merged result and text.
-fn fleet_report(db: &str, fleet: &str, path: &Path) -> (report::RunResult, String) {
+fn fleet_report(target: &str, fleet: &str, path: &Path) -> (report::RunResult, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
         .args(["fleet", "report", fleet, "--forget", "--json"])
         .arg(path)
-        .args(["-d", &url(db)])
+        .args(["-d", target])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -123,7 +131,7 @@ fn three_processes_on_mariadb_start_together_and_match_com_commit() {
     m.sql("CREATE TABLE fleet_three.fleet_probe (client int, at datetime(6))");
     let dir = tempfile::tempdir().unwrap();
     let outs = three(
-        "fleet_three",
+        &url("fleet_three"),
         "three",
         "BEGIN;\nINSERT INTO fleet_probe (client, at) VALUES (:client_id, NOW(6));\nCOMMIT;\n",
         dir.path(),
@@ -153,7 +161,11 @@ fn three_processes_on_mariadb_start_together_and_match_com_commit() {
     );
     assert_eq!(per_client, "0\t40\n1\t40\n2\t40\n3\t40\n4\t40\n5\t40");
 
-    let (merged, text) = fleet_report("fleet_three", "three", &dir.path().join("merged.json"));
+    let (merged, text) = fleet_report(
+        &url("fleet_three"),
+        "three",
+        &dir.path().join("merged.json"),
+    );
     let rows: u64 = value("fleet_three", "SELECT COUNT(*) FROM fleet_probe")
         .parse()
         .unwrap();
@@ -195,7 +207,7 @@ fn a_fleet_of_autocommitted_statements_on_mariadb_is_inconclusive_and_says_why()
     m.sql("CREATE TABLE fleet_auto.fleet_probe (client int, at datetime(6))");
     let dir = tempfile::tempdir().unwrap();
     let outs = three(
-        "fleet_auto",
+        &url("fleet_auto"),
         "auto",
         "INSERT INTO fleet_probe (client, at) VALUES (:client_id, NOW(6));\n",
         dir.path(),
@@ -209,7 +221,7 @@ fn a_fleet_of_autocommitted_statements_on_mariadb_is_inconclusive_and_says_why()
         "{}",
         outs[0].1
     );
-    let (merged, _) = fleet_report("fleet_auto", "auto", &dir.path().join("merged.json"));
+    let (merged, _) = fleet_report(&url("fleet_auto"), "auto", &dir.path().join("merged.json"));
     assert_eq!(merged.total.total().committed(), 240);
     assert_eq!(
         value("fleet_auto", "SELECT COUNT(*) FROM fleet_probe"),
@@ -231,9 +243,10 @@ fn a_process_killed_mid_run_on_mariadb_is_named_and_the_others_merged() {
     )
     .unwrap();
     let rate = ["-T", "4", "-R", "300"];
-    let p0 = spawn("fleet_kill", "kill", 0, &p, dir.path(), &rate);
-    let p1 = spawn("fleet_kill", "kill", 1, &p, dir.path(), &rate);
-    let mut p2 = spawn("fleet_kill", "kill", 2, &p, dir.path(), &rate);
+    let target = url("fleet_kill");
+    let p0 = spawn(&target, "kill", 0, &p, dir.path(), &rate);
+    let p1 = spawn(&target, "kill", 1, &p, dir.path(), &rate);
+    let mut p2 = spawn(&target, "kill", 2, &p, dir.path(), &rate);
     // Kill process 2 once its clients (ids 4 and 5) have committed.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while value(
@@ -263,6 +276,48 @@ fn a_process_killed_mid_run_on_mariadb_is_named_and_the_others_merged() {
     );
     assert_eq!(code, 0, "{out}{err}");
     m.sql("USE fleet_kill; DROP TABLE stampede_fleet");
+}
+
+#[test]
+fn a_fleet_on_a_galera_cluster_counts_com_commit_over_its_nodes() {
+    let _turn = turn();
+    let g = Galera::start(2);
+    g.sql(
+        0,
+        "CREATE DATABASE fleet_gal; CREATE TABLE fleet_gal.fleet_probe \
+         (id int AUTO_INCREMENT PRIMARY KEY, client int, at datetime(6))",
+    );
+    let target = format!(
+        "mysql://root@127.0.0.1:{},127.0.0.1:{}/fleet_gal",
+        g.port(0),
+        g.port(1)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let outs = three(
+        &target,
+        "gal",
+        "BEGIN;\nINSERT INTO fleet_probe (client, at) VALUES (:client_id, NOW(6));\nCOMMIT;\n",
+        dir.path(),
+    );
+    let (merged, text) = fleet_report(&target, "gal", &dir.path().join("merged.json"));
+    eprintln!("{text}");
+    assert_eq!(merged.total.total().committed(), 240, "{}", outs[0].1);
+    // Each process's two clients went one to each node: both counters moved.
+    let on: Vec<u64> = merged.endpoints.iter().map(|e| e.transactions).collect();
+    assert_eq!(on, [120, 120], "{text}");
+    let c = merged.fleet.as_ref().unwrap().commit_check.clone().unwrap();
+    assert_eq!(c.status, report::CheckStatus::Passed, "{}", c.detail);
+    assert!(
+        c.detail
+            .starts_with("server Com_commit delta 240, processes' commits 240 ("),
+        "{}",
+        c.detail
+    );
+    let rows = g.sql(
+        1,
+        "SET SESSION wsrep_sync_wait=15; SELECT COUNT(*) FROM fleet_gal.fleet_probe",
+    );
+    assert_eq!(rows.trim(), "240");
 }
 
 /// CHECKSUM TABLE and SHOW CREATE TABLE of every sbtest table of `db`.

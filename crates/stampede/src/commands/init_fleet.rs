@@ -25,7 +25,6 @@ pub(super) fn oltp(
     mut opts: InitOptions,
     quiet: bool,
 ) -> Result<i32> {
-    fleet::check_target(conn).map_err(|e| crate::console::Failure::usage(e, ""))?;
     let spec = fleet::Spec {
         name: plan.name.clone(),
         size: plan.size,

@@ -253,9 +253,6 @@ struct Measured {
 /// (the embedded server loads the workload's tables then; a sweep's later steps reuse them).
 fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> {
     split::check(ctx.spec, ctx.target)?;
-    if ctx.out.fleet.is_some() {
-        fleet::check_target(ctx.conn()).map_err(|e| Failure::usage(e, ""))?;
-    }
     let conn = ctx.conn();
     if ctx.embedded() && first {
         family.load_embedded(ctx)?;
