@@ -330,8 +330,8 @@ impl Member {
                 check_cancel(&self.spec.cancel, &name)?;
                 tokio::time::sleep(poll).await;
             }
-            // Waiting ends without a commit; then the snapshot, then the start (one commit,
-            // counted in FLEET_COMMITS_COORDINATOR).
+            // Waiting ends without a commit; then the snapshot, then the start (one commit on
+            // PostgreSQL, counted in FLEET_COMMITS_COORDINATOR; none on MySQL).
             end_wait(&mut self.session).await?;
             let (s0, per_connection, others) = c.snapshot().await?;
             let lead_us = self.spec.lead.as_micros() as i64;
