@@ -7,7 +7,8 @@
 //!   the three results, and exactly the server's `Com_commit` delta (the fleet's commit check
 //!   passes; the fleet's own bookkeeping costs no COMMIT there).
 //! - A fleet whose transactions are autocommitted statements gets an inconclusive check that
-//!   says why, as a single MySQL run does.
+//!   says why, as a single MySQL run does; so does a fleet during which a session that is not
+//!   the fleet's committed (the counter is the whole server's).
 //! - `init oltp` split across three processes loads what one process loads: CHECKSUM TABLE,
 //!   SHOW CREATE TABLE (keys, indexes, AUTO_INCREMENT) equal.
 //! - A process killed mid-run (its session gone from PROCESSLIST): process 0 names it as lost,
@@ -197,6 +198,75 @@ fn three_processes_on_mariadb_start_together_and_match_com_commit() {
          AND TABLE_NAME = 'stampede_fleet'",
     );
     assert_eq!(left, "0");
+}
+
+#[test]
+fn a_session_not_the_fleets_committing_meanwhile_makes_the_check_inconclusive() {
+    let _turn = turn();
+    let m = MariaDb::shared();
+    m.fresh_database("fleet_other");
+    m.sql(
+        "CREATE TABLE fleet_other.fleet_probe (client int, at datetime(6)); \
+         CREATE TABLE fleet_other.elsewhere (a int)",
+    );
+    // Someone else's session, connected before the fleet starts, commits once after S0.
+    let mut other = Command::new("mariadb")
+        .arg("--no-defaults")
+        .arg(format!("--socket={}", m.socket().display()))
+        .args(["-uroot", "--batch", "fleet_other"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("the mariadb client");
+    let others = "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() \
+                  AND COMMAND <> 'Daemon' AND USER <> 'system user'";
+    while value("fleet_other", others) == "0" {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("probe.sql");
+    std::fs::write(
+        &p,
+        "BEGIN;\nINSERT INTO fleet_probe (client, at) VALUES (:client_id, NOW(6));\nCOMMIT;\n",
+    )
+    .unwrap();
+    let target = url("fleet_other");
+    let kids: Vec<Child> = (0..3)
+        .map(|i| spawn(&target, "other", i, &p, dir.path(), &["-t", "40"]))
+        .collect();
+    // After S0: the fleet's start is set (S0 is read just before).
+    let started = "SELECT COUNT(*) FROM stampede_fleet WHERE fleet = 'other' AND idx = -1 \
+                   AND start_us IS NOT NULL";
+    while MariaDb::shared()
+        .try_sql(&format!("USE fleet_other; {started}"))
+        .map_or(true, |v| v.trim() == "0")
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    {
+        use std::io::Write;
+        let mut stdin = other.stdin.take().unwrap();
+        writeln!(stdin, "BEGIN; INSERT INTO elsewhere VALUES (1); COMMIT;").unwrap();
+    }
+    other.wait().unwrap();
+    let outs: Vec<_> = kids.into_iter().map(finish).collect();
+    for (code, out, err) in &outs {
+        assert_eq!(*code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    }
+    assert_eq!(value("fleet_other", "SELECT COUNT(*) FROM elsewhere"), "1");
+    let p0 = &outs[0].1;
+    assert!(
+        p0.contains(
+            "fleet commit count: SKIPPED (inconclusive: server Com_commit delta 241, \
+             processes' commits 240 ("
+        ),
+        "{p0}"
+    );
+    assert!(
+        p0.contains("other sessions were connected, whose COMMITs count too"),
+        "{p0}"
+    );
+    m.sql("USE fleet_other; DROP TABLE stampede_fleet");
 }
 
 #[test]
