@@ -10,7 +10,8 @@
 //!   says why, as a single MySQL run does; so does a fleet during which a session that is not
 //!   the fleet's committed (the counter is the whole server's).
 //! - `init oltp` split across three processes loads what one process loads: CHECKSUM TABLE,
-//!   SHOW CREATE TABLE (keys, indexes, AUTO_INCREMENT) equal.
+//!   SHOW CREATE TABLE (keys, indexes, AUTO_INCREMENT) equal; sysbench's oltp_read_write then
+//!   runs on them as a fleet, its COMMITs matching `Com_commit`.
 //! - A process killed mid-run (its session gone from PROCESSLIST): process 0 names it as lost,
 //!   merges the others, and the commit check says why it cannot be exact.
 //! - On a 2-node Galera cluster given as one target, the fleet's commit check sums `Com_commit`
@@ -465,6 +466,50 @@ fn init_oltp_on_mariadb_split_across_three_processes_loads_what_one_loads() {
          AND TABLE_SCHEMA = 'fleet_init_three'",
     );
     assert_eq!(left, "0", "the fleet's table is removed after the load");
+
+    // sysbench's oltp_read_write on those tables as a fleet: one COMMIT per transaction.
+    let kids: Vec<Child> = (0..3)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_stampede"))
+                .args([
+                    "run",
+                    "oltp_read_write",
+                    "--tables",
+                    "2",
+                    "--table-size",
+                    "3000",
+                ])
+                .args(["-c", "2", "-t", "20", "--no-observe"])
+                .args([
+                    "--fleet",
+                    "rw",
+                    "--fleet-size",
+                    "3",
+                    "--fleet-timeout",
+                    "30",
+                ])
+                .args(["-d", &url("fleet_init_three")])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outs: Vec<_> = kids.into_iter().map(finish).collect();
+    for (code, out, err) in &outs {
+        assert_eq!(*code, 0, "{out}{err}");
+    }
+    let p0 = (outs.iter())
+        .find(|o| o.1.contains("fleet rw: the merged result"))
+        .expect("process 0 prints the merged result");
+    assert!(
+        p0.1.contains(
+            "fleet commit count: PASSED (server Com_commit delta 120, processes' commits 120"
+        ),
+        "{}",
+        p0.1
+    );
+    m.sql("USE fleet_init_three; DROP TABLE stampede_fleet");
 }
 
 #[test]
