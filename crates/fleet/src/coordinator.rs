@@ -1,20 +1,28 @@
 //! Process 0's second session: the fleet's commit snapshots and the wait for every result.
 //!
-//! It stays inside one read-only transaction from before S0 until after S1 (ended by ROLLBACK),
-//! reading the statistics with `pg_stat_clear_snapshot()` first, so its own reads are never
-//! counted as commits, as the single-process commit check does (`stampede`'s `checks`).
+//! On PostgreSQL it stays inside one read-only transaction from before S0 until after S1
+//! (ended by ROLLBACK), reading the statistics with `pg_stat_clear_snapshot()` first, so its own
+//! reads are never counted as commits, as the single-process commit check does (`stampede`'s
+//! `checks`). On MySQL its reads are autocommitted SELECTs and SHOW STATUS, which `Com_commit`
+//! does not count, and it also counts the sessions that are not the fleet's (crate notes). A
+//! MySQL target of several hosts (a Galera cluster's nodes) counts on every node, each of which
+//! counts its own clients' COMMITs (replicated write sets are no COMMIT statement there): one
+//! more session per other node reads that node's counter and sessions, and S0 and S1 are the
+//! sums.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use target::Session;
+use target::{Dialect, Session};
 
-use crate::{settle_own_stats, sql};
+use crate::{begin_wait, end_wait, settle_own_stats, sql};
 
 pub struct Coordinator {
     session: Session,
+    /// MySQL with several hosts: a session on each node but the one `session` is on.
+    nodes: Vec<Session>,
     conn: target::Target,
     name: String,
     cancel: Arc<AtomicBool>,
@@ -32,6 +40,11 @@ pub struct Stored {
     pub start_us: Option<i64>,
     /// Why the fleet failed to start, if it did.
     pub failure: Option<String>,
+    /// The counter S0 and S1 read (`xact_commit`, `Com_commit`).
+    pub counter: &'static str,
+    /// MySQL: the most sessions that were not the fleet's at S0 or S1 (their COMMITs count in
+    /// the server's counter too); `None` on PostgreSQL, whose counter is the database's.
+    pub others: Option<i64>,
     /// Each process that joined: its index and its result JSON (`None`: it never reported).
     pub results: Vec<(u32, Option<String>)>,
 }
@@ -45,9 +58,17 @@ pub struct Finished {
 }
 
 /// Read the counter until it stops moving (statistics reach shared memory lazily): three equal
-/// reads 100 ms apart, with no other stampede session when `alone`, or `limit`.
-async fn settle(s: &mut Session, limit: Duration, alone: bool) -> Result<i64> {
+/// reads 100 ms apart, with no other stampede session when `alone`, or `limit`. MySQL's
+/// counter is current when read: there only the other sessions are waited for.
+async fn settle(c: &mut Coordinator, limit: Duration, alone: bool) -> Result<i64> {
     let deadline = Instant::now() + limit;
+    if c.session.dialect() == Dialect::MySql {
+        while alone && c.other_sessions().await? > 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        return c.commits().await;
+    }
+    let s = &mut c.session;
     let mut last = sql::commits(s).await?;
     let mut stable = 0;
     while Instant::now() < deadline && stable < 3 {
@@ -75,23 +96,41 @@ impl Coordinator {
     ) -> Result<Coordinator> {
         let mut session = Session::connect(conn).await?;
         settle_own_stats(&mut session).await;
-        session.simple_query(sql::BEGIN_READ_ONLY).await?;
+        begin_wait(&mut session).await?;
+        let mut nodes = Vec::new();
+        if conn.dialect() == Dialect::MySql && conn.endpoints() > 1 {
+            let on = session.endpoint_index(conn);
+            for i in (0..conn.endpoints()).filter(|i| Some(*i) != on) {
+                let one = conn.starting_at(i);
+                let node = one.mysql().expect("a MySQL target's endpoint");
+                nodes.push(Session::connect(node).await?);
+            }
+        }
         Ok(Coordinator {
             session,
+            nodes,
             conn: conn.clone(),
             name: name.to_string(),
             cancel,
         })
     }
 
-    /// The fleet's snapshot S0 and the commits one connection start-up costs (a connection
-    /// that connects and leaves, measured as the single-process check calibrates it).
-    pub(crate) async fn snapshot(&mut self) -> Result<(i64, i64)> {
-        let before = settle(&mut self.session, Duration::from_secs(3), false).await?;
+    /// The fleet's snapshot S0, the commits one connection start-up costs (a connection that
+    /// connects and leaves, measured as the single-process check calibrates it), and on MySQL
+    /// the sessions that are not the fleet's.
+    pub(crate) async fn snapshot(&mut self) -> Result<(i64, i64, Option<i64>)> {
+        if self.session.dialect() == Dialect::MySql {
+            // A connection's start-up is no COMMIT statement: nothing to calibrate (and the
+            // server-wide counter would measure everyone else's commits meanwhile).
+            let others = self.foreign_sessions().await?;
+            let s0 = settle(self, Duration::ZERO, false).await?;
+            return Ok((s0, 0, Some(others)));
+        }
+        let before = settle(self, Duration::from_secs(3), false).await?;
         let probe = Session::connect(&self.conn).await?;
         probe.close().await;
-        let s0 = settle(&mut self.session, Duration::from_secs(3), false).await?;
-        Ok((s0, (s0 - before).max(0)))
+        let s0 = settle(self, Duration::from_secs(3), false).await?;
+        Ok((s0, (s0 - before).max(0), None))
     }
 
     /// Wait until every process that joined reported or left without a result (its fleet
@@ -114,18 +153,55 @@ impl Coordinator {
             crate::check_cancel(&self.cancel, &self.name)?;
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
-        let s1 = settle(&mut self.session, Duration::from_secs(10), true).await?;
-        self.session.simple_query("ROLLBACK").await?;
+        let s1 = settle(&mut self, Duration::from_secs(10), true).await?;
+        let others = match self.session.dialect() {
+            Dialect::MySql => Some(self.foreign_sessions().await?),
+            Dialect::Postgres => None,
+        };
+        end_wait(&mut self.session).await?;
         self.session
-            .simple_query(&sql::set_s1(&self.name, s1))
+            .simple_query(&sql::set_s1(&self.name, s1, others))
             .await?;
         let stored = read_stored(&mut self.session, &self.name).await?;
-        self.session.close().await;
+        self.close().await;
         Ok(Finished { stored, lost })
     }
 
     pub(crate) async fn close(self) {
         self.session.close().await;
+        for n in self.nodes {
+            n.close().await;
+        }
+    }
+
+    /// The counter, summed over the nodes.
+    async fn commits(&mut self) -> Result<i64> {
+        let mut sum = sql::commits(&mut self.session).await?;
+        for n in &mut self.nodes {
+            sum += sql::commits(n).await?;
+        }
+        Ok(sum)
+    }
+
+    /// The other sessions (module `sql`), summed over the nodes; each node's counter session
+    /// leaves itself out.
+    async fn other_sessions(&mut self) -> Result<i64> {
+        let mut sum = sql::other_sessions(&mut self.session).await?;
+        for n in &mut self.nodes {
+            sum += sql::other_sessions(n).await?;
+        }
+        Ok(sum)
+    }
+
+    /// MySQL: the sessions that are not the fleet's, over the nodes (the fleet's own sessions
+    /// are on the node of this one, as every fleet session connects to the first node that
+    /// answers).
+    async fn foreign_sessions(&mut self) -> Result<i64> {
+        let mut sum = sql::foreign_sessions(&mut self.session, &self.name).await?;
+        for n in &mut self.nodes {
+            sum += sql::other_sessions(n).await?;
+        }
+        Ok(sum)
     }
 }
 
@@ -137,6 +213,8 @@ pub(crate) async fn read_stored(s: &mut Session, name: &str) -> Result<Stored> {
         s1: h.s1,
         start_us: h.start_us,
         failure: h.failure,
+        counter: sql::counter_name(s.dialect()),
+        others: h.others,
         results: sql::results(s, name).await?,
     })
 }

@@ -32,8 +32,22 @@
 //! fleet's own waiting runs inside read-only transactions ended by ROLLBACK, which the server
 //! does not count as commits; a process makes its joining commits visible to the statistics
 //! before it waits (`pg_stat_force_next_flush()`, PostgreSQL 15+) so none of them lands after
-//! S0. PostgreSQL only for now: MySQL's `Com_commit` is per-connection status summed
-//! differently, and its SQL would differ in small ways (a refusal says so).
+//! S0.
+//!
+//! ## On MySQL and MariaDB
+//! The counter is the server's `Com_commit`, which counts COMMIT statements (the single-run
+//! check's, `stampede`'s `checks::mysql`): current when read (no flush to wait for), blind to
+//! connection start-ups and to autocommitted statements. So the fleet's bookkeeping, made of
+//! autocommitted INSERTs and UPDATEs, costs no commit there ([`Member::fleet_commits`] is 0),
+//! and its waits are autocommitted SELECTs (they move `Com_select` and `Handler_commit`, not
+//! `Com_commit`) rather than one long transaction, which REPEATABLE READ would pin to a single
+//! snapshot. Two things it cannot tell apart, which make a mismatch inconclusive instead of a
+//! failure, as for a single run: a workload of autocommitted statements (nothing to count),
+//! and sessions that are not the fleet's (the counter is the whole server's, not one
+//! database's): process 0 counts those at S0 and S1 and keeps the larger count in the header.
+//! On a target of several MySQL hosts (a Galera cluster's nodes) each node counts its own
+//! clients' COMMITs: S0 and S1 are sums over the nodes (module `coordinator`), and a COMMIT that
+//! failed certification may count or not (the check allows for the processes' failed COMMITs).
 
 mod coordinator;
 mod sql;
@@ -155,24 +169,21 @@ pub async fn join(conn: &target::Target, spec: &Spec, me: &Identity) -> Result<M
             spec.size - 1
         );
     }
-    if conn.dialect() != Dialect::Postgres {
-        bail!(
-            "--fleet needs a PostgreSQL target for now (the fleet's table and commit check use \
-             PostgreSQL's statistics); run each MySQL driver alone and merge with `stampede merge`"
-        );
-    }
+    let d = conn.dialect();
     let mut s = Session::connect(conn)
         .await
         .context("connecting the fleet session")?;
     // Two processes creating the table at once: one of them fails on the catalog's unique
     // index; the table then exists.
-    if s.simple_query(sql::CREATE).await.is_err() {
-        s.simple_query(sql::CREATE)
+    let create = sql::create(d);
+    if s.simple_query(&create).await.is_err() {
+        s.simple_query(&create)
             .await
             .context("creating the stampede_fleet table")?;
     }
     let name = &spec.name;
-    s.simple_query(&sql::create_header(name, spec.size)).await?;
+    s.simple_query(&sql::create_header(d, name, spec.size))
+        .await?;
     let header = sql::header(&mut s, name).await?;
     if header.size != spec.size {
         bail!(
@@ -190,10 +201,10 @@ pub async fn join(conn: &target::Target, spec: &Spec, me: &Identity) -> Result<M
     let pid = std::process::id();
     let index = match spec.index {
         Some(i) => {
-            let rows = s
-                .simple_query(&sql::insert_member(name, Some(i), me, pid))
-                .await?;
-            if rows.is_empty() {
+            if insert_member(&mut s, name, Some(i), me, pid)
+                .await?
+                .is_none()
+            {
                 bail!("--fleet-index {i}: process {i} has already joined fleet {name}");
             }
             i
@@ -203,11 +214,8 @@ pub async fn join(conn: &target::Target, spec: &Spec, me: &Identity) -> Result<M
             // Two processes may take the same free index: the loser's insert does nothing and
             // it tries the next one.
             for _ in 0..=spec.size {
-                let rows = s
-                    .simple_query(&sql::insert_member(name, None, me, pid))
-                    .await?;
-                if let Some(v) = rows.first().and_then(|r| r.first().cloned().flatten()) {
-                    taken = Some(v.parse::<i64>()?);
+                if let Some(v) = insert_member(&mut s, name, None, me, pid).await? {
+                    taken = Some(v);
                     break;
                 }
             }
@@ -229,7 +237,7 @@ pub async fn join(conn: &target::Target, spec: &Spec, me: &Identity) -> Result<M
         _ => None,
     };
     settle_own_stats(&mut s).await;
-    s.simple_query(sql::BEGIN_READ_ONLY).await?;
+    begin_wait(&mut s).await?;
     Ok(Member {
         session: s,
         spec: spec.clone(),
@@ -238,12 +246,62 @@ pub async fn join(conn: &target::Target, spec: &Spec, me: &Identity) -> Result<M
     })
 }
 
+/// Insert this process's row (module `sql`); the index taken, or `None` when it was taken
+/// already. Two MySQL sessions inserting at once (INSERT ... SELECT locks what it reads) may
+/// deadlock: the loser was rolled back, so it tries again.
+async fn insert_member(
+    s: &mut Session,
+    name: &str,
+    index: Option<u32>,
+    me: &Identity,
+    pid: u32,
+) -> Result<Option<i64>> {
+    let mut tries = 0;
+    loop {
+        match sql::insert_member(s, name, index, me, pid).await {
+            Err(e) if tries < 20 && is_deadlock(&e) => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(10 * tries)).await;
+            }
+            r => return r,
+        }
+    }
+}
+
+fn is_deadlock(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<target::Error>().is_some_and(|e| {
+        matches!(
+            target::classify(e),
+            target::ErrorClass::Deadlock | target::ErrorClass::Serialization
+        )
+    })
+}
+
+/// Begin waiting: a read-only transaction on PostgreSQL (polls cost no commit), nothing on
+/// MySQL (autocommitted SELECTs cost no COMMIT; module notes).
+async fn begin_wait(s: &mut Session) -> Result<()> {
+    if let Some(sql) = sql::begin_read_only(s.dialect()) {
+        s.simple_query(sql).await?;
+    }
+    Ok(())
+}
+
+/// End waiting, before a write of the fleet's.
+async fn end_wait(s: &mut Session) -> Result<()> {
+    if let Some(sql) = sql::end_read_only(s.dialect()) {
+        s.simple_query(sql).await?;
+    }
+    Ok(())
+}
+
 /// Make this session's commits so far visible in `pg_stat_database` before it answers (a
 /// backend flushes its counters when it goes idle, at most once a second unless forced;
 /// `pg_stat_force_next_flush()` is PostgreSQL 15's). On older servers the counters reach the
 /// statistics within a second, which the coordinator's settling waits for.
 async fn settle_own_stats(s: &mut Session) {
-    let _ = s.simple_query("SELECT pg_stat_force_next_flush()").await;
+    if s.dialect() == Dialect::Postgres {
+        let _ = s.simple_query("SELECT pg_stat_force_next_flush()").await;
+    }
 }
 
 impl Member {
@@ -265,22 +323,30 @@ impl Member {
                         self.spec.size,
                         self.spec.join_timeout.as_secs()
                     );
-                    self.session.simple_query("ROLLBACK").await?;
+                    end_wait(&mut self.session).await?;
                     self.session.simple_query(&sql::fail(&name, &why)).await?;
                     bail!("fleet {name}: {why} (--fleet-timeout)");
                 }
                 check_cancel(&self.spec.cancel, &name)?;
                 tokio::time::sleep(poll).await;
             }
-            // Waiting ends without a commit; then the snapshot, then the start (one commit,
-            // counted in FLEET_COMMITS_COORDINATOR).
-            self.session.simple_query("ROLLBACK").await?;
-            let (s0, per_connection) = c.snapshot().await?;
+            // Waiting ends without a commit; then the snapshot, then the start (one commit on
+            // PostgreSQL, counted in FLEET_COMMITS_COORDINATOR; none on MySQL).
+            end_wait(&mut self.session).await?;
+            let (s0, per_connection, others) = c.snapshot().await?;
             let lead_us = self.spec.lead.as_micros() as i64;
+            let d = self.session.dialect();
             self.session
-                .simple_query(&sql::set_start(&name, lead_us, s0, per_connection))
+                .simple_query(&sql::set_start(
+                    d,
+                    &name,
+                    lead_us,
+                    s0,
+                    per_connection,
+                    others,
+                ))
                 .await?;
-            self.session.simple_query(sql::BEGIN_READ_ONLY).await?;
+            begin_wait(&mut self.session).await?;
         }
         let header = loop {
             let h = sql::header(&mut self.session, &name).await?;
@@ -329,10 +395,11 @@ impl Member {
     /// server's reading is taken to be at the middle of the round trip, as NTP does).
     async fn clock_offset(&mut self) -> Result<(i64, u64)> {
         let mut best: Option<(i64, u64)> = None;
+        let now_sql = sql::server_now_us(self.session.dialect());
         for _ in 0..8 {
             let before = SystemTime::now();
             let t = Instant::now();
-            let rows = self.session.simple_query(sql::SERVER_NOW_US).await?;
+            let rows = self.session.simple_query(&now_sql).await?;
             let rtt = t.elapsed();
             let server: i64 = (rows.first().and_then(|r| r.first().cloned().flatten()))
                 .ok_or_else(|| anyhow!("the server did not say its time"))?
@@ -346,20 +413,28 @@ impl Member {
         Ok(best.expect("eight samples"))
     }
 
-    /// The commits this process's fleet session makes between the fleet's snapshots.
+    /// The commits this process's fleet session makes between the fleet's snapshots (none on
+    /// MySQL: its writes are autocommitted statements, which `Com_commit` does not count).
     pub fn fleet_commits(&self) -> u64 {
-        match self.index {
-            0 => FLEET_COMMITS_COORDINATOR,
-            _ => FLEET_COMMITS_MEMBER,
+        match (self.session.dialect(), self.index) {
+            (Dialect::MySql, _) => 0,
+            (Dialect::Postgres, 0) => FLEET_COMMITS_COORDINATOR,
+            (Dialect::Postgres, _) => FLEET_COMMITS_MEMBER,
         }
     }
 
     /// Store this process's result (JSON) in its row and leave. Process 0 gets its
     /// [`Coordinator`] back, to wait for the others.
     pub async fn report(mut self, result_json: &str) -> Result<Option<Coordinator>> {
-        self.session.simple_query("ROLLBACK").await?;
+        end_wait(&mut self.session).await?;
+        let d = self.session.dialect();
         self.session
-            .simple_query(&sql::store_result(&self.spec.name, self.index, result_json))
+            .simple_query(&sql::store_result(
+                d,
+                &self.spec.name,
+                self.index,
+                result_json,
+            ))
             .await
             .context("storing the result in the fleet table")?;
         self.session.close().await;
@@ -403,12 +478,11 @@ impl Member {
 
     /// Say this process has reached `stage`.
     pub async fn set_stage(&mut self, stage: i32) -> Result<()> {
-        self.session.simple_query("ROLLBACK").await?;
+        end_wait(&mut self.session).await?;
         self.session
             .simple_query(&sql::set_stage(&self.spec.name, self.index, stage))
             .await?;
-        self.session.simple_query(sql::BEGIN_READ_ONLY).await?;
-        Ok(())
+        begin_wait(&mut self.session).await
     }
 
     /// Wait until process `who` (or every process) has reached `stage`; a process whose

@@ -398,6 +398,8 @@ mod tests {
             "commit_check",
             "rate_tps",
             "lagging",
+            "failed_commits",
+            "uncounted",
         ];
         let objects = [
             (&schema, &v),

@@ -382,12 +382,52 @@ mod tests {
         let mut f = m.fleet.unwrap();
         f.processes[0].server_commits = 10;
         f.processes[1].server_commits = 12;
-        let c = crate::fleet::commit_check(&f, 100, 122);
+        let pg = |before, after| crate::fleet::Snapshots {
+            before,
+            after,
+            counter: "xact_commit",
+            others: None,
+        };
+        let c = crate::fleet::commit_check(&f, &pg(100, 122));
         assert_eq!(c.status, crate::CheckStatus::Passed, "{}", c.detail);
-        let c = crate::fleet::commit_check(&f, 100, 123);
+        let c = crate::fleet::commit_check(&f, &pg(100, 123));
         assert_eq!(c.status, crate::CheckStatus::Failed);
+        // MySQL: a COMMIT that failed may have been counted; a session that is not the
+        // fleet's makes a mismatch inconclusive; so does a process of autocommits.
+        let my = |after, others| crate::fleet::Snapshots {
+            before: 100,
+            after,
+            counter: "Com_commit",
+            others: Some(others),
+        };
+        f.processes[1].failed_commits = 1;
+        let c = crate::fleet::commit_check(&f, &my(123, 0));
+        assert_eq!(c.status, crate::CheckStatus::Passed, "{}", c.detail);
+        assert!(
+            c.detail
+                .starts_with("server Com_commit delta 23, processes' commits 22 + up to 1"),
+            "{}",
+            c.detail
+        );
+        assert_eq!(
+            crate::fleet::commit_check(&f, &my(124, 0)).status,
+            crate::CheckStatus::Failed
+        );
+        let c = crate::fleet::commit_check(&f, &my(124, 2));
+        assert_eq!(c.status, crate::CheckStatus::Skipped);
+        assert!(c
+            .detail
+            .ends_with("2 other sessions were connected, whose COMMITs count too"));
+        f.processes[0].uncounted = Some("autocommitted statements".into());
+        let c = crate::fleet::commit_check(&f, &my(124, 0));
+        assert_eq!(c.status, crate::CheckStatus::Skipped);
+        assert!(
+            c.detail.contains("process 0: autocommitted"),
+            "{}",
+            c.detail
+        );
         f.lost = vec![2];
-        let c = crate::fleet::commit_check(&f, 100, 150);
+        let c = crate::fleet::commit_check(&f, &pg(100, 150));
         assert_eq!(c.status, crate::CheckStatus::Skipped);
         assert!(c.detail.contains("process 2 was lost"), "{}", c.detail);
     }

@@ -1096,6 +1096,8 @@ pub fn fleet_section() -> crate::FleetSection {
             rate_tps: Some(150.0),
             server_commits: 1017,
             lagging: vec!["its CPU was saturated (95%)".into()],
+            failed_commits: 2,
+            uncounted: Some("its transactions are autocommitted statements".into()),
         }],
         lost: vec![2],
         commit_check: Some(crate::Check {

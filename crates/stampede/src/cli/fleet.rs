@@ -93,7 +93,8 @@ pub struct ManifestArgs {
         default_value = "stampede:latest"
     )]
     pub image: String,
-    /// The Kubernetes Secret holding the database password (as PGPASSWORD).
+    /// The Kubernetes Secret holding the database password (as PGPASSWORD, or MYSQL_PWD for a
+    /// MySQL target).
     #[arg(long = "secret", value_name = "NAME", default_value = "stampede-db")]
     pub secret: String,
     /// The key of the password in that Secret.

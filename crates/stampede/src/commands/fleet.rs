@@ -57,7 +57,15 @@ pub(crate) fn merged(stored: &fleet::Stored, name: &str) -> Result<RunResult> {
     ];
     if let Some(f) = &mut m.fleet {
         if let (Some(s0), Some(s1)) = (stored.s0, stored.s1) {
-            let c = report::fleet::commit_check(f, s0, s1);
+            let c = report::fleet::commit_check(
+                f,
+                &report::fleet::Snapshots {
+                    before: s0,
+                    after: s1,
+                    counter: stored.counter,
+                    others: stored.others,
+                },
+            );
             m.checks.insert(0, c.clone());
             f.commit_check = Some(c);
         }
@@ -156,7 +164,8 @@ pub fn merge(a: MergeArgs) -> Result<i32> {
 
 /// A Kubernetes Job (batch/v1) running `stampede ARGS --fleet NAME --fleet-size N` as N
 /// indexed pods: completionMode Indexed gives each pod JOB_COMPLETION_INDEX, which `--fleet`
-/// takes as the index; the password comes from a Secret as PGPASSWORD, never from the args.
+/// takes as the index; the password comes from a Secret as PGPASSWORD (MYSQL_PWD for a MySQL
+/// target, which the MySQL client conventions read), never from the args.
 pub(crate) fn manifest(a: &ManifestArgs) -> Result<String> {
     fleet::check_name(&a.name).map_err(|e| Failure::usage(e.replace("--fleet", "--name"), ""))?;
     if a.workers == 0 {
@@ -183,6 +192,10 @@ pub(crate) fn manifest(a: &ManifestArgs) -> Result<String> {
             format!("store it in the Secret {} (key {})", a.secret, a.secret_key),
         ));
     }
+    let mysql = a.args.iter().any(|x| {
+        x.starts_with("mysql://") || x == "--db-driver=mysql" || x.starts_with("--mysql-")
+    });
+    let password_env = if mysql { "MYSQL_PWD" } else { "PGPASSWORD" };
     let mut args = a.args.clone();
     args.extend([
         "--fleet".into(),
@@ -210,7 +223,7 @@ pub(crate) fn manifest(a: &ManifestArgs) -> Result<String> {
                         "command": ["stampede"],
                         "args": args,
                         "env": [{
-                            "name": "PGPASSWORD",
+                            "name": password_env,
                             "valueFrom": { "secretKeyRef": { "name": a.secret, "key": a.secret_key } }
                         }]
                     }]

@@ -20,6 +20,19 @@ use super::Ctx;
 use crate::console::{self, EXIT_OK, EXIT_UNTRUSTED};
 use crate::plan::FleetPlan;
 
+/// What a process's run committed on the server, in its counter's terms (`run::measure`).
+pub(crate) struct SessionCommits {
+    /// PostgreSQL: counted transactions and setup commits; MySQL: the COMMIT statements of the
+    /// counted transactions (`Family::mysql_commits`).
+    pub commits: u64,
+    /// The sessions it opened (each a start-up commit on PostgreSQL, none on MySQL).
+    pub connections: u64,
+    /// COMMITs that failed, which the server may have counted (MySQL).
+    pub failed: u64,
+    /// Why the server cannot count them (MySQL: autocommitted statements).
+    pub uncounted: Option<String>,
+}
+
 /// A process that joined and knows its start.
 pub(crate) struct Joined {
     member: fleet::Member,
@@ -80,14 +93,12 @@ impl Joined {
         self.cpu_at_start = Some((process_cpu(), Instant::now()));
     }
 
-    /// This process's part of the fleet section. `session_commits`: what its run's sessions
-    /// committed (counted transactions and setup), `connections`: the sessions it opened.
+    /// This process's part of the fleet section, with what its run's sessions committed.
     pub(crate) fn section(
         &self,
         r: &RunResult,
         outcome_started: std::time::SystemTime,
-        session_commits: u64,
-        connections: u64,
+        c: SessionCommits,
     ) -> FleetSection {
         let cpu_pct = match self.cpu_at_start {
             Some((cpu, at)) => {
@@ -116,10 +127,12 @@ impl Joined {
             duration_s: r.measured_duration_s,
             cpu_pct,
             rate_tps: r.config.rate_tps,
-            server_commits: session_commits
-                + connections * self.start.per_connection.max(0) as u64
+            server_commits: c.commits
+                + c.connections * self.start.per_connection.max(0) as u64
                 + self.member.fleet_commits(),
             lagging: Vec::new(),
+            failed_commits: c.failed,
+            uncounted: c.uncounted,
         };
         p.lagging = p.lag_reasons();
         FleetSection {

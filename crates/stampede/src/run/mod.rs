@@ -452,11 +452,30 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     } else {
         None
     };
-    // The fleet's commits: what this process's sessions committed, for the fleet's check.
-    let fleet_commits = (
-        family.counted_commits(&outcome, &fin) + outcome.setup_commits,
-        outcome.connections + observer_connections + fin.connections,
-    );
+    // The fleet's commits: what this process's sessions committed, for the fleet's check, in
+    // the server's counter's terms (as the single-run checks count them).
+    let connections = outcome.connections + observer_connections + fin.connections;
+    let fleet_commits = match conn.dialect() {
+        Dialect::Postgres => member::SessionCommits {
+            commits: family.counted_commits(&outcome, &fin) + outcome.setup_commits,
+            connections,
+            failed: 0,
+            uncounted: None,
+        },
+        Dialect::MySql => {
+            let expected = family.mysql_commits(&outcome, &fin);
+            member::SessionCommits {
+                commits: expected.unwrap_or(0),
+                connections,
+                failed: outcome.endpoint_failed_commits.iter().sum(),
+                uncounted: expected.is_none().then(|| {
+                    "its transactions are autocommitted statements, which MySQL's Com_commit \
+                     does not count"
+                        .to_string()
+                }),
+            }
+        }
+    };
     let started = outcome.started_at;
     match &joined {
         // Other processes write the same tables: the workload's invariants hold for the
@@ -489,7 +508,7 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     result.connection_storm = family.storm_result(&result);
     let fleet = match joined {
         Some(j) => {
-            result.fleet = Some(j.section(&result, started, fleet_commits.0, fleet_commits.1));
+            result.fleet = Some(j.section(&result, started, fleet_commits));
             Some((j, fleet_spec.expect("a fleet member's spec")))
         }
         None => None,
