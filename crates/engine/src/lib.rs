@@ -217,9 +217,16 @@ impl Spread {
     }
 }
 
-/// Whether a run can use `io` (only `--io uring` can be refused: io_uring unavailable here, or
-/// -C). Callers check it before they connect anything; [`run`] checks it again.
+/// Whether a run can use `io` (`--io uring` can be refused: io_uring unavailable here, or -C;
+/// `--io threads` with -C, a fault run or -l logs fewer than the clients). Callers check it
+/// before they connect anything; [`run`] checks it again.
 pub fn check_io(io: IoMode, connect_per_txn: bool) -> Result<(), String> {
+    if io == IoMode::Threads && connect_per_txn {
+        return Err(
+            "--io threads cannot be used with -C (connecting goes through epoll); use --io auto"
+                .into(),
+        );
+    }
     if io != IoMode::Uring {
         return Ok(());
     }
@@ -237,6 +244,52 @@ pub fn check_io(io: IoMode, connect_per_txn: bool) -> Result<(), String> {
     }
 }
 
+/// `--io auto` gives every client its own OS thread (`--io threads`) while there are at most
+/// this many clients per core. Above it, threads context-switch on the cores more than an
+/// event loop wakes (issue 21: a hand-written blocking client, select-only prepared, PostgreSQL
+/// 15, unix socket, 2 cores: 0.59x pgbench's client CPU per transaction at 8 clients, 1.17x at
+/// 64). Set from the io-modes table of `bench/run io-modes` (the client count where threads stop
+/// beating io_uring), measured on a quiet machine; 8 per core until then.
+pub const THREADS_MAX_CLIENTS_PER_CORE: u32 = 8;
+
+/// `--io auto` never gives more clients than this a thread each, whatever the cores: thousands
+/// of connections are the event loops' (a thread's stack and its scheduling per connection).
+pub const THREADS_MAX_CLIENTS: u32 = 256;
+
+/// The run's I/O after `--io auto` has decided between threads and the event loops (`Auto` left
+/// means io_uring or epoll, decided per thread by `worker::choose_io`), and why.
+fn resolve_io(spec: &RunSpec, cores: u32) -> (IoMode, Option<String>) {
+    let logs_per_thread = spec
+        .log
+        .as_ref()
+        .is_some_and(|_| spec.threads < spec.clients);
+    match spec.io {
+        IoMode::Threads => (IoMode::Threads, Some("--io threads".into())),
+        IoMode::Auto if spec.connect_per_txn || spec.fault_run || logs_per_thread => {
+            (IoMode::Auto, None)
+        }
+        IoMode::Auto
+            if spec.clients <= THREADS_MAX_CLIENTS
+                && spec.clients <= cores.max(1) * THREADS_MAX_CLIENTS_PER_CORE =>
+        {
+            (
+                IoMode::Threads,
+                Some(format!(
+                    "auto: {} clients on {cores} cores, at most {THREADS_MAX_CLIENTS_PER_CORE} \
+                     per core run best on a thread each",
+                    spec.clients
+                )),
+            )
+        }
+        io => (io, None),
+    }
+}
+
+/// The cores this process may run on.
+fn cores() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+}
+
 /// How engine threads do their sessions' I/O during the measured run (connecting always uses
 /// the runtime's epoll).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -250,6 +303,9 @@ pub enum IoMode {
     Epoll,
     /// io_uring; the run fails before connecting if this machine does not allow it.
     Uring,
+    /// One OS thread per client with a blocking socket (`worker`'s "Threads mode"); a thread
+    /// whose session cannot block (TLS) runs its client on epoll.
+    Threads,
 }
 
 /// What the engine tells its caller while running (on the caller's thread, through a callback).
@@ -346,6 +402,15 @@ pub struct Outcome {
     pub ring_threads: u32,
     /// Why a thread used epoll, when one did.
     pub epoll_why: Option<String>,
+    /// Engine threads whose client ran on a blocking socket (`--io threads`, or auto's choice).
+    pub blocking_threads: u32,
+    /// Why the run used a thread per client, when it did (`--io threads`, or auto's reason).
+    pub io_choice: Option<String>,
+    /// Transactions given up in flight because the run ended (`-T`'s deadline or Ctrl-C) while
+    /// their client was blocked waiting for the server (threads mode only): counted neither
+    /// committed nor failed. Each may still commit on the server (at most once): the commit
+    /// check treats that many surplus server commits as in doubt.
+    pub abandoned: u64,
     /// Every client's committed transactions and busy time, by client id.
     pub clients: Vec<ClientStats>,
     /// A fault run's record of every transaction and reconnection attempt, in no particular
@@ -388,6 +453,8 @@ pub(crate) struct Shared {
     /// are the sessions closed (see "Closing" in the module header).
     pub released: AtomicBool,
     pub release: Notify,
+    /// When blocking sockets (threads mode) give up waiting: Ctrl-C, `-T`'s deadline.
+    pub unblock: Arc<target::Unblock>,
 }
 
 impl Shared {
@@ -464,7 +531,20 @@ pub fn run<W: workload::Workload>(
         spec.connect_per_txn,
     )
     .map_err(RunError::Invalid)?;
-    let threads = spec.threads.clamp(1, spec.clients);
+    let (io, io_choice) = resolve_io(spec, cores());
+    if io == IoMode::Threads && spec.fault_run {
+        return Err(RunError::Invalid(
+            "--io threads cannot be used in a fault run (reconnecting goes through epoll); use \
+             --io auto"
+                .into(),
+        ));
+    }
+    // Threads mode: one OS thread per client.
+    let threads = match io {
+        IoMode::Threads => spec.clients,
+        _ => spec.threads.clamp(1, spec.clients),
+    };
+    let spec = &RunSpec { io, ..spec.clone() };
     let stop = match spec.stop {
         Stop::Duration(d) => StopRule {
             deadline_us: Some(d.as_micros() as u64),
@@ -490,6 +570,11 @@ pub fn run<W: workload::Workload>(
     // ----- log files (one per thread), before any connection -----
     let mut log_files: Vec<Option<std::fs::File>> = (0..threads).map(|_| None).collect();
     if let Some(log) = &spec.log {
+        if log.paths.len() < threads as usize && io == IoMode::Threads {
+            return Err(RunError::Invalid(
+                "--io threads with -l needs -j equal to -c: the logs are one per thread".into(),
+            ));
+        }
         if log.paths.len() < threads as usize {
             return Err(RunError::Invalid(format!(
                 "{} log files for {threads} threads",
@@ -534,6 +619,7 @@ pub fn run<W: workload::Workload>(
         wake: Notify::new(),
         released: AtomicBool::new(false),
         release: Notify::new(),
+        unblock: Arc::new(target::Unblock::default()),
     });
     let (tx, rx) = mpsc::channel::<Msg>();
     let connect_start = Instant::now();
@@ -645,6 +731,8 @@ pub fn run<W: workload::Workload>(
                 // Checked before every wait, so a steady stream of ticks cannot hide it.
                 if !stopping_sent && cancel.load(Ordering::Relaxed) {
                     stopping_sent = true;
+                    // Clients blocked in a read (threads mode) give up within a slice.
+                    shared.unblock.stop();
                     shared.stopping.store(true, Ordering::SeqCst);
                     shared.wake.notify_waiters();
                 }
@@ -673,6 +761,7 @@ pub fn run<W: workload::Workload>(
         };
         // A thread died: stop the others, then re-raise its panic.
         let fail = |handles: Vec<std::thread::ScopedJoinHandle<'_, ()>>| -> ! {
+            shared.unblock.stop();
             shared.stopping.store(true, Ordering::SeqCst);
             shared.wake.notify_waiters();
             shared.release_sessions();
@@ -743,6 +832,11 @@ pub fn run<W: workload::Workload>(
         let t0 = Instant::now();
         let started_at = SystemTime::now();
         let connect_time = t0 - connect_start;
+        // Threads mode: a client still blocked in a read at -T's end gives up (`Unblock`).
+        if let Stop::Duration(d) = spec.stop {
+            let t0_mono = exec::mono_us().saturating_sub(t0.elapsed().as_micros() as u64);
+            (shared.unblock).set_deadline_us(t0_mono.saturating_add(d.as_micros() as u64));
+        }
         on_event(Event::Connected {
             clients: spec.clients,
             elapsed: connect_time,
@@ -778,6 +872,8 @@ pub fn run<W: workload::Workload>(
             totals.connections += t.connections;
             totals.connect_retries += t.connect_retries;
             totals.ring_threads += t.ring_threads;
+            totals.blocking_threads += t.blocking_threads;
+            totals.abandoned += t.abandoned;
             totals.clients.extend(t.clients);
             totals.history.merge(t.history);
             totals.endpoints.merge(&t.endpoints);
@@ -853,6 +949,9 @@ pub fn run<W: workload::Workload>(
             connect_retries: totals.connect_retries,
             ring_threads: totals.ring_threads,
             epoll_why: totals.epoll_why,
+            blocking_threads: totals.blocking_threads,
+            io_choice: io_choice.filter(|_| totals.blocking_threads > 0),
+            abandoned: totals.abandoned,
             clients: totals.clients,
             history: totals.history,
             endpoints: totals.endpoints.into_vec(conn.endpoints()),

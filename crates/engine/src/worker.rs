@@ -9,6 +9,18 @@
 //! moved onto it before the barrier and the same join set is then driven by the ring's
 //! `block_on`, the timer by the ring's timed waits.
 //!
+//! ## Threads mode (`--io threads`, or `--io auto`'s choice for few clients per core)
+//! The thread has one client. Connecting runs on the runtime's epoll as in the other modes; then,
+//! before the barrier, the sessions go into blocking mode (`target::Session::use_blocking`:
+//! deregistered, blocking `recv`/`send`) and the same join set, clients and timer are driven by
+//! [`crate::exec::park_block_on`] instead of the runtime: a client's read returns the reply
+//! directly (the kernel wakes this thread, and only it, when the reply comes), so a closed-loop
+//! client polls once for its whole run. Two things follow from that: the client yields when the
+//! thread's timer is due (a `-P` tick: [`run_client`]), and a read blocked past the run's end is
+//! given up by its socket (`target::Unblock`: Ctrl-C or `-T`'s deadline, within 100 ms); the
+//! transaction is then abandoned, neither committed nor failed ([`crate::Outcome::abandoned`]).
+//! A session that cannot block (TLS) keeps its thread on epoll, with the reason recorded.
+//!
 //! One transaction (connecting when needed, retries, what is recorded) is [`crate::txn`].
 
 use std::cell::{Cell, RefCell};
@@ -120,6 +132,10 @@ pub(crate) struct Totals {
     /// Threads whose measured run went through an io_uring ring, and why the others did not.
     pub ring_threads: u32,
     pub epoll_why: Option<String>,
+    /// Threads whose client ran on a blocking socket (threads mode).
+    pub blocking_threads: u32,
+    /// Transactions given up in flight at the run's end (`crate::Outcome::abandoned`).
+    pub abandoned: u64,
     /// Each client's committed transactions and their time.
     pub clients: Vec<ClientStats>,
     /// A fault run's record of every attempt (`crate::fault`); empty otherwise.
@@ -460,7 +476,7 @@ pub(crate) async fn thread_main<W: Workload>(
     // The measured run's I/O: the thread's io_uring ring when it can have one (see
     // `target::ring`), else the runtime's epoll. Chosen and the sessions moved before the
     // barrier, so none of it is measured.
-    let ring = choose_io(&ctx, &mut clients);
+    let driver = choose_io(&ctx, &mut clients);
 
     let first_err = first_err.into_inner();
     let result = match first_err {
@@ -480,9 +496,10 @@ pub(crate) async fn thread_main<W: Workload>(
                     }
                 }
             };
-            match &ring {
-                Some(r) => r.block_on(close_all, &ctx.timer),
-                None => close_all.await,
+            match &driver {
+                Driver::Ring(r) => r.block_on(close_all, &ctx.timer),
+                Driver::Park => crate::exec::park_block_on(close_all, &ctx.timer),
+                Driver::Epoll => close_all.await,
             }
             let mut totals = std::mem::take(&mut *ctx.totals.borrow_mut());
             totals.history = ctx.history.take();
@@ -505,18 +522,48 @@ pub(crate) async fn thread_main<W: Workload>(
         log.borrow_mut().set_epoch(wall.as_micros() as u64);
     }
 
-    match &ring {
-        Some(r) => r.block_on(run_and_close(&ctx, clients, thread, &tx), &ctx.timer),
-        None => run_and_close(&ctx, clients, thread, &tx).await,
+    match &driver {
+        Driver::Ring(r) => r.block_on(run_and_close(&ctx, clients, thread, &tx), &ctx.timer),
+        Driver::Park => {
+            crate::exec::park_block_on(run_and_close(&ctx, clients, thread, &tx), &ctx.timer)
+        }
+        Driver::Epoll => run_and_close(&ctx, clients, thread, &tx).await,
     }
+}
+
+/// What drives a thread's measured run ([`choose_io`]).
+enum Driver {
+    /// The runtime's epoll.
+    Epoll,
+    /// The thread's io_uring ring.
+    Ring(target::ring::Ring),
+    /// Threads mode: blocking sockets, [`crate::exec::park_block_on`].
+    Park,
 }
 
 /// Decide this thread's I/O for the measured run (see [`crate::IoMode`]) and move its sessions
 /// onto the ring if it has one. Records the choice in the thread's totals.
-fn choose_io<W: Workload>(
-    ctx: &ThreadCtx<W>,
-    clients: &mut [Client<W::Client>],
-) -> Option<target::ring::Ring> {
+fn choose_io<W: Workload>(ctx: &ThreadCtx<W>, clients: &mut [Client<W::Client>]) -> Driver {
+    if ctx.spec.io == crate::IoMode::Threads {
+        let mut sessions = clients
+            .iter_mut()
+            .flat_map(|c| c.session.iter_mut().chain(c.reader.iter_mut()));
+        let mut tot = ctx.totals.borrow_mut();
+        if sessions.any(|s| !s.can_block()) {
+            tot.epoll_why = Some("TLS sessions stay on epoll".to_string());
+            return Driver::Epoll;
+        }
+        for s in clients
+            .iter_mut()
+            .flat_map(|c| c.session.iter_mut().chain(c.reader.iter_mut()))
+        {
+            // On failure the session is marked broken: its client aborts on first use.
+            let _ = s.use_blocking(ctx.shared.unblock.clone());
+        }
+        ctx.timer.use_park();
+        tot.blocking_threads += 1;
+        return Driver::Park;
+    }
     let why = if ctx.spec.io == crate::IoMode::Epoll {
         Some("--io epoll".to_string())
     } else if ctx.spec.io == crate::IoMode::Auto && ctx.spec.rate_tps.is_some() {
@@ -556,11 +603,11 @@ fn choose_io<W: Workload>(
             }
             ctx.timer.use_ring();
             tot.ring_threads += 1;
-            Some(r)
+            Driver::Ring(r)
         }
         Err(w) => {
             tot.epoll_why = Some(w);
-            None
+            Driver::Epoll
         }
     }
 }
@@ -669,6 +716,21 @@ async fn run_and_close<W: Workload>(
     }
 }
 
+/// Returns `Pending` once after waking its task (see [`run_client`]).
+struct YieldNow(bool);
+
+impl Future for YieldNow {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}
+
 /// A client's loop (pgbench's `advanceConnectionState`, as straight-line async code). Returns
 /// the client's session, still open.
 async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -> Option<Session> {
@@ -733,6 +795,14 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
         match run_txn(ctx, &mut c, txn, scheduled, now).await {
             TxnEnd::Done => c.cnt += 1,
             TxnEnd::Abort | TxnEnd::Stop => break,
+        }
+        // Threads mode: the client's reads block instead of returning to the executor, so it
+        // lets the thread's timer run (a -P tick) when that is due. Elsewhere the timer is
+        // never due here without the client having waited first.
+        if let Some(end) = c.clock_hint {
+            if ctx.timer.due(end) {
+                YieldNow(false).await;
+            }
         }
     }
     ctx.totals.borrow_mut().clients.push(c.stats);

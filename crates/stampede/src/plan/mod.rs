@@ -581,9 +581,16 @@ fn fault_spec(a: &RunArgs, spec: &RunSpec) -> Result<Option<crate::run::fault::F
             ))
         }
     }
-    if spec.io == engine::IoMode::Uring {
+    if matches!(spec.io, engine::IoMode::Uring | engine::IoMode::Threads) {
+        let io = if spec.io == engine::IoMode::Uring {
+            "uring"
+        } else {
+            "threads"
+        };
         return Err(Failure::usage(
-            "--fault-at cannot be combined with --io uring (reconnecting goes through epoll)",
+            format!(
+                "--fault-at cannot be combined with --io {io} (reconnecting goes through epoll)"
+            ),
             "use --io auto",
         ));
     }
