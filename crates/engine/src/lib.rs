@@ -285,6 +285,15 @@ fn resolve_io(spec: &RunSpec, cores: u32) -> (IoMode, Option<String>) {
     }
 }
 
+/// The OS threads a run of `spec` uses for its clients: one per client in threads mode
+/// (`--io threads`, or `--io auto`'s choice), else `-j` capped at the clients.
+pub fn engine_threads(spec: &RunSpec) -> u32 {
+    match resolve_io(spec, cores()).0 {
+        IoMode::Threads => spec.clients.max(1),
+        _ => spec.threads.clamp(1, spec.clients.max(1)),
+    }
+}
+
 /// The cores this process may run on.
 fn cores() -> u32 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u32)

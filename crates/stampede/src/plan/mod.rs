@@ -404,7 +404,12 @@ impl Plan {
         if let Job::Storm(_, s) = &self.job {
             clients = clients.saturating_add(u32::try_from(s.connections).unwrap_or(u32::MAX));
         }
-        environment::ensure_fd_limit(clients, self.spec.threads.min(clients), "-c/--client")?;
+        // Threads mode (`--io threads`, or auto's choice) has one engine thread per client.
+        let threads = engine::engine_threads(&RunSpec {
+            clients,
+            ..self.spec.clone()
+        });
+        environment::ensure_fd_limit(clients, threads, "-c/--client")?;
         let user_set = self.target.settings.iter().any(|kv| {
             kv.split_once('=')
                 .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case("max_connections"))
