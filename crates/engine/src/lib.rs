@@ -11,6 +11,8 @@
 //! output formats. It reports through [`Event`]s and returns an [`Outcome`].
 //!
 //! ## Threads
+//! (In threads mode, `--io threads` or `--io auto`'s choice for few clients per core, there is
+//! one OS thread per client and its socket blocks: `io` says why and when.)
 //! `threads` OS threads (capped at `clients`), each running a tokio *current-thread* runtime
 //! (I/O driver only) whose one future polls the thread's clients as a hand-written join set with
 //! a timerfd timer (`exec`: why, and the measurements); client `i` runs on thread
@@ -94,12 +96,14 @@ mod collect;
 mod endpoint;
 mod exec;
 mod fault;
+mod io;
 mod route;
 mod txn;
 mod txnlog;
 mod worker;
 
 pub use endpoint::EndpointStats;
+pub use io::{check_io, engine_threads, IoMode, THREADS_MAX_CLIENTS, THREADS_MAX_CLIENTS_PER_CORE};
 pub use route::ReadFrom;
 pub use txnlog::LogSpec;
 
@@ -215,106 +219,6 @@ impl Spread {
             }
         }
     }
-}
-
-/// Whether a run can use `io` (`--io uring` can be refused: io_uring unavailable here, or -C;
-/// `--io threads` with -C, a fault run or -l logs fewer than the clients). Callers check it
-/// before they connect anything; [`run`] checks it again.
-pub fn check_io(io: IoMode, connect_per_txn: bool) -> Result<(), String> {
-    if io == IoMode::Threads && connect_per_txn {
-        return Err(
-            "--io threads cannot be used with -C (connecting goes through epoll); use --io auto"
-                .into(),
-        );
-    }
-    if io != IoMode::Uring {
-        return Ok(());
-    }
-    if connect_per_txn {
-        return Err(
-            "--io uring cannot be used with -C (connecting goes through epoll); use --io auto"
-                .into(),
-        );
-    }
-    match target::ring::unavailable() {
-        Some(why) => Err(format!(
-            "--io uring: io_uring is not available here ({why}); use --io auto or epoll"
-        )),
-        None => Ok(()),
-    }
-}
-
-/// `--io auto` gives every client its own OS thread (`--io threads`) while there are at most
-/// this many clients per core. Above it, threads context-switch on the cores more than an
-/// event loop wakes (issue 21: a hand-written blocking client, select-only prepared, PostgreSQL
-/// 15, unix socket, 2 cores: 0.59x pgbench's client CPU per transaction at 8 clients, 1.17x at
-/// 64). Set from the io-modes table of `bench/run io-modes` (the client count where threads stop
-/// beating io_uring), measured on a quiet machine; 8 per core until then.
-pub const THREADS_MAX_CLIENTS_PER_CORE: u32 = 8;
-
-/// `--io auto` never gives more clients than this a thread each, whatever the cores: thousands
-/// of connections are the event loops' (a thread's stack and its scheduling per connection).
-pub const THREADS_MAX_CLIENTS: u32 = 256;
-
-/// The run's I/O after `--io auto` has decided between threads and the event loops (`Auto` left
-/// means io_uring or epoll, decided per thread by `worker::choose_io`), and why.
-fn resolve_io(spec: &RunSpec, cores: u32) -> (IoMode, Option<String>) {
-    let logs_per_thread = spec
-        .log
-        .as_ref()
-        .is_some_and(|_| spec.threads < spec.clients);
-    match spec.io {
-        IoMode::Threads => (IoMode::Threads, Some("--io threads".into())),
-        IoMode::Auto if spec.connect_per_txn || spec.fault_run || logs_per_thread => {
-            (IoMode::Auto, None)
-        }
-        IoMode::Auto
-            if spec.clients <= THREADS_MAX_CLIENTS
-                && spec.clients <= cores.max(1) * THREADS_MAX_CLIENTS_PER_CORE =>
-        {
-            (
-                IoMode::Threads,
-                Some(format!(
-                    "auto: {} clients on {cores} cores, at most {THREADS_MAX_CLIENTS_PER_CORE} \
-                     per core run best on a thread each",
-                    spec.clients
-                )),
-            )
-        }
-        io => (io, None),
-    }
-}
-
-/// The OS threads a run of `spec` uses for its clients: one per client in threads mode
-/// (`--io threads`, or `--io auto`'s choice), else `-j` capped at the clients.
-pub fn engine_threads(spec: &RunSpec) -> u32 {
-    match resolve_io(spec, cores()).0 {
-        IoMode::Threads => spec.clients.max(1),
-        _ => spec.threads.clamp(1, spec.clients.max(1)),
-    }
-}
-
-/// The cores this process may run on.
-fn cores() -> u32 {
-    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
-}
-
-/// How engine threads do their sessions' I/O during the measured run (connecting always uses
-/// the runtime's epoll).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum IoMode {
-    /// io_uring (`target::ring`) where the kernel allows it, every session of the thread is a
-    /// plain socket (no TLS, no `-C`) and the run is not rate-limited (`-R`: see `choose_io`);
-    /// epoll otherwise.
-    #[default]
-    Auto,
-    /// The runtime's epoll, always.
-    Epoll,
-    /// io_uring; the run fails before connecting if this machine does not allow it.
-    Uring,
-    /// One OS thread per client with a blocking socket (`worker`'s "Threads mode"); a thread
-    /// whose session cannot block (TLS) runs its client on epoll.
-    Threads,
 }
 
 /// What the engine tells its caller while running (on the caller's thread, through a callback).
@@ -486,8 +390,9 @@ impl Drop for ReleaseOnDrop<'_> {
 }
 
 /// Run a workload. Blocks the calling thread until the run ends; calls `on_event` on the calling
-/// thread. Setting `cancel` ends the run early: in-flight transactions finish, then the partial
-/// outcome is returned with `interrupted = true`.
+/// thread. Setting `cancel` ends the run early: in-flight transactions finish (in threads mode,
+/// a client still blocked waiting for the server 100 ms later gives up: `Outcome::abandoned`),
+/// then the partial outcome is returned with `interrupted = true`.
 pub fn run<W: workload::Workload>(
     spec: &RunSpec,
     workload: Arc<W>,
@@ -540,7 +445,7 @@ pub fn run<W: workload::Workload>(
         spec.connect_per_txn,
     )
     .map_err(RunError::Invalid)?;
-    let (io, io_choice) = resolve_io(spec, cores());
+    let (io, io_choice) = io::resolve_io(spec, io::cores());
     if io == IoMode::Threads && spec.fault_run {
         return Err(RunError::Invalid(
             "--io threads cannot be used in a fault run (reconnecting goes through epoll); use \

@@ -476,7 +476,7 @@ pub(crate) async fn thread_main<W: Workload>(
     // The measured run's I/O: the thread's io_uring ring when it can have one (see
     // `target::ring`), else the runtime's epoll. Chosen and the sessions moved before the
     // barrier, so none of it is measured.
-    let driver = choose_io(&ctx, &mut clients);
+    let driver = crate::io::choose_io(&ctx, &mut clients);
 
     let first_err = first_err.into_inner();
     let result = match first_err {
@@ -497,9 +497,9 @@ pub(crate) async fn thread_main<W: Workload>(
                 }
             };
             match &driver {
-                Driver::Ring(r) => r.block_on(close_all, &ctx.timer),
-                Driver::Park => crate::exec::park_block_on(close_all, &ctx.timer),
-                Driver::Epoll => close_all.await,
+                crate::io::Driver::Ring(r) => r.block_on(close_all, &ctx.timer),
+                crate::io::Driver::Park => crate::exec::park_block_on(close_all, &ctx.timer),
+                crate::io::Driver::Epoll => close_all.await,
             }
             let mut totals = std::mem::take(&mut *ctx.totals.borrow_mut());
             totals.history = ctx.history.take();
@@ -523,96 +523,17 @@ pub(crate) async fn thread_main<W: Workload>(
     }
 
     match &driver {
-        Driver::Ring(r) => r.block_on(run_and_close(&ctx, clients, thread, &tx), &ctx.timer),
-        Driver::Park => {
+        crate::io::Driver::Ring(r) => {
+            r.block_on(run_and_close(&ctx, clients, thread, &tx), &ctx.timer)
+        }
+        crate::io::Driver::Park => {
             crate::exec::park_block_on(run_and_close(&ctx, clients, thread, &tx), &ctx.timer)
         }
-        Driver::Epoll => run_and_close(&ctx, clients, thread, &tx).await,
+        crate::io::Driver::Epoll => run_and_close(&ctx, clients, thread, &tx).await,
     }
 }
 
-/// What drives a thread's measured run ([`choose_io`]).
-enum Driver {
-    /// The runtime's epoll.
-    Epoll,
-    /// The thread's io_uring ring.
-    Ring(target::ring::Ring),
-    /// Threads mode: blocking sockets, [`crate::exec::park_block_on`].
-    Park,
-}
-
-/// Decide this thread's I/O for the measured run (see [`crate::IoMode`]) and move its sessions
-/// onto the ring if it has one. Records the choice in the thread's totals.
-fn choose_io<W: Workload>(ctx: &ThreadCtx<W>, clients: &mut [Client<W::Client>]) -> Driver {
-    if ctx.spec.io == crate::IoMode::Threads {
-        let mut sessions = clients
-            .iter_mut()
-            .flat_map(|c| c.session.iter_mut().chain(c.reader.iter_mut()));
-        let mut tot = ctx.totals.borrow_mut();
-        if sessions.any(|s| !s.can_block()) {
-            tot.epoll_why = Some("TLS sessions stay on epoll".to_string());
-            return Driver::Epoll;
-        }
-        for s in clients
-            .iter_mut()
-            .flat_map(|c| c.session.iter_mut().chain(c.reader.iter_mut()))
-        {
-            // On failure the session is marked broken: its client aborts on first use.
-            let _ = s.use_blocking(ctx.shared.unblock.clone());
-        }
-        ctx.timer.use_park();
-        tot.blocking_threads += 1;
-        return Driver::Park;
-    }
-    let why = if ctx.spec.io == crate::IoMode::Epoll {
-        Some("--io epoll".to_string())
-    } else if ctx.spec.io == crate::IoMode::Auto && ctx.spec.rate_tps.is_some() {
-        // Measured (issue 4; `-S -c 8 -j 2 -M prepared -R 500`, CPU between the first and last
-        // progress lines, 5 alternating rounds): io_uring 74 us per transaction, epoll 62. A
-        // rate-limited client sleeps before every transaction and the ring's timed waits cost
-        // more per wake-up than epoll's; unthrottled, the ring's batching wins (13% less CPU).
-        Some("-R: epoll wakes more cheaply for rate-limited clients".to_string())
-    } else if ctx.spec.connect_per_txn {
-        Some("-C connects through the runtime".to_string())
-    } else if ctx.spec.fault_run {
-        Some("a fault run reconnects through the runtime".to_string())
-    } else if ctx.conn.dialect() == target::Dialect::MySql {
-        Some("the MySQL session runs on epoll".to_string())
-    } else if clients
-        .iter()
-        .flat_map(|c| c.session.iter().chain(&c.reader))
-        .any(|s| !s.can_use_ring())
-    {
-        Some("TLS sessions stay on epoll".to_string())
-    } else {
-        None
-    };
-    let ring = match why {
-        Some(w) => Err(w),
-        None => target::ring::Ring::new().map_err(|e| e.to_string()),
-    };
-    let mut tot = ctx.totals.borrow_mut();
-    match ring {
-        Ok(r) => {
-            for s in clients
-                .iter_mut()
-                .flat_map(|c| c.session.iter_mut().chain(c.reader.iter_mut()))
-            {
-                // On failure the session is marked broken: its client aborts on first use.
-                let _ = s.use_ring();
-            }
-            ctx.timer.use_ring();
-            tot.ring_threads += 1;
-            Driver::Ring(r)
-        }
-        Err(w) => {
-            tot.epoll_why = Some(w);
-            Driver::Epoll
-        }
-    }
-}
-
-/// Phase 3 (the measured run) and closing, on whichever I/O [`choose_io`] picked.
+/// Phase 3 (the measured run) and closing, on whichever I/O [`crate::io::choose_io`] picked.
 async fn run_and_close<W: Workload>(
     ctx: &ThreadCtx<W>,
     clients: Vec<Client<W::Client>>,

@@ -606,6 +606,13 @@ fn threads_mode_ends_on_time_and_on_ctrl_c_while_a_client_waits_on_a_row_lock() 
     );
     assert!(r.stdout.contains("aborted clients: 0 of 2"), "{}", r.stdout);
     assert!(r.stdout.contains("I/O: threads"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "2 transactions abandoned in flight at the end (blocked waiting for the server"
+        ),
+        "{}",
+        r.stdout
+    );
 
     // Ctrl-C once the new run's clients are blocked too (4 waiting): the partial result.
     let child = stampede_cmd()
@@ -634,6 +641,10 @@ fn threads_mode_ends_on_time_and_on_ctrl_c_while_a_client_waits_on_a_row_lock() 
         "{stdout}"
     );
     assert!(stdout.contains("interrupted"), "{stdout}");
+    assert!(
+        stdout.contains("2 transactions abandoned in flight at the end"),
+        "{stdout}"
+    );
 
     // Once the lock goes, the abandoned UPDATEs run on the server (their requests were sent);
     // the run counted none of them, as none was seen to commit.
