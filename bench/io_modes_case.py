@@ -126,7 +126,7 @@ def table(rows, rounds, seconds):
            "oltp_point_select (pgsql driver) on its own table for the select-only rows.\n",
            "| case | clients | socket | tool | tps | tps / pgbench | CPU us/txn | CPU / pgbench |",
            "|---|---|---|---|---|---|---|---|"]
-    crossover = {}
+    ahead = {}
     for case, clients, sock, med in rows:
         p = med["pgbench"]
         for tool, x in med.items():
@@ -136,10 +136,14 @@ def table(rows, rounds, seconds):
         best = max(med[f"stampede --io {m}"]["tps"] for m in ("threads", "uring", "epoll"))
         auto = med["stampede --io auto"]["tps"]
         out.append(f"| {case} | {clients} | {sock} | auto / best | | {auto / best:.2f} | | |")
-        if med["stampede --io uring"]["tps"] > med["stampede --io threads"]["tps"]:
-            crossover.setdefault((case, sock), clients)
+        t, u = med["stampede --io threads"], med["stampede --io uring"]
+        a = ahead.setdefault((case, sock), ([], []))
+        (a[0] if t["tps"] >= u["tps"] and t["cpu_us"] <= u["cpu_us"] else a[1]).append(str(clients))
     out.append("")
-    for (case, sock), clients in sorted(crossover.items()):
-        out.append(f"- {case}, {sock}: io_uring first beats threads at {clients} clients.")
+    out.append("The crossover: threads against io_uring (ahead = more tps and less CPU per "
+               "transaction), by client count.\n")
+    for (case, sock), (yes, no) in sorted(ahead.items()):
+        out.append(f"- {case}, {sock}: threads ahead at {', '.join(yes) or 'none'}; "
+                   f"not ahead at {', '.join(no) or 'none'}.")
     out.append("")
     return "\n".join(out)
