@@ -369,3 +369,97 @@ impl PlainSocket {
         unsafe { libc::shutdown(self.raw_fd(), libc::SHUT_WR) };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connected unix socket pair: ours as a `PlainSocket` (registered with `rt`), the peer's.
+    fn pair(rt: &tokio::runtime::Runtime) -> (PlainSocket, std::os::unix::net::UnixStream) {
+        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        let _in_rt = rt.enter();
+        (PlainSocket::new(OwnedFd::from(a)).unwrap(), b)
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_blocking_socket_reads_and_writes_without_the_runtime_and_gives_up_when_told() {
+        use std::io::{Read, Write};
+        let rt = runtime();
+        let (mut s, mut peer) = pair(&rt);
+        let unblock = Arc::new(Unblock::default());
+        s.use_blocking(unblock.clone()).unwrap();
+        assert!(s.is_blocking());
+        drop(rt);
+        // No runtime any more: the futures resolve on their first poll (a plain executor).
+        let poll_once = |f: &mut dyn FnMut(&mut Context<'_>) -> bool| {
+            let mut cx = Context::from_waker(std::task::Waker::noop());
+            f(&mut cx)
+        };
+        peer.write_all(b"reply").unwrap();
+        let mut buf = BytesMut::with_capacity(64);
+        let got = poll_once(&mut |cx| {
+            let fut = s.read_buf(&mut buf);
+            let mut fut = std::pin::pin!(fut);
+            matches!(fut.as_mut().poll(cx), Poll::Ready(Ok(5)))
+        });
+        assert!(got && &buf[..] == b"reply");
+        let sent = poll_once(&mut |cx| {
+            let fut = s.write_all(b"request");
+            let mut fut = std::pin::pin!(fut);
+            matches!(fut.as_mut().poll(cx), Poll::Ready(Ok(())))
+        });
+        assert!(sent);
+        let mut req = [0u8; 7];
+        peer.read_exact(&mut req).unwrap();
+        assert_eq!(&req, b"request");
+
+        // Nothing to read: one slice, then a yield (still waiting, not given up).
+        let pending = poll_once(&mut |cx| {
+            let fut = s.read_buf(&mut buf);
+            let mut fut = std::pin::pin!(fut);
+            fut.as_mut().poll(cx).is_pending()
+        });
+        assert!(pending && !s.released());
+        // The run is over: the next slice gives the wait up, and says so.
+        unblock.stop();
+        let err = poll_once(&mut |cx| {
+            let fut = s.read_buf(&mut buf);
+            let mut fut = std::pin::pin!(fut);
+            match fut.as_mut().poll(cx) {
+                Poll::Ready(Err(e)) => e.kind() == io::ErrorKind::TimedOut,
+                _ => false,
+            }
+        });
+        assert!(err && s.released());
+        // The peer never sent more: what was read is all there is.
+        assert_eq!(&buf[..], b"reply");
+    }
+
+    #[test]
+    fn the_deadline_releases_a_blocked_read_as_stop_does() {
+        let rt = runtime();
+        let (mut s, _peer) = pair(&rt);
+        let unblock = Arc::new(Unblock::default());
+        assert!(!unblock.is_due());
+        unblock.set_deadline_us(crate::ring::mono_us());
+        assert!(unblock.is_due());
+        s.use_blocking(unblock).unwrap();
+        drop(rt);
+        let mut buf = BytesMut::with_capacity(64);
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        {
+            let fut = s.read_buf(&mut buf);
+            let mut fut = std::pin::pin!(fut);
+            assert!(matches!(fut.as_mut().poll(&mut cx), Poll::Ready(Err(_))));
+        }
+        assert!(s.released());
+    }
+}
