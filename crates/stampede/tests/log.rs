@@ -269,6 +269,11 @@ fn log_options_are_validated_before_connecting() {
             vec!["-l", "--aggregate-interval", "2", "-T", "3"],
             "--aggregate-interval",
         ),
+        // Threads mode has a thread per client, and -l a file per -j thread.
+        (
+            vec!["-l", "--io", "threads", "-c", "2", "-j", "1", "-t", "1"],
+            "--io threads with -l needs -j equal to -c",
+        ),
     ] {
         let r = run_in(dir.path(), None, &args);
         assert_ne!(r.code, 0, "{args:?}");
