@@ -16,6 +16,10 @@ and reports medians and ratios of
     engine thread in io_cqring_wait, the calling thread waiting on valgrind's lock pipe),
   - socket I/O (case `io`): stampede with `--io uring` and with `--io epoll` beside pgbench,
     select-only and tpcb-like, 8 clients, unix socket, at least 5 interleaved rounds,
+  - socket I/O modes (case `io-modes`, bench/io_modes_case.py): threads, io_uring, epoll and
+    auto beside pgbench and sysbench's oltp_point_select, select-only and tpcb-like, at the
+    --io-clients counts, unix socket and TCP: where threads stop winning (the crossover `--io
+    auto` uses) and how close auto is to the best mode,
   - load time: `stampede init tpcb -s N` against `pgbench -i -s N` (client- and server-side),
   - sysbench 1.0.20's oltp_point_select and oltp_read_write against stampede's (case
     `sysbench`, bench/sysbench_case.py): each tool on the data the other loaded,
@@ -34,6 +38,9 @@ and TCP on 127.0.0.1. Results go to bench/RESULTS.md (regenerated, never edited)
 machine, the date and every exact command.
 
 Usage: bench/run [--quick] [--rounds N] [--seconds S] [--cases a,b,...] [--output FILE]
+                 [--io-clients 1,2,...] [--stampede BINARY]
+The io-modes table alone: bench/run --cases io-modes (`--rounds 1 --seconds 2 --io-clients 1,8
+--output /tmp/io.md` checks that it runs).
 """
 
 import argparse
@@ -49,6 +56,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import io_modes_case  # noqa: E402
 import sysbench_case  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -123,6 +131,7 @@ class Server:
                   "--set", f"max_connections={max_connections}"])
         self.settings = out.stderr.strip()
         self.socket = self.data
+        self.port = PORT
 
     def target(self, tcp):
         return ["-h", "127.0.0.1" if tcp else self.socket, "-p", PORT, "-U", "postgres"]
@@ -456,6 +465,9 @@ def main():
     ap.add_argument("--conn-grace", type=int, default=60,
                     help="seconds added to pgbench's -T in the many-client cases (it counts connecting)")
     ap.add_argument("--conn-progress", type=int, default=2, help="-P of the connections cases")
+    ap.add_argument("--io-clients", default="1,2,4,8,16,32,64",
+                    help="client counts of the io-modes case")
+    ap.add_argument("--stampede", help="this stampede binary instead of building a release one")
     args = ap.parse_args()
     if args.quick:
         args.rounds, args.seconds, args.load_scale = 1, 3, 5
@@ -466,7 +478,11 @@ def main():
     conn_cases = [c for c in CONN_CASES if c in cases]
     clients_list = [int(c) for c in args.clients.split(",")]
 
-    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "stampede"], cwd=ROOT, check=True)
+    global STAMPEDE
+    if args.stampede:
+        STAMPEDE = os.path.abspath(args.stampede)
+    else:
+        subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "stampede"], cwd=ROOT, check=True)
     bindir = find_pg_bindir()
     pgbench = os.path.join(bindir, "pgbench")
     lines = []
@@ -515,6 +531,14 @@ def main():
                 res = run_rounds(name, cmds, max(args.rounds, 5), 8, log)
                 io_rows.append((name, {t: {k: med([x[k] for x in v]) for k in ("tps", "cpu_us")}
                                        for t, v in res.items()}))
+        io_modes = None
+        if "io-modes" in cases:
+            log("io-modes")
+            rows, cmds = io_modes_case.measure(
+                timed, STAMPEDE, pgbench, os.path.join(bindir, "psql"), server,
+                [int(c) for c in args.io_clients.split(",")], args.seconds, args.rounds, log)
+            io_modes = io_modes_case.table(rows, args.rounds, args.seconds)
+            commands += cmds
         instr = []
         if "callgrind" in cases and shutil.which("valgrind"):
             for case, (n1, n2) in (("select-only", (2000, 12000)), ("tpcb-like", (500, 2500)),
@@ -564,7 +588,7 @@ def main():
     finally:
         server.stop()
 
-    write_results(args, started, table, instr, loads, commands, bindir, conns, sysb, io_rows)
+    write_results(args, started, table, instr, loads, commands, bindir, conns, sysb, io_rows, io_modes)
 
 
 def machine():
@@ -580,7 +604,8 @@ def machine():
     return f"{os.cpu_count()} CPUs ({model}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
 
 
-def write_results(args, started, table, instr, loads, commands, bindir, conns=(), sysb=None, io_rows=()):
+def write_results(args, started, table, instr, loads, commands, bindir, conns=(), sysb=None, io_rows=(),
+                  io_modes=None):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip() or "unknown"
     pgv = sh([os.path.join(bindir, "pgbench"), "--version"]).stdout.strip()
@@ -616,6 +641,8 @@ def write_results(args, started, table, instr, loads, commands, bindir, conns=()
                 w(f"| {name} | {tool} | {x['tps']:.0f} | {x['tps'] / p['tps']:.2f} | {x['cpu_us']:.1f} | "
                   f"{x['cpu_us'] / p['cpu_us']:.2f} |")
         w("")
+    if io_modes:
+        w(io_modes)
     if instr:
         w("## Instructions per transaction (callgrind, 1 client, unix socket; stampede with `--io epoll`)\n")
         w("| case | stampede | pgbench | ratio | transaction counts |")

@@ -198,6 +198,11 @@ impl<F: Future> Future for JoinSet<'_, F> {
             }
             this.batch.clear();
             if let Some(t) = this.timer {
+                if t.park.get() {
+                    // Threads mode: the executor does not wait between batches while a client
+                    // runs; a due deadline is noticed here.
+                    target::ring::Deadline::expire(t);
+                }
                 // Fired, or newly armed by a sleeper (its waker must be registered).
                 if timer_fired || t.rearmed.get() {
                     t.poll_fire(&mut Context::from_waker(&this.wakers[timer_slot]));
@@ -213,6 +218,68 @@ impl<F: Future> Future for JoinSet<'_, F> {
             );
         }
         Poll::Pending
+    }
+}
+
+// ----- threads mode's executor -----
+
+/// Wakes the thread parked in [`park_block_on`].
+struct Unparker {
+    thread: std::thread::Thread,
+    woken: std::sync::atomic::AtomicBool,
+}
+
+impl Wake for Unparker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if !self.woken.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            self.thread.unpark();
+        }
+    }
+}
+
+/// Threads mode's executor: polls `fut`; while it is pending, parks the thread until a waker
+/// unparks it (a `tokio::sync` primitive, the calling thread's release) or the timer's next
+/// deadline, then expires the timer. No runtime and no epoll: the client's socket blocks in
+/// `recv` itself, so on the hot path the future never returns `Pending` and this loop is not
+/// entered at all. Why `park_timeout` rather than `clock_nanosleep` for the timer: a sleeping
+/// client (`-R`, `\sleep`) must also wake on Ctrl-C, which unparks it; both are one system call
+/// (a futex wait with a timeout vs a nanosleep) on the same high-resolution timer.
+pub(crate) fn park_block_on<F: Future>(fut: F, timer: &Timer) -> F::Output {
+    let un = Arc::new(Unparker {
+        thread: std::thread::current(),
+        woken: std::sync::atomic::AtomicBool::new(false),
+    });
+    let waker = Waker::from(un.clone());
+    let mut cx = Context::from_waker(&waker);
+    let mut fut = std::pin::pin!(fut);
+    loop {
+        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+        while !un.woken.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            let at = target::ring::Deadline::next_deadline_us(timer);
+            match at {
+                Some(at) if at > mono_us() => {
+                    let left = at.saturating_sub(mono_us());
+                    std::thread::park_timeout(std::time::Duration::from_micros(left));
+                    // Wakes the join set's timer slot (and so this thread) if it passed.
+                    target::ring::Deadline::expire(timer);
+                }
+                Some(_) => {
+                    target::ring::Deadline::expire(timer);
+                    // A deadline nobody waits for any more (a sleep dropped with its join
+                    // set): wait for a waker, not spin on it.
+                    if !un.woken.load(std::sync::atomic::Ordering::SeqCst) {
+                        std::thread::park();
+                    }
+                }
+                None => std::thread::park(),
+            }
+        }
     }
 }
 
@@ -234,6 +301,10 @@ pub(crate) struct Timer {
     ring: Cell<bool>,
     /// Ring mode: the join set's timer-slot waker.
     slot: RefCell<Option<Waker>>,
+    /// Driven by [`park_block_on`] (threads mode): as ring mode, and the join set also expires
+    /// the timer between batches, since a client on a blocking socket polls for a whole run of
+    /// transactions without the executor waiting in between.
+    park: Cell<bool>,
 }
 
 impl Timer {
@@ -262,6 +333,7 @@ impl Timer {
             rearmed: Cell::new(false),
             ring: Cell::new(false),
             slot: RefCell::new(None),
+            park: Cell::new(false),
         })
     }
 
@@ -273,6 +345,20 @@ impl Timer {
             // The join set registers its waker for the ring's expiry on its next poll.
             self.rearmed.set(true);
         }
+    }
+
+    /// From now on [`park_block_on`] drives this timer (threads mode).
+    pub fn use_park(&self) {
+        self.use_ring();
+        self.park.set(true);
+    }
+
+    /// Threads mode only: a deadline is due (a client yields then, so the tick or sleeper
+    /// runs). Always false in the other modes, where clients return to the executor on every
+    /// read.
+    #[inline]
+    pub fn due(&self, now_us: u64) -> bool {
+        self.park.get() && self.armed.get().is_some_and(|a| a <= now_us)
     }
 
     pub fn set_clock(&self, clock: Clock) {

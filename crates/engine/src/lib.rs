@@ -11,6 +11,8 @@
 //! output formats. It reports through [`Event`]s and returns an [`Outcome`].
 //!
 //! ## Threads
+//! (In threads mode, `--io threads` or `--io auto`'s choice for few clients per core, there is
+//! one OS thread per client and its socket blocks: `io` says why and when.)
 //! `threads` OS threads (capped at `clients`), each running a tokio *current-thread* runtime
 //! (I/O driver only) whose one future polls the thread's clients as a hand-written join set with
 //! a timerfd timer (`exec`: why, and the measurements); client `i` runs on thread
@@ -94,12 +96,14 @@ mod collect;
 mod endpoint;
 mod exec;
 mod fault;
+mod io;
 mod route;
 mod txn;
 mod txnlog;
 mod worker;
 
 pub use endpoint::EndpointStats;
+pub use io::{check_io, engine_threads, IoMode, THREADS_MAX_CLIENTS, THREADS_MAX_CLIENTS_PER_CORE};
 pub use route::ReadFrom;
 pub use txnlog::LogSpec;
 
@@ -217,41 +221,6 @@ impl Spread {
     }
 }
 
-/// Whether a run can use `io` (only `--io uring` can be refused: io_uring unavailable here, or
-/// -C). Callers check it before they connect anything; [`run`] checks it again.
-pub fn check_io(io: IoMode, connect_per_txn: bool) -> Result<(), String> {
-    if io != IoMode::Uring {
-        return Ok(());
-    }
-    if connect_per_txn {
-        return Err(
-            "--io uring cannot be used with -C (connecting goes through epoll); use --io auto"
-                .into(),
-        );
-    }
-    match target::ring::unavailable() {
-        Some(why) => Err(format!(
-            "--io uring: io_uring is not available here ({why}); use --io auto or epoll"
-        )),
-        None => Ok(()),
-    }
-}
-
-/// How engine threads do their sessions' I/O during the measured run (connecting always uses
-/// the runtime's epoll).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum IoMode {
-    /// io_uring (`target::ring`) where the kernel allows it, every session of the thread is a
-    /// plain socket (no TLS, no `-C`) and the run is not rate-limited (`-R`: see `choose_io`);
-    /// epoll otherwise.
-    #[default]
-    Auto,
-    /// The runtime's epoll, always.
-    Epoll,
-    /// io_uring; the run fails before connecting if this machine does not allow it.
-    Uring,
-}
-
 /// What the engine tells its caller while running (on the caller's thread, through a callback).
 #[derive(Debug)]
 pub enum Event<'a> {
@@ -346,6 +315,15 @@ pub struct Outcome {
     pub ring_threads: u32,
     /// Why a thread used epoll, when one did.
     pub epoll_why: Option<String>,
+    /// Engine threads whose client ran on a blocking socket (`--io threads`, or auto's choice).
+    pub blocking_threads: u32,
+    /// Why the run used a thread per client, when it did (`--io threads`, or auto's reason).
+    pub io_choice: Option<String>,
+    /// Transactions given up in flight because the run ended (`-T`'s deadline or Ctrl-C) while
+    /// their client was blocked waiting for the server (threads mode only): counted neither
+    /// committed nor failed. Each may still commit on the server (at most once): the commit
+    /// check treats that many surplus server commits as in doubt.
+    pub abandoned: u64,
     /// Every client's committed transactions and busy time, by client id.
     pub clients: Vec<ClientStats>,
     /// A fault run's record of every transaction and reconnection attempt, in no particular
@@ -388,6 +366,8 @@ pub(crate) struct Shared {
     /// are the sessions closed (see "Closing" in the module header).
     pub released: AtomicBool,
     pub release: Notify,
+    /// When blocking sockets (threads mode) give up waiting: Ctrl-C, `-T`'s deadline.
+    pub unblock: Arc<target::Unblock>,
 }
 
 impl Shared {
@@ -410,8 +390,9 @@ impl Drop for ReleaseOnDrop<'_> {
 }
 
 /// Run a workload. Blocks the calling thread until the run ends; calls `on_event` on the calling
-/// thread. Setting `cancel` ends the run early: in-flight transactions finish, then the partial
-/// outcome is returned with `interrupted = true`.
+/// thread. Setting `cancel` ends the run early: in-flight transactions finish (in threads mode,
+/// a client still blocked waiting for the server 100 ms later gives up: `Outcome::abandoned`),
+/// then the partial outcome is returned with `interrupted = true`.
 pub fn run<W: workload::Workload>(
     spec: &RunSpec,
     workload: Arc<W>,
@@ -464,7 +445,20 @@ pub fn run<W: workload::Workload>(
         spec.connect_per_txn,
     )
     .map_err(RunError::Invalid)?;
-    let threads = spec.threads.clamp(1, spec.clients);
+    let (io, io_choice) = io::resolve_io(spec, io::cores());
+    if io == IoMode::Threads && spec.fault_run {
+        return Err(RunError::Invalid(
+            "--io threads cannot be used in a fault run (reconnecting goes through epoll); use \
+             --io auto"
+                .into(),
+        ));
+    }
+    // Threads mode: one OS thread per client.
+    let threads = match io {
+        IoMode::Threads => spec.clients,
+        _ => spec.threads.clamp(1, spec.clients),
+    };
+    let spec = &RunSpec { io, ..spec.clone() };
     let stop = match spec.stop {
         Stop::Duration(d) => StopRule {
             deadline_us: Some(d.as_micros() as u64),
@@ -490,6 +484,11 @@ pub fn run<W: workload::Workload>(
     // ----- log files (one per thread), before any connection -----
     let mut log_files: Vec<Option<std::fs::File>> = (0..threads).map(|_| None).collect();
     if let Some(log) = &spec.log {
+        if log.paths.len() < threads as usize && io == IoMode::Threads {
+            return Err(RunError::Invalid(
+                "--io threads with -l needs -j equal to -c: the logs are one per thread".into(),
+            ));
+        }
         if log.paths.len() < threads as usize {
             return Err(RunError::Invalid(format!(
                 "{} log files for {threads} threads",
@@ -534,6 +533,7 @@ pub fn run<W: workload::Workload>(
         wake: Notify::new(),
         released: AtomicBool::new(false),
         release: Notify::new(),
+        unblock: Arc::new(target::Unblock::default()),
     });
     let (tx, rx) = mpsc::channel::<Msg>();
     let connect_start = Instant::now();
@@ -645,6 +645,8 @@ pub fn run<W: workload::Workload>(
                 // Checked before every wait, so a steady stream of ticks cannot hide it.
                 if !stopping_sent && cancel.load(Ordering::Relaxed) {
                     stopping_sent = true;
+                    // Clients blocked in a read (threads mode) give up within a slice.
+                    shared.unblock.stop();
                     shared.stopping.store(true, Ordering::SeqCst);
                     shared.wake.notify_waiters();
                 }
@@ -673,6 +675,7 @@ pub fn run<W: workload::Workload>(
         };
         // A thread died: stop the others, then re-raise its panic.
         let fail = |handles: Vec<std::thread::ScopedJoinHandle<'_, ()>>| -> ! {
+            shared.unblock.stop();
             shared.stopping.store(true, Ordering::SeqCst);
             shared.wake.notify_waiters();
             shared.release_sessions();
@@ -743,6 +746,11 @@ pub fn run<W: workload::Workload>(
         let t0 = Instant::now();
         let started_at = SystemTime::now();
         let connect_time = t0 - connect_start;
+        // Threads mode: a client still blocked in a read at -T's end gives up (`Unblock`).
+        if let Stop::Duration(d) = spec.stop {
+            let t0_mono = exec::mono_us().saturating_sub(t0.elapsed().as_micros() as u64);
+            (shared.unblock).set_deadline_us(t0_mono.saturating_add(d.as_micros() as u64));
+        }
         on_event(Event::Connected {
             clients: spec.clients,
             elapsed: connect_time,
@@ -778,6 +786,8 @@ pub fn run<W: workload::Workload>(
             totals.connections += t.connections;
             totals.connect_retries += t.connect_retries;
             totals.ring_threads += t.ring_threads;
+            totals.blocking_threads += t.blocking_threads;
+            totals.abandoned += t.abandoned;
             totals.clients.extend(t.clients);
             totals.history.merge(t.history);
             totals.endpoints.merge(&t.endpoints);
@@ -853,6 +863,9 @@ pub fn run<W: workload::Workload>(
             connect_retries: totals.connect_retries,
             ring_threads: totals.ring_threads,
             epoll_why: totals.epoll_why,
+            blocking_threads: totals.blocking_threads,
+            io_choice: io_choice.filter(|_| totals.blocking_threads > 0),
+            abandoned: totals.abandoned,
             clients: totals.clients,
             history: totals.history,
             endpoints: totals.endpoints.into_vec(conn.endpoints()),

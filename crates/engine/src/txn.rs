@@ -273,6 +273,13 @@ async fn run_txn_on_session<W: Workload>(
                 }
                 break TxnEnd::Done;
             }
+            Err(_) if session.released() => {
+                // Threads mode: the run ended while the client was blocked waiting for the
+                // server (`target::Unblock`). Not a failure of the transaction and not a
+                // commit: abandoned, and in doubt for the commit check.
+                ctx.totals.borrow_mut().abandoned += 1;
+                break TxnEnd::Stop;
+            }
             Err(e) => {
                 if ctx.spec.fault_run
                     && !matches!(
@@ -311,6 +318,11 @@ async fn run_txn_on_session<W: Workload>(
                     rec.retries(txn, tries - 1);
                     drop(rec);
                     ctx.endpoint_failed(c.stats.endpoint, kind);
+                    if session.released() {
+                        // The run ended during the ROLLBACK (threads mode): failed, not
+                        // aborted; the failed transaction cannot commit.
+                        break TxnEnd::Stop;
+                    }
                     ctx.abort(c.id, &e2, None);
                     break TxnEnd::Abort;
                 }

@@ -9,6 +9,18 @@
 //! moved onto it before the barrier and the same join set is then driven by the ring's
 //! `block_on`, the timer by the ring's timed waits.
 //!
+//! ## Threads mode (`--io threads`, or `--io auto`'s choice for few clients per core)
+//! The thread has one client. Connecting runs on the runtime's epoll as in the other modes; then,
+//! before the barrier, the sessions go into blocking mode (`target::Session::use_blocking`:
+//! deregistered, blocking `recv`/`send`) and the same join set, clients and timer are driven by
+//! [`crate::exec::park_block_on`] instead of the runtime: a client's read returns the reply
+//! directly (the kernel wakes this thread, and only it, when the reply comes), so a closed-loop
+//! client polls once for its whole run. Two things follow from that: the client yields when the
+//! thread's timer is due (a `-P` tick: [`run_client`]), and a read blocked past the run's end is
+//! given up by its socket (`target::Unblock`: Ctrl-C or `-T`'s deadline, within 100 ms); the
+//! transaction is then abandoned, neither committed nor failed ([`crate::Outcome::abandoned`]).
+//! A session that cannot block (TLS) keeps its thread on epoll, with the reason recorded.
+//!
 //! One transaction (connecting when needed, retries, what is recorded) is [`crate::txn`].
 
 use std::cell::{Cell, RefCell};
@@ -120,6 +132,10 @@ pub(crate) struct Totals {
     /// Threads whose measured run went through an io_uring ring, and why the others did not.
     pub ring_threads: u32,
     pub epoll_why: Option<String>,
+    /// Threads whose client ran on a blocking socket (threads mode).
+    pub blocking_threads: u32,
+    /// Transactions given up in flight at the run's end (`crate::Outcome::abandoned`).
+    pub abandoned: u64,
     /// Each client's committed transactions and their time.
     pub clients: Vec<ClientStats>,
     /// A fault run's record of every attempt (`crate::fault`); empty otherwise.
@@ -460,7 +476,7 @@ pub(crate) async fn thread_main<W: Workload>(
     // The measured run's I/O: the thread's io_uring ring when it can have one (see
     // `target::ring`), else the runtime's epoll. Chosen and the sessions moved before the
     // barrier, so none of it is measured.
-    let ring = choose_io(&ctx, &mut clients);
+    let driver = crate::io::choose_io(&ctx, &mut clients);
 
     let first_err = first_err.into_inner();
     let result = match first_err {
@@ -480,9 +496,10 @@ pub(crate) async fn thread_main<W: Workload>(
                     }
                 }
             };
-            match &ring {
-                Some(r) => r.block_on(close_all, &ctx.timer),
-                None => close_all.await,
+            match &driver {
+                crate::io::Driver::Ring(r) => r.block_on(close_all, &ctx.timer),
+                crate::io::Driver::Park => crate::exec::park_block_on(close_all, &ctx.timer),
+                crate::io::Driver::Epoll => close_all.await,
             }
             let mut totals = std::mem::take(&mut *ctx.totals.borrow_mut());
             totals.history = ctx.history.take();
@@ -505,67 +522,18 @@ pub(crate) async fn thread_main<W: Workload>(
         log.borrow_mut().set_epoch(wall.as_micros() as u64);
     }
 
-    match &ring {
-        Some(r) => r.block_on(run_and_close(&ctx, clients, thread, &tx), &ctx.timer),
-        None => run_and_close(&ctx, clients, thread, &tx).await,
+    match &driver {
+        crate::io::Driver::Ring(r) => {
+            r.block_on(run_and_close(&ctx, clients, thread, &tx), &ctx.timer)
+        }
+        crate::io::Driver::Park => {
+            crate::exec::park_block_on(run_and_close(&ctx, clients, thread, &tx), &ctx.timer)
+        }
+        crate::io::Driver::Epoll => run_and_close(&ctx, clients, thread, &tx).await,
     }
 }
 
-/// Decide this thread's I/O for the measured run (see [`crate::IoMode`]) and move its sessions
-/// onto the ring if it has one. Records the choice in the thread's totals.
-fn choose_io<W: Workload>(
-    ctx: &ThreadCtx<W>,
-    clients: &mut [Client<W::Client>],
-) -> Option<target::ring::Ring> {
-    let why = if ctx.spec.io == crate::IoMode::Epoll {
-        Some("--io epoll".to_string())
-    } else if ctx.spec.io == crate::IoMode::Auto && ctx.spec.rate_tps.is_some() {
-        // Measured (issue 4; `-S -c 8 -j 2 -M prepared -R 500`, CPU between the first and last
-        // progress lines, 5 alternating rounds): io_uring 74 us per transaction, epoll 62. A
-        // rate-limited client sleeps before every transaction and the ring's timed waits cost
-        // more per wake-up than epoll's; unthrottled, the ring's batching wins (13% less CPU).
-        Some("-R: epoll wakes more cheaply for rate-limited clients".to_string())
-    } else if ctx.spec.connect_per_txn {
-        Some("-C connects through the runtime".to_string())
-    } else if ctx.spec.fault_run {
-        Some("a fault run reconnects through the runtime".to_string())
-    } else if ctx.conn.dialect() == target::Dialect::MySql {
-        Some("the MySQL session runs on epoll".to_string())
-    } else if clients
-        .iter()
-        .flat_map(|c| c.session.iter().chain(&c.reader))
-        .any(|s| !s.can_use_ring())
-    {
-        Some("TLS sessions stay on epoll".to_string())
-    } else {
-        None
-    };
-    let ring = match why {
-        Some(w) => Err(w),
-        None => target::ring::Ring::new().map_err(|e| e.to_string()),
-    };
-    let mut tot = ctx.totals.borrow_mut();
-    match ring {
-        Ok(r) => {
-            for s in clients
-                .iter_mut()
-                .flat_map(|c| c.session.iter_mut().chain(c.reader.iter_mut()))
-            {
-                // On failure the session is marked broken: its client aborts on first use.
-                let _ = s.use_ring();
-            }
-            ctx.timer.use_ring();
-            tot.ring_threads += 1;
-            Some(r)
-        }
-        Err(w) => {
-            tot.epoll_why = Some(w);
-            None
-        }
-    }
-}
-
-/// Phase 3 (the measured run) and closing, on whichever I/O [`choose_io`] picked.
+/// Phase 3 (the measured run) and closing, on whichever I/O [`crate::io::choose_io`] picked.
 async fn run_and_close<W: Workload>(
     ctx: &ThreadCtx<W>,
     clients: Vec<Client<W::Client>>,
@@ -669,6 +637,21 @@ async fn run_and_close<W: Workload>(
     }
 }
 
+/// Returns `Pending` once after waking its task (see [`run_client`]).
+struct YieldNow(bool);
+
+impl Future for YieldNow {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}
+
 /// A client's loop (pgbench's `advanceConnectionState`, as straight-line async code). Returns
 /// the client's session, still open.
 async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -> Option<Session> {
@@ -733,6 +716,14 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
         match run_txn(ctx, &mut c, txn, scheduled, now).await {
             TxnEnd::Done => c.cnt += 1,
             TxnEnd::Abort | TxnEnd::Stop => break,
+        }
+        // Threads mode: the client's reads block instead of returning to the executor, so it
+        // lets the thread's timer run (a -P tick) when that is due. Elsewhere the timer is
+        // never due here without the client having waited first.
+        if let Some(end) = c.clock_hint {
+            if ctx.timer.due(end) {
+                YieldNow(false).await;
+            }
         }
     }
     ctx.totals.borrow_mut().clients.push(c.stats);

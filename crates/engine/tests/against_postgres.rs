@@ -2,6 +2,12 @@
 //! autovacuum off so that nothing but the run commits), loaded with `pgbench -i -s 1`.
 //!
 //! A test that cannot start a server fails (it never skips silently).
+//!
+//! The engine's behaviours (`-t`/`-T`, `-R` with lag, `-L` skips, `-P` intervals, `-r`, retries
+//! and failures by kind, cancellation, the commit reconciliation) are checked in every way the
+//! engine can do its I/O, by one loop over [`io_modes`] in each test (one server per test, the
+//! modes one after the other on it): the modes differ only in how a client waits, so every
+//! count must come out the same in each.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -75,6 +81,41 @@ fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
     }
 }
 
+/// Every I/O mode a behaviour test runs in: a thread per client on a blocking socket, io_uring
+/// (where this machine allows it: `target::ring`), epoll.
+fn io_modes() -> Vec<IoMode> {
+    let mut modes = vec![IoMode::Threads, IoMode::Uring, IoMode::Epoll];
+    if let Some(why) = target::ring::unavailable() {
+        eprintln!("io_uring is not available here ({why}): its runs are left out");
+        modes.retain(|m| *m != IoMode::Uring);
+    }
+    modes
+}
+
+/// The run went through `io` as asked: every engine thread on it.
+fn assert_io(out: &Outcome, io: IoMode, ctx: &str) {
+    match io {
+        IoMode::Threads => {
+            assert_eq!(
+                out.threads,
+                out.clients.len() as u32,
+                "{ctx}: a thread per client"
+            );
+            assert_eq!(
+                out.blocking_threads, out.threads,
+                "{ctx}: {:?}",
+                out.epoll_why
+            );
+        }
+        IoMode::Uring => assert_eq!((out.ring_threads, out.blocking_threads), (out.threads, 0)),
+        IoMode::Epoll => {
+            assert_eq!((out.ring_threads, out.blocking_threads), (0, 0), "{ctx}");
+            assert_eq!(out.epoll_why.as_deref(), Some("--io epoll"), "{ctx}");
+        }
+        IoMode::Auto => {}
+    }
+}
+
 fn run(pg: &Pg, spec: &RunSpec, scripts: Vec<(Builtin, u32)>) -> Outcome {
     run_with_cancel(pg, spec, scripts, Arc::new(AtomicBool::new(false)))
 }
@@ -135,8 +176,9 @@ fn assert_commit_identity(out: &Outcome) {
 fn every_builtin_in_every_query_mode_commits_exactly_clients_times_t() {
     let pg = start_pg(&[]);
     let (clients, t) = (4u32, 25u64);
-    let uring = target::ring::unavailable();
-    for (io, mode) in [IoMode::Epoll, IoMode::Auto].into_iter().flat_map(|io| {
+    let mut modes = io_modes();
+    modes.push(IoMode::Auto);
+    for (io, mode) in modes.into_iter().flat_map(|io| {
         [QueryMode::Simple, QueryMode::Extended, QueryMode::Prepared].map(|m| (io, m))
     }) {
         let mut builtins = vec![
@@ -159,13 +201,12 @@ fn every_builtin_in_every_query_mode_commits_exactly_clients_times_t() {
             );
             let tot = out.total.total();
             let ctx = format!("{b} {mode:?} {io:?}");
-            match (io, &uring) {
-                (IoMode::Epoll, _) => {
-                    assert_eq!(out.ring_threads, 0, "{ctx}");
-                    assert_eq!(out.epoll_why.as_deref(), Some("--io epoll"), "{ctx}");
-                }
-                (_, None) => assert_eq!((out.ring_threads, &out.epoll_why), (2, &None), "{ctx}"),
-                (_, Some(why)) => assert_eq!(out.epoll_why.as_ref(), Some(why), "{ctx}"),
+            assert_io(&out, io, &ctx);
+            if io == IoMode::Auto {
+                // 4 clients: few per core on any machine, so a thread each, and why.
+                assert_eq!(out.blocking_threads, clients, "{ctx}");
+                let why = out.io_choice.as_deref().unwrap_or_default();
+                assert!(why.starts_with("auto: 4 clients on "), "{ctx}: {why}");
             }
             assert_eq!(tot.committed(), clients as u64 * t, "{ctx}");
             assert_eq!((tot.failed(), tot.skipped, tot.retries), (0, 0, 0), "{ctx}");
@@ -223,9 +264,17 @@ fn every_builtin_in_every_query_mode_commits_exactly_clients_times_t() {
 #[test]
 fn a_weighted_mix_runs_each_type_by_weight_with_per_statement_latencies() {
     let pg = start_pg(&[]);
+    for io in io_modes() {
+        reset(pg.conn_config());
+        weighted_mix_once(&pg, io);
+    }
+}
+
+fn weighted_mix_once(pg: &Pg, io: IoMode) {
     let mut s = spec(3, 3, Stop::Transactions(200), QueryMode::Prepared);
     s.per_statement = true;
     s.progress = Some(Duration::from_millis(100));
+    s.io = io;
     let mut progress = 0;
     let w = Arc::new(TpcbWorkload::new(
         vec![(Builtin::SelectOnly, 3), (Builtin::TpcbLike, 1)],
@@ -245,70 +294,79 @@ fn a_weighted_mix_runs_each_type_by_weight_with_per_statement_latencies() {
         },
     )
     .unwrap();
+    let ctx = format!("{io:?}");
+    assert_io(&out, io, &ctx);
     assert_commit_identity(&out);
     let sel = &out.total.txns[0];
     let tpcb = &out.total.txns[1];
-    assert_eq!(sel.committed() + tpcb.committed(), 600);
+    assert_eq!(sel.committed() + tpcb.committed(), 600, "{ctx}");
     // Weights 3:1 -> 450:150 expected; binomial sd ~ 10.6.
     assert!(
         (400..500).contains(&sel.committed()),
-        "select-only {}",
+        "{ctx}: select-only {}",
         sel.committed()
     );
     assert_eq!(
         scalar(pg.conn_config(), "SELECT count(*) FROM pgbench_history") as u64,
-        tpcb.committed()
+        tpcb.committed(),
+        "{ctx}"
     );
     // -r: one entry per script line, each statement timed once per committed transaction.
     assert_eq!(sel.statements.len(), 2);
     assert_eq!(tpcb.statements.len(), 11);
     for st in &tpcb.statements {
-        assert_eq!(st.latency.count(), tpcb.committed());
+        assert_eq!(st.latency.count(), tpcb.committed(), "{ctx}");
     }
     // Intervals tile the run: contiguous, the progress ones announced.
-    assert_eq!(progress, out.intervals.len() - 1);
+    assert_eq!(progress, out.intervals.len() - 1, "{ctx}");
     for pair in out.intervals.windows(2) {
-        assert_eq!(pair[0].end_us, pair[1].start_us);
+        assert_eq!(pair[0].end_us, pair[1].start_us, "{ctx}");
     }
     let sum: u64 = out.intervals.iter().map(|i| i.total().committed()).sum();
-    assert_eq!(sum, 600);
+    assert_eq!(sum, 600, "{ctx}");
 }
 
 #[test]
 fn rate_with_an_impossible_latency_limit_skips_and_the_counts_add_up() {
     let pg = start_pg(&[]);
-    let mut s = spec(2, 2, Stop::Transactions(300), QueryMode::Prepared);
-    s.rate_tps = Some(50_000.0);
-    s.latency_limit = Some(Duration::from_micros(50));
-    let out = run(&pg, &s, vec![(Builtin::SelectOnly, 1)]);
-    let t = out.total.total();
-    assert_eq!(
-        t.scheduled(),
-        600,
-        "committed + failed + skipped = clients * t"
-    );
-    eprintln!(
-        "-R -L: committed {} skipped {} late {} lag {:.0}us",
-        t.committed(),
-        t.skipped,
-        t.late,
-        t.lag.mean_us()
-    );
-    assert!(t.skipped > 0, "some slots were already too late");
-    assert!(t.committed() > 0);
-    assert_eq!(
-        t.lag.count(),
-        t.committed(),
-        "lag is recorded for every committed transaction"
-    );
-    assert!(t.late > 0, "committed ones slower than 50 us are late");
+    for io in io_modes() {
+        let mut s = spec(2, 2, Stop::Transactions(300), QueryMode::Prepared);
+        s.rate_tps = Some(50_000.0);
+        s.latency_limit = Some(Duration::from_micros(50));
+        s.io = io;
+        let out = run(&pg, &s, vec![(Builtin::SelectOnly, 1)]);
+        assert_io(&out, io, &format!("{io:?}"));
+        let t = out.total.total();
+        assert_eq!(
+            t.scheduled(),
+            600,
+            "{io:?}: committed + failed + skipped = clients * t"
+        );
+        eprintln!(
+            "-R -L {io:?}: committed {} skipped {} late {} lag {:.0}us",
+            t.committed(),
+            t.skipped,
+            t.late,
+            t.lag.mean_us()
+        );
+        assert!(t.skipped > 0, "{io:?}: some slots were already too late");
+        assert!(t.committed() > 0, "{io:?}");
+        assert_eq!(
+            t.lag.count(),
+            t.committed(),
+            "{io:?}: lag is recorded for every committed transaction"
+        );
+        assert!(
+            t.late > 0,
+            "{io:?}: committed ones slower than 50 us are late"
+        );
+    }
 }
 
 #[test]
 fn rate_limit_is_kept_and_latency_includes_the_schedule_lag() {
     let pg = start_pg(&[]);
-    // Auto keeps epoll under -R; io_uring's timed waits are run too, asked for.
-    for io in [IoMode::Auto, IoMode::Uring] {
+    for io in io_modes() {
         rate_limit_once(&pg, io);
     }
 }
@@ -323,13 +381,7 @@ fn rate_limit_once(pg: &Pg, io: IoMode) {
     s.rate_tps = Some(200.0);
     s.io = io;
     let out = run(pg, &s, vec![(Builtin::SelectOnly, 1)]);
-    match io {
-        IoMode::Uring => assert_eq!((out.ring_threads, &out.epoll_why), (2, &None)),
-        _ => assert_eq!(
-            out.epoll_why.as_deref(),
-            Some("-R: epoll wakes more cheaply for rate-limited clients")
-        ),
-    }
+    assert_io(&out, io, &format!("{io:?}"));
     let t = out.total.total();
     // 200 tps for 2 s: 400 expected, Poisson sd 20.
     assert!(
@@ -351,16 +403,25 @@ fn rate_limit_once(pg: &Pg, io: IoMode) {
 #[test]
 fn serialization_failures_are_retried_and_the_invariant_still_holds() {
     let pg = start_pg(&[("default_transaction_isolation", "'repeatable read'")]);
+    for io in io_modes() {
+        reset(pg.conn_config());
+        retries_once(&pg, io);
+    }
+}
+
+fn retries_once(pg: &Pg, io: IoMode) {
     // Scale 1: one branch row that every tpcb-like transaction updates.
     let (clients, t) = (12u32, 30u64);
     let mut s = spec(clients, 2, Stop::Transactions(t), QueryMode::Prepared);
+    s.io = io;
     s.max_tries = 100;
-    let out = run(&pg, &s, vec![(Builtin::TpcbLike, 1)]);
+    let out = run(pg, &s, vec![(Builtin::TpcbLike, 1)]);
     let tot = out.total.total();
-    assert!(out.aborted.is_empty(), "{:?}", out.aborted);
+    assert!(out.aborted.is_empty(), "{io:?}: {:?}", out.aborted);
+    assert_io(&out, io, &format!("{io:?}"));
     assert_eq!(tot.committed() + tot.failed(), clients as u64 * t);
     eprintln!(
-        "retries: committed {} failed {} retries {} retried {}",
+        "retries {io:?}: committed {} failed {} retries {} retried {}",
         tot.committed(),
         tot.failed(),
         tot.retries,
@@ -368,7 +429,7 @@ fn serialization_failures_are_retried_and_the_invariant_still_holds() {
     );
     assert!(
         tot.retries > 0,
-        "repeatable read on one branch row must conflict"
+        "{io:?}: repeatable read on one branch row must conflict"
     );
     assert!(tot.retried > 0 && tot.retried <= tot.retries);
     let inv = invariant(pg.conn_config());
@@ -378,10 +439,10 @@ fn serialization_failures_are_retried_and_the_invariant_still_holds() {
     // Without retries the conflicts are failures, sorted by kind.
     reset(pg.conn_config());
     s.max_tries = 1;
-    let out = run(&pg, &s, vec![(Builtin::TpcbLike, 1)]);
+    let out = run(pg, &s, vec![(Builtin::TpcbLike, 1)]);
     let tot = out.total.total();
     assert_eq!(tot.committed() + tot.failed(), clients as u64 * t);
-    assert!(tot.failures_of(FailureKind::Serialization) > 0);
+    assert!(tot.failures_of(FailureKind::Serialization) > 0, "{io:?}");
     assert_eq!(tot.retries, 0);
     assert!(invariant(pg.conn_config()).passed);
     // The host's failures are the run's, by kind.
@@ -403,11 +464,22 @@ fn connect_per_transaction_opens_one_session_per_transaction() {
         assert!(out.reconnect_time > Duration::ZERO);
         assert!(invariant(pg.conn_config()).passed);
     }
+    // Threads mode blocks on sockets connected before the run: -C is refused before any
+    // connection, as for io_uring.
+    let err = engine::check_io(IoMode::Threads, true).unwrap_err();
+    assert!(err.contains("--io threads cannot be used with -C"), "{err}");
 }
 
 #[test]
 fn cancellation_finishes_in_flight_transactions_and_returns_a_partial_result() {
     let pg = start_pg(&[]);
+    for io in io_modes() {
+        reset(pg.conn_config());
+        cancellation_once(&pg, io);
+    }
+}
+
+fn cancellation_once(pg: &Pg, io: IoMode) {
     // Closed loop.
     let cancel = Arc::new(AtomicBool::new(false));
     let c2 = cancel.clone();
@@ -416,22 +488,26 @@ fn cancellation_finishes_in_flight_transactions_and_returns_a_partial_result() {
         c2.store(true, Ordering::SeqCst);
     });
     let started = Instant::now();
-    let s = spec(
-        4,
-        2,
-        Stop::Duration(Duration::from_secs(60)),
-        QueryMode::Prepared,
-    );
-    let out = run_with_cancel(&pg, &s, vec![(Builtin::TpcbLike, 1)], cancel);
+    let s = RunSpec {
+        io,
+        ..spec(
+            4,
+            2,
+            Stop::Duration(Duration::from_secs(60)),
+            QueryMode::Prepared,
+        )
+    };
+    let out = run_with_cancel(pg, &s, vec![(Builtin::TpcbLike, 1)], cancel);
     t.join().unwrap();
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert!(out.interrupted);
+    assert!(out.interrupted, "{io:?}");
+    assert_io(&out, io, &format!("{io:?}"));
     let tot = out.total.total();
     assert!(tot.committed() > 0);
     assert_eq!(
         tot.failed(),
         0,
-        "in-flight transactions finish, they are not cut"
+        "{io:?}: in-flight transactions finish, they are not cut"
     );
     assert!(invariant(pg.conn_config()).passed);
 
@@ -450,7 +526,8 @@ fn cancellation_finishes_in_flight_transactions_and_returns_a_partial_result() {
         QueryMode::Prepared,
     );
     s.rate_tps = Some(0.01);
-    let out = run_with_cancel(&pg, &s, vec![(Builtin::SelectOnly, 1)], cancel);
+    s.io = io;
+    let out = run_with_cancel(pg, &s, vec![(Builtin::SelectOnly, 1)], cancel);
     t.join().unwrap();
     assert!(out.interrupted);
     assert!(
@@ -474,6 +551,17 @@ fn server_commits_reconcile_with_pg_stat_database() {
         &s,
         vec![(Builtin::TpcbLike, 1), (Builtin::SelectOnly, 1)],
     );
+    // The same in every I/O mode: what the wire counted is what the server committed.
+    for io in io_modes() {
+        let o = run(
+            &pg,
+            &RunSpec { io, ..s.clone() },
+            vec![(Builtin::TpcbLike, 1), (Builtin::SelectOnly, 1)],
+        );
+        assert_io(&o, io, &format!("{io:?}"));
+        out.server_commits += o.server_commits;
+        out.connections += o.connections;
+    }
     s.mode = QueryMode::Simple;
     let out2 = run(&pg, &s, vec![(Builtin::SimpleUpdate, 1)]);
     out.server_commits += out2.server_commits;

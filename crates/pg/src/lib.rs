@@ -26,5 +26,5 @@ pub mod tls;
 
 pub use conninfo::{ConnConfig, ConnFlags, SslMode};
 pub use error::{DbError, Error, ErrorClass};
-pub use session::socket::PlainSocket;
+pub use session::socket::{PlainSocket, Unblock};
 pub use session::{CapturedResult, Columns, QueryMode, Session, StmtId, StmtResult, Value};

@@ -359,6 +359,7 @@ mod tests {
             "fd_limit",
             "setup",
             "socket_io",
+            "abandoned",
             "partition_method",
             "partitions",
             "fairness",

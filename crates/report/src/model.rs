@@ -580,6 +580,11 @@ pub struct ConnectionSetup {
     /// (absent from results that predate it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub socket_io: Option<String>,
+    /// Threads mode: transactions given up in flight when the run ended (`-T`'s end or Ctrl-C)
+    /// because their client was blocked waiting for the server; counted neither committed nor
+    /// failed, each may have committed on the server. Absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandoned: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

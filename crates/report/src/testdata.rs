@@ -384,6 +384,7 @@ pub fn multi_rate_tries() -> RunResult {
         concurrency: 64,
         retries: 3,
         socket_io: Some("io_uring (2 of 2 engine threads)".into()),
+        abandoned: Some(2),
     });
     r.connections.aborted = vec![AbortedClient {
         client_id: 3,

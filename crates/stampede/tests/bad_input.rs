@@ -196,6 +196,14 @@ const CASES: &[(&[&str], &str)] = &[
         &["run", "-T", "10", "--fault-at", "1", "-C"],
         "--fault-at cannot be combined with -C/--connect",
     ),
+    (
+        &["run", "-T", "10", "--fault-at", "1", "--io", "threads"],
+        "--fault-at cannot be combined with --io threads",
+    ),
+    (
+        &["run", "-t", "10", "-C", "--io", "threads"],
+        "--io threads cannot be used with -C",
+    ),
     (&["run", "--fault-cmd", "true"], "--fault-at <SECONDS>"),
     (
         &["failover", "-t", "5"],

@@ -435,10 +435,12 @@ fn exit_on_abort_ends_the_run_when_one_client_aborts() {
     );
 }
 
-/// `--io`: io_uring by default where the machine allows it (this one does), epoll when asked,
-/// when -C connects per transaction, or when io_uring is off (here by STAMPEDE_NO_IO_URING, as a
-/// container's seccomp filter would); the result says which and why, and the counts are exact on
-/// every path. `--io uring` where it is unavailable, or with -C, is refused before connecting.
+/// `--io`: a thread per client by default with few clients per core (4 here), io_uring when
+/// asked (or by default with many clients per core) where the machine allows it (this one
+/// does), epoll when asked, when -C connects per transaction, or when io_uring is off (here by
+/// STAMPEDE_NO_IO_URING, as a container's seccomp filter would); the result says which and why,
+/// and the counts are exact on every path. `--io uring` where it is unavailable, or with -C,
+/// and `--io threads` with -C, are refused before connecting.
 #[test]
 fn the_socket_io_is_chosen_reported_and_falls_back_to_epoll() {
     let srv = Server::start();
@@ -462,11 +464,29 @@ fn the_socket_io_is_chosen_reported_and_falls_back_to_epoll() {
         )
     };
     let off = Some(("STAMPEDE_NO_IO_URING", "1"));
-    let cases: [(&[&str], _, &str); 4] = [
-        (&[], None, "I/O: io_uring (2 of 2 engine threads)"),
-        (&["--io", "epoll"], None, "I/O: epoll (--io epoll)"),
+    let logs = tempfile::tempdir().unwrap();
+    let log_prefix = logs.path().join("log").display().to_string();
+    let cases: [(&[&str], _, &str); 6] = [
         (
             &[],
+            None,
+            "I/O: threads (a blocking socket per client on its own thread; auto: 4 clients on ",
+        ),
+        (
+            &["--io", "threads"],
+            None,
+            "I/O: threads (a blocking socket per client on its own thread; --io threads)",
+        ),
+        (
+            &["--io", "uring"],
+            None,
+            "I/O: io_uring (2 of 2 engine threads)",
+        ),
+        (&["--io", "epoll"], None, "I/O: epoll (--io epoll)"),
+        // -l with fewer threads than clients: one log per -j thread, so auto keeps the event
+        // loops (and io_uring is off).
+        (
+            &["-l", "--log-prefix", &log_prefix],
             off,
             "I/O: epoll (io_uring turned off by STAMPEDE_NO_IO_URING)",
         ),
@@ -499,6 +519,11 @@ fn the_socket_io_is_chosen_reported_and_falls_back_to_epoll() {
             None,
             "--io uring cannot be used with -C",
         ),
+        (
+            &["--io", "threads", "-C"][..],
+            None,
+            "--io threads cannot be used with -C",
+        ),
     ] {
         let (code, out, err) = run(extra, env);
         assert_ne!(code, 0, "{extra:?}: {out}");
@@ -509,4 +534,120 @@ fn the_socket_io_is_chosen_reported_and_falls_back_to_epoll() {
         before,
         "a refused run ran nothing"
     );
+}
+
+/// `--io threads`: a client blocked in a read (its UPDATE waits on a row lock this test holds)
+/// does not hold the run past `-T`'s end, nor past Ctrl-C: its socket gives the wait up, the run
+/// returns while the lock is still held (the blocked backend is still waiting on it), and the
+/// summary is printed as in any run (exit 0; 130 and the partial result after Ctrl-C). The
+/// abandoned transaction is counted neither committed nor failed.
+#[test]
+fn threads_mode_ends_on_time_and_on_ctrl_c_while_a_client_waits_on_a_row_lock() {
+    let srv = Server::start();
+    srv.create_db("lock");
+    assert!(srv
+        .pgbench("lock", &["-i", "-s", "1", "-q"])
+        .status
+        .success());
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("update.sql");
+    std::fs::write(
+        &script,
+        "UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;\n",
+    )
+    .unwrap();
+    let holder = srv.hold(
+        "lock",
+        "lockholder",
+        "SELECT aid FROM pgbench_accounts WHERE aid = 1 FOR UPDATE",
+    );
+    // The run's backends waiting on the held lock, and the holder still holding it.
+    let waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'";
+    let holding = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lockholder' \
+                   AND state = 'idle in transaction'";
+    let args = |time: &str| -> Vec<String> {
+        let mut a: Vec<String> = ["run", "-f", script.to_str().unwrap(), "-c", "2"]
+            .map(String::from)
+            .to_vec();
+        // --no-check: the holder is another session on the database, which the commit count
+        // cannot tell apart from the run's.
+        for x in ["-T", time, "--io", "threads", "-n", "--no-check"] {
+            a.push(x.into());
+        }
+        a.extend(srv.target("lock"));
+        a
+    };
+
+    // -T 2: returns while the lock is held.
+    let r = stampede(&args("2"));
+    assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    assert_eq!(
+        srv.psql("lock", holding),
+        "1",
+        "the run did not wait for the lock"
+    );
+    assert_eq!(
+        srv.psql("lock", waiting),
+        "2",
+        "both clients were blocked on it"
+    );
+    assert!(
+        r.stdout
+            .contains("number of transactions actually processed: 0"),
+        "{}",
+        r.stdout
+    );
+    // Abandoned, not failed.
+    assert!(
+        r.stdout
+            .contains("failed transactions by kind: serialization 0 (0.000%), deadlock 0 (0.000%), other 0 (0.000%)"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("aborted clients: 0 of 2"), "{}", r.stdout);
+    assert!(r.stdout.contains("I/O: threads"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "2 transactions abandoned in flight at the end (blocked waiting for the server"
+        ),
+        "{}",
+        r.stdout
+    );
+
+    // Ctrl-C once the new run's clients are blocked too (4 waiting): the partial result.
+    let child = stampede_cmd()
+        .args(args("60"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    srv.wait_for("lock", waiting, "4");
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert_eq!(
+        srv.psql("lock", holding),
+        "1",
+        "Ctrl-C did not wait for the lock"
+    );
+    assert!(
+        stdout.contains("number of transactions actually processed: 0"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("interrupted"), "{stdout}");
+    assert!(
+        stdout.contains("2 transactions abandoned in flight at the end"),
+        "{stdout}"
+    );
+
+    // Once the lock goes, the abandoned UPDATEs run on the server (their requests were sent);
+    // the run counted none of them, as none was seen to commit.
+    holder.commit();
+    srv.wait_for("lock", waiting, "0");
 }

@@ -170,9 +170,20 @@ fn per_transaction_logs_one_file_per_thread_and_one_line_per_transaction() {
     }
 }
 
+/// In every I/O mode (one thread per client here, so threads mode writes the same two files).
 #[test]
 fn aggregated_logs_add_up_to_the_processed_count() {
     let srv = server();
+    let mut modes = vec![("threads", "I/O: threads"), ("epoll", "I/O: epoll")];
+    if target::ring::unavailable().is_none() {
+        modes.push(("uring", "I/O: io_uring"));
+    }
+    for (io, want) in modes {
+        aggregated_logs_once(&srv, io, want);
+    }
+}
+
+fn aggregated_logs_once(srv: &Server, io: &str, want: &str) {
     let dir = tempfile::tempdir().unwrap();
     let before = now_s();
     let mut args = vec![
@@ -185,15 +196,18 @@ fn aggregated_logs_add_up_to_the_processed_count() {
         "2",
         "-j",
         "2",
+        "--io",
+        io,
     ];
     args.extend(FAST);
-    let r = run_in(dir.path(), Some(&srv), &args);
+    let r = run_in(dir.path(), Some(srv), &args);
     ok(&r);
+    assert!(r.stdout.contains(want), "--io {io}: {}", r.stdout);
     let after = now_s();
     let processed = number_after(&r.stdout, "number of transactions actually processed: ");
     assert!(processed > 0);
     let files = logs(dir.path(), "pgbench_log");
-    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(files.len(), 2, "--io {io}: {files:?}");
     let mut sum = 0;
     for (name, lines) in &files {
         assert!(!lines.is_empty() && lines.len() <= 5, "{name}: {lines:?}");
@@ -218,7 +232,7 @@ fn aggregated_logs_add_up_to_the_processed_count() {
             sum += n;
         }
     }
-    assert_eq!(sum, processed, "{files:?}\n{}", r.stdout);
+    assert_eq!(sum, processed, "--io {io}: {files:?}\n{}", r.stdout);
 }
 
 #[test]
@@ -254,6 +268,11 @@ fn log_options_are_validated_before_connecting() {
         (
             vec!["-l", "--aggregate-interval", "2", "-T", "3"],
             "--aggregate-interval",
+        ),
+        // Threads mode has a thread per client, and -l a file per -j thread.
+        (
+            vec!["-l", "--io", "threads", "-c", "2", "-j", "1", "-t", "1"],
+            "--io threads with -l needs -j equal to -c",
         ),
     ] {
         let r = run_in(dir.path(), None, &args);

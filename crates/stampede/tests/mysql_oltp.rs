@@ -186,7 +186,8 @@ fn sysbench_and_stampede_share_tables_and_send_the_same_statements() {
 }
 
 /// `stampede init oltp` and `run oltp_*` with a mysql:// target: every test's commit count
-/// (Com_commit) and row counts pass, or the commit count says why it cannot be exact.
+/// (Com_commit) and row counts pass, or the commit count says why it cannot be exact; the runs
+/// go through threads mode (a blocking socket per client).
 #[test]
 fn every_oltp_run_on_mariadb_passes_its_checks() {
     let m = MariaDb::shared();
@@ -251,6 +252,15 @@ fn every_oltp_run_on_mariadb_passes_its_checks() {
         }
         let (rows, detail) = status("row counts");
         assert_eq!(rows, "passed", "{test}: {detail}");
+        // 4 clients: `--io auto` gives each its own thread on a blocking socket, the MySQL
+        // session's as the PostgreSQL one's, with the same exact counts.
+        let io = r["connections"]["setup"]["socket_io"]
+            .as_str()
+            .unwrap_or("");
+        assert!(
+            io.starts_with("threads (a blocking socket per client"),
+            "{test}: {io}"
+        );
         assert!(
             r["environment"]["server"]["settings"]["innodb_buffer_pool_size"].is_string(),
             "{test}: MySQL's settings recorded"

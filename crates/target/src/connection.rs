@@ -429,6 +429,31 @@ impl Session {
         }
     }
 
+    /// Whether the session can go into blocking mode (a plain socket, either protocol).
+    pub fn can_block(&self) -> bool {
+        match self {
+            Session::Pg(s) => s.can_block(),
+            Session::MySql(s, _) => s.can_block(),
+        }
+    }
+
+    /// Blocking mode for a thread-per-client run (`pg::PlainSocket::use_blocking`).
+    pub fn use_blocking(&mut self, unblock: std::sync::Arc<pg::Unblock>) -> Result<(), Error> {
+        match self {
+            Session::Pg(s) => s.use_blocking(unblock),
+            Session::MySql(s, _) => s.use_blocking(unblock),
+        }
+    }
+
+    /// Whether the session failed because a blocking wait was given up at the run's end (what
+    /// it had in flight may or may not have happened on the server).
+    pub fn released(&self) -> bool {
+        match self {
+            Session::Pg(s) => s.released(),
+            Session::MySql(s, _) => s.released(),
+        }
+    }
+
     /// Which endpoint of `target` this session landed on (its index in the host list).
     pub fn endpoint_index(&self, target: &Target) -> Option<usize> {
         match (self, target) {

@@ -183,6 +183,28 @@ impl Session {
         !self.broken
     }
 
+    /// Whether the session can go into blocking mode (a plain socket; TLS cannot).
+    pub fn can_block(&self) -> bool {
+        matches!(self.io, io::Transport::Plain(_))
+    }
+
+    /// Blocking mode for the engine's thread-per-client runs (`pg::PlainSocket::use_blocking`,
+    /// shared with the PostgreSQL session). Call between commands; TLS is left as it is.
+    pub fn use_blocking(&mut self, unblock: std::sync::Arc<pg::Unblock>) -> Result<(), Error> {
+        match &mut self.io {
+            io::Transport::Plain(p) => p.use_blocking(unblock).map_err(|e| {
+                self.broken = true;
+                Error::Io(e)
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the session failed because a blocking wait was given up at the run's end.
+    pub fn released(&self) -> bool {
+        matches!(&self.io, io::Transport::Plain(p) if p.released())
+    }
+
     /// `b'T'` while a transaction is open (SERVER_STATUS_IN_TRANS in the last OK or EOF packet),
     /// else `b'I'`. Never `b'E'`: MySQL has no failed-transaction state (an error leaves the
     /// transaction open, except a deadlock (1213), after which InnoDB has rolled it back and

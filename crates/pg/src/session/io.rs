@@ -65,6 +65,22 @@ impl Transport {
         }
     }
 
+    /// Put a plain socket in blocking mode (see `socket`'s "Blocking mode"); TLS stays as it is.
+    pub(super) fn use_blocking(
+        &mut self,
+        unblock: std::sync::Arc<super::socket::Unblock>,
+    ) -> io::Result<()> {
+        match self {
+            Transport::Plain(p) => p.use_blocking(unblock),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether a blocking wait of this transport was given up because the run was over.
+    pub(super) fn released(&self) -> bool {
+        matches!(self, Transport::Plain(p) if p.released())
+    }
+
     /// Move a plain socket onto the thread's ring (which must exist). TLS stays as it is.
     pub(super) fn use_ring(&mut self) -> io::Result<()> {
         if !matches!(self, Transport::Plain(_)) {

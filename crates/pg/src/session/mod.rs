@@ -318,6 +318,28 @@ impl Session {
         })
     }
 
+    /// Whether the session can go into blocking mode ([`Session::use_blocking`]): a plain socket
+    /// (TLS sessions cannot).
+    pub fn can_block(&self) -> bool {
+        matches!(self.io, Transport::Plain(_))
+    }
+
+    /// Blocking mode for the engine's thread-per-client runs (`socket`'s "Blocking mode"): from
+    /// then on the session needs no runtime, and a wait `unblock` calls off fails the session
+    /// with [`Session::released`] true. Call between requests. A TLS session is left as it is.
+    pub fn use_blocking(&mut self, unblock: std::sync::Arc<socket::Unblock>) -> Result<(), Error> {
+        self.io.use_blocking(unblock).map_err(|e| {
+            self.broken = true;
+            Error::Io(e)
+        })
+    }
+
+    /// Whether the session failed because a blocking wait was given up at the run's end (not
+    /// the server's doing): what it had in flight may or may not have happened.
+    pub fn released(&self) -> bool {
+        self.io.released()
+    }
+
     /// Whether the last [`Session::execute`] ran a COPY: FROM STDIN is refused (CopyFail, the
     /// statement fails), TO STDOUT's data is read and dropped. pgbench aborts a client whose
     /// script runs one.

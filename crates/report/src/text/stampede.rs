@@ -67,6 +67,12 @@ fn connections_line(o: &mut String, r: &RunResult) {
         if let Some(io) = &c.socket_io {
             parts.push(format!("I/O: {io}"));
         }
+        if let Some(n) = c.abandoned {
+            parts.push(format!(
+                "{n} transactions abandoned in flight at the end (blocked waiting for the \
+                 server; neither committed nor failed)"
+            ));
+        }
     }
     if let Some(f) = fd {
         let hard = f.hard.map_or("unlimited".to_string(), |h| h.to_string());

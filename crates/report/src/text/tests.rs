@@ -380,7 +380,9 @@ fn stampede_block_lists_percentiles_failures_aborts_checks_and_interruption() {
     assert_eq!(
         lines[8],
         "connections: 8000 opened in 0.010 s (1234.5/s, at most 64 in flight, 3 retries); \
-         I/O: io_uring (2 of 2 engine threads); open files: limit 20000 (hard 20000, raised from 1024), needed 8200"
+         I/O: io_uring (2 of 2 engine threads); 2 transactions abandoned in flight at the end \
+         (blocked waiting for the server; neither committed nor failed); open files: limit 20000 \
+         (hard 20000, raised from 1024), needed 8200"
     );
     assert_eq!(lines[9], "checks:");
     assert_eq!(

@@ -422,8 +422,49 @@ pub(crate) fn commit_status(c: &CommitCheck, maintenance: i64) -> (CheckStatus, 
     }
 }
 
+/// Threads mode (`--io threads`): transactions abandoned in flight when the run ended (their
+/// client blocked waiting for the server at `-T`'s end or Ctrl-C) may each have committed once
+/// on the server, their reply never read. A surplus of at most that many is in doubt, not a
+/// miscount; `None` when that does not apply (passed, or a difference it cannot explain).
+pub(crate) fn in_doubt(c: &CommitCheck, abandoned: u64) -> Option<(CheckStatus, String)> {
+    (!c.passed && c.difference > 0 && c.difference <= i128::from(abandoned)).then(|| {
+        (
+            CheckStatus::Skipped,
+            format!(
+                "in doubt: {}; {abandoned} transactions were abandoned in flight when the run \
+                 ended (their client was blocked waiting for the server), and the server \
+                 committed {} of them",
+                c.detail, c.difference
+            ),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_surplus_of_commits_up_to_the_abandoned_transactions_is_in_doubt_not_failed() {
+        let c = |passed, difference| CommitCheck {
+            passed,
+            detail: "numbers".into(),
+            difference,
+        };
+        let (st, d) = in_doubt(&c(false, 2), 3).expect("in doubt");
+        assert_eq!(st, CheckStatus::Skipped);
+        assert!(
+            d.starts_with("in doubt: numbers; 3 transactions were abandoned"),
+            "{d}"
+        );
+        assert!(d.ends_with("committed 2 of them"), "{d}");
+        assert!(in_doubt(&c(false, 3), 3).is_some());
+        // More than the abandoned ones could commit, fewer than counted, or passed: not in
+        // doubt (the ordinary verdict stands).
+        assert!(in_doubt(&c(false, 4), 3).is_none());
+        assert!(in_doubt(&c(false, -1), 3).is_none());
+        assert!(in_doubt(&c(false, 1), 0).is_none());
+        assert!(in_doubt(&c(true, 0), 3).is_none());
+    }
+
     #[test]
     fn a_surplus_of_commits_during_autovacuum_is_inconclusive_not_failed() {
         let c = |passed, difference| CommitCheck {

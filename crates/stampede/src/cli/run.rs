@@ -16,6 +16,7 @@ pub enum IoArg {
     Auto,
     Epoll,
     Uring,
+    Threads,
 }
 
 impl IoArg {
@@ -24,6 +25,7 @@ impl IoArg {
             IoArg::Auto => engine::IoMode::Auto,
             IoArg::Epoll => engine::IoMode::Epoll,
             IoArg::Uring => engine::IoMode::Uring,
+            IoArg::Threads => engine::IoMode::Threads,
         }
     }
 }
@@ -216,13 +218,15 @@ pub struct RunArgs {
     /// Stop the whole run as soon as a client aborts.
     #[arg(long = "exit-on-abort", help_heading = SHAPE)]
     pub exit_on_abort: bool,
-    /// The measured run's socket I/O: io_uring where the kernel allows it, else epoll (auto;
-    /// the result says which and why); epoll always; io_uring or an error.
+    /// The measured run's socket I/O: auto (the default) gives each client its own thread
+    /// with a blocking socket when there are few clients per core, else io_uring where the
+    /// kernel allows it, else epoll (the result says which and why); epoll always; io_uring or
+    /// an error; threads (one OS thread per client, a blocking socket each).
     #[arg(
         long = "io",
         value_enum,
         default_value = "auto",
-        value_name = "auto|epoll|uring",
+        value_name = "auto|epoll|uring|threads",
         help_heading = SHAPE
     )]
     pub io: IoArg,

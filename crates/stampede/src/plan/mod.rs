@@ -404,7 +404,12 @@ impl Plan {
         if let Job::Storm(_, s) = &self.job {
             clients = clients.saturating_add(u32::try_from(s.connections).unwrap_or(u32::MAX));
         }
-        environment::ensure_fd_limit(clients, self.spec.threads.min(clients), "-c/--client")?;
+        // Threads mode (`--io threads`, or auto's choice) has one engine thread per client.
+        let threads = engine::engine_threads(&RunSpec {
+            clients,
+            ..self.spec.clone()
+        });
+        environment::ensure_fd_limit(clients, threads, "-c/--client")?;
         let user_set = self.target.settings.iter().any(|kv| {
             kv.split_once('=')
                 .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case("max_connections"))
@@ -581,9 +586,16 @@ fn fault_spec(a: &RunArgs, spec: &RunSpec) -> Result<Option<crate::run::fault::F
             ))
         }
     }
-    if spec.io == engine::IoMode::Uring {
+    if matches!(spec.io, engine::IoMode::Uring | engine::IoMode::Threads) {
+        let io = if spec.io == engine::IoMode::Uring {
+            "uring"
+        } else {
+            "threads"
+        };
         return Err(Failure::usage(
-            "--fault-at cannot be combined with --io uring (reconnecting goes through epoll)",
+            format!(
+                "--fault-at cannot be combined with --io {io} (reconnecting goes through epoll)"
+            ),
             "use --io auto",
         ));
     }

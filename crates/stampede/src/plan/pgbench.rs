@@ -128,6 +128,12 @@ pub(crate) fn plan(
         ..super::common_spec(a, clients, jobs, stop)
     };
     engine::check_io(spec.io, spec.connect_per_txn).map_err(usage)?;
+    if spec.io == engine::IoMode::Threads && spec.log.is_some() && spec.threads < clients {
+        // pgbench's -l writes one file per -j thread; threads mode has one thread per client.
+        return Err(usage(
+            "--io threads with -l needs -j equal to -c: the logs are one per thread".into(),
+        ));
+    }
     let vacuum = if a.no_vacuum {
         Vacuum::None
     } else if a.vacuum_all {

@@ -416,6 +416,9 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
                 }
             };
             let (status, detail) = match v {
+                CommitVerdict::Exact(c) if checks::in_doubt(&c, outcome.abandoned).is_some() => {
+                    checks::in_doubt(&c, outcome.abandoned).expect("checked")
+                }
                 CommitVerdict::Exact(c) => {
                     let maintenance = match maintenance_before {
                         Some(b) => ctx.rt.block_on(checks::maintenance_runs(conn))? - b,

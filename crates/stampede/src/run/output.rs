@@ -33,7 +33,8 @@ pub(super) fn header(ctx: &Ctx, server: &ServerInfo, describe: &str) {
                 env!("CARGO_PKG_VERSION"),
                 short_version(&server.version),
                 spec.clients,
-                spec.threads,
+                // One per client in threads mode (the I/O line says why).
+                engine::engine_threads(spec),
                 format!("{:?}", spec.mode).to_lowercase(),
             );
             if let Some(r) = spec.rate_tps {

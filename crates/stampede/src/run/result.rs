@@ -76,11 +76,8 @@ pub(super) fn assemble(
                 },
                 concurrency: outcome.connect_concurrency,
                 retries: outcome.connect_retries,
-                socket_io: Some(io_description(
-                    outcome.threads,
-                    outcome.ring_threads,
-                    outcome.epoll_why.as_deref(),
-                )),
+                socket_io: Some(io_description(&outcome)),
+                abandoned: (outcome.abandoned > 0).then_some(outcome.abandoned),
             }),
         },
         config,
@@ -233,9 +230,22 @@ pub(crate) fn start_observer(conn: &target::Target) -> Option<observe::SamplerHa
 
 /// The result's `I/O:` words: which engine threads ran the measured run on io_uring, and why the
 /// others used epoll.
-fn io_description(threads: u32, ring: u32, why: Option<&str>) -> String {
-    let why = why.unwrap_or("unknown");
-    if ring == 0 {
+fn io_description(outcome: &engine::Outcome) -> String {
+    let (threads, ring, blocking) = (
+        outcome.threads,
+        outcome.ring_threads,
+        outcome.blocking_threads,
+    );
+    let why = outcome.epoll_why.as_deref().unwrap_or("unknown");
+    let choice = outcome.io_choice.as_deref().unwrap_or("--io threads");
+    if blocking > 0 && blocking >= threads {
+        format!("threads (a blocking socket per client on its own thread; {choice})")
+    } else if blocking > 0 {
+        format!(
+            "threads on {blocking} of {threads} engine threads ({choice}), epoll on the others \
+             ({why})"
+        )
+    } else if ring == 0 {
         format!("epoll ({why})")
     } else if ring >= threads {
         format!("io_uring ({ring} of {threads} engine threads)")

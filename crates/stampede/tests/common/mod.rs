@@ -65,6 +65,50 @@ impl Server {
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
+    /// Run `sql` in a transaction of its own that stays open (psql reading its commands from a
+    /// pipe, named by `application_name` `name`), and wait until it has run: the session is then
+    /// idle in that transaction, holding whatever locks `sql` took, until
+    /// [`Holder::commit`].
+    pub fn hold(&self, db: &str, name: &str, sql: &str) -> Holder {
+        use std::io::Write;
+        let mut child = Command::new(self.bin("psql"))
+            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", &self.host()])
+            .args(["-p", &self.port(), "-U", "postgres", "-d", db])
+            .env("PGAPPNAME", name)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("psql runs");
+        let stdin = child.stdin.as_mut().expect("piped");
+        writeln!(stdin, "BEGIN;\n{sql};").unwrap();
+        stdin.flush().unwrap();
+        self.wait_for(
+            db,
+            &format!(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = '{name}' \
+                 AND state = 'idle in transaction'"
+            ),
+            "1",
+        );
+        Holder { child }
+    }
+
+    /// Poll `sql` (every 20 ms, at most 30 s) until it returns `want`.
+    pub fn wait_for(&self, db: &str, sql: &str, want: &str) {
+        let give_up = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let got = self.psql(db, sql);
+            if got == want {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < give_up,
+                "{sql}: still {got}, want {want}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     pub fn create_db(&self, db: &str) {
         self.psql("postgres", &format!("CREATE DATABASE {db}"));
     }
@@ -90,6 +134,33 @@ impl Server {
             "-d".into(),
             db.into(),
         ]
+    }
+}
+
+/// A session holding a transaction open ([`Server::hold`]).
+pub struct Holder {
+    child: std::process::Child,
+}
+
+impl Holder {
+    /// Commit the held transaction and end the session.
+    pub fn commit(mut self) {
+        use std::io::Write;
+        if let Some(mut stdin) = self.child.stdin.take() {
+            writeln!(stdin, "COMMIT;").unwrap();
+        }
+        assert!(
+            self.child.wait().unwrap().success(),
+            "the holder's COMMIT failed"
+        );
+    }
+}
+
+impl Drop for Holder {
+    fn drop(&mut self) {
+        // A test that failed while holding: end the session (its transaction rolls back).
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

@@ -26,7 +26,7 @@ pub fn stampede_additions() -> String {
     "\nstampede's additions (off unless given):\n\
      \x20 --check                  check the commit count (and the TPC-B invariant) afterwards\n\
      \x20 --html=FILE              write a self-contained HTML report\n\
-     \x20 --io=auto|epoll|uring    the measured run's socket I/O (default: auto)\n\
+     \x20 --io=auto|epoll|uring|threads  the measured run's socket I/O (default: auto)\n\
      \x20 --json=FILE              write the full result as JSON\n\
      \x20 --observe                watch the server (wait events, statements, checkpoints)\n"
         .to_string()

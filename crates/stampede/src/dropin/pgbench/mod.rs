@@ -11,7 +11,7 @@
 //! What stampede adds is off unless asked for, with long options of stampede's own, taken out
 //! of the command line before pgbench's parser sees it: `--json FILE`, `--html FILE`,
 //! `--check` (the commit count and the TPC-B invariant; a failed check exits 2), `--observe`
-//! (the server watcher), `--io auto|epoll|uring`.
+//! (the server watcher), `--io auto|epoll|uring|threads`.
 
 mod args;
 #[cfg(test)]
@@ -153,7 +153,12 @@ fn take_additions(argv: Vec<String>) -> Result<(Vec<String>, Additions), String>
                     "auto" => IoArg::Auto,
                     "epoll" => IoArg::Epoll,
                     "uring" => IoArg::Uring,
-                    v => return Err(format!("invalid --io: \"{v}\" (auto, epoll or uring)")),
+                    "threads" => IoArg::Threads,
+                    v => {
+                        return Err(format!(
+                            "invalid --io: \"{v}\" (auto, epoll, uring or threads)"
+                        ))
+                    }
                 })
             }
             _ => out.push(a),

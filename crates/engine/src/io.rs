@@ -1,0 +1,212 @@
+//! How a run's clients wait for the server: the `--io` modes, what `--io auto` picks, and each
+//! engine thread's choice of driver for its measured run.
+//!
+//! * **threads**: one OS thread per client, its socket blocking (`target::Session::use_blocking`),
+//!   the thread's futures driven by [`crate::exec::park_block_on`]. The kernel wakes exactly the
+//!   thread whose reply came and the read returns the data: no event loop asks what is ready
+//!   between a reply and its client (issue 21: a hand-written blocking client, select-only
+//!   prepared, PostgreSQL 15, unix socket, 2 cores, 1,677 instructions and 2.0 system calls per
+//!   transaction; 0.59x pgbench's client CPU per transaction at 8 clients, but 1.17x at 64, where
+//!   64 threads context-switch on 2 cores). So a mode for few clients per core, beside the ring.
+//! * **uring**: the thread's io_uring ring (`target::ring`), one `io_uring_enter` per wake-up for
+//!   all of a thread's connections: best with many clients per thread.
+//! * **epoll**: the runtime's epoll, always available (TLS, `-C`, `-R` under auto, a fault run).
+//!
+//! `--io auto` (the default) picks threads at most [`THREADS_MAX_CLIENTS_PER_CORE`] clients per
+//! core and at most [`THREADS_MAX_CLIENTS`] in all, unless the run connects per transaction
+//! (`-C`), is a fault run (both connect through the runtime, mid-run) or writes `-l` logs per
+//! `-j` thread with fewer threads than clients; otherwise each thread takes its ring where it can
+//! and epoll where it cannot ([`choose_io`]), as before threads existed. Under `-R` auto still
+//! picks threads for few clients per core: a rate-limited client sleeps in one futex wait with a
+//! timeout and is woken alone, where the ring's timed waits measured dearer than epoll's (not
+//! measured against threads yet: the io-modes table has no `-R` rows). The choice and its reason
+//! are in the result (`Outcome::io_choice`, `blocking_threads`).
+
+use workload::Workload;
+
+use crate::worker::{Client, ThreadCtx};
+use crate::RunSpec;
+
+/// How engine threads do their sessions' I/O during the measured run (connecting always uses
+/// the runtime's epoll).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IoMode {
+    /// io_uring (`target::ring`) where the kernel allows it, every session of the thread is a
+    /// plain socket (no TLS, no `-C`) and the run is not rate-limited (`-R`: see `choose_io`);
+    /// epoll otherwise.
+    #[default]
+    Auto,
+    /// The runtime's epoll, always.
+    Epoll,
+    /// io_uring; the run fails before connecting if this machine does not allow it.
+    Uring,
+    /// One OS thread per client with a blocking socket (`worker`'s "Threads mode"); a thread
+    /// whose session cannot block (TLS) runs its client on epoll.
+    Threads,
+}
+
+/// Whether a run can use `io` (`--io uring` can be refused: io_uring unavailable here, or -C;
+/// `--io threads` with -C, a fault run or -l logs fewer than the clients). Callers check it
+/// before they connect anything; [`run`] checks it again.
+pub fn check_io(io: IoMode, connect_per_txn: bool) -> Result<(), String> {
+    if io == IoMode::Threads && connect_per_txn {
+        return Err(
+            "--io threads cannot be used with -C (connecting goes through epoll); use --io auto"
+                .into(),
+        );
+    }
+    if io != IoMode::Uring {
+        return Ok(());
+    }
+    if connect_per_txn {
+        return Err(
+            "--io uring cannot be used with -C (connecting goes through epoll); use --io auto"
+                .into(),
+        );
+    }
+    match target::ring::unavailable() {
+        Some(why) => Err(format!(
+            "--io uring: io_uring is not available here ({why}); use --io auto or epoll"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `--io auto` gives every client its own OS thread (`--io threads`) while there are at most
+/// this many clients per core. Above it, threads context-switch on the cores more than an
+/// event loop wakes (issue 21: a hand-written blocking client, select-only prepared, PostgreSQL
+/// 15, unix socket, 2 cores: 0.59x pgbench's client CPU per transaction at 8 clients, 1.17x at
+/// 64). Set from the io-modes table of `bench/run io-modes` (the client count where threads stop
+/// beating io_uring), measured on a quiet machine; 8 per core until then.
+pub const THREADS_MAX_CLIENTS_PER_CORE: u32 = 8;
+
+/// `--io auto` never gives more clients than this a thread each, whatever the cores: thousands
+/// of connections are the event loops' (a thread's stack and its scheduling per connection).
+pub const THREADS_MAX_CLIENTS: u32 = 256;
+
+/// The run's I/O after `--io auto` has decided between threads and the event loops (`Auto` left
+/// means io_uring or epoll, decided per thread by `worker::choose_io`), and why.
+pub(crate) fn resolve_io(spec: &RunSpec, cores: u32) -> (IoMode, Option<String>) {
+    let logs_per_thread = spec
+        .log
+        .as_ref()
+        .is_some_and(|_| spec.threads < spec.clients);
+    match spec.io {
+        IoMode::Threads => (IoMode::Threads, Some("--io threads".into())),
+        IoMode::Auto if spec.connect_per_txn || spec.fault_run || logs_per_thread => {
+            (IoMode::Auto, None)
+        }
+        IoMode::Auto
+            if spec.clients <= THREADS_MAX_CLIENTS
+                && spec.clients <= cores.max(1) * THREADS_MAX_CLIENTS_PER_CORE =>
+        {
+            (
+                IoMode::Threads,
+                Some(format!(
+                    "auto: {} clients on {cores} cores, at most {THREADS_MAX_CLIENTS_PER_CORE} \
+                     per core run best on a thread each",
+                    spec.clients
+                )),
+            )
+        }
+        io => (io, None),
+    }
+}
+
+/// The OS threads a run of `spec` uses for its clients: one per client in threads mode
+/// (`--io threads`, or `--io auto`'s choice), else `-j` capped at the clients.
+pub fn engine_threads(spec: &RunSpec) -> u32 {
+    match resolve_io(spec, cores()).0 {
+        IoMode::Threads => spec.clients.max(1),
+        _ => spec.threads.clamp(1, spec.clients.max(1)),
+    }
+}
+
+/// The cores this process may run on.
+pub(crate) fn cores() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+}
+
+/// Decide this thread's I/O for the measured run (see [`crate::IoMode`]) and move its sessions
+/// onto the ring if it has one. Records the choice in the thread's totals.
+pub(crate) fn choose_io<W: Workload>(
+    ctx: &ThreadCtx<W>,
+    clients: &mut [Client<W::Client>],
+) -> Driver {
+    if ctx.spec.io == crate::IoMode::Threads {
+        let mut sessions = clients
+            .iter_mut()
+            .flat_map(|c| c.session.iter_mut().chain(c.reader.iter_mut()));
+        let mut tot = ctx.totals.borrow_mut();
+        if sessions.any(|s| !s.can_block()) {
+            tot.epoll_why = Some("TLS sessions stay on epoll".to_string());
+            return Driver::Epoll;
+        }
+        for s in clients
+            .iter_mut()
+            .flat_map(|c| c.session.iter_mut().chain(c.reader.iter_mut()))
+        {
+            // On failure the session is marked broken: its client aborts on first use.
+            let _ = s.use_blocking(ctx.shared.unblock.clone());
+        }
+        ctx.timer.use_park();
+        tot.blocking_threads += 1;
+        return Driver::Park;
+    }
+    let why = if ctx.spec.io == crate::IoMode::Epoll {
+        Some("--io epoll".to_string())
+    } else if ctx.spec.io == crate::IoMode::Auto && ctx.spec.rate_tps.is_some() {
+        // Measured (issue 4; `-S -c 8 -j 2 -M prepared -R 500`, CPU between the first and last
+        // progress lines, 5 alternating rounds): io_uring 74 us per transaction, epoll 62. A
+        // rate-limited client sleeps before every transaction and the ring's timed waits cost
+        // more per wake-up than epoll's; unthrottled, the ring's batching wins (13% less CPU).
+        Some("-R: epoll wakes more cheaply for rate-limited clients".to_string())
+    } else if ctx.spec.connect_per_txn {
+        Some("-C connects through the runtime".to_string())
+    } else if ctx.spec.fault_run {
+        Some("a fault run reconnects through the runtime".to_string())
+    } else if ctx.conn.dialect() == target::Dialect::MySql {
+        Some("the MySQL session runs on epoll".to_string())
+    } else if clients
+        .iter()
+        .flat_map(|c| c.session.iter().chain(&c.reader))
+        .any(|s| !s.can_use_ring())
+    {
+        Some("TLS sessions stay on epoll".to_string())
+    } else {
+        None
+    };
+    let ring = match why {
+        Some(w) => Err(w),
+        None => target::ring::Ring::new().map_err(|e| e.to_string()),
+    };
+    let mut tot = ctx.totals.borrow_mut();
+    match ring {
+        Ok(r) => {
+            for s in clients
+                .iter_mut()
+                .flat_map(|c| c.session.iter_mut().chain(c.reader.iter_mut()))
+            {
+                // On failure the session is marked broken: its client aborts on first use.
+                let _ = s.use_ring();
+            }
+            ctx.timer.use_ring();
+            tot.ring_threads += 1;
+            Driver::Ring(r)
+        }
+        Err(w) => {
+            tot.epoll_why = Some(w);
+            Driver::Epoll
+        }
+    }
+}
+
+/// What drives a thread's measured run ([`choose_io`]).
+pub(crate) enum Driver {
+    /// The runtime's epoll.
+    Epoll,
+    /// The thread's io_uring ring.
+    Ring(target::ring::Ring),
+    /// Threads mode: blocking sockets, [`crate::exec::park_block_on`].
+    Park,
+}
