@@ -63,7 +63,7 @@ use std::sync::Arc;
 use target::{Dialect, Session, Target};
 
 use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
-use crate::steps::{check_cancel, exec, undo_create, Step};
+use crate::steps::{check_cancel, exec, on_admin, Step};
 use crate::{split_range, split_rows, Event, LoadError, TableProgress, Timings};
 pub use crate::{Part, Steps};
 
@@ -437,37 +437,23 @@ pub async fn init_steps_of(
 ) -> Result<InitReport, LoadError> {
     opts.validate()?;
     check_cancel(&opts.cancel)?;
-    let mut admin = Session::connect(cfg)
-        .await
-        .map_err(|e| LoadError::db("connecting", e))?;
-    let mut timings = Timings::default();
-    let mut created = false;
-    let r = init_steps(
-        &mut admin,
+    let drop = drop_sql(opts.tables);
+    let sqls = match cfg.dialect() {
+        Dialect::Postgres => vec!["set client_min_messages = warning", drop.as_str()],
+        Dialect::MySql => vec![drop.as_str()],
+    };
+    let (mut report, timings) = on_admin(
         cfg,
-        opts,
-        steps,
-        &mut timings,
-        &mut created,
+        &sqls,
+        "sbtest",
         on_event,
+        async |admin, timings, created, on_event| {
+            init_steps(admin, cfg, opts, steps, timings, created, on_event).await
+        },
     )
-    .await;
-    match r {
-        Ok(mut report) => {
-            admin.close().await;
-            report.timings = timings;
-            Ok(report)
-        }
-        Err(e) => {
-            let drop = drop_sql(opts.tables);
-            let sqls = match cfg.dialect() {
-                Dialect::Postgres => vec!["set client_min_messages = warning", drop.as_str()],
-                Dialect::MySql => vec![drop.as_str()],
-            };
-            undo_create(cfg, admin, created, &sqls, "sbtest", on_event).await;
-            Err(e)
-        }
-    }
+    .await?;
+    report.timings = timings;
+    Ok(report)
 }
 
 async fn init_steps(

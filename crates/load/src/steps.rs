@@ -90,6 +90,40 @@ pub(crate) async fn undo_create(
     }
 }
 
+/// An init's steps on one admin session, connected here and closed after: `steps` gets the
+/// session, the timings to record its steps in, and a flag to raise once it has created its
+/// tables. When the steps fail (or are interrupted) after that, the tables are dropped again
+/// with `drop_sql` ([`undo_create`]), so no table is left looking loaded. Returns what the
+/// steps returned and their timings.
+pub(crate) async fn on_admin<R>(
+    cfg: &Target,
+    drop_sql: &[&str],
+    what: &str,
+    on_event: &mut dyn FnMut(&Event<'_>),
+    steps: impl AsyncFnOnce(
+        &mut Session,
+        &mut Timings,
+        &mut bool,
+        &mut dyn FnMut(&Event<'_>),
+    ) -> Result<R, LoadError>,
+) -> Result<(R, Timings), LoadError> {
+    let mut admin = Session::connect(cfg)
+        .await
+        .map_err(|e| LoadError::db("connecting", e))?;
+    let mut timings = Timings::default();
+    let mut created = false;
+    match steps(&mut admin, &mut timings, &mut created, on_event).await {
+        Ok(r) => {
+            admin.close().await;
+            Ok((r, timings))
+        }
+        Err(e) => {
+            undo_create(cfg, admin, created, drop_sql, what, on_event).await;
+            Err(e)
+        }
+    }
+}
+
 async fn exec_all(s: &mut Session, sqls: &[&str]) -> Result<(), LoadError> {
     for sql in sqls {
         exec(s, sql).await?;

@@ -113,7 +113,7 @@ use target::{Dialect, Session, Target};
 
 use crate::driver::{self, DriverOptions};
 pub use crate::split_rows;
-use crate::steps::{check_cancel, exec, undo_create, Step};
+use crate::steps::{check_cancel, exec, on_admin, Step};
 use crate::{Event, LoadError, Part, Steps, Timings};
 use generate::slots;
 pub use generate::{client_side_tasks, server_side_tasks, Accounts, Branches, Tellers};
@@ -377,10 +377,6 @@ pub async fn init_steps_of(
     opts.validate()?;
     opts.validate_for(cfg.dialect())?;
     check_cancel(&opts.cancel)?;
-    let mut admin = Session::connect(cfg)
-        .await
-        .map_err(|e| LoadError::db("connecting", e))?;
-    let mut timings = Timings::default();
     let mut report = InitReport {
         timings: Timings::default(),
         scale: opts.scale,
@@ -390,28 +386,31 @@ pub async fn init_steps_of(
         plain_tasks: 0,
         freeze_refused: false,
     };
-    let mut created = false;
-    let r = init_steps(
-        &mut admin,
+    // Leave nothing that looks loaded (module header).
+    let drop: &[&str] = match cfg.dialect() {
+        Dialect::Postgres => &[DROP_SQL],
+        Dialect::MySql => &DROP_SQL_MYSQL,
+    };
+    let ((), timings) = on_admin(
         cfg,
-        opts,
-        steps,
-        &mut timings,
-        &mut report,
-        &mut created,
+        drop,
+        "pgbench",
         on_event,
+        async |admin, timings, created, on_event| {
+            init_steps(
+                admin,
+                cfg,
+                opts,
+                steps,
+                timings,
+                &mut report,
+                created,
+                on_event,
+            )
+            .await
+        },
     )
-    .await;
-    if let Err(e) = r {
-        // Leave nothing that looks loaded (module header).
-        let drop: &[&str] = match cfg.dialect() {
-            Dialect::Postgres => &[DROP_SQL],
-            Dialect::MySql => &DROP_SQL_MYSQL,
-        };
-        undo_create(cfg, admin, created, drop, "pgbench", on_event).await;
-        return Err(e);
-    }
-    admin.close().await;
+    .await?;
     report.timings = timings;
     Ok(report)
 }

@@ -96,7 +96,7 @@ use target::{Dialect, Session, Target};
 use workload::tpcc::spec::{NuC, CUSTOMERS, DISTRICTS, ITEMS, NEW_ORDERS, ORDERS};
 
 use crate::driver::{self, DriverOptions, Task, TaskKind};
-use crate::steps::{check_cancel, exec, undo_create, Step};
+use crate::steps::{check_cancel, exec, on_admin, Step};
 use crate::{split_range, split_rows, Event, LoadError, Part, Steps, TableProgress, Timings};
 use rows::{Generator, Rows, STOCK};
 pub use sql::{ddl, ddl_in, ddl_mysql, drop_sql, Ddl, DROP_SQL, DROP_SQL_MYSQL};
@@ -650,36 +650,22 @@ pub async fn init_steps_of(
         )));
     }
     check_cancel(&opts.cancel)?;
-    let mut admin = Session::connect(cfg)
-        .await
-        .map_err(|e| LoadError::db("connecting", e))?;
-    let mut timings = Timings::default();
-    let mut created = false;
-    let r = init_steps(
-        &mut admin,
+    let sqls: &[&str] = match cfg.dialect() {
+        Dialect::Postgres => &["set client_min_messages = warning", DROP_SQL],
+        Dialect::MySql => &[DROP_SQL_MYSQL],
+    };
+    let (mut report, timings) = on_admin(
         cfg,
-        opts,
-        steps,
-        &mut timings,
-        &mut created,
+        sqls,
+        "TPC-C",
         on_event,
+        async |admin, timings, created, on_event| {
+            init_steps(admin, cfg, opts, steps, timings, created, on_event).await
+        },
     )
-    .await;
-    match r {
-        Ok(mut report) => {
-            admin.close().await;
-            report.timings = timings;
-            Ok(report)
-        }
-        Err(e) => {
-            let sqls: &[&str] = match cfg.dialect() {
-                Dialect::Postgres => &["set client_min_messages = warning", DROP_SQL],
-                Dialect::MySql => &[DROP_SQL_MYSQL],
-            };
-            undo_create(cfg, admin, created, sqls, "TPC-C", on_event).await;
-            Err(e)
-        }
-    }
+    .await?;
+    report.timings = timings;
+    Ok(report)
 }
 
 #[allow(clippy::too_many_arguments)]
