@@ -21,10 +21,13 @@
 //! `Com_commit` is the whole server's, and the fleet waits until it is the server's only
 //! client before its last snapshot: the tests of this binary take turns on the shared server.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 
+use common::fleet::{finish, kill_2_and_check_the_others, read};
 use testkit::{Galera, MariaDb};
 
 static TURN: Mutex<()> = Mutex::new(());
@@ -75,19 +78,6 @@ fn spawn(
         .stderr(Stdio::piped())
         .spawn()
         .expect("start stampede")
-}
-
-fn finish(c: Child) -> (i32, String, String) {
-    let out = c.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn read(path: &Path) -> report::RunResult {
-    report::read_json(std::fs::File::open(path).unwrap()).unwrap()
 }
 
 /// Three processes of `script`, started in reverse order (process 0, which starts the fleet,
@@ -317,7 +307,7 @@ fn a_process_killed_mid_run_on_mariadb_is_named_and_the_others_merged() {
     let target = url("fleet_kill");
     let p0 = spawn(&target, "kill", 0, &p, dir.path(), &rate);
     let p1 = spawn(&target, "kill", 1, &p, dir.path(), &rate);
-    let mut p2 = spawn(&target, "kill", 2, &p, dir.path(), &rate);
+    let p2 = spawn(&target, "kill", 2, &p, dir.path(), &rate);
     // Kill process 2 once its clients (ids 4 and 5) have committed.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while value(
@@ -328,24 +318,7 @@ fn a_process_killed_mid_run_on_mariadb_is_named_and_the_others_merged() {
         assert!(std::time::Instant::now() < deadline, "process 2 never ran");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    p2.kill().unwrap();
-    p2.wait().unwrap();
-    let (_, out1, err1) = finish(p1);
-    assert!(err1.contains("result stored"), "{out1}{err1}");
-    let (code, out, err) = finish(p0);
-    assert!(
-        out.contains("lost: process 2 joined but never reported"),
-        "{out}{err}"
-    );
-    assert!(
-        out.contains("fleet kill: 2 of 3 processes reported"),
-        "{out}"
-    );
-    assert!(
-        out.contains("fleet commit count: SKIPPED (cannot be exact: process 2 was lost"),
-        "{out}"
-    );
-    assert_eq!(code, 0, "{out}{err}");
+    kill_2_and_check_the_others(p0, p1, p2);
     m.sql("USE fleet_kill; DROP TABLE stampede_fleet");
 }
 

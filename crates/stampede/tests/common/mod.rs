@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+/// The fleet tests' shared checks.
+pub mod fleet;
 /// The OLTP tests' fixture: one shared embedded server per test binary.
 pub mod oltp;
 
