@@ -361,6 +361,18 @@ impl Timer {
         self.park.get() && self.armed.get().is_some_and(|a| a <= now_us)
     }
 
+    /// Threads mode: a client that found a deadline due ([`Timer::due`]) waits behind the
+    /// sleepers of that deadline (a `-P` tick), which the timer wakes first (its heap orders
+    /// equal deadlines by arrival). Waking itself instead would queue the client before them:
+    /// it would run on, the tick not yet re-armed, and every later transaction would land in
+    /// the tick's interval.
+    pub fn after_due(&self) -> AfterDue<'_> {
+        AfterDue {
+            timer: self,
+            registered: false,
+        }
+    }
+
     pub fn set_clock(&self, clock: Clock) {
         self.clock.set(clock);
     }
@@ -561,6 +573,30 @@ impl Future for Sleep<'_> {
             self.registered = true;
             self.timer.add(self.at, cx.waker().clone());
         }
+        Poll::Pending
+    }
+}
+
+/// See [`Timer::after_due`].
+pub(crate) struct AfterDue<'a> {
+    timer: &'a Timer,
+    registered: bool,
+}
+
+impl Future for AfterDue<'_> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.registered {
+            return Poll::Ready(());
+        }
+        self.registered = true;
+        let at = self
+            .timer
+            .armed
+            .get()
+            .unwrap_or_else(|| self.timer.now_us());
+        self.timer.add(at, cx.waker().clone());
         Poll::Pending
     }
 }

@@ -548,17 +548,10 @@ async fn run_and_close<W: Workload>(
     // A member's output is its client's session, still open: see "Closing" below.
     let mut members: Vec<Pin<Box<dyn Future<Output = Option<Session>> + '_>>> =
         Vec::with_capacity(clients.len() + 1);
-    for c in clients {
-        members.push(Box::pin(async move {
-            let session = run_client(cx, c).await;
-            let left = cx.live.get() - 1;
-            cx.live.set(left);
-            if left == 0 {
-                cx.all_done.notify_one();
-            }
-            session
-        }));
-    }
+    // The ticker first: the join set polls its members in order, and in threads mode a client
+    // runs transaction after transaction inside one poll, yielding only when a timer deadline
+    // is due (`Timer::due`); polled after its client, the ticker would never have armed one and
+    // every transaction would land in the first interval.
     if let Some(p) = period_us {
         let ticks = &ticks;
         members.push(Box::pin(async move {
@@ -581,6 +574,17 @@ async fn run_and_close<W: Workload>(
                 }
             }
             None
+        }));
+    }
+    for c in clients {
+        members.push(Box::pin(async move {
+            let session = run_client(cx, c).await;
+            let left = cx.live.get() - 1;
+            cx.live.set(left);
+            if left == 0 {
+                cx.all_done.notify_one();
+            }
+            session
         }));
     }
     let mut sessions: Vec<Session> = JoinSet::new(members, Some(&ctx.timer))
@@ -634,21 +638,6 @@ async fn run_and_close<W: Workload>(
     }
     for s in sessions {
         s.close().await;
-    }
-}
-
-/// Returns `Pending` once after waking its task (see [`run_client`]).
-struct YieldNow(bool);
-
-impl Future for YieldNow {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
-        if self.0 {
-            return std::task::Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        std::task::Poll::Pending
     }
 }
 
@@ -722,7 +711,7 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
         // never due here without the client having waited first.
         if let Some(end) = c.clock_hint {
             if ctx.timer.due(end) {
-                YieldNow(false).await;
+                ctx.timer.after_due().await;
             }
         }
     }

@@ -326,6 +326,41 @@ fn weighted_mix_once(pg: &Pg, io: IoMode) {
     assert_eq!(sum, 600, "{ctx}");
 }
 
+/// Under -T with -P, each interval holds the transactions that ended in it: none is empty, and
+/// none holds most of the run (in threads mode a client runs inside one poll of its thread's
+/// executor; if it did not let the tick run at the boundary, every transaction would land in
+/// the first interval).
+#[test]
+fn progress_intervals_hold_their_own_transactions_in_every_io_mode() {
+    let pg = start_pg(&[]);
+    for io in io_modes() {
+        let mut s = spec(
+            2,
+            2,
+            Stop::Duration(Duration::from_millis(1500)),
+            QueryMode::Prepared,
+        );
+        s.progress = Some(Duration::from_millis(300));
+        s.io = io;
+        let out = run(&pg, &s, vec![(Builtin::SelectOnly, 1)]);
+        let ctx = format!("{io:?}");
+        assert_io(&out, io, &ctx);
+        let counts: Vec<u64> = (out.intervals.iter())
+            .map(|i| i.total().committed())
+            .collect();
+        let total: u64 = counts.iter().sum();
+        assert_eq!(total, out.total.total().committed(), "{ctx}");
+        assert!(counts.len() >= 5, "{ctx}: {counts:?}");
+        for (k, c) in counts.iter().enumerate().take(counts.len() - 1) {
+            assert!(*c > 0, "{ctx}: interval {k} is empty: {counts:?}");
+            assert!(
+                2 * c < total,
+                "{ctx}: interval {k} holds most of the run: {counts:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn rate_with_an_impossible_latency_limit_skips_and_the_counts_add_up() {
     let pg = start_pg(&[]);
