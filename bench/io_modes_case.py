@@ -4,7 +4,7 @@ For select-only prepared and tpcb-like prepared, at each client count (1, 2, 4, 
 default) and over a unix socket and TCP, every round runs, one after the other:
   - stampede with `--io threads` (one OS thread per client, a blocking socket each),
   - stampede with `--io uring`, `--io epoll`, and `--io auto` (the default, which picks one of
-    them by the clients per core: engine::THREADS_MAX_CLIENTS_PER_CORE),
+    them by the cores each client has: engine::THREADS_CORES_PER_CLIENT),
   - pgbench with the same options,
   - for select-only, sysbench 1.0.20's oltp_point_select with the pgsql driver (a primary-key
     point select per event, as select-only is; on sysbench's own table sbtest1, loaded once by
@@ -12,7 +12,7 @@ default) and over a unix socket and TCP, every round runs, one after the other:
 rotating the order by one tool each round, so no tool always runs first (A B A B ...). Medians of
 the rounds are reported: tps, and client CPU per transaction (the child's user + system time from
 wait4's rusage, divided by the transactions it processed), with ratios against pgbench. The table
-shows where threads stop beating io_uring (the crossover engine::THREADS_MAX_CLIENTS_PER_CORE is
+shows where threads stop beating io_uring (the crossover engine::THREADS_CORES_PER_CLIENT is
 set from) and how far `--io auto` is from the best mode at each row (the goal: within 5%).
 
 -j is the machine's CPU count capped at the clients for every tool that takes it (threads mode

@@ -3,24 +3,23 @@
 //!
 //! * **threads**: one OS thread per client, its socket blocking (`target::Session::use_blocking`),
 //!   the thread's futures driven by [`crate::exec::park_block_on`]. The kernel wakes exactly the
-//!   thread whose reply came and the read returns the data: no event loop asks what is ready
-//!   between a reply and its client (issue 21: a hand-written blocking client, select-only
-//!   prepared, PostgreSQL 15, unix socket, 2 cores, 1,677 instructions and 2.0 system calls per
-//!   transaction; 0.59x pgbench's client CPU per transaction at 8 clients, but 1.17x at 64, where
-//!   64 threads context-switch on 2 cores). So a mode for few clients per core, beside the ring.
+//!   thread whose reply came and the read returns the data: 2.0 system calls per transaction
+//!   (`strace -f -c`, 1 client, select-only prepared: one sendto, one recvfrom, no epoll_wait;
+//!   epoll makes it 3.0). That wins while the client's thread and its backend each have a core
+//!   (1 client on 2 cores: 0.79x pgbench's CPU, 0.73x its wall time); with more clients than
+//!   that, threads and backends share the cores and each reply is a context switch, and the
+//!   ring does as well or better (the table at [`THREADS_CORES_PER_CLIENT`]). So a mode for a
+//!   client or two per machine (a latency test, a CI job), beside the ring.
 //! * **uring**: the thread's io_uring ring (`target::ring`), one `io_uring_enter` per wake-up for
 //!   all of a thread's connections: best with many clients per thread.
 //! * **epoll**: the runtime's epoll, always available (TLS, `-C`, `-R` under auto, a fault run).
 //!
-//! `--io auto` (the default) picks threads at most [`THREADS_MAX_CLIENTS_PER_CORE`] clients per
-//! core and at most [`THREADS_MAX_CLIENTS`] in all, unless the run connects per transaction
-//! (`-C`), is a fault run (both connect through the runtime, mid-run) or writes `-l` logs per
-//! `-j` thread with fewer threads than clients; otherwise each thread takes its ring where it can
-//! and epoll where it cannot ([`choose_io`]), as before threads existed. Under `-R` auto still
-//! picks threads for few clients per core: a rate-limited client sleeps in one futex wait with a
-//! timeout and is woken alone, where the ring's timed waits measured dearer than epoll's (not
-//! measured against threads yet: the io-modes table has no `-R` rows). The choice and its reason
-//! are in the result (`Outcome::io_choice`, `blocking_threads`).
+//! `--io auto` (the default) picks threads while each client has [`THREADS_CORES_PER_CLIENT`]
+//! cores to itself (and at most [`THREADS_MAX_CLIENTS`] in all), unless the run connects per
+//! transaction (`-C`), is a fault run (both connect through the runtime, mid-run) or writes `-l`
+//! logs per `-j` thread with fewer threads than clients; otherwise each thread takes its ring
+//! where it can and epoll where it cannot ([`choose_io`]), as before threads existed. The choice
+//! and its reason are in the result (`Outcome::io_choice`, `blocking_threads`).
 
 use workload::Workload;
 
@@ -72,13 +71,27 @@ pub fn check_io(io: IoMode, connect_per_txn: bool) -> Result<(), String> {
     }
 }
 
-/// `--io auto` gives every client its own OS thread (`--io threads`) while there are at most
-/// this many clients per core. Above it, threads context-switch on the cores more than an
-/// event loop wakes (issue 21: a hand-written blocking client, select-only prepared, PostgreSQL
-/// 15, unix socket, 2 cores: 0.59x pgbench's client CPU per transaction at 8 clients, 1.17x at
-/// 64). Set from the io-modes table of `bench/run io-modes` (the client count where threads stop
-/// beating io_uring), measured on a quiet machine; 8 per core until then.
-pub const THREADS_MAX_CLIENTS_PER_CORE: u32 = 8;
+/// `--io auto` gives every client its own OS thread (`--io threads`) while every client has
+/// this many cores to itself: the client's thread and its server backend each run on a core of
+/// their own, and the blocking read costs one wake-up per reply. With more clients, threads and
+/// backends share cores and every reply is a context switch, which costs more than an event
+/// loop's wake-ups. Measured on this 2-core machine, PostgreSQL 15 on the same machine (scale
+/// 10), unix socket: `stampede run -S -M prepared -c C -j J -t N -n --no-check --no-observe
+/// --io threads|uring` against `pgbench -S -M prepared -c C -j J -t N -n` or the other mode,
+/// N = 160,000 or 240,000 transactions / C, each command timed as a whole process (user +
+/// system CPU, wall), alternating A B A B, medians of the pairs' ratios over 5 to 8 pairs:
+///
+/// | clients | threads against | CPU | wall |
+/// |---|---|---|---|
+/// | 1 | pgbench (`-j 1`) | 0.79x | 0.73x |
+/// | 1 | io_uring's against pgbench | 0.98x | 0.99x |
+/// | 2 | io_uring, `-j 2` | 1.21x | 1.16x |
+/// | 4 | io_uring, `-j 2` | 1.07x | 0.93x |
+/// | 8 | io_uring, `-j 2` | 1.16x | 1.01x |
+/// | 16 | io_uring, `-j 2` | 1.57x | 1.10x |
+///
+/// So threads only for a client with two cores to itself (1 client here).
+pub const THREADS_CORES_PER_CLIENT: u32 = 2;
 
 /// `--io auto` never gives more clients than this a thread each, whatever the cores: thousands
 /// of connections are the event loops' (a thread's stack and its scheduling per connection).
@@ -98,14 +111,15 @@ pub(crate) fn resolve_io(spec: &RunSpec, cores: u32) -> (IoMode, Option<String>)
         }
         IoMode::Auto
             if spec.clients <= THREADS_MAX_CLIENTS
-                && spec.clients <= cores.max(1) * THREADS_MAX_CLIENTS_PER_CORE =>
+                && spec.clients * THREADS_CORES_PER_CLIENT <= cores =>
         {
             (
                 IoMode::Threads,
                 Some(format!(
-                    "auto: {} clients on {cores} cores, at most {THREADS_MAX_CLIENTS_PER_CORE} \
-                     per core run best on a thread each",
-                    spec.clients
+                    "auto: {} client{} on {cores} cores, {THREADS_CORES_PER_CLIENT} cores per \
+                     client run best on a thread each",
+                    spec.clients,
+                    if spec.clients == 1 { "" } else { "s" }
                 )),
             )
         }

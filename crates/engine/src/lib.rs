@@ -103,7 +103,7 @@ mod txnlog;
 mod worker;
 
 pub use endpoint::EndpointStats;
-pub use io::{check_io, engine_threads, IoMode, THREADS_MAX_CLIENTS, THREADS_MAX_CLIENTS_PER_CORE};
+pub use io::{check_io, engine_threads, IoMode, THREADS_CORES_PER_CLIENT, THREADS_MAX_CLIENTS};
 pub use route::ReadFrom;
 pub use txnlog::LogSpec;
 

@@ -466,12 +466,16 @@ fn the_socket_io_is_chosen_reported_and_falls_back_to_epoll() {
     let off = Some(("STAMPEDE_NO_IO_URING", "1"));
     let logs = tempfile::tempdir().unwrap();
     let log_prefix = logs.path().join("log").display().to_string();
+    // 4 clients: a thread each where each has its cores to itself (engine::THREADS_CORES_PER_CLIENT),
+    // else the ring.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let auto = if 4 * engine::THREADS_CORES_PER_CLIENT <= cores {
+        "I/O: threads (a blocking socket per client on its own thread; auto: 4 clients on "
+    } else {
+        "I/O: io_uring (2 of 2 engine threads)"
+    };
     let cases: [(&[&str], _, &str); 6] = [
-        (
-            &[],
-            None,
-            "I/O: threads (a blocking socket per client on its own thread; auto: 4 clients on ",
-        ),
+        (&[], None, auto),
         (
             &["--io", "threads"],
             None,
@@ -534,6 +538,23 @@ fn the_socket_io_is_chosen_reported_and_falls_back_to_epoll() {
         before,
         "a refused run ran nothing"
     );
+    // One client with two cores to itself: `--io auto` gives it a thread, and says why.
+    if cores >= engine::THREADS_CORES_PER_CLIENT {
+        let out = stampede_cmd()
+            .args(["run", "-c", "1", "-t", "30", "-M", "prepared"])
+            .args(srv.target("io"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert!(
+            text.contains(&format!(
+                "I/O: threads (a blocking socket per client on its own thread; auto: 1 client \
+                 on {cores} cores"
+            )),
+            "{text}"
+        );
+    }
 }
 
 /// `--io threads`: a client blocked in a read (its UPDATE waits on a row lock this test holds)

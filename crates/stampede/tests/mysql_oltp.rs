@@ -221,6 +221,8 @@ fn every_oltp_run_on_mariadb_passes_its_checks() {
             "4",
             "-t",
             "40",
+            "--io",
+            "threads",
             "--json",
             json.to_str().unwrap(),
         ]);
@@ -252,7 +254,7 @@ fn every_oltp_run_on_mariadb_passes_its_checks() {
         }
         let (rows, detail) = status("row counts");
         assert_eq!(rows, "passed", "{test}: {detail}");
-        // 4 clients: `--io auto` gives each its own thread on a blocking socket, the MySQL
+        // `--io threads`: each client on its own thread with a blocking socket, the MySQL
         // session's as the PostgreSQL one's, with the same exact counts.
         let io = r["connections"]["setup"]["socket_io"]
             .as_str()
