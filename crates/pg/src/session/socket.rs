@@ -214,10 +214,15 @@ impl PlainSocket {
         }
     }
 
+    /// Blocking mode: the run is over and a blocked wait gives up (only asked after a wait
+    /// timed out, so the hot path touches nothing shared).
+    fn unblock_due(&self) -> bool {
+        self.blocking.as_ref().is_some_and(|(_, u)| u.is_due())
+    }
+
     /// Blocking mode's `read_buf`.
     async fn read_blocking(&mut self, buf: &mut BytesMut) -> io::Result<usize> {
-        let (fd, unblock) = self.blocking.as_ref().expect("blocking mode");
-        let (raw, unblock) = (fd.as_raw_fd(), unblock.clone());
+        let raw = self.raw_fd();
         loop {
             let spare = buf.spare_capacity_mut();
             // SAFETY: recv writes at most `spare.len()` bytes into the spare capacity.
@@ -229,7 +234,7 @@ impl PlainSocket {
             }
             let e = io::Error::last_os_error();
             match e.kind() {
-                io::ErrorKind::WouldBlock if unblock.is_due() => {
+                io::ErrorKind::WouldBlock if self.unblock_due() => {
                     self.released = true;
                     return Err(released_error("read the server's reply"));
                 }
@@ -242,14 +247,13 @@ impl PlainSocket {
 
     /// Blocking mode's `write_all`.
     async fn write_blocking(&mut self, mut data: &[u8]) -> io::Result<()> {
-        let (fd, unblock) = self.blocking.as_ref().expect("blocking mode");
-        let (raw, unblock) = (fd.as_raw_fd(), unblock.clone());
+        let raw = self.raw_fd();
         while !data.is_empty() {
             match send(raw, data) {
                 Ok(n) => data = &data[n..],
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if unblock.is_due() {
+                    if self.unblock_due() {
                         self.released = true;
                         return Err(released_error("send to the server"));
                     }
