@@ -9,6 +9,10 @@ default) and over a unix socket and TCP, every round runs, one after the other:
   - for select-only, sysbench 1.0.20's oltp_point_select with the pgsql driver (a primary-key
     point select per event, as select-only is; on sysbench's own table sbtest1, loaded once by
     `sysbench oltp_common prepare`),
+  - for select-only, the floor of a thread-per-client driver (bench/floor.rs, built here with
+    `rustc -O`): a blocking thread per connection that does nothing but the transaction, so the
+    table shows what `--io threads` costs above it (stampede's share) and what it costs above
+    pgbench (the design's share),
 rotating the order by one tool each round, so no tool always runs first (A B A B ...). Medians of
 the rounds are reported: tps, and client CPU per transaction (the child's user + system time from
 wait4's rusage, divided by the transactions it processed), with ratios against pgbench. The table
@@ -25,6 +29,7 @@ import os
 import re
 import statistics
 import subprocess
+import tempfile
 
 # sysbench's "transactions: N (X per sec.)" line.
 SYSBENCH_TPS = re.compile(r"^\s+transactions:\s+(\d+)\s+\(([\d.]+) per sec", re.M)
@@ -51,7 +56,15 @@ def prepare_sysbench(server, psql):
     return " ".join(cmd)
 
 
-def commands(stampede, pgbench, server, case, clients, tcp, seconds, with_sysbench):
+def build_floor():
+    """bench/floor.rs compiled with rustc -O into a temporary directory; None without rustc."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "floor.rs")
+    out = os.path.join(tempfile.mkdtemp(prefix="stampede-floor-"), "floor")
+    r = subprocess.run(["rustc", "-O", "--edition", "2021", src, "-o", out], capture_output=True)
+    return out if r.returncode == 0 else None
+
+
+def commands(stampede, pgbench, server, case, clients, tcp, seconds, with_sysbench, floor=None):
     """tool -> command line for one row of the table."""
     jobs = str(max(1, min(clients, os.cpu_count() or 1)))
     common = ["-c", str(clients), "-j", jobs, "-T", str(seconds), "-n", "-M", "prepared"]
@@ -62,6 +75,9 @@ def commands(stampede, pgbench, server, case, clients, tcp, seconds, with_sysben
         out[f"stampede --io {mode}"] = [stampede, "run"] + flag + common + \
             ["--io", mode, "--no-check", "--no-observe"] + t + ["-d", "postgres"]
     out["pgbench"] = [pgbench] + flag + common + t + ["postgres"]
+    if floor and case == "select-only":
+        addr = f"127.0.0.1:{server.port}" if tcp else f"{server.socket}/.s.PGSQL.{server.port}"
+        out["floor (bench/floor.rs)"] = [floor, addr, str(clients), str(seconds)]
     if with_sysbench and case == "select-only":
         out["sysbench oltp_point_select"] = ["sysbench", "oltp_point_select"] + \
             sysbench_target(server, tcp) + [f"--threads={clients}", f"--time={seconds}",
@@ -86,7 +102,8 @@ def measure(timed, stampede, pgbench, psql, server, clients_list, seconds, round
     """Returns (rows, commands): rows are (case, clients, socket, {tool: medians})."""
     with_sysbench = subprocess.run(["sh", "-c", "command -v sysbench"],
                                    capture_output=True).returncode == 0
-    all_cmds = []
+    floor = build_floor()
+    all_cmds = [f"rustc -O --edition 2021 bench/floor.rs -o {floor}"] if floor else []
     if with_sysbench:
         all_cmds.append(prepare_sysbench(server, psql))
     rows = []
@@ -94,7 +111,8 @@ def measure(timed, stampede, pgbench, psql, server, clients_list, seconds, round
         for clients in clients_list:
             for tcp in (False, True):
                 sock = "TCP" if tcp else "unix socket"
-                cmds = commands(stampede, pgbench, server, case, clients, tcp, seconds, with_sysbench)
+                cmds = commands(stampede, pgbench, server, case, clients, tcp, seconds, with_sysbench,
+                                floor)
                 all_cmds += [" ".join(c) for c in cmds.values()]
                 tools = list(cmds)
                 res = {tool: [] for tool in tools}
@@ -123,7 +141,9 @@ def table(rows, rounds, seconds):
            "Medians; ratios against pgbench in the same rounds (tps: higher is better; CPU per "
            "transaction: lower is better). `auto` shows the mode it chose; `auto / best` is its "
            "tps against the best of threads, io_uring and epoll on that row. sysbench runs "
-           "oltp_point_select (pgsql driver) on its own table for the select-only rows.\n",
+           "oltp_point_select (pgsql driver) on its own table for the select-only rows; `floor` "
+           "is bench/floor.rs, a blocking thread per connection doing nothing but the "
+           "transaction (the least a thread-per-client driver can cost).\n",
            "| case | clients | socket | tool | tps | tps / pgbench | CPU us/txn | CPU / pgbench |",
            "|---|---|---|---|---|---|---|---|"]
     ahead = {}

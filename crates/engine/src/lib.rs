@@ -93,6 +93,7 @@
 pub mod schedule;
 
 mod collect;
+mod cutoff;
 mod endpoint;
 mod exec;
 mod fault;
@@ -320,7 +321,7 @@ pub struct Outcome {
     /// Why the run used a thread per client, when it did (`--io threads`, or auto's reason).
     pub io_choice: Option<String>,
     /// Transactions given up in flight because the run ended (`-T`'s deadline or Ctrl-C) while
-    /// their client was blocked waiting for the server (threads mode only): counted neither
+    /// their client was still waiting for the server 100 ms later (`crate::cutoff`): counted neither
     /// committed nor failed. Each may still commit on the server (at most once): the commit
     /// check treats that many surplus server commits as in doubt.
     pub abandoned: u64,
@@ -390,9 +391,9 @@ impl Drop for ReleaseOnDrop<'_> {
 }
 
 /// Run a workload. Blocks the calling thread until the run ends; calls `on_event` on the calling
-/// thread. Setting `cancel` ends the run early: in-flight transactions finish (in threads mode,
-/// a client still blocked waiting for the server 100 ms later gives up: `Outcome::abandoned`),
-/// then the partial outcome is returned with `interrupted = true`.
+/// thread. Setting `cancel` ends the run early: in-flight transactions finish (a client still
+/// waiting for the server 100 ms later gives up, in every I/O mode: `Outcome::abandoned`), then
+/// the partial outcome is returned with `interrupted = true`.
 pub fn run<W: workload::Workload>(
     spec: &RunSpec,
     workload: Arc<W>,
@@ -618,6 +619,7 @@ pub fn run<W: workload::Workload>(
                         history: RefCell::new(Default::default()),
                         route,
                         readers: RefCell::new(Vec::new()),
+                        in_flight: cutoff::InFlight::new(mine.len()),
                     });
                     rt.block_on(worker::thread_main(ctx, t, mine, tx, start_rx));
                 })

@@ -273,10 +273,11 @@ async fn run_txn_on_session<W: Workload>(
                 }
                 break TxnEnd::Done;
             }
-            Err(_) if session.released() => {
-                // Threads mode: the run ended while the client was blocked waiting for the
-                // server (`target::Unblock`). Not a failure of the transaction and not a
-                // commit: abandoned, and in doubt for the commit check.
+            Err(_) if session.released() || ctx.in_flight.was_cut() => {
+                // The run ended while the client was waiting for the server: threads mode's
+                // socket gave up (`target::Unblock`), or the event loop cut it off
+                // (`crate::cutoff`). Not a failure of the transaction and not a commit:
+                // abandoned, and in doubt for the commit check.
                 ctx.totals.borrow_mut().abandoned += 1;
                 break TxnEnd::Stop;
             }
@@ -318,7 +319,7 @@ async fn run_txn_on_session<W: Workload>(
                     rec.retries(txn, tries - 1);
                     drop(rec);
                     ctx.endpoint_failed(c.stats.endpoint, kind);
-                    if session.released() {
+                    if session.released() || ctx.in_flight.was_cut() {
                         // The run ended during the ROLLBACK (threads mode): failed, not
                         // aborted; the failed transaction cannot commit.
                         break TxnEnd::Stop;

@@ -19,6 +19,7 @@
 //! thread's timer is due (a `-P` tick: [`run_client`]), and a read blocked past the run's end is
 //! given up by its socket (`target::Unblock`: Ctrl-C or `-T`'s deadline, within 100 ms); the
 //! transaction is then abandoned, neither committed nor failed ([`crate::Outcome::abandoned`]).
+//! On epoll and io_uring the thread cuts off such a wait itself ([`crate::cutoff`]).
 //! A session that cannot block (TLS) keeps its thread on epoll, with the reason recorded.
 //!
 //! One transaction (connecting when needed, retries, what is recorded) is [`crate::txn`].
@@ -181,6 +182,9 @@ pub(crate) struct ThreadCtx<W: Workload> {
     pub route: Option<Route>,
     /// Reader sessions of clients that are done, closed with the others after the run.
     pub readers: RefCell<Vec<Session>>,
+    /// The clients in a transaction, cut off if still waiting after the run's end (epoll and
+    /// io_uring: `crate::cutoff`).
+    pub in_flight: crate::cutoff::InFlight,
 }
 
 impl<W: Workload> ThreadCtx<W> {
@@ -524,21 +528,25 @@ pub(crate) async fn thread_main<W: Workload>(
 
     match &driver {
         crate::io::Driver::Ring(r) => {
-            r.block_on(run_and_close(&ctx, clients, thread, &tx), &ctx.timer)
+            r.block_on(run_and_close(&ctx, clients, thread, &tx, true), &ctx.timer)
         }
+        // The thread's one client blocks in its reads: its socket's time-outs end a wait at the
+        // run's end (`target::Unblock`), not a timer this thread could not run meanwhile.
         crate::io::Driver::Park => {
-            crate::exec::park_block_on(run_and_close(&ctx, clients, thread, &tx), &ctx.timer)
+            crate::exec::park_block_on(run_and_close(&ctx, clients, thread, &tx, false), &ctx.timer)
         }
-        crate::io::Driver::Epoll => run_and_close(&ctx, clients, thread, &tx).await,
+        crate::io::Driver::Epoll => run_and_close(&ctx, clients, thread, &tx, true).await,
     }
 }
 
-/// Phase 3 (the measured run) and closing, on whichever I/O [`crate::io::choose_io`] picked.
+/// Phase 3 (the measured run) and closing, on whichever I/O [`crate::io::choose_io`] picked;
+/// `cut_off`: transactions still waiting after the run's end are cut off (`crate::cutoff`).
 async fn run_and_close<W: Workload>(
     ctx: &ThreadCtx<W>,
     clients: Vec<Client<W::Client>>,
     thread: usize,
     tx: &Sender<Msg>,
+    cut_off: bool,
 ) {
     // Phase 3: run. The clients and the ticker are the members of one join set.
     ctx.live.set(clients.len());
@@ -576,13 +584,21 @@ async fn run_and_close<W: Workload>(
             None
         }));
     }
-    for c in clients {
+    if cut_off {
         members.push(Box::pin(async move {
-            let session = run_client(cx, c).await;
+            cut_off_at_end(cx).await;
+            None
+        }));
+    }
+    for (slot, c) in clients.into_iter().enumerate() {
+        members.push(Box::pin(async move {
+            let session = run_client(cx, c, slot).await;
             let left = cx.live.get() - 1;
             cx.live.set(left);
             if left == 0 {
-                cx.all_done.notify_one();
+                // The ticker and the cut-off both wait for it; each registered its wait before
+                // it went pending (the join set polls one member at a time).
+                cx.all_done.notify_waiters();
             }
             session
         }));
@@ -641,9 +657,54 @@ async fn run_and_close<W: Workload>(
     }
 }
 
+/// The run's end for transactions still waiting on the server (`crate::cutoff`): once the run
+/// is over (`-T`'s deadline, or a stop) and [`crate::cutoff::GRACE_US`] more have passed, the
+/// clients still in a transaction are cut off. Returns when every client is done.
+async fn cut_off_at_end<W: Workload>(cx: &ThreadCtx<W>) {
+    let deadline = cx.stop.deadline_us;
+    loop {
+        let done = cx.all_done.notified();
+        let stop = cx.shared.wake.notified();
+        tokio::pin!(done, stop);
+        done.as_mut().enable();
+        stop.as_mut().enable();
+        if cx.live.get() == 0 {
+            return;
+        }
+        if cx.stopping() {
+            break;
+        }
+        tokio::select! {
+            biased;
+            _ = done => return,
+            _ = stop => {}
+            _ = cx.timer.sleep_until(deadline.unwrap_or(u64::MAX)), if deadline.is_some() => break,
+        }
+    }
+    let done = cx.all_done.notified();
+    tokio::pin!(done);
+    done.as_mut().enable();
+    if cx.live.get() == 0 {
+        return;
+    }
+    tokio::select! {
+        biased;
+        _ = done => return,
+        _ = cx.timer.sleep_until(cx.now_us() + crate::cutoff::GRACE_US) => {}
+    }
+    if cx.live.get() > 0 {
+        cx.in_flight.cut();
+    }
+    // The clients cut off end their transactions; the join set ends with the last of them.
+}
+
 /// A client's loop (pgbench's `advanceConnectionState`, as straight-line async code). Returns
-/// the client's session, still open.
-async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -> Option<Session> {
+/// the client's session, still open. `slot`: the client's index on its thread.
+async fn run_client<W: Workload>(
+    ctx: &ThreadCtx<W>,
+    mut c: Client<W::Client>,
+    slot: usize,
+) -> Option<Session> {
     while !c.aborted {
         if ctx.stopping() || ctx.stop.count_reached(c.cnt) {
             break;
@@ -702,7 +763,11 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
                 Some(slot)
             }
         };
-        match run_txn(ctx, &mut c, txn, scheduled, now).await {
+        ctx.in_flight
+            .begin(slot, c.session.as_ref(), c.reader.as_ref());
+        let end = run_txn(ctx, &mut c, txn, scheduled, now).await;
+        ctx.in_flight.end(slot);
+        match end {
             TxnEnd::Done => c.cnt += 1,
             TxnEnd::Abort | TxnEnd::Stop => break,
         }

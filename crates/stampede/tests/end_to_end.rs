@@ -557,13 +557,14 @@ fn the_socket_io_is_chosen_reported_and_falls_back_to_epoll() {
     }
 }
 
-/// `--io threads`: a client blocked in a read (its UPDATE waits on a row lock this test holds)
-/// does not hold the run past `-T`'s end, nor past Ctrl-C: its socket gives the wait up, the run
-/// returns while the lock is still held (the blocked backend is still waiting on it), and the
-/// summary is printed as in any run (exit 0; 130 and the partial result after Ctrl-C). The
-/// abandoned transaction is counted neither committed nor failed.
+/// In every I/O mode, a client blocked in a read (its UPDATE waits on a row lock this test
+/// holds) does not hold the run past `-T`'s end, nor past Ctrl-C: threads mode's socket gives the
+/// wait up, epoll's and io_uring's thread cuts it off (`engine::cutoff`); the run returns while
+/// the lock is still held (the blocked backend is still waiting on it), and the summary is
+/// printed as in any run (exit 0; 130 and the partial result after Ctrl-C). The abandoned
+/// transaction is counted neither committed nor failed.
 #[test]
-fn threads_mode_ends_on_time_and_on_ctrl_c_while_a_client_waits_on_a_row_lock() {
+fn every_io_mode_ends_on_time_and_on_ctrl_c_while_a_client_waits_on_a_row_lock() {
     let srv = Server::start();
     srv.create_db("lock");
     assert!(srv
@@ -577,98 +578,100 @@ fn threads_mode_ends_on_time_and_on_ctrl_c_while_a_client_waits_on_a_row_lock() 
         "UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;\n",
     )
     .unwrap();
-    let holder = srv.hold(
-        "lock",
-        "lockholder",
-        "SELECT aid FROM pgbench_accounts WHERE aid = 1 FOR UPDATE",
-    );
     // The run's backends waiting on the held lock, and the holder still holding it.
     let waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'";
     let holding = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lockholder' \
                    AND state = 'idle in transaction'";
-    let args = |time: &str| -> Vec<String> {
-        let mut a: Vec<String> = ["run", "-f", script.to_str().unwrap(), "-c", "2"]
-            .map(String::from)
-            .to_vec();
-        // --no-check: the holder is another session on the database, which the commit count
-        // cannot tell apart from the run's.
-        for x in ["-T", time, "--io", "threads", "-n", "--no-check"] {
-            a.push(x.into());
-        }
-        a.extend(srv.target("lock"));
-        a
-    };
+    let mut modes = vec![("threads", "I/O: threads"), ("epoll", "I/O: epoll")];
+    match target::ring::unavailable() {
+        None => modes.push(("uring", "I/O: io_uring (2 of 2 engine threads)")),
+        Some(why) => eprintln!("io_uring is not available here ({why}): its run is left out"),
+    }
+    for (mode, io) in modes {
+        let args = |time: &str| -> Vec<String> {
+            let mut a: Vec<String> = ["run", "-f", script.to_str().unwrap(), "-c", "2", "-j", "2"]
+                .map(String::from)
+                .to_vec();
+            // --no-check: the holder is another session on the database, which the commit
+            // count cannot tell apart from the run's.
+            for x in ["-T", time, "--io", mode, "-n", "--no-check"] {
+                a.push(x.into());
+            }
+            a.extend(srv.target("lock"));
+            a
+        };
+        let holder = srv.hold(
+            "lock",
+            "lockholder",
+            "SELECT aid FROM pgbench_accounts WHERE aid = 1 FOR UPDATE",
+        );
 
-    // -T 2: returns while the lock is held.
-    let r = stampede(&args("2"));
-    assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
-    assert_eq!(
-        srv.psql("lock", holding),
-        "1",
-        "the run did not wait for the lock"
-    );
-    assert_eq!(
-        srv.psql("lock", waiting),
-        "2",
-        "both clients were blocked on it"
-    );
-    assert!(
-        r.stdout
-            .contains("number of transactions actually processed: 0"),
-        "{}",
-        r.stdout
-    );
-    // Abandoned, not failed.
-    assert!(
-        r.stdout
-            .contains("failed transactions by kind: serialization 0 (0.000%), deadlock 0 (0.000%), other 0 (0.000%)"),
-        "{}",
-        r.stdout
-    );
-    assert!(r.stdout.contains("aborted clients: 0 of 2"), "{}", r.stdout);
-    assert!(r.stdout.contains("I/O: threads"), "{}", r.stdout);
-    assert!(
-        r.stdout.contains(
-            "2 transactions abandoned in flight at the end (blocked waiting for the server"
-        ),
-        "{}",
-        r.stdout
-    );
+        // -T 2: returns while the lock is held.
+        let r = stampede(&args("2"));
+        let ctx = format!("--io {mode}\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+        assert_eq!(r.code, 0, "{ctx}");
+        assert_eq!(
+            srv.psql("lock", holding),
+            "1",
+            "the run did not wait for the lock: {ctx}"
+        );
+        assert_eq!(
+            srv.psql("lock", waiting),
+            "2",
+            "both clients were blocked on it: {ctx}"
+        );
+        assert!(
+            r.stdout
+                .contains("number of transactions actually processed: 0"),
+            "{ctx}"
+        );
+        // Abandoned, not failed.
+        assert!(
+            r.stdout
+                .contains("failed transactions by kind: serialization 0 (0.000%), deadlock 0 (0.000%), other 0 (0.000%)"),
+            "{ctx}"
+        );
+        assert!(r.stdout.contains("aborted clients: 0 of 2"), "{ctx}");
+        assert!(r.stdout.contains(io), "{ctx}");
+        assert!(
+            r.stdout.contains(
+                "2 transactions abandoned in flight at the end (blocked waiting for the server"
+            ),
+            "{ctx}"
+        );
 
-    // Ctrl-C once the new run's clients are blocked too (4 waiting): the partial result.
-    let child = stampede_cmd()
-        .args(args("60"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    srv.wait_for("lock", waiting, "4");
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "stdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    assert_eq!(
-        srv.psql("lock", holding),
-        "1",
-        "Ctrl-C did not wait for the lock"
-    );
-    assert!(
-        stdout.contains("number of transactions actually processed: 0"),
-        "{stdout}"
-    );
-    assert!(stdout.contains("interrupted"), "{stdout}");
-    assert!(
-        stdout.contains("2 transactions abandoned in flight at the end"),
-        "{stdout}"
-    );
+        // Ctrl-C once the new run's clients are blocked too (4 waiting): the partial result.
+        let child = stampede_cmd()
+            .args(args("60"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        srv.wait_for("lock", waiting, "4");
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let ctx = format!("--io {mode}\nstdout:\n{stdout}\nstderr:\n{stderr}");
+        assert_eq!(out.status.code(), Some(130), "{ctx}");
+        assert_eq!(
+            srv.psql("lock", holding),
+            "1",
+            "Ctrl-C did not wait for the lock: {ctx}"
+        );
+        assert!(
+            stdout.contains("number of transactions actually processed: 0"),
+            "{ctx}"
+        );
+        assert!(stdout.contains("interrupted"), "{ctx}");
+        assert!(
+            stdout.contains("2 transactions abandoned in flight at the end"),
+            "{ctx}"
+        );
 
-    // Once the lock goes, the abandoned UPDATEs run on the server (their requests were sent);
-    // the run counted none of them, as none was seen to commit.
-    holder.commit();
-    srv.wait_for("lock", waiting, "0");
+        // Once the lock goes, the abandoned UPDATEs run on the server (their requests were
+        // sent); the run counted none of them, as none was seen to commit.
+        holder.commit();
+        srv.wait_for("lock", waiting, "0");
+    }
 }

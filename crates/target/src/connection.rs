@@ -454,6 +454,14 @@ impl Session {
         }
     }
 
+    /// The session's socket descriptor (`pg::Session::socket_fd`).
+    pub fn socket_fd(&self) -> Option<std::os::fd::RawFd> {
+        match self {
+            Session::Pg(s) => s.socket_fd(),
+            Session::MySql(s, _) => s.socket_fd(),
+        }
+    }
+
     /// Which endpoint of `target` this session landed on (its index in the host list).
     pub fn endpoint_index(&self, target: &Target) -> Option<usize> {
         match (self, target) {

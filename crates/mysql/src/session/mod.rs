@@ -205,6 +205,17 @@ impl Session {
         matches!(&self.io, io::Transport::Plain(p) if p.released())
     }
 
+    /// The session's socket descriptor (`pg::Session::socket_fd`).
+    pub fn socket_fd(&self) -> Option<std::os::fd::RawFd> {
+        use std::os::fd::AsRawFd;
+        match &self.io {
+            io::Transport::Plain(p) => Some(p.raw_fd()),
+            io::Transport::Tls(s) => Some(s.get_ref().0.as_raw_fd()),
+            io::Transport::Greeting(s) => Some(s.as_raw_fd()),
+            io::Transport::Moving => None,
+        }
+    }
+
     /// `b'T'` while a transaction is open (SERVER_STATUS_IN_TRANS in the last OK or EOF packet),
     /// else `b'I'`. Never `b'E'`: MySQL has no failed-transaction state (an error leaves the
     /// transaction open, except a deadlock (1213), after which InnoDB has rolled it back and

@@ -45,6 +45,11 @@ impl RingSocket {
         Ok(RingSocket { slot, fd: Some(fd) })
     }
 
+    /// The socket's descriptor (none once shut down).
+    pub(crate) fn raw_fd(&self) -> Option<RawFd> {
+        self.fd.as_ref().map(|f| f.as_raw_fd())
+    }
+
     /// Bytes received, copied into the spare capacity of `buf` (which must have some), waiting
     /// when none are queued. `Ok(0)`: the peer closed the connection.
     pub(crate) async fn read_buf(&mut self, buf: &mut BytesMut) -> io::Result<usize> {

@@ -81,6 +81,17 @@ impl Transport {
         matches!(self, Transport::Plain(p) if p.released())
     }
 
+    /// The socket's descriptor (none only while moving onto a ring).
+    pub(super) fn raw_fd(&self) -> Option<std::os::fd::RawFd> {
+        use std::os::fd::AsRawFd;
+        match self {
+            Transport::Plain(s) => Some(s.raw_fd()),
+            Transport::Tls(s) => Some(s.get_ref().0.as_raw_fd()),
+            Transport::Ring(s) => s.raw_fd(),
+            Transport::Moving => None,
+        }
+    }
+
     /// Move a plain socket onto the thread's ring (which must exist). TLS stays as it is.
     pub(super) fn use_ring(&mut self) -> io::Result<()> {
         if !matches!(self, Transport::Plain(_)) {

@@ -340,6 +340,13 @@ impl Session {
         self.io.released()
     }
 
+    /// The session's socket descriptor, on any transport (none only while the socket moves onto
+    /// a ring). The engine duplicates it to cut off a transaction still waiting at the run's end
+    /// (`shutdown(2)` wakes the read).
+    pub fn socket_fd(&self) -> Option<std::os::fd::RawFd> {
+        self.io.raw_fd()
+    }
+
     /// Whether the last [`Session::execute`] ran a COPY: FROM STDIN is refused (CopyFail, the
     /// statement fails), TO STDOUT's data is read and dropped. pgbench aborts a client whose
     /// script runs one.

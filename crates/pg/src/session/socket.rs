@@ -207,7 +207,8 @@ impl PlainSocket {
         self.released
     }
 
-    fn raw_fd(&self) -> RawFd {
+    /// The socket's descriptor.
+    pub fn raw_fd(&self) -> RawFd {
         match &self.blocking {
             Some((fd, _)) => fd.as_raw_fd(),
             None => self.afd().as_raw_fd(),

@@ -422,7 +422,7 @@ pub(crate) fn commit_status(c: &CommitCheck, maintenance: i64) -> (CheckStatus, 
     }
 }
 
-/// Threads mode (`--io threads`): transactions abandoned in flight when the run ended (their
+/// Transactions abandoned in flight when the run ended (their
 /// client blocked waiting for the server at `-T`'s end or Ctrl-C) may each have committed once
 /// on the server, their reply never read. A surplus of at most that many is in doubt, not a
 /// miscount; `None` when that does not apply (passed, or a difference it cannot explain).

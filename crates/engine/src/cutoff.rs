@@ -1,0 +1,114 @@
+//! The run's end for a transaction still waiting on the server, on epoll and io_uring (threads
+//! mode has its sockets' own time-outs: `target::Unblock`).
+//!
+//! An event loop's thread waits for every one of its clients before it reports, so one client
+//! waiting on a row lock, or on a server that stopped answering, held the whole run open: `-T 2`
+//! with a client blocked behind a lock the test held did not end, and neither did Ctrl-C.
+//! Now, [`GRACE_US`] after the run's end (`-T`'s deadline, Ctrl-C, `--exit-on-abort`'s stop), a
+//! client still inside a transaction has its socket shut down (`shutdown(2)`): the kernel wakes
+//! the read waiting on it, through epoll and on the ring alike, and the read returns end of
+//! file. The transaction is then abandoned as in threads mode: neither committed nor failed,
+//! counted in `Outcome::abandoned`, and in doubt for the commit check (its COMMIT may have run
+//! on the server). The grace is threads mode's slice (`target::session::socket::BLOCKING_SLICE_MS`),
+//! so every mode gives up on the same waits.
+//!
+//! The registry holds a duplicate of each in-flight client's descriptor, not its number: a
+//! client may close its session and open another (a reconnect, `-C`), and a number can be reused
+//! by any thread's new connection meanwhile; a duplicate keeps its own socket. It is made once
+//! per session, when the session a client starts a transaction on is not the one registered
+//! (compared by connection id and descriptor); the hot path sets and clears a flag. A session
+//! opened inside the transaction (`-C`, a fault run's reconnect) is not registered: its
+//! transaction is waited for, as before.
+
+use std::cell::{Cell, RefCell};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
+
+use target::Session;
+
+/// How long after the run's end a transaction may still wait for the server.
+pub(crate) const GRACE_US: u64 = target::session::socket::BLOCKING_SLICE_MS * 1000;
+
+/// One client's sockets: its session and its `--read-from` reader.
+#[derive(Default)]
+struct Slot {
+    busy: bool,
+    socks: [Option<Held>; 2],
+}
+
+struct Held {
+    /// The session's connection id and descriptor number when duplicated.
+    key: (i32, RawFd),
+    fd: OwnedFd,
+}
+
+/// The thread's clients in flight, by their index on the thread.
+pub(crate) struct InFlight {
+    slots: RefCell<Vec<Slot>>,
+    cut: Cell<bool>,
+}
+
+impl InFlight {
+    pub(crate) fn new(clients: usize) -> InFlight {
+        InFlight {
+            slots: RefCell::new((0..clients).map(|_| Slot::default()).collect()),
+            cut: Cell::new(false),
+        }
+    }
+
+    /// Client `slot` starts a transaction on `session` (and may run it on `reader`).
+    #[inline]
+    pub(crate) fn begin(&self, slot: usize, session: Option<&Session>, reader: Option<&Session>) {
+        let mut slots = self.slots.borrow_mut();
+        let Some(s) = slots.get_mut(slot) else {
+            return;
+        };
+        s.busy = true;
+        for (held, sess) in s.socks.iter_mut().zip([session, reader]) {
+            let Some(sess) = sess else {
+                *held = None;
+                continue;
+            };
+            let Some(raw) = sess.socket_fd() else {
+                *held = None;
+                continue;
+            };
+            let key = (sess.backend_pid(), raw);
+            if held.as_ref().is_some_and(|h| h.key == key) {
+                continue;
+            }
+            // SAFETY: `sess` holds `raw` open for the length of this call.
+            let fd = unsafe { BorrowedFd::borrow_raw(raw) };
+            *held = fd.try_clone_to_owned().ok().map(|fd| Held { key, fd });
+        }
+    }
+
+    /// Client `slot`'s transaction is over.
+    #[inline]
+    pub(crate) fn end(&self, slot: usize) {
+        if let Some(s) = self.slots.borrow_mut().get_mut(slot) {
+            s.busy = false;
+        }
+    }
+
+    /// Whether this thread's clients in flight have been cut off: an error from the server's
+    /// connection is then the cut, not the server's doing.
+    #[inline]
+    pub(crate) fn was_cut(&self) -> bool {
+        self.cut.get()
+    }
+
+    /// Shut down the sockets of every client still in a transaction; returns how many clients.
+    pub(crate) fn cut(&self) -> usize {
+        self.cut.set(true);
+        let slots = self.slots.borrow();
+        let mut n = 0;
+        for s in slots.iter().filter(|s| s.busy) {
+            n += 1;
+            for h in s.socks.iter().flatten() {
+                // SAFETY: a plain system call on a descriptor this registry owns.
+                unsafe { libc::shutdown(h.fd.as_raw_fd(), libc::SHUT_RDWR) };
+            }
+        }
+        n
+    }
+}
