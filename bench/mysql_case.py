@@ -81,16 +81,20 @@ def driver(socket, db):
     return ["--db-driver=mysql", f"--mysql-socket={socket}", "--mysql-user=root", f"--mysql-db={db}"]
 
 
-def commands(stampede, socket, tables, size, clients, seconds):
-    """The exact command lines, by (tool, test): each tool on the other tool's data."""
+def commands(stampede, socket, tables, size, clients, seconds, modes=("auto",)):
+    """The exact command lines, by (tool, test): each tool on the other tool's data; stampede
+    once per I/O mode (`--io`), named `stampede` for auto and `stampede --io MODE` otherwise."""
     out = {}
+    jobs = str(max(1, min(clients, os.cpu_count() or 1)))
     for test in TESTS:
         common = [f"--tables={tables}", f"--table-size={size}", f"--threads={clients}",
                   f"--time={seconds}"]
         out[("sysbench", test)] = (["sysbench", test] + driver(socket, "sb_stampede") + common
                                    + ["--report-interval=0", "run"])
-        out[("stampede", test)] = ([stampede, "run", test] + driver(socket, "sb_sysbench") + common
-                                   + ["-j", "2", "--no-check", "--no-observe"])
+        for mode in modes:
+            name = "stampede" if mode == "auto" else f"stampede --io {mode}"
+            out[(name, test)] = ([stampede, "run", test] + driver(socket, "sb_sysbench") + common
+                                 + ["-j", jobs, "--io", mode, "--no-check", "--no-observe"])
     return out
 
 
@@ -107,37 +111,46 @@ def load(stampede, socket, tables, size):
         sql(socket, "; ".join(f"ANALYZE TABLE {db}.sbtest{t}" for t in range(1, tables + 1)))
 
 
-def measure(stampede, socket, tables, size, clients, seconds, rounds, log=print):
+def measure(stampede, socket, tables, size, clients, seconds, rounds, log=print, modes=("auto",),
+            clients_list=None):
+    """Returns ({(clients, test): {tool: [(tps, us)]}}, commands). Each round runs every tool
+    once per test, the order rotated by one each round (no tool always first)."""
     load(stampede, socket, tables, size)
-    cmds = commands(stampede, socket, tables, size, clients, seconds)
-    res = {t: {"stampede": [], "sysbench": []} for t in TESTS}
-    for r in range(rounds):
+    res, all_cmds = {}, {}
+    for c in clients_list or [clients]:
+        cmds = commands(stampede, socket, tables, size, c, seconds, modes)
+        all_cmds.update({(c, tool, test): v for (tool, test), v in cmds.items()})
         for test in TESTS:
-            order = ("stampede", "sysbench") if r % 2 == 0 else ("sysbench", "stampede")
-            for tool in order:
-                out, cpu = timed(cmds[(tool, test)])
-                m = TPS.search(out)
-                if not m:
-                    raise SystemExit(f"no transactions line in {tool} output:\n{out[-2000:]}")
-                txns, tps = int(m.group(1)), float(m.group(2))
-                us = cpu * 1e6 / max(txns, 1)
-                res[test][tool].append((tps, us))
-                log(f"  round {r + 1} {test:18} {tool:9} {tps:10.1f} tps {us:8.1f} us/txn")
-    return res, cmds
+            tools = [tool for (tool, t) in cmds if t == test]
+            by = res.setdefault((c, test), {tool: [] for tool in tools})
+            for r in range(rounds):
+                k = r % len(tools)
+                for tool in tools[k:] + tools[:k]:
+                    out, cpu = timed(cmds[(tool, test)])
+                    m = TPS.search(out)
+                    if not m:
+                        raise SystemExit(f"no transactions line in {tool} output:\n{out[-2000:]}")
+                    txns, tps = int(m.group(1)), float(m.group(2))
+                    us = cpu * 1e6 / max(txns, 1)
+                    by[tool].append((tps, us))
+                    log(f"  {c} clients round {r + 1} {test:18} {tool:22} {tps:10.1f} tps "
+                        f"{us:8.1f} us/txn")
+    return res, all_cmds
 
 
 def table(res):
     lines = [
-        "| test | sysbench tps | stampede tps | ratio | sysbench CPU us/txn | stampede CPU us/txn | ratio |",
+        "| clients | test | tool | tps | tps / sysbench | CPU us/txn | CPU / sysbench |",
         "|---|---|---|---|---|---|---|",
     ]
-    for test, by in res.items():
+    for (clients, test), by in res.items():
         s_tps = statistics.median(x[0] for x in by["sysbench"])
-        m_tps = statistics.median(x[0] for x in by["stampede"])
         s_cpu = statistics.median(x[1] for x in by["sysbench"])
-        m_cpu = statistics.median(x[1] for x in by["stampede"])
-        lines.append(f"| {test} | {s_tps:,.1f} | {m_tps:,.1f} | {m_tps / s_tps:.2f}x | "
-                     f"{s_cpu:.1f} | {m_cpu:.1f} | {m_cpu / s_cpu:.2f}x |")
+        for tool, xs in by.items():
+            tps = statistics.median(x[0] for x in xs)
+            cpu = statistics.median(x[1] for x in xs)
+            lines.append(f"| {clients} | {test} | {tool} | {tps:,.1f} | {tps / s_tps:.2f}x | "
+                         f"{cpu:.1f} | {cpu / s_cpu:.2f}x |")
     return "\n".join(lines)
 
 
@@ -147,21 +160,25 @@ def main():
     ap.add_argument("--socket", help="a running server's socket (root, no password)")
     ap.add_argument("--tables", type=int, default=4)
     ap.add_argument("--table-size", type=int, default=100000)
-    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--clients", default="8", help="client counts, comma-separated")
+    ap.add_argument("--io", default="auto",
+                    help="stampede's I/O modes to run, comma-separated (auto, threads, epoll)")
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args()
     server = None if a.socket else MariaDb()
     socket = a.socket or server.socket
     try:
+        clients = [int(c) for c in a.clients.split(",")]
         res, cmds = measure(os.path.abspath(a.stampede), socket, a.tables, a.table_size,
-                            a.clients, a.seconds, a.rounds)
+                            clients[0], a.seconds, a.rounds, modes=a.io.split(","),
+                            clients_list=clients)
     finally:
         if server:
             server.stop()
     print(table(res))
-    for (tool, test), c in sorted(cmds.items()):
-        print(f"{tool} {test}: {' '.join(c)}")
+    for (clients, tool, test), c in sorted(cmds.items()):
+        print(f"{tool} {test} ({clients} clients): {' '.join(c)}")
 
 
 if __name__ == "__main__":
