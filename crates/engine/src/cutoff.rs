@@ -16,9 +16,9 @@
 //! client may close its session and open another (a reconnect, `-C`), and a number can be reused
 //! by any thread's new connection meanwhile; a duplicate keeps its own socket. It is made once
 //! per session, when the session a client starts a transaction on is not the one registered
-//! (compared by connection id and descriptor); the hot path sets and clears a flag. A session
-//! opened inside the transaction (`-C`, a fault run's reconnect) is not registered: its
-//! transaction is waited for, as before.
+//! (compared by connection id and descriptor), or opened inside the transaction (`-C`, a
+//! reconnect); the hot path sets and clears a flag. A connection attempt itself is not cut off:
+//! it has its own time-outs (`connect_timeout`, the engine's retry budget).
 
 use std::cell::{Cell, RefCell};
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};

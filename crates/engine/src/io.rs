@@ -179,8 +179,6 @@ pub(crate) fn choose_io<W: Workload>(
         Some("-C connects through the runtime".to_string())
     } else if ctx.spec.fault_run {
         Some("a fault run reconnects through the runtime".to_string())
-    } else if ctx.conn.dialect() == target::Dialect::MySql {
-        Some("the MySQL session runs on epoll".to_string())
     } else if clients
         .iter()
         .flat_map(|c| c.session.iter().chain(&c.reader))

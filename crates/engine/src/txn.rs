@@ -171,6 +171,8 @@ async fn run_txn_on_session<W: Workload>(
     let begin = now;
     let sched = scheduled.unwrap_or(begin);
     if fresh_session {
+        // The run's end may cut this transaction off too (`crate::cutoff`).
+        ctx.in_flight.begin(c.slot, c.session.as_ref(), None);
         let s = c.session.as_mut().expect("just connected");
         let before = wire_commits(s);
         let r = c.wl.on_connect(s, ctx.spec.mode).await;

@@ -343,6 +343,8 @@ pub(crate) struct Client<C> {
     pub(crate) aborted: bool,
     /// Committed transactions and the time they took, for sysbench's "threads fairness".
     pub(crate) stats: ClientStats,
+    /// The client's index on its thread (its place in `ThreadCtx::in_flight`).
+    pub(crate) slot: usize,
 }
 
 /// A client's initial connection.
@@ -462,6 +464,7 @@ pub(crate) async fn thread_main<W: Workload>(
                     cnt: 0,
                     clock_hint: None,
                     aborted,
+                    slot: 0,
                     stats: ClientStats {
                         client_id: id,
                         endpoint,
@@ -477,6 +480,9 @@ pub(crate) async fn thread_main<W: Workload>(
     let mut clients = opened.into_inner();
     // In client order, as before (the openers finish in any order).
     clients.sort_by_key(|c| c.id);
+    for (slot, c) in clients.iter_mut().enumerate() {
+        c.slot = slot;
+    }
     // The measured run's I/O: the thread's io_uring ring when it can have one (see
     // `target::ring`), else the runtime's epoll. Chosen and the sessions moved before the
     // barrier, so none of it is measured.
@@ -590,9 +596,9 @@ async fn run_and_close<W: Workload>(
             None
         }));
     }
-    for (slot, c) in clients.into_iter().enumerate() {
+    for c in clients {
         members.push(Box::pin(async move {
-            let session = run_client(cx, c, slot).await;
+            let session = run_client(cx, c).await;
             let left = cx.live.get() - 1;
             cx.live.set(left);
             if left == 0 {
@@ -699,12 +705,8 @@ async fn cut_off_at_end<W: Workload>(cx: &ThreadCtx<W>) {
 }
 
 /// A client's loop (pgbench's `advanceConnectionState`, as straight-line async code). Returns
-/// the client's session, still open. `slot`: the client's index on its thread.
-async fn run_client<W: Workload>(
-    ctx: &ThreadCtx<W>,
-    mut c: Client<W::Client>,
-    slot: usize,
-) -> Option<Session> {
+/// the client's session, still open.
+async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -> Option<Session> {
     while !c.aborted {
         if ctx.stopping() || ctx.stop.count_reached(c.cnt) {
             break;
@@ -764,9 +766,9 @@ async fn run_client<W: Workload>(
             }
         };
         ctx.in_flight
-            .begin(slot, c.session.as_ref(), c.reader.as_ref());
+            .begin(c.slot, c.session.as_ref(), c.reader.as_ref());
         let end = run_txn(ctx, &mut c, txn, scheduled, now).await;
-        ctx.in_flight.end(slot);
+        ctx.in_flight.end(c.slot);
         match end {
             TxnEnd::Done => c.cnt += 1,
             TxnEnd::Abort | TxnEnd::Stop => break,

@@ -181,6 +181,7 @@ pub async fn join(conn: &target::Target, spec: &Spec, me: &Identity) -> Result<M
             .await
             .context("creating the stampede_fleet table")?;
     }
+    sql::upgrade(&mut s).await?;
     let name = &spec.name;
     s.simple_query(&sql::create_header(d, name, spec.size))
         .await?;

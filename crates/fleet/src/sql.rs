@@ -52,6 +52,31 @@ pub(crate) fn create(d: Dialect) -> String {
     )
 }
 
+/// A `stampede_fleet` made by an older stampede lacks the columns added since (`others`): add
+/// them, as the table is stampede's own. Its rows stay (`fleet report` reads old fleets).
+pub(crate) async fn upgrade(s: &mut Session) -> Result<()> {
+    // MySQL's current schema is its database.
+    let schema = match s.dialect() {
+        Dialect::Postgres => "current_schema()",
+        Dialect::MySql => "DATABASE()",
+    };
+    let has = format!(
+        "SELECT count(*) FROM information_schema.columns WHERE table_name = 'stampede_fleet' \
+         AND column_name = 'others' AND table_schema = {schema}"
+    );
+    if scalar(s, &has).await? > 0 {
+        return Ok(());
+    }
+    let added = s
+        .simple_query("ALTER TABLE stampede_fleet ADD COLUMN others integer")
+        .await;
+    // Another process of the fleet may have added it first.
+    if added.is_err() && scalar(s, &has).await? == 0 {
+        added.context("adding the column `others` to an older stampede_fleet table")?;
+    }
+    Ok(())
+}
+
 /// The server's clock, microseconds since the Unix epoch. PostgreSQL's `clock_timestamp()` is
 /// the time of the call; MySQL's `NOW(6)` the start of the statement, the same for a SELECT of
 /// one row. `UNIX_TIMESTAMP` of a DATETIME reads it in the session's time zone, which `NOW()`

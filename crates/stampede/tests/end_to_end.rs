@@ -582,16 +582,22 @@ fn every_io_mode_ends_on_time_and_on_ctrl_c_while_a_client_waits_on_a_row_lock()
     let waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'";
     let holding = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lockholder' \
                    AND state = 'idle in transaction'";
-    let mut modes = vec![("threads", "I/O: threads"), ("epoll", "I/O: epoll")];
+    // (--io, extra options, the I/O line): -C connects inside each transaction, on epoll.
+    let mut modes = vec![
+        ("threads", None, "I/O: threads"),
+        ("epoll", None, "I/O: epoll"),
+        ("auto", Some("-C"), "I/O: epoll"),
+    ];
     match target::ring::unavailable() {
-        None => modes.push(("uring", "I/O: io_uring (2 of 2 engine threads)")),
+        None => modes.push(("uring", None, "I/O: io_uring (2 of 2 engine threads)")),
         Some(why) => eprintln!("io_uring is not available here ({why}): its run is left out"),
     }
-    for (mode, io) in modes {
+    for (mode, extra, io) in modes {
         let args = |time: &str| -> Vec<String> {
             let mut a: Vec<String> = ["run", "-f", script.to_str().unwrap(), "-c", "2", "-j", "2"]
                 .map(String::from)
                 .to_vec();
+            a.extend(extra.map(String::from));
             // --no-check: the holder is another session on the database, which the commit
             // count cannot tell apart from the run's.
             for x in ["-T", time, "--io", mode, "-n", "--no-check"] {
@@ -608,7 +614,10 @@ fn every_io_mode_ends_on_time_and_on_ctrl_c_while_a_client_waits_on_a_row_lock()
 
         // -T 2: returns while the lock is held.
         let r = stampede(&args("2"));
-        let ctx = format!("--io {mode}\nstdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+        let ctx = format!(
+            "--io {mode} {extra:?}\nstdout:\n{}\nstderr:\n{}",
+            r.stdout, r.stderr
+        );
         assert_eq!(r.code, 0, "{ctx}");
         assert_eq!(
             srv.psql("lock", holding),
@@ -652,7 +661,7 @@ fn every_io_mode_ends_on_time_and_on_ctrl_c_while_a_client_waits_on_a_row_lock()
         let out = child.wait_with_output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let ctx = format!("--io {mode}\nstdout:\n{stdout}\nstderr:\n{stderr}");
+        let ctx = format!("--io {mode} {extra:?}\nstdout:\n{stdout}\nstderr:\n{stderr}");
         assert_eq!(out.status.code(), Some(130), "{ctx}");
         assert_eq!(
             srv.psql("lock", holding),

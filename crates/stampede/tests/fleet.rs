@@ -14,6 +14,7 @@
 //!   process: checksums of every table equal (TPC-C's dates set alike first, after checking
 //!   every process wrote the first one's load time).
 //! - The Kubernetes manifest has the Job API's fields; bad fleet options are refused by name.
+//! - A fleet table left by an older stampede gets its new column and keeps its rows.
 
 mod common;
 
@@ -332,6 +333,74 @@ fn the_manifest_is_an_indexed_job_with_the_password_from_a_secret() {
     assert_eq!(out.status.code(), Some(64), "{err}");
     assert!(err.contains("hold a password"), "{err}");
     assert!(!err.contains("s3cret") && out.stdout.is_empty());
+}
+
+/// A `stampede_fleet` table left by an older stampede (no `others` column, an old fleet's rows
+/// in it) gets the column, keeps its rows, and a new fleet runs on it.
+#[test]
+fn an_older_fleet_table_gets_its_new_column_and_keeps_its_rows() {
+    let cfg = rt().block_on(database("fleet_old"));
+    rt().block_on(query(
+        &cfg,
+        "CREATE TABLE fleet_probe (client int, at timestamptz); \
+         CREATE TABLE stampede_fleet (fleet text NOT NULL, idx integer NOT NULL, size integer, \
+         hostname text, os_pid bigint, backend_pid bigint, clients integer, joined_us bigint, \
+         start_us bigint, s0 bigint, s1 bigint, per_connection bigint, failure text, \
+         result text, stage integer NOT NULL DEFAULT 0, PRIMARY KEY (fleet, idx)); \
+         INSERT INTO stampede_fleet (fleet, idx, size) VALUES ('before', -1, 2)",
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args([
+            "run",
+            "-f",
+            &script(dir.path()),
+            "-c",
+            "2",
+            "-t",
+            "5",
+            "--no-observe",
+        ])
+        .args([
+            "--fleet",
+            "after",
+            "--fleet-size",
+            "1",
+            "--fleet-timeout",
+            "30",
+        ])
+        .args(base("fleet_old"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("number of transactions actually processed: 10"),
+        "{stdout}"
+    );
+    assert_eq!(
+        rt().block_on(scalar_i64(&cfg, "SELECT count(*) FROM fleet_probe")),
+        10
+    );
+    assert_eq!(
+        rt().block_on(scalar_i64(
+            &cfg,
+            "SELECT count(*) FROM stampede_fleet WHERE fleet = 'before'"
+        )),
+        1,
+        "the older fleet's row was kept"
+    );
+    assert_eq!(
+        rt().block_on(scalar_i64(
+            &cfg,
+            "SELECT count(*) FROM information_schema.columns WHERE table_name = \
+             'stampede_fleet' AND column_name = 'others'"
+        )),
+        1
+    );
 }
 
 #[test]

@@ -186,8 +186,9 @@ fn sysbench_and_stampede_share_tables_and_send_the_same_statements() {
 }
 
 /// `stampede init oltp` and `run oltp_*` with a mysql:// target: every test's commit count
-/// (Com_commit) and row counts pass, or the commit count says why it cannot be exact; the runs
-/// go through threads mode (a blocking socket per client).
+/// (Com_commit) and row counts pass, or the commit count says why it cannot be exact, in every
+/// I/O mode (a blocking socket per client, the io_uring ring, epoll): one session code, the
+/// same exact counts.
 #[test]
 fn every_oltp_run_on_mariadb_passes_its_checks() {
     let m = MariaDb::shared();
@@ -206,8 +207,19 @@ fn every_oltp_run_on_mariadb_passes_its_checks() {
     assert_eq!(code, 0, "init\n{out}\n{err}");
     assert!(err.contains("multi-row INSERTs"), "{err}");
     let dir = tempfile::tempdir().unwrap();
-    for (test, (_, _, other)) in TESTS {
-        let json = dir.path().join(format!("{test}.json"));
+    let mut modes = vec![
+        ("threads", "threads (a blocking socket per client"),
+        ("epoll", "epoll (--io epoll)"),
+    ];
+    match target::ring::unavailable() {
+        None => modes.push(("uring", "io_uring (")),
+        Some(why) => eprintln!("io_uring is not available here ({why}): its runs are left out"),
+    }
+    for ((test, (_, _, other)), (mode, want_io)) in TESTS
+        .iter()
+        .flat_map(|t| modes.iter().map(move |m| (t, *m)))
+    {
+        let json = dir.path().join(format!("{test}-{mode}.json"));
         let (code, out, err) = stampede(&[
             "run",
             test,
@@ -222,11 +234,11 @@ fn every_oltp_run_on_mariadb_passes_its_checks() {
             "-t",
             "40",
             "--io",
-            "threads",
+            mode,
             "--json",
             json.to_str().unwrap(),
         ]);
-        assert_eq!(code, 0, "{test}\n{out}\n{err}");
+        assert_eq!(code, 0, "{test} --io {mode}\n{out}\n{err}");
         let r: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         let checks = r["checks"].as_array().unwrap();
@@ -254,15 +266,11 @@ fn every_oltp_run_on_mariadb_passes_its_checks() {
         }
         let (rows, detail) = status("row counts");
         assert_eq!(rows, "passed", "{test}: {detail}");
-        // `--io threads`: each client on its own thread with a blocking socket, the MySQL
-        // session's as the PostgreSQL one's, with the same exact counts.
+        // The mode asked for is the one that ran.
         let io = r["connections"]["setup"]["socket_io"]
             .as_str()
             .unwrap_or("");
-        assert!(
-            io.starts_with("threads (a blocking socket per client"),
-            "{test}: {io}"
-        );
+        assert!(io.starts_with(want_io), "{test} --io {mode}: {io}");
         assert!(
             r["environment"]["server"]["settings"]["innodb_buffer_pool_size"].is_string(),
             "{test}: MySQL's settings recorded"

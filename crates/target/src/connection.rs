@@ -414,18 +414,18 @@ impl Session {
         }
     }
 
-    /// Whether the session can move onto an io_uring ring (PostgreSQL over a plain socket).
+    /// Whether the session can move onto an io_uring ring (a plain socket, either protocol).
     pub fn can_use_ring(&self) -> bool {
         match self {
             Session::Pg(s) => s.can_use_ring(),
-            Session::MySql(..) => false,
+            Session::MySql(s, _) => s.can_use_ring(),
         }
     }
 
     pub fn use_ring(&mut self) -> Result<(), Error> {
         match self {
             Session::Pg(s) => s.use_ring(),
-            Session::MySql(..) => Err(pg_only("the io_uring transport")),
+            Session::MySql(s, _) => s.use_ring(),
         }
     }
 

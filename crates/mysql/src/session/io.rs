@@ -21,6 +21,9 @@ pub(super) enum Transport {
     /// Unix socket or TCP without TLS: registered for read readiness only (see `socket`).
     Plain(PlainSocket),
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+    /// A plain socket moved onto the engine thread's io_uring ring (`pg::ring`: the ring moves
+    /// bytes and knows no protocol, so both sessions share it).
+    Ring(pg::ring::RingSocket),
     /// TCP during the greeting, before TLS is or is not started.
     Greeting(TcpStream),
     /// Only while TLS is being set up.
@@ -33,6 +36,7 @@ impl Transport {
         match self {
             Transport::Plain(s) => s.read_buf(buf).await,
             Transport::Tls(s) => s.read_buf(buf).await,
+            Transport::Ring(s) => s.read_buf(buf).await,
             Transport::Greeting(s) => s.read_buf(buf).await,
             Transport::Moving => Err(io::Error::other("the session's transport is being set up")),
         }
@@ -47,6 +51,7 @@ impl Transport {
                 s.write_all(data).await?;
                 s.flush().await
             }
+            Transport::Ring(s) => s.write_all(data).await,
             Transport::Greeting(s) => s.write_all(data).await,
             Transport::Moving => Err(io::Error::other("the session's transport is being set up")),
         }
@@ -58,11 +63,26 @@ impl Transport {
             Transport::Tls(s) => {
                 let _ = s.shutdown().await;
             }
+            Transport::Ring(s) => s.shutdown().await,
             Transport::Greeting(s) => {
                 let _ = s.shutdown().await;
             }
             Transport::Moving => {}
         }
+    }
+
+    /// Move a plain socket onto the thread's ring (which must exist); others stay as they are.
+    pub(super) fn use_ring(&mut self) -> io::Result<()> {
+        if !matches!(self, Transport::Plain(_)) {
+            return Ok(());
+        }
+        if !pg::ring::current() {
+            return Err(io::Error::other("no io_uring ring on this thread"));
+        }
+        if let Transport::Plain(p) = std::mem::replace(self, Transport::Moving) {
+            *self = Transport::Ring(pg::ring::RingSocket::new(p.into_fd())?);
+        }
+        Ok(())
     }
 }
 

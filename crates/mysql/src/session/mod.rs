@@ -183,6 +183,21 @@ impl Session {
         !self.broken
     }
 
+    /// Whether [`Session::use_ring`] can move this session onto an io_uring ring (a plain unix
+    /// or TCP socket; TLS stays on the runtime's epoll).
+    pub fn can_use_ring(&self) -> bool {
+        matches!(self.io, io::Transport::Plain(_) | io::Transport::Ring(_))
+    }
+
+    /// Move the session's socket onto this thread's ring (`pg::Session::use_ring`): from then on
+    /// it must be driven by that ring's `block_on` on this thread. Call between commands.
+    pub fn use_ring(&mut self) -> Result<(), Error> {
+        self.io.use_ring().map_err(|e| {
+            self.broken = true;
+            Error::Io(e)
+        })
+    }
+
     /// Whether the session can go into blocking mode (a plain socket; TLS cannot).
     pub fn can_block(&self) -> bool {
         matches!(self.io, io::Transport::Plain(_))
@@ -211,6 +226,7 @@ impl Session {
         match &self.io {
             io::Transport::Plain(p) => Some(p.raw_fd()),
             io::Transport::Tls(s) => Some(s.get_ref().0.as_raw_fd()),
+            io::Transport::Ring(s) => s.raw_fd(),
             io::Transport::Greeting(s) => Some(s.as_raw_fd()),
             io::Transport::Moving => None,
         }

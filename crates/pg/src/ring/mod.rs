@@ -65,7 +65,7 @@ mod pool;
 mod socket;
 
 use pool::Pool;
-pub(crate) use socket::RingSocket;
+pub use socket::RingSocket;
 
 /// Receive buffers per thread (a power of two) and their size: 2 MiB per engine thread, touched
 /// only as replies arrive.
@@ -175,7 +175,7 @@ thread_local! {
 }
 
 /// Whether this thread has a ring.
-pub(crate) fn current() -> bool {
+pub fn current() -> bool {
     CURRENT.with(|c| c.borrow().is_some())
 }
 

@@ -4,14 +4,14 @@
 use super::*;
 
 /// A socket whose I/O goes through the thread's [`Ring`].
-pub(crate) struct RingSocket {
+pub struct RingSocket {
     slot: u32,
     fd: Option<OwnedFd>,
 }
 
 impl RingSocket {
     /// Move `fd` (a connected, non-blocking stream socket) onto the thread's ring.
-    pub(crate) fn new(fd: OwnedFd) -> io::Result<RingSocket> {
+    pub fn new(fd: OwnedFd) -> io::Result<RingSocket> {
         let raw = fd.as_raw_fd();
         let slot = with_inner(|i| {
             let sock = |gen| Sock {
@@ -46,13 +46,13 @@ impl RingSocket {
     }
 
     /// The socket's descriptor (none once shut down).
-    pub(crate) fn raw_fd(&self) -> Option<RawFd> {
+    pub fn raw_fd(&self) -> Option<RawFd> {
         self.fd.as_ref().map(|f| f.as_raw_fd())
     }
 
     /// Bytes received, copied into the spare capacity of `buf` (which must have some), waiting
     /// when none are queued. `Ok(0)`: the peer closed the connection.
-    pub(crate) async fn read_buf(&mut self, buf: &mut BytesMut) -> io::Result<usize> {
+    pub async fn read_buf(&mut self, buf: &mut BytesMut) -> io::Result<usize> {
         let slot = self.slot as usize;
         std::future::poll_fn(|cx| {
             with_inner(|i| {
@@ -90,7 +90,7 @@ impl RingSocket {
 
     /// Queue all of `data` for sending (see the module header); waits only while more than
     /// [`QUEUE_LIMIT`] is queued behind a send in flight.
-    pub(crate) async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+    pub async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
         let slot = self.slot as usize;
         std::future::poll_fn(|cx| {
             with_inner(|i| {
@@ -116,7 +116,7 @@ impl RingSocket {
     }
 
     /// Half-close once every queued byte is sent.
-    pub(crate) async fn shutdown(&mut self) {
+    pub async fn shutdown(&mut self) {
         let slot = self.slot as usize;
         std::future::poll_fn(|cx| {
             with_inner(|i| {
