@@ -10,8 +10,10 @@
 //!   that, threads and backends share the cores and each reply is a context switch, and the
 //!   ring does as well or better (the table at [`THREADS_CORES_PER_CLIENT`]). So a mode for a
 //!   client or two per machine (a latency test, a CI job), beside the ring.
-//! * **uring**: the thread's io_uring ring (`target::ring`), one `io_uring_enter` per wake-up for
-//!   all of a thread's connections: best with many clients per thread.
+//! * **uring**: the thread's io_uring ring (`target::ring`, for either protocol's sessions), one
+//!   `io_uring_enter` per wake-up for all of a thread's connections: best with many clients per
+//!   thread (bench/IO_MODES.md; on MariaDB, bench/MYSQL.md: 16 clients, point selects, 0.70x
+//!   sysbench's CPU per transaction where epoll took 0.90x).
 //! * **epoll**: the runtime's epoll, always available (TLS, `-C`, `-R` under auto, a fault run).
 //!
 //! `--io auto` (the default) picks threads while each client has [`THREADS_CORES_PER_CLIENT`]
