@@ -4,13 +4,19 @@
 //! An event loop's thread waits for every one of its clients before it reports, so one client
 //! waiting on a row lock, or on a server that stopped answering, held the whole run open: `-T 2`
 //! with a client blocked behind a lock the test held did not end, and neither did Ctrl-C.
-//! Now, [`GRACE_US`] after the run's end (`-T`'s deadline, Ctrl-C, `--exit-on-abort`'s stop), a
-//! client still inside a transaction has its socket shut down (`shutdown(2)`): the kernel wakes
+//! Now, [`DEADLINE_GRACE_US`] after `-T`'s deadline, or [`STOP_GRACE_US`] after a stop (Ctrl-C,
+//! `--exit-on-abort`), a client still inside a transaction has its socket shut down
+//! (`shutdown(2)`): the kernel wakes
 //! the read waiting on it, through epoll and on the ring alike, and the read returns end of
 //! file. The transaction is then abandoned as in threads mode: neither committed nor failed,
 //! counted in `Outcome::abandoned`, and in doubt for the commit check (its COMMIT may have run
-//! on the server). The grace is threads mode's slice (`target::session::socket::BLOCKING_SLICE_MS`),
-//! so every mode gives up on the same waits.
+//! on the server). At `-T`'s end a transaction in flight is waited for as pgbench waits for it: a
+//! long one (an iibench insert of 1,000 rows into a cache-starved index takes 300 ms) must
+//! complete and be counted, or the run's row-count checks see rows no transaction counted; only
+//! a wait past the grace (a lock held elsewhere, a server that stopped answering) is cut. Ctrl-C
+//! asks for the result now: threads mode's slice (`target::session::socket::BLOCKING_SLICE_MS`).
+//! Threads mode gives up on the same waits (`target::Unblock`'s deadline is `-T`'s plus the
+//! same grace).
 //!
 //! The registry holds a duplicate of each in-flight client's descriptor, not its number: a
 //! client may close its session and open another (a reconnect, `-C`), and a number can be reused
@@ -25,8 +31,11 @@ use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 use target::Session;
 
-/// How long after the run's end a transaction may still wait for the server.
-pub(crate) const GRACE_US: u64 = target::session::socket::BLOCKING_SLICE_MS * 1000;
+/// How long after `-T`'s deadline a transaction may still wait for the server.
+pub(crate) const DEADLINE_GRACE_US: u64 = 5_000_000;
+
+/// How long after a stop (Ctrl-C) a transaction may still wait for the server.
+pub(crate) const STOP_GRACE_US: u64 = target::session::socket::BLOCKING_SLICE_MS * 1000;
 
 /// One client's sockets: its session and its `--read-from` reader.
 #[derive(Default)]
@@ -97,18 +106,14 @@ impl InFlight {
         self.cut.get()
     }
 
-    /// Shut down the sockets of every client still in a transaction; returns how many clients.
-    pub(crate) fn cut(&self) -> usize {
+    /// Shut down the sockets of every client still in a transaction.
+    pub(crate) fn cut(&self) {
         self.cut.set(true);
-        let slots = self.slots.borrow();
-        let mut n = 0;
-        for s in slots.iter().filter(|s| s.busy) {
-            n += 1;
+        for s in self.slots.borrow().iter().filter(|s| s.busy) {
             for h in s.socks.iter().flatten() {
                 // SAFETY: a plain system call on a descriptor this registry owns.
                 unsafe { libc::shutdown(h.fd.as_raw_fd(), libc::SHUT_RDWR) };
             }
         }
-        n
     }
 }

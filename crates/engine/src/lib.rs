@@ -320,8 +320,9 @@ pub struct Outcome {
     pub blocking_threads: u32,
     /// Why the run used a thread per client, when it did (`--io threads`, or auto's reason).
     pub io_choice: Option<String>,
-    /// Transactions given up in flight because the run ended (`-T`'s deadline or Ctrl-C) while
-    /// their client was still waiting for the server 100 ms later (`crate::cutoff`): counted neither
+    /// Transactions given up in flight because the run ended while their client was still
+    /// waiting for the server 5 s after `-T`'s deadline or 100 ms after Ctrl-C
+    /// (`crate::cutoff`): counted neither
     /// committed nor failed. Each may still commit on the server (at most once): the commit
     /// check treats that many surplus server commits as in doubt.
     pub abandoned: u64,
@@ -392,7 +393,8 @@ impl Drop for ReleaseOnDrop<'_> {
 
 /// Run a workload. Blocks the calling thread until the run ends; calls `on_event` on the calling
 /// thread. Setting `cancel` ends the run early: in-flight transactions finish (a client still
-/// waiting for the server 100 ms later gives up, in every I/O mode: `Outcome::abandoned`), then
+/// waiting for the server 100 ms later gives up, in every I/O mode: `Outcome::abandoned`; 5 s
+/// after `-T`'s end), then
 /// the partial outcome is returned with `interrupted = true`.
 pub fn run<W: workload::Workload>(
     spec: &RunSpec,
@@ -748,10 +750,15 @@ pub fn run<W: workload::Workload>(
         let t0 = Instant::now();
         let started_at = SystemTime::now();
         let connect_time = t0 - connect_start;
-        // Threads mode: a client still blocked in a read at -T's end gives up (`Unblock`).
+        // Threads mode: a client still blocked in a read past -T's end and the grace gives up
+        // (`Unblock`), as the event loops cut it off (`cutoff`).
         if let Stop::Duration(d) = spec.stop {
             let t0_mono = exec::mono_us().saturating_sub(t0.elapsed().as_micros() as u64);
-            (shared.unblock).set_deadline_us(t0_mono.saturating_add(d.as_micros() as u64));
+            (shared.unblock).set_deadline_us(
+                t0_mono
+                    .saturating_add(d.as_micros() as u64)
+                    .saturating_add(cutoff::DEADLINE_GRACE_US),
+            );
         }
         on_event(Event::Connected {
             clients: spec.clients,

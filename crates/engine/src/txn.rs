@@ -322,8 +322,8 @@ async fn run_txn_on_session<W: Workload>(
                     drop(rec);
                     ctx.endpoint_failed(c.stats.endpoint, kind);
                     if session.released() || ctx.in_flight.was_cut() {
-                        // The run ended during the ROLLBACK (threads mode): failed, not
-                        // aborted; the failed transaction cannot commit.
+                        // The run ended during the ROLLBACK (a socket given up or cut
+                        // off): failed, not aborted; the failed transaction cannot commit.
                         break TxnEnd::Stop;
                     }
                     ctx.abort(c.id, &e2, None);

@@ -17,7 +17,7 @@
 //! directly (the kernel wakes this thread, and only it, when the reply comes), so a closed-loop
 //! client polls once for its whole run. Two things follow from that: the client yields when the
 //! thread's timer is due (a `-P` tick: [`run_client`]), and a read blocked past the run's end is
-//! given up by its socket (`target::Unblock`: Ctrl-C or `-T`'s deadline, within 100 ms); the
+//! given up by its socket (`target::Unblock`: within 100 ms of Ctrl-C, or 5 s after `-T`'s deadline); the
 //! transaction is then abandoned, neither committed nor failed ([`crate::Outcome::abandoned`]).
 //! On epoll and io_uring the thread cuts off such a wait itself ([`crate::cutoff`]).
 //! A session that cannot block (TLS) keeps its thread on epoll, with the reason recorded.
@@ -663,11 +663,14 @@ async fn run_and_close<W: Workload>(
     }
 }
 
-/// The run's end for transactions still waiting on the server (`crate::cutoff`): once the run
-/// is over (`-T`'s deadline, or a stop) and [`crate::cutoff::GRACE_US`] more have passed, the
-/// clients still in a transaction are cut off. Returns when every client is done.
+/// The run's end for transactions still waiting on the server (`crate::cutoff`): the clients
+/// still in a transaction [`crate::cutoff::DEADLINE_GRACE_US`] after `-T`'s deadline, or
+/// [`crate::cutoff::STOP_GRACE_US`] after a stop, are cut off. Returns when every client is done.
 async fn cut_off_at_end<W: Workload>(cx: &ThreadCtx<W>) {
-    let deadline = cx.stop.deadline_us;
+    let deadline = cx
+        .stop
+        .deadline_us
+        .map(|d| d + crate::cutoff::DEADLINE_GRACE_US);
     loop {
         let done = cx.all_done.notified();
         let stop = cx.shared.wake.notified();
@@ -684,7 +687,10 @@ async fn cut_off_at_end<W: Workload>(cx: &ThreadCtx<W>) {
             biased;
             _ = done => return,
             _ = stop => {}
-            _ = cx.timer.sleep_until(deadline.unwrap_or(u64::MAX)), if deadline.is_some() => break,
+            _ = cx.timer.sleep_until(deadline.unwrap_or(u64::MAX)), if deadline.is_some() => {
+                cx.in_flight.cut();
+                return;
+            }
         }
     }
     let done = cx.all_done.notified();
@@ -696,7 +702,7 @@ async fn cut_off_at_end<W: Workload>(cx: &ThreadCtx<W>) {
     tokio::select! {
         biased;
         _ = done => return,
-        _ = cx.timer.sleep_until(cx.now_us() + crate::cutoff::GRACE_US) => {}
+        _ = cx.timer.sleep_until(cx.now_us() + crate::cutoff::STOP_GRACE_US) => {}
     }
     if cx.live.get() > 0 {
         cx.in_flight.cut();
