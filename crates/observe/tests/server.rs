@@ -70,6 +70,15 @@ fn wal_share(m: &ServerMetrics) -> f64 {
     }
 }
 
+/// Sessions waiting on the WAL, on average over the window (the sum of the WAL events' AAS).
+fn wal_aas(m: &ServerMetrics) -> f64 {
+    m.waits
+        .iter()
+        .filter(|w| is_wal(&w.event))
+        .map(|w| w.aas)
+        .sum()
+}
+
 fn is_wal(event: &str) -> bool {
     event.to_ascii_lowercase().contains("wal")
 }
@@ -214,10 +223,14 @@ fn wal_waits_top_a_commit_heavy_load_and_vanish_without_synchronous_commit() {
         stmt.starts_with("END") || stmt.starts_with("COMMIT"),
         "{stmt:?}"
     );
-    // Off: the WAL share drops to well under half, and throughput is higher.
+    // Off: the sessions waiting on the WAL drop to well under half. Measured as average active
+    // sessions, not as a share of all samples: with the commit flush gone the other waits shrink
+    // too. In one CI run at 17,000 tps the 64 kB wal_buffers filled and WALWrite took 7 of 19
+    // samples (share 0.42 against 0.79 with it on) while the WAL AAS fell from 2.10 to 0.26.
+    let (aas_on, aas_off) = (wal_aas(&on), wal_aas(&off));
     assert!(
-        share_off < share_on / 2.0,
-        "WAL share on {share_on}, off {share_off}"
+        aas_off < aas_on / 2.0,
+        "sessions waiting on the WAL: on {aas_on}, off {aas_off}"
     );
     assert!(tps(&out_off) > tps(&out_on));
 }
