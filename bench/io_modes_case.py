@@ -56,10 +56,11 @@ def prepare_sysbench(server, psql):
     return " ".join(cmd)
 
 
-def build_floor():
-    """bench/floor.rs compiled with rustc -O into a temporary directory; None without rustc."""
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "floor.rs")
-    out = os.path.join(tempfile.mkdtemp(prefix="stampede-floor-"), "floor")
+def build_floor(name="floor"):
+    """bench/NAME.rs (a floor client) compiled with rustc -O into a temporary directory; None
+    without rustc."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.rs")
+    out = os.path.join(tempfile.mkdtemp(prefix="stampede-floor-"), name)
     r = subprocess.run(["rustc", "-O", "--edition", "2021", src, "-o", out], capture_output=True)
     return out if r.returncode == 0 else None
 

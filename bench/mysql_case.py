@@ -23,6 +23,8 @@ import subprocess
 import tempfile
 import time
 
+from io_modes_case import build_floor
+
 TESTS = ("oltp_point_select", "oltp_read_write")
 # sysbench's "transactions: N (X per sec.)" line; stampede prints the same block.
 TPS = re.compile(r"^\s+transactions:\s+(\d+)\s+\(([\d.]+) per sec", re.M)
@@ -81,10 +83,17 @@ def driver(socket, db):
     return ["--db-driver=mysql", f"--mysql-socket={socket}", "--mysql-user=root", f"--mysql-db={db}"]
 
 
-def commands(stampede, socket, tables, size, clients, seconds, modes=("auto",)):
+FLOOR = "floor (bench/floor_mysql.rs)"
+
+
+def commands(stampede, socket, tables, size, clients, seconds, modes=("auto",), floor=None):
     """The exact command lines, by (tool, test): each tool on the other tool's data; stampede
-    once per I/O mode (`--io`), named `stampede` for auto and `stampede --io MODE` otherwise."""
+    once per I/O mode (`--io`), named `stampede` for auto and `stampede --io MODE` otherwise;
+    the floor client (point selects only) on sysbench's tables, as stampede."""
     out = {}
+    if floor:
+        out[(FLOOR, "oltp_point_select")] = [floor, socket, "root", "sb_sysbench", str(tables),
+                                             str(size), str(clients), str(seconds)]
     jobs = str(max(1, min(clients, os.cpu_count() or 1)))
     for test in TESTS:
         common = [f"--tables={tables}", f"--table-size={size}", f"--threads={clients}",
@@ -112,13 +121,13 @@ def load(stampede, socket, tables, size):
 
 
 def measure(stampede, socket, tables, size, clients, seconds, rounds, log=print, modes=("auto",),
-            clients_list=None):
+            clients_list=None, floor=None):
     """Returns ({(clients, test): {tool: [(tps, us)]}}, commands). Each round runs every tool
     once per test, the order rotated by one each round (no tool always first)."""
     load(stampede, socket, tables, size)
     res, all_cmds = {}, {}
     for c in clients_list or [clients]:
-        cmds = commands(stampede, socket, tables, size, c, seconds, modes)
+        cmds = commands(stampede, socket, tables, size, c, seconds, modes, floor)
         all_cmds.update({(c, tool, test): v for (tool, test), v in cmds.items()})
         for test in TESTS:
             tools = [tool for (tool, t) in cmds if t == test]
@@ -165,14 +174,19 @@ def main():
                     help="stampede's I/O modes to run, comma-separated (auto, threads, epoll)")
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--floor", action="store_true",
+                    help="also run bench/floor_mysql.rs (built here with rustc) on point selects")
     a = ap.parse_args()
+    floor = build_floor("floor_mysql") if a.floor else None
+    if a.floor and not floor:
+        raise SystemExit("--floor: rustc could not build bench/floor_mysql.rs")
     server = None if a.socket else MariaDb()
     socket = a.socket or server.socket
     try:
         clients = [int(c) for c in a.clients.split(",")]
         res, cmds = measure(os.path.abspath(a.stampede), socket, a.tables, a.table_size,
                             clients[0], a.seconds, a.rounds, modes=a.io.split(","),
-                            clients_list=clients)
+                            clients_list=clients, floor=floor)
     finally:
         if server:
             server.stop()
