@@ -440,8 +440,65 @@ pub(crate) fn in_doubt(c: &CommitCheck, abandoned: u64) -> Option<(CheckStatus, 
     })
 }
 
+/// A row check once transactions abandoned in flight at the run's end are allowed for (each may
+/// have committed on the server, its reply never read): passed when the committed statements
+/// account for the rows exactly; in doubt (skipped, with the numbers) when the rows add up only
+/// if some of the `abandoned` committed too; failed otherwise. `fits(k)`: do the rows add up
+/// when `k` abandoned transactions committed as well?
+pub(crate) fn row_check(
+    name: &str,
+    abandoned: u64,
+    fits: impl Fn(u64) -> bool,
+    detail: String,
+) -> report::Check {
+    let (status, detail) = if fits(0) {
+        (CheckStatus::Passed, detail)
+    } else if (1..=abandoned).any(fits) {
+        (
+            CheckStatus::Skipped,
+            format!(
+                "in doubt: {detail}; {abandoned} transactions were abandoned in flight when the                  run ended (their client was blocked waiting for the server), and the rows add                  up if the server committed some of them"
+            ),
+        )
+    } else {
+        (CheckStatus::Failed, detail)
+    };
+    report::Check {
+        name: name.into(),
+        status,
+        detail,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rows_explained_only_by_abandoned_transactions_are_in_doubt_not_failed() {
+        use super::{row_check, CheckStatus};
+        // 100 rows expected from the committed inserts, 102 found, 2-row inserts.
+        let fits = |rows: u64| move |k: u64| rows == 100 + 2 * k;
+        let c = row_check("row count", 3, fits(100), "d".into());
+        assert_eq!((c.status, c.detail.as_str()), (CheckStatus::Passed, "d"));
+        let c = row_check("row count", 3, fits(102), "d".into());
+        assert_eq!(c.status, CheckStatus::Skipped);
+        assert!(c
+            .detail
+            .starts_with("in doubt: d; 3 transactions were abandoned"));
+        // More than the abandoned transactions could have written, too few, or none abandoned.
+        assert_eq!(
+            row_check("r", 3, fits(108), "d".into()).status,
+            CheckStatus::Failed
+        );
+        assert_eq!(
+            row_check("r", 3, fits(99), "d".into()).status,
+            CheckStatus::Failed
+        );
+        assert_eq!(
+            row_check("r", 0, fits(102), "d".into()).status,
+            CheckStatus::Failed
+        );
+    }
+
     #[test]
     fn a_surplus_of_commits_up_to_the_abandoned_transactions_is_in_doubt_not_failed() {
         let c = |passed, difference| CommitCheck {
