@@ -11,26 +11,15 @@
 //! authentication, pgbench's tables at any scale: aid drawn from 1..100,000 * scale).
 //! Prints pgbench's `tps = ` and `number of transactions actually processed: ` lines.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::os::unix::net::UnixStream;
+#[path = "floor_conn.rs"]
+mod conn;
+
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-trait Conn: Read + Write {}
-impl Conn for UnixStream {}
-impl Conn for TcpStream {}
-
-fn connect(addr: &str) -> Box<dyn Conn> {
-    if addr.starts_with('/') {
-        Box::new(UnixStream::connect(addr).expect("connect to the unix socket"))
-    } else {
-        let s = TcpStream::connect(addr).expect("connect over TCP");
-        s.set_nodelay(true).unwrap();
-        Box::new(s)
-    }
-}
+use conn::{connect, Conn};
 
 fn message(tag: u8, body: &[u8], out: &mut Vec<u8>) {
     out.push(tag);
@@ -50,11 +39,17 @@ fn until_ready(s: &mut dyn Conn, buf: &mut Vec<u8>, scratch: &mut [u8]) -> i64 {
                 break;
             }
             match buf[i] {
-                b'E' => panic!("server error: {}", String::from_utf8_lossy(&buf[i + 5..i + 1 + len])),
+                b'E' => panic!(
+                    "server error: {}",
+                    String::from_utf8_lossy(&buf[i + 5..i + 1 + len])
+                ),
                 b'D' if len >= 10 => {
                     let n = i32::from_be_bytes([buf[i + 7], buf[i + 8], buf[i + 9], buf[i + 10]]);
                     let text = &buf[i + 11..(i + 11 + n.max(0) as usize).min(i + 1 + len)];
-                    value = std::str::from_utf8(text).ok().and_then(|t| t.parse().ok()).unwrap_or(0);
+                    value = std::str::from_utf8(text)
+                        .ok()
+                        .and_then(|t| t.parse().ok())
+                        .unwrap_or(0);
                 }
                 b'Z' => {
                     buf.drain(..i + 1 + len);
@@ -97,7 +92,8 @@ fn main() {
                 s.write_all(&out).unwrap();
                 let accounts = 100_000 * until_ready(&mut *s, &mut buf, &mut scratch).max(1) as u64;
                 out.clear();
-                let mut parse = b"s\0SELECT abalance FROM pgbench_accounts WHERE aid = $1\0".to_vec();
+                let mut parse =
+                    b"s\0SELECT abalance FROM pgbench_accounts WHERE aid = $1\0".to_vec();
                 parse.extend_from_slice(&1i16.to_be_bytes());
                 parse.extend_from_slice(&23i32.to_be_bytes());
                 message(b'P', &parse, &mut out);

@@ -12,26 +12,15 @@
 //! share that many statements and SECONDS is ignored (sysbench's `--events=N --time=0`). Prints
 //! sysbench's `transactions: N (X per sec.)` line.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::os::unix::net::UnixStream;
+#[path = "floor_conn.rs"]
+mod conn;
+
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-trait Conn: Read + Write {}
-impl Conn for UnixStream {}
-impl Conn for TcpStream {}
-
-fn connect(addr: &str) -> Box<dyn Conn> {
-    if addr.starts_with('/') {
-        Box::new(UnixStream::connect(addr).expect("connect to the unix socket"))
-    } else {
-        let s = TcpStream::connect(addr).expect("connect over TCP");
-        s.set_nodelay(true).unwrap();
-        Box::new(s)
-    }
-}
+use conn::{connect, Conn};
 
 /// Buffered packet reader: returns each packet's payload (its 4-byte header stripped).
 struct Packets {
@@ -72,7 +61,10 @@ fn send(s: &mut dyn Conn, seq: u8, payload: &[u8]) {
 
 fn check(p: &[u8]) {
     if p.first() == Some(&0xff) {
-        panic!("server error: {}", String::from_utf8_lossy(&p[3.min(p.len())..]));
+        panic!(
+            "server error: {}",
+            String::from_utf8_lossy(&p[3.min(p.len())..])
+        );
     }
 }
 
@@ -111,7 +103,11 @@ fn main() {
             let (stop, left) = (stop.clone(), left.clone());
             std::thread::spawn(move || {
                 let mut s = connect(&addr);
-                let mut r = Packets { buf: Vec::new(), at: 0, scratch: vec![0u8; 16384] };
+                let mut r = Packets {
+                    buf: Vec::new(),
+                    at: 0,
+                    scratch: vec![0u8; 16384],
+                };
                 // Handshake v10, then HandshakeResponse41 with an empty auth response.
                 check(r.next(&mut *s));
                 let mut hello = CAPS.to_le_bytes().to_vec();
@@ -162,7 +158,9 @@ fn main() {
                 loop {
                     if events > 0 {
                         if left
-                            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                                n.checked_sub(1)
+                            })
                             .is_err()
                         {
                             break;
@@ -203,5 +201,8 @@ fn main() {
     }
     let total: u64 = threads.into_iter().map(|t| t.join().unwrap()).sum();
     let elapsed = t0.elapsed().as_secs_f64();
-    println!("    transactions:                        {total} ({:.2} per sec.)", total as f64 / elapsed);
+    println!(
+        "    transactions:                        {total} ({:.2} per sec.)",
+        total as f64 / elapsed
+    );
 }
