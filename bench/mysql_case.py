@@ -86,24 +86,31 @@ def driver(socket, db):
 FLOOR = "floor (bench/floor_mysql.rs)"
 
 
-def commands(stampede, socket, tables, size, clients, seconds, modes=("auto",), floor=None):
+def commands(stampede, socket, tables, size, clients, seconds, modes=("auto",), floor=None,
+             jobs_list=None):
     """The exact command lines, by (tool, test): each tool on the other tool's data; stampede
-    once per I/O mode (`--io`), named `stampede` for auto and `stampede --io MODE` otherwise;
-    the floor client (point selects only) on sysbench's tables, as stampede."""
+    once per I/O mode (`--io`) and engine thread count (`-j`, default min(clients, cores)),
+    named `stampede` for auto and `stampede --io MODE` otherwise, `-j J` appended when several
+    are run; the floor client (point selects only) on sysbench's tables, as stampede."""
     out = {}
     if floor:
         out[(FLOOR, "oltp_point_select")] = [floor, socket, "root", "sb_sysbench", str(tables),
                                              str(size), str(clients), str(seconds)]
-    jobs = str(max(1, min(clients, os.cpu_count() or 1)))
+    jobs_list = [min(j, clients) for j in jobs_list or [max(1, min(clients, os.cpu_count() or 1))]]
+    jobs_list = sorted(set(jobs_list))
     for test in TESTS:
         common = [f"--tables={tables}", f"--table-size={size}", f"--threads={clients}",
                   f"--time={seconds}"]
         out[("sysbench", test)] = (["sysbench", test] + driver(socket, "sb_stampede") + common
                                    + ["--report-interval=0", "run"])
         for mode in modes:
-            name = "stampede" if mode == "auto" else f"stampede --io {mode}"
-            out[(name, test)] = ([stampede, "run", test] + driver(socket, "sb_sysbench") + common
-                                 + ["-j", jobs, "--io", mode, "--no-check", "--no-observe"])
+            for jobs in jobs_list:
+                name = "stampede" if mode == "auto" else f"stampede --io {mode}"
+                if len(jobs_list) > 1:
+                    name += f" -j {jobs}"
+                out[(name, test)] = ([stampede, "run", test] + driver(socket, "sb_sysbench")
+                                     + common + ["-j", str(jobs), "--io", mode, "--no-check",
+                                                 "--no-observe"])
     return out
 
 
@@ -121,13 +128,13 @@ def load(stampede, socket, tables, size):
 
 
 def measure(stampede, socket, tables, size, clients, seconds, rounds, log=print, modes=("auto",),
-            clients_list=None, floor=None):
+            clients_list=None, floor=None, jobs_list=None):
     """Returns ({(clients, test): {tool: [(tps, us)]}}, commands). Each round runs every tool
     once per test, the order rotated by one each round (no tool always first)."""
     load(stampede, socket, tables, size)
     res, all_cmds = {}, {}
     for c in clients_list or [clients]:
-        cmds = commands(stampede, socket, tables, size, c, seconds, modes, floor)
+        cmds = commands(stampede, socket, tables, size, c, seconds, modes, floor, jobs_list)
         all_cmds.update({(c, tool, test): v for (tool, test), v in cmds.items()})
         for test in TESTS:
             tools = [tool for (tool, t) in cmds if t == test]
@@ -174,6 +181,8 @@ def main():
                     help="stampede's I/O modes to run, comma-separated (auto, threads, epoll)")
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--jobs", help="stampede's engine threads (-j) to run, comma-separated "
+                    "(default: min(clients, cores))")
     ap.add_argument("--floor", action="store_true",
                     help="also run bench/floor_mysql.rs (built here with rustc) on point selects")
     a = ap.parse_args()
@@ -186,7 +195,8 @@ def main():
         clients = [int(c) for c in a.clients.split(",")]
         res, cmds = measure(os.path.abspath(a.stampede), socket, a.tables, a.table_size,
                             clients[0], a.seconds, a.rounds, modes=a.io.split(","),
-                            clients_list=clients, floor=floor)
+                            clients_list=clients, floor=floor,
+                            jobs_list=[int(j) for j in a.jobs.split(",")] if a.jobs else None)
     finally:
         if server:
             server.stop()
