@@ -563,6 +563,98 @@ fn the_socket_io_is_chosen_reported_and_falls_back_to_epoll() {
 /// the lock is still held (the blocked backend is still waiting on it), and the summary is
 /// printed as in any run (exit 0; 130 and the partial result after Ctrl-C). The abandoned
 /// transaction is counted neither committed nor failed.
+/// Inserts blocked on a table lock at -T's end are abandoned after the grace; when the lock goes
+/// after that, the server commits them with nobody reading the reply. The rows then add up only
+/// with those inserts, so the row check says "in doubt" (as the commit count does), not FAILED.
+/// Every poll of the test runs on the `postgres` database, and the holder connects before the
+/// run and rolls back, so nothing but the run's sessions commits on the run's database.
+#[test]
+fn rows_an_abandoned_insert_committed_after_the_run_are_in_doubt_not_failed() {
+    let srv = Server::start();
+    srv.create_db("doubt");
+    let target = srv.target("doubt");
+    let args = |a: &[&str]| -> Vec<String> {
+        a.iter()
+            .map(|s| s.to_string())
+            .chain(target.clone())
+            .collect()
+    };
+    let init = stampede(&args(&[
+        "init",
+        "oltp",
+        "--tables",
+        "1",
+        "--table-size",
+        "100",
+    ]));
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    let mut holder = srv.session("doubt", "rowholder");
+    let run = stampede_cmd()
+        .args(args(&[
+            "run",
+            "oltp_insert",
+            "--tables=1",
+            "--table-size=100",
+            "-c",
+            "2",
+            "-j",
+            "2",
+            "-T",
+            "2",
+            "--no-observe",
+        ]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let clients = "SELECT count(*) FROM pg_stat_activity WHERE datname = 'doubt' \
+                   AND application_name <> 'rowholder'";
+    // Both clients have inserted (their last statement is an INSERT), then the lock is taken.
+    srv.wait_for(
+        "postgres",
+        &format!("{clients} AND query LIKE 'INSERT%'"),
+        "2",
+    );
+    holder.send("BEGIN; LOCK TABLE sbtest1 IN SHARE MODE;");
+    srv.wait_for(
+        "postgres",
+        &format!("{clients} AND wait_event_type = 'Lock'"),
+        "2",
+    );
+    // The run has ended (its clients cut off after the grace) once its commit-count session
+    // queries again: it is the one session of the run not waiting on the lock.
+    srv.wait_for(
+        "postgres",
+        &format!(
+            "{clients} AND wait_event_type IS DISTINCT FROM 'Lock' AND query_start > \
+             (SELECT xact_start FROM pg_stat_activity WHERE application_name = 'rowholder')"
+        ),
+        "1",
+    );
+    holder.rollback();
+    let out = run.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    let ctx = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        stdout.contains("2 transactions abandoned in flight at the end"),
+        "{ctx}"
+    );
+    let row_line = stdout
+        .lines()
+        .find(|l| l.contains("row counts"))
+        .unwrap_or_else(|| panic!("no row counts check: {ctx}"));
+    assert!(row_line.contains("in doubt:"), "{row_line}\n{ctx}");
+    assert!(
+        row_line.contains("2 transactions were abandoned"),
+        "{row_line}\n{ctx}"
+    );
+    assert!(!stdout.contains("FAILED"), "{ctx}");
+    assert_eq!(out.status.code(), Some(0), "{ctx}");
+}
+
 #[test]
 fn every_io_mode_ends_on_time_and_on_ctrl_c_while_a_client_waits_on_a_row_lock() {
     let srv = Server::start();

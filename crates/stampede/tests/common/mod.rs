@@ -72,8 +72,24 @@ impl Server {
     /// idle in that transaction, holding whatever locks `sql` took, until
     /// [`Holder::commit`].
     pub fn hold(&self, db: &str, name: &str, sql: &str) -> Holder {
-        use std::io::Write;
-        let mut child = Command::new(self.bin("psql"))
+        let mut h = self.session(db, name);
+        h.send(&format!("BEGIN;\n{sql};"));
+        self.wait_for(
+            db,
+            &format!(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = '{name}' \
+                 AND state = 'idle in transaction'"
+            ),
+            "1",
+        );
+        h
+    }
+
+    /// A session named `name` on `db`, connected and idle, for statements sent later
+    /// ([`Holder::send`]). Its presence is awaited from the `postgres` database, so the wait
+    /// commits nothing on `db`.
+    pub fn session(&self, db: &str, name: &str) -> Holder {
+        let child = Command::new(self.bin("psql"))
             .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", &self.host()])
             .args(["-p", &self.port(), "-U", "postgres", "-d", db])
             .env("PGAPPNAME", name)
@@ -81,15 +97,9 @@ impl Server {
             .stdout(std::process::Stdio::null())
             .spawn()
             .expect("psql runs");
-        let stdin = child.stdin.as_mut().expect("piped");
-        writeln!(stdin, "BEGIN;\n{sql};").unwrap();
-        stdin.flush().unwrap();
         self.wait_for(
-            db,
-            &format!(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = '{name}' \
-                 AND state = 'idle in transaction'"
-            ),
+            "postgres",
+            &format!("SELECT count(*) FROM pg_stat_activity WHERE application_name = '{name}'"),
             "1",
         );
         Holder { child }
@@ -145,6 +155,26 @@ pub struct Holder {
 }
 
 impl Holder {
+    /// Send `sql` to the session (not waiting for it to run).
+    pub fn send(&mut self, sql: &str) {
+        use std::io::Write;
+        let stdin = self.child.stdin.as_mut().expect("piped");
+        writeln!(stdin, "{sql}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Roll the held transaction back and end the session.
+    pub fn rollback(mut self) {
+        use std::io::Write;
+        if let Some(mut stdin) = self.child.stdin.take() {
+            writeln!(stdin, "ROLLBACK;").unwrap();
+        }
+        assert!(
+            self.child.wait().unwrap().success(),
+            "the holder's ROLLBACK failed"
+        );
+    }
+
     /// Commit the held transaction and end the session.
     pub fn commit(mut self) {
         use std::io::Write;
