@@ -99,6 +99,7 @@ mod exec;
 mod fault;
 mod io;
 mod route;
+mod spec;
 mod txn;
 mod txnlog;
 mod worker;
@@ -106,6 +107,7 @@ mod worker;
 pub use endpoint::EndpointStats;
 pub use io::{check_io, engine_threads, IoMode, THREADS_CORES_PER_CLIENT, THREADS_MAX_CLIENTS};
 pub use route::ReadFrom;
+pub use spec::{Abort, ClientStats, Event, Outcome, RunError, RunSpec, Spread, Stop};
 pub use txnlog::LogSpec;
 
 use std::cell::{Cell, RefCell};
@@ -116,7 +118,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use measure::{Interval, Recorder};
-use target::{QueryMode, Target};
+use target::Target;
 use tokio::sync::{oneshot, Notify};
 use workload::Streams;
 
@@ -124,239 +126,8 @@ use crate::collect::Collector;
 use crate::schedule::{StopRule, Throttle};
 use crate::worker::{Msg, ThreadCtx, Totals};
 
-/// When a run ends.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Stop {
-    /// `-T`: measured seconds (connecting is not counted).
-    Duration(Duration),
-    /// `-t`: transactions per client.
-    Transactions(u64),
-}
-
-/// Everything the engine needs to know about a run, validated by the caller.
-#[derive(Clone, Debug)]
-pub struct RunSpec {
-    pub clients: u32,
-    pub threads: u32,
-    pub stop: Stop,
-    /// `-R`: target transactions per second across all clients (Poisson arrivals per client).
-    pub rate_tps: Option<f64>,
-    /// `-L`: with `-R`, transactions already this late when due are skipped; committed ones slower
-    /// than this are counted late.
-    pub latency_limit: Option<Duration>,
-    pub mode: QueryMode,
-    /// `--max-tries` (pgbench's default 1: no retries). 0 means unlimited (only allowed with `-T`).
-    pub max_tries: u32,
-    /// `-C`: a new connection for every transaction, its time included in latency (as pgbench).
-    pub connect_per_txn: bool,
-    /// `-P`: progress interval.
-    pub progress: Option<Duration>,
-    /// Base seed of every random stream (`--random-seed`).
-    pub seed: u64,
-    /// `-r`: per-statement latencies.
-    pub per_statement: bool,
-    /// Weight of each transaction type (pgbench `-b name@weight`), same order as `txn_types()`.
-    /// Empty means 1 each.
-    pub weights: Vec<u32>,
-    /// `-l`: per-thread transaction logs (see [`LogSpec`]); `None`: no logging (one branch per
-    /// transaction).
-    pub log: Option<LogSpec>,
-    /// `--exit-on-abort`: when one client aborts, stop the whole run (pgbench: "exit immediately
-    /// when any client is aborted"); in-flight transactions of the others still finish.
-    pub exit_on_abort: bool,
-    /// `--io`: how the measured run's sessions do their I/O.
-    pub io: IoMode,
-    /// pgbench's `--verbose-errors`: each retryable error, and whether its transaction is
-    /// tried again, reported as it happens ([`Event::Info`]).
-    pub verbose_errors: bool,
-    /// With several hosts: which host each client connects to first (`--spread`).
-    pub spread: Spread,
-    /// A fault run (`--fault-at`, `stampede failover`): clients reconnect after their session
-    /// breaks instead of aborting, and every attempt is recorded in [`Outcome::history`]
-    /// (`fault` module).
-    pub fault_run: bool,
-    /// `--read-from`: read-only transactions on a reader session, the rest on a writer (see
-    /// `route`); `None`: every transaction on the client's one session.
-    pub read_from: Option<ReadFrom>,
-    /// A fleet run (`--fleet`): the global id of this process's first client, so that ids (a
-    /// script's `:client_id`, the `-l` logs, aborts) are unique across the fleet's processes.
-    /// 0 for a run alone.
-    pub first_client_id: u32,
-    /// A fleet run: the instant, on this process's clock, of the fleet's common start. Clients
-    /// connect first, then wait for it at the barrier, so every process's `t0` is this instant
-    /// (or, when connecting took longer, as soon as connected). `None`: start when connected.
-    pub start_at: Option<Instant>,
-}
-
-/// How clients are placed over a target's hosts (stampede's `--spread`). Each client still
-/// goes on through the rest of the host list, as libpq does, when its first host refuses it
-/// (down, or not what `target_session_attrs` asks for).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Spread {
-    /// Client `i` starts at host `i mod n`: the clients are spread evenly (the default).
-    #[default]
-    RoundRobin,
-    /// Each client starts at a host drawn from the run's seed.
-    Random,
-    /// Every client starts at the first host (libpq's order, as pgbench connects).
-    First,
-}
-
-impl Spread {
-    /// The host client `client` tries first, of `hosts`.
-    pub fn first_host(self, client: u32, hosts: usize, seed: u64) -> usize {
-        if hosts <= 1 {
-            return 0;
-        }
-        match self {
-            Spread::RoundRobin => client as usize % hosts,
-            Spread::First => 0,
-            Spread::Random => {
-                // SplitMix64 of (seed, client): a fixed, seed-reproducible placement.
-                let mut z = seed ^ (u64::from(client) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                ((z ^ (z >> 31)) % hosts as u64) as usize
-            }
-        }
-    }
-}
-
-/// What the engine tells its caller while running (on the caller's thread, through a callback).
-#[derive(Debug)]
-pub enum Event<'a> {
-    /// All initial connections are open; the measured run starts now.
-    Connected { clients: u32, elapsed: Duration },
-    /// One progress interval (`-P`), merged across threads: every full tick, in order. The last,
-    /// partial interval of the run is not announced (it is the last of [`Outcome::intervals`]).
-    Progress(&'a Interval),
-    /// A client stopped for good, as it happens (pgbench prints "client N aborted ..." then,
-    /// not at the end); it is also in [`Outcome::aborted`].
-    Aborted(&'a Abort),
-    /// The server sent a client a notice or warning (a NoticeResponse), as it arrives.
-    Notice(&'a target::DbError),
-    /// Something said for information (pgbench's `pg_log_info`): `--verbose-errors`' lines.
-    Info(&'a str),
-}
-
-/// One client's share of the run: its committed transactions and the time they took (from
-/// their actual start; sysbench's "threads fairness" is made of these).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ClientStats {
-    pub client_id: u32,
-    pub committed: u64,
-    pub busy_us: u64,
-    /// The host (index into the target's hosts) the client's session is on; `None` when it
-    /// never connected (under `-C`: the last connection's). With `--read-from`, the writer's.
-    pub endpoint: Option<usize>,
-    /// With `--read-from`: the host of the client's reader session, if it has one.
-    pub reader_endpoint: Option<usize>,
-    /// With `--read-from`: the part of `committed` that ran on the reader (the rest ran on
-    /// `endpoint`).
-    pub reader_committed: u64,
-}
-
-/// A client that stopped for good before the end of the run (pgbench: "client N aborted").
-#[derive(Clone, Debug)]
-pub struct Abort {
-    pub client_id: u32,
-    /// Redacted message.
-    pub reason: String,
-    /// Where in the workload's source it failed (`file:line: command`), when it can say.
-    pub at: Option<String>,
-}
-
-#[derive(Debug)]
-pub struct Outcome {
-    /// Wall-clock start of the measured run.
-    pub started_at: SystemTime,
-    /// Time spent opening the initial connections (excluded from tps).
-    pub connect_time: Duration,
-    /// Every interval (of length `-P` when given, else the whole run in one), in order.
-    pub intervals: Vec<Interval>,
-    /// All intervals merged.
-    pub total: Interval,
-    pub aborted: Vec<Abort>,
-    /// True when the run was cut short by cancellation.
-    pub interrupted: bool,
-    /// Committed server transactions over every session of the run, counted on the wire
-    /// (`target::Session::server_commits`; connection start-up is not counted there).
-    pub server_commits: u64,
-    /// COMMIT statements that committed, per endpoint of the target (index into its hosts): on
-    /// MySQL each node's `Com_commit` counts these (and the COMMITs that failed certification).
-    pub endpoint_commits: Vec<u64>,
-    /// COMMIT statements that failed, per endpoint (a Galera conflict).
-    pub endpoint_failed_commits: Vec<u64>,
-    /// The part of `server_commits` made outside measured transactions (`on_connect`, ROLLBACK
-    /// after an error). `total.total().committed() + setup_commits == server_commits`.
-    pub setup_commits: u64,
-    /// `-C`: connections opened during the measured run (one per transaction).
-    pub reconnects: u64,
-    /// `-C`: time spent opening and closing them; not part of any latency (pgbench 14+ reports it
-    /// as "average connection time").
-    pub reconnect_time: Duration,
-    /// Sessions opened (initial ones and `-C` ones). Each costs the server one start-up
-    /// transaction, which `pg_stat_database.xact_commit` counts and `server_commits` does not:
-    /// `xact_commit` delta over the run = `server_commits + connections` (plus whatever the
-    /// observer's own sessions commit).
-    pub connections: u64,
-    /// Engine threads actually used (`threads` capped at `clients`).
-    pub threads: u32,
-    /// Initial connections opened before the measured run (0 under `-C`); with
-    /// `connect_time`, the connection setup rate.
-    pub initial_connections: u64,
-    /// Most connection attempts in flight while opening them: [`CONNECT_CONCURRENCY`] per
-    /// thread.
-    pub connect_concurrency: u32,
-    /// Connection attempts retried because the server's listen queue was full (a unix socket's
-    /// `connect` fails with EAGAIN then); each waits 1-100 ms, at most 30 s in all per
-    /// connection.
-    pub connect_retries: u64,
-    /// Engine threads whose measured run did its I/O through io_uring (the rest used epoll).
-    pub ring_threads: u32,
-    /// Why a thread used epoll, when one did.
-    pub epoll_why: Option<String>,
-    /// Engine threads whose client ran on a blocking socket (`--io threads`, or auto's choice).
-    pub blocking_threads: u32,
-    /// Why the run used a thread per client, when it did (`--io threads`, or auto's reason).
-    pub io_choice: Option<String>,
-    /// Transactions given up in flight because the run ended while their client was still
-    /// waiting for the server 5 s after `-T`'s deadline or 100 ms after Ctrl-C
-    /// (`crate::cutoff`): counted neither
-    /// committed nor failed. Each may still commit on the server (at most once): the commit
-    /// check treats that many surplus server commits as in doubt.
-    pub abandoned: u64,
-    /// Every client's committed transactions and busy time, by client id.
-    pub clients: Vec<ClientStats>,
-    /// A fault run's record of every transaction and reconnection attempt, in no particular
-    /// order; empty in other runs.
-    pub history: measure::attempts::History,
-    /// Per endpoint of the target (index into its hosts; every host listed): latency, failures,
-    /// sessions, re-connections and commits of the sessions on it ([`EndpointStats`]).
-    pub endpoints: Vec<EndpointStats>,
-}
-
 /// Most initial connection attempts in flight per engine thread.
 pub const CONNECT_CONCURRENCY: usize = worker::CONNECT_CONCURRENCY;
-
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// Initial connections failed (first error, redacted), nothing was measured.
-    #[error("cannot open the initial connections: {0}")]
-    Connect(target::Error),
-    #[error("cannot start engine threads: {0}")]
-    Threads(std::io::Error),
-    /// The spec or the workload cannot run as given (no clients, weights that do not match the
-    /// transaction types or sum to zero, a query mode the workload cannot use).
-    #[error("{0}")]
-    Invalid(String),
-    /// A `-l` log file cannot be created.
-    #[error("could not open logfile \"{path}\": {source}")]
-    Log {
-        path: String,
-        source: std::io::Error,
-    },
-}
 
 /// State shared by the calling thread and every engine thread.
 pub(crate) struct Shared {
