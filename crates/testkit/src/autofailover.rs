@@ -240,6 +240,9 @@ impl AutoFailover {
     /// A shell command line (for `--fault-cmd`) running `pg_autoctl perform failover` as the
     /// server account from node1's configuration (which names the monitor). It returns once
     /// the failover is done: the new primary promoted and the old one back as a secondary.
+    /// Tried up to 3 times, as a user would: the monitor's `perform_failover` can die of a
+    /// deadlock with a keeper's concurrent `node_active` (seen in CI: "deadlock detected ...
+    /// while updating tuple in relation node", exit status 6), which rolls it back whole.
     pub fn perform_failover_cmd(&self) -> String {
         let node = &self.nodes[0];
         let setpriv = match run_as() {
@@ -250,7 +253,8 @@ impl AutoFailover {
             .map(|(k, v)| format!("{k}={}", v.display()))
             .collect();
         format!(
-            "cd {dir} && {setpriv}env {env} pg_autoctl perform failover --pgdata {pgdata}",
+            "cd {dir} && for try in 1 2 3; do {setpriv}env {env} pg_autoctl perform failover \
+             --pgdata {pgdata}; rc=$?; [ $rc -eq 0 ] && break; done; exit $rc",
             dir = node.dir.path().display(),
             env = env.join(" "),
             pgdata = node.pgdata().display(),
