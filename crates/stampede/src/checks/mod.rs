@@ -445,7 +445,7 @@ pub(crate) fn in_doubt(c: &CommitCheck, abandoned: u64) -> Option<(CheckStatus, 
 /// account for the rows exactly; in doubt (skipped, with the numbers) when the rows add up only
 /// if some of the `abandoned` committed too; failed otherwise. `fits(k)`: do the rows add up
 /// when `k` abandoned transactions committed as well?
-pub(crate) fn row_check(
+pub(crate) fn rows_verdict(
     name: &str,
     abandoned: u64,
     fits: impl Fn(u64) -> bool,
@@ -476,12 +476,12 @@ pub(crate) fn row_check(
 mod tests {
     #[test]
     fn rows_explained_only_by_abandoned_transactions_are_in_doubt_not_failed() {
-        use super::{row_check, CheckStatus};
+        use super::{rows_verdict, CheckStatus};
         // 100 rows expected from the committed inserts, 102 found, 2-row inserts.
         let fits = |rows: u64| move |k: u64| rows == 100 + 2 * k;
-        let c = row_check("row count", 3, fits(100), "d".into());
+        let c = rows_verdict("row count", 3, fits(100), "d".into());
         assert_eq!((c.status, c.detail.as_str()), (CheckStatus::Passed, "d"));
-        let c = row_check("row count", 3, fits(102), "d".into());
+        let c = rows_verdict("row count", 3, fits(102), "d".into());
         assert_eq!(c.status, CheckStatus::Skipped);
         assert_eq!(
             c.detail,
@@ -491,15 +491,15 @@ mod tests {
         );
         // More than the abandoned transactions could have written, too few, or none abandoned.
         assert_eq!(
-            row_check("r", 3, fits(108), "d".into()).status,
+            rows_verdict("r", 3, fits(108), "d".into()).status,
             CheckStatus::Failed
         );
         assert_eq!(
-            row_check("r", 3, fits(99), "d".into()).status,
+            rows_verdict("r", 3, fits(99), "d".into()).status,
             CheckStatus::Failed
         );
         assert_eq!(
-            row_check("r", 0, fits(102), "d".into()).status,
+            rows_verdict("r", 0, fits(102), "d".into()).status,
             CheckStatus::Failed
         );
     }

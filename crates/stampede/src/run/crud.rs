@@ -196,7 +196,7 @@ impl Family for Runner {
             }
         }
         let batch = u64::from(self.job.batch.max(1));
-        let rows = crate::checks::row_check(
+        let rows = crate::checks::rows_verdict(
             "row counts",
             outcome.abandoned,
             |k| unexplained <= k * batch,

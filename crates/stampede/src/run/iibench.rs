@@ -303,7 +303,7 @@ impl Family for Runner {
             Ok((rows, v))
         })?;
         let per = u64::from(self.job.opts.rows_per_commit);
-        let row_check = crate::checks::row_check(
+        let row_check = crate::checks::rows_verdict(
             "row count",
             outcome.abandoned,
             |k| rows == expected + k * per,

@@ -250,7 +250,7 @@ impl Family for Runner {
                 Box::new(move |k| checks::bulk_row_check(&after, committed + k))
             }
         };
-        Ok(vec![crate::checks::row_check(
+        Ok(vec![crate::checks::rows_verdict(
             "row counts",
             outcome.abandoned,
             |k| fits(k).0,
