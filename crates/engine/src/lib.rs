@@ -561,6 +561,8 @@ pub fn run<W: workload::Workload>(
                 *a += b;
             }
             totals.setup_commits += t.setup_commits;
+            totals.tally.merge(&t.tally);
+            totals.setup_tally.merge(&t.setup_tally);
             totals.reconnects += t.reconnects;
             totals.reconnect_time += t.reconnect_time;
             totals.connections += t.connections;
@@ -634,6 +636,8 @@ pub fn run<W: workload::Workload>(
             endpoint_commits: totals.endpoint_commits,
             endpoint_failed_commits: totals.endpoint_failed_commits,
             setup_commits: totals.setup_commits,
+            tally: totals.tally,
+            setup_tally: totals.setup_tally,
             reconnects: totals.reconnects,
             reconnect_time: totals.reconnect_time,
             connections: totals.connections,

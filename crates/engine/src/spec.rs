@@ -175,6 +175,13 @@ pub struct Outcome {
     /// The part of `server_commits` made outside measured transactions (`on_connect`, ROLLBACK
     /// after an error). `total.total().committed() + setup_commits == server_commits`.
     pub setup_commits: u64,
+    /// Every client session's statements, by kind, as the server acknowledged them on the
+    /// wire (`target::Session::tally`; setup included): the client's side of the statement
+    /// ledger. Readers' sessions included.
+    pub tally: measure::ledger::Tally,
+    /// The part of `tally` the workload's `on_connect` sent (statement setup, not
+    /// transactions).
+    pub setup_tally: measure::ledger::Tally,
     /// `-C`: connections opened during the measured run (one per transaction).
     pub reconnects: u64,
     /// `-C`: time spent opening and closing them; not part of any latency (pgbench 14+ reports it

@@ -175,9 +175,11 @@ async fn run_txn_on_session<W: Workload>(
         ctx.in_flight.begin(c.slot, c.session.as_ref(), None);
         let s = c.session.as_mut().expect("just connected");
         let before = wire_commits(s);
+        let sent = *s.tally();
         let r = c.wl.on_connect(s, ctx.spec.mode).await;
         ctx.forward_notices(s);
         ctx.add_setup_commits(s, wire_commits(s) - before);
+        (ctx.totals.borrow_mut().setup_tally).merge(&s.tally().since(&sent));
         if let Err(e) = r {
             ctx.rec.borrow_mut().failed(txn, FailureKind::Other, None);
             ctx.endpoint_failed(c.stats.endpoint, FailureKind::Other);

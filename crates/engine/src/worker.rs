@@ -143,6 +143,12 @@ pub(crate) struct Totals {
     pub history: History,
     /// Per endpoint: latency, failures, sessions and commits (`crate::endpoint`).
     pub endpoints: crate::endpoint::Tally,
+    /// Every client session's statements by kind, counted on the wire ([`Outcome::tally`]).
+    ///
+    /// [`Outcome::tally`]: crate::Outcome::tally
+    pub tally: measure::ledger::Tally,
+    /// The part of `tally` sent by the workload's `on_connect` (setup, not transactions).
+    pub setup_tally: measure::ledger::Tally,
 }
 
 /// Committed server transactions seen on a session's wire (`Session::server_commits`: explicit
@@ -244,6 +250,7 @@ impl<W: Workload> ThreadCtx<W> {
         }
         let mut t = self.totals.borrow_mut();
         t.server_commits += wire_commits(s);
+        t.tally.merge(s.tally());
         if let Some(e) = self.endpoint_of(s) {
             if t.endpoint_commits.len() <= e {
                 t.endpoint_commits.resize(e + 1, 0);
@@ -371,6 +378,8 @@ pub(crate) async fn open<W: Workload>(
     let r = wl.on_connect(&mut s, ctx.spec.mode).await;
     ctx.forward_notices(&mut s);
     let setup = wire_commits(&s) - before;
+    // A new session: all it sent so far is setup.
+    ctx.totals.borrow_mut().setup_tally.merge(s.tally());
     match r {
         Ok(()) => Ok(Opened::Ready(s, setup)),
         Err(e @ Error::Db(_)) if s.is_usable() => {

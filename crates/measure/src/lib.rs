@@ -4,7 +4,8 @@
 //! [`TxnStats`] per transaction type, one [`StmtStats`] per statement for `-r`), the [`Recorder`]
 //! that the engine writes into on the hot path, and the [`Summary`] statistics every output reads;
 //! and, in [`server`], what was observed on the server during a run ([`ServerMetrics`], filled by
-//! `observe`, rendered by `report`).
+//! `observe`, rendered by `report`); and, in [`ledger`], the statements a run's sessions sent by
+//! kind, counted on the wire, and what a workload claims its transactions did.
 //!
 //! Must not touch: async runtimes, database drivers, files, the terminal. A saved `run.json` holds
 //! everything here losslessly (histograms are HDR V2 + DEFLATE + base64), so any report can be
@@ -18,6 +19,7 @@
 
 pub mod attempts;
 mod histogram;
+pub mod ledger;
 mod recorder;
 pub mod replication;
 pub mod server;

@@ -23,7 +23,31 @@ pub(crate) enum Kind {
     Commit,
     /// ROLLBACK [WORK] (not ROLLBACK ... TO SAVEPOINT).
     Rollback,
+    /// The statements the ledger counts by kind (`measure::ledger`); for the transaction state
+    /// they are as [`Kind::Other`].
+    Select,
+    /// INSERT and REPLACE.
+    Insert,
+    Update,
+    Delete,
     Other,
+}
+
+impl Kind {
+    /// The statement ledger's kind (`measure::ledger::Kind`).
+    #[inline]
+    pub(crate) fn ledger(self) -> measure::ledger::Kind {
+        use measure::ledger::Kind as L;
+        match self {
+            Kind::Commit => L::Commit,
+            Kind::Rollback => L::Rollback,
+            Kind::Select => L::Select,
+            Kind::Insert => L::Insert,
+            Kind::Update => L::Update,
+            Kind::Delete => L::Delete,
+            Kind::Begin | Kind::Other => L::Other,
+        }
+    }
 }
 
 /// A placeholder found by [`scan`]: its byte range in the text and its 0-based parameter
@@ -243,7 +267,13 @@ pub(crate) fn kind(stmt: &str) -> Kind {
             Kind::Rollback
         };
     }
-    Kind::Other
+    match first {
+        _ if is(first, "SELECT") => Kind::Select,
+        _ if is(first, "INSERT") || is(first, "REPLACE") => Kind::Insert,
+        _ if is(first, "UPDATE") => Kind::Update,
+        _ if is(first, "DELETE") => Kind::Delete,
+        _ => Kind::Other,
+    }
 }
 
 #[cfg(test)]
@@ -307,7 +337,7 @@ mod tests {
     fn kinds_of_a_text_follow_its_statements() {
         let mut k = Vec::new();
         push_kinds("BEGIN; UPDATE t SET c = ';'; COMMIT; -- x\n", true, &mut k);
-        assert_eq!(k, [Kind::Begin, Kind::Other, Kind::Commit]);
+        assert_eq!(k, [Kind::Begin, Kind::Update, Kind::Commit]);
         k.clear();
         push_kinds("COMMIT", true, &mut k);
         push_kinds(" ; ", true, &mut k);
@@ -328,7 +358,10 @@ mod tests {
             ("rollback work to a", Kind::Other),
             ("BEGIN NOT ATOMIC SELECT 1; END", Kind::Other),
             ("START SLAVE", Kind::Other),
-            ("SELECT 1", Kind::Other),
+            ("SELECT 1", Kind::Select),
+            ("/* a */ replace INTO t VALUES (1)", Kind::Insert),
+            ("UPDATE t SET a = 1", Kind::Update),
+            ("delete from t", Kind::Delete),
             ("  ", Kind::Other),
         ] {
             assert_eq!(kind(sql), k, "{sql}");

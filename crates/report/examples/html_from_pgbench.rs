@@ -141,6 +141,7 @@ fn main() {
         iibench: None,
         sweep: None,
         connection_storm: None,
+        ledger: None,
         fleet: None,
     };
     let _ = TxnStats::default();

@@ -102,6 +102,22 @@ mod tests {
         r.sweep = Some(crate::testdata::sweep_section());
         r.connection_storm = Some(crate::testdata::storm_section());
         r.fleet = Some(crate::testdata::fleet_section());
+        r.ledger = Some(crate::ledger::LedgerSection {
+            sources: vec!["statements: pg_stat_statements.calls".into()],
+            lines: vec![crate::ledger::LedgerLine {
+                kind: measure::ledger::Kind::Insert,
+                table: Some("pgbench_history".into()),
+                host: Some("db1:5432".into()),
+                unit: crate::ledger::Unit::Rows,
+                workload: Some(measure::ledger::Bounds::exact(10)),
+                workload_from: Some("tpcb-like transactions".into()),
+                sent: Some(10),
+                server: Some(10),
+                source: "pg_stat_user_tables.n_tup_ins".into(),
+                verdict: crate::ledger::Verdict::Exact,
+                detail: "the server counted 10".into(),
+            }],
+        });
         // MySQL's additions (no real run has them with PostgreSQL's counters).
         if let Some(m) = &mut r.server_metrics {
             let my = crate::testdata::mysql_server_metrics();
@@ -339,6 +355,13 @@ mod tests {
         let m = &v["server_metrics"];
         const OPTIONAL: &[&str] = &[
             "no_fault_time",
+            "ledger",
+            "table",
+            "host",
+            "workload",
+            "workload_from",
+            "sent",
+            "server",
             "routing",
             "endpoints",
             "latency_ms",
@@ -515,6 +538,12 @@ mod tests {
             (
                 &defs["sweep"]["properties"]["steps"]["items"],
                 &v["sweep"]["steps"][0],
+            ),
+            (&defs["ledger"], &v["ledger"]),
+            (&defs["ledger_line"], &v["ledger"]["lines"][0]),
+            (
+                &defs["ledger_line"]["properties"]["workload"],
+                &v["ledger"]["lines"][0]["workload"],
             ),
             (&defs["connection_storm"], &v["connection_storm"]),
             (

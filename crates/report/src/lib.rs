@@ -21,6 +21,7 @@ pub mod fleet;
 pub mod html;
 pub mod iibench;
 mod json;
+pub mod ledger;
 pub mod merge;
 mod model;
 mod observed;
@@ -40,6 +41,7 @@ pub use csv::{render_csv, CSV_HEADER};
 pub use endpoint::{EndpointFailures, EndpointLatency};
 pub use fleet::{FleetProcess, FleetSection};
 pub use json::{read_json, write_json, ReadError, SCHEMA};
+pub use ledger::{render_ledger, LedgerLine, LedgerSection};
 pub use model::{
     format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionSetup,
     ConnectionStats, EmbeddedTarget, Endpoint, Environment, Fairness, FdLimit, RunConfig,

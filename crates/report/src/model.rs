@@ -101,6 +101,11 @@ pub struct RunResult {
     /// process's share, the lost ones and the fleet's commit check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<crate::fleet::FleetSection>,
+    /// The statement ledger: what the clients sent by kind beside the server's counters
+    /// (`crate::ledger`); `None` when the checks did not run (`--no-check`) or could not read
+    /// the server's counters at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger: Option<crate::ledger::LedgerSection>,
 }
 
 /// One host of a target with several, as the run used it. Transactions are those of the
@@ -609,6 +614,10 @@ pub enum CheckStatus {
     Passed,
     Failed,
     Skipped,
+    /// The check could not be done: the server stopped answering, restarted or ended the
+    /// checking session after the run, a step timed out or was interrupted. The run's numbers
+    /// are kept, but unverified: the run exits as with a failed check.
+    Unverified,
 }
 
 impl CheckStatus {
@@ -618,6 +627,7 @@ impl CheckStatus {
             CheckStatus::Passed => "PASSED",
             CheckStatus::Failed => "FAILED",
             CheckStatus::Skipped => "SKIPPED",
+            CheckStatus::Unverified => "NOT VERIFIED",
         }
     }
 }

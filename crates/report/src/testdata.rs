@@ -245,6 +245,7 @@ pub fn result(
         iibench: None,
         sweep: None,
         connection_storm: None,
+        ledger: None,
         fleet: None,
     }
 }

@@ -54,6 +54,27 @@ pub struct ServerInfo {
     pub settings: BTreeMap<String, String>,
 }
 
+/// When the server started, in seconds since the Unix epoch (PostgreSQL's
+/// `pg_postmaster_start_time()`; MySQL's now less `Uptime`, to the second): a later reading
+/// that differs tells a restart.
+pub async fn server_started(s: &mut Session) -> Result<Option<i64>> {
+    let sql = match s.dialect() {
+        target::Dialect::Postgres => {
+            "SELECT extract(epoch FROM pg_postmaster_start_time())::bigint"
+        }
+        target::Dialect::MySql => {
+            "SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS \
+             WHERE VARIABLE_NAME = 'UPTIME'"
+        }
+    };
+    let rows = s.simple_query(sql).await?;
+    Ok(rows
+        .first()
+        .and_then(|r| r.first().cloned().flatten())
+        .and_then(|v| v.parse::<f64>().ok())
+        .map(|v| v as i64))
+}
+
 pub async fn server_info(s: &mut Session) -> Result<ServerInfo> {
     if let Some(m) = s.mysql() {
         let version = m.server_version().to_string();

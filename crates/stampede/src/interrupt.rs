@@ -19,6 +19,12 @@ pub fn requested() -> bool {
     flag().load(Ordering::SeqCst)
 }
 
+/// Interrupts received so far: a step that began after some can tell a new one
+/// (`run::after`).
+pub fn count() -> u32 {
+    COUNT.load(Ordering::SeqCst)
+}
+
 extern "C" fn on_signal(_sig: libc::c_int) {
     // Only async-signal-safe work here: atomics and write(2).
     let n = COUNT.fetch_add(1, Ordering::SeqCst) + 1;

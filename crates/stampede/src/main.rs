@@ -13,6 +13,7 @@ mod commands;
 mod console;
 mod dropin;
 mod environment;
+mod failpoint;
 mod interrupt;
 mod plan;
 mod routing;

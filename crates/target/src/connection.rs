@@ -357,6 +357,24 @@ impl Session {
         }
     }
 
+    /// The statements this session's server completed and refused, by kind, with their rows:
+    /// the client's side of the statement ledger (`measure::ledger`).
+    pub fn tally(&self) -> &measure::ledger::Tally {
+        match self {
+            Session::Pg(s) => s.tally(),
+            Session::MySql(s, _) => s.tally(),
+        }
+    }
+
+    /// Leave this session out of the process's record of closed sessions (its statements are
+    /// counted apart: the statement ledger's baseline).
+    pub fn unrecorded(&mut self) {
+        match self {
+            Session::Pg(s) => s.unrecorded(),
+            Session::MySql(s, _) => s.unrecorded(),
+        }
+    }
+
     /// MySQL: the COMMIT statements that committed (part of what its `Com_commit` counts);
     /// PostgreSQL: the commits seen on the wire, as [`Session::server_commits`].
     pub fn explicit_commits(&self) -> u64 {

@@ -199,6 +199,8 @@ impl Session {
             commits: 0,
             explicit_commits: 0,
             commit_errors: 0,
+            tally: measure::ledger::Tally::default(),
+            unrecorded: false,
             cap: Default::default(),
         };
         match s.handshake(ci, tls_config).await {

@@ -150,8 +150,23 @@ pub struct Session {
     explicit_commits: u64,
     /// COMMIT statements the server answered with an error (a Galera certification failure).
     commit_errors: u64,
+    /// Statements the server completed, by kind (from their text), with their rows, and the
+    /// ones it refused ([`Session::tally`]).
+    tally: measure::ledger::Tally,
+    /// Left out of `measure::ledger::closed` ([`Session::unrecorded`]).
+    unrecorded: bool,
     /// Results kept for `\gset`/`\aset` ([`Session::capture_results`]).
     cap: capture::Capture,
+}
+
+/// The process-wide record of what closed sessions sent (`measure::ledger::closed`): every
+/// session counts there once, however it ends.
+impl Drop for Session {
+    fn drop(&mut self) {
+        if !self.unrecorded {
+            measure::ledger::session_closed(&self.tally);
+        }
+    }
 }
 
 impl Session {
@@ -242,6 +257,21 @@ impl Session {
         } else {
             b'I'
         }
+    }
+
+    /// The statements this session's server completed, by kind (from each statement's text:
+    /// MySQL's replies name none), with their rows (returned by selects, affected by writes),
+    /// and the ERR packets it sent: the client's side of the statement ledger
+    /// (`measure::ledger`).
+    pub fn tally(&self) -> &measure::ledger::Tally {
+        &self.tally
+    }
+
+    /// Leave this session out of the process's record of closed sessions
+    /// (`measure::ledger::closed`): a session that counts its own statements apart (the
+    /// statement ledger's baseline, which reads the server's counters in it).
+    pub fn unrecorded(&mut self) {
+        self.unrecorded = true;
     }
 
     /// Transactions this session saw committed on the wire, best effort (the server's reply

@@ -88,6 +88,7 @@ impl Session {
             // definition or row starts with 0xFF.
             let e = parse_err(p);
             let kind = self.kinds.get(self.kind_at).or(self.kinds.last());
+            self.tally.failed();
             if kind == Some(&Kind::Commit) {
                 self.commit_errors += 1;
             }
@@ -237,7 +238,7 @@ impl Session {
                 self.explicit_commits += 1;
             }
             Kind::Begin | Kind::Rollback => {}
-            Kind::Other => {
+            Kind::Select | Kind::Insert | Kind::Update | Kind::Delete | Kind::Other => {
                 if !open && (was_open || autocommit) {
                     self.commits += 1;
                 }
@@ -246,6 +247,17 @@ impl Session {
         self.status = status;
         self.warnings = warnings;
         let rows = self.cur_rows;
+        // A select's rows are those it returned; a write's, those it affected (changed, unless
+        // the session asked for found rows).
+        let kind = kind.ledger();
+        self.tally.done(
+            kind,
+            if kind == measure::ledger::Kind::Select {
+                rows
+            } else {
+                affected
+            },
+        );
         if rows == 0 {
             self.has_row = false;
         }

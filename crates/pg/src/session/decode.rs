@@ -329,10 +329,10 @@ impl Session {
                     self.has_row = false;
                 }
                 self.cur_rows = 0;
-                Some(Event::Done(StmtResult {
-                    rows,
-                    affected: tag_count(tag),
-                }))
+                let affected = tag_count(tag);
+                self.tally
+                    .done(measure::ledger::Kind::of_tag(tag), affected);
+                Some(Event::Done(StmtResult { rows, affected }))
             }
             b'I' => {
                 if self.cap.on {
@@ -346,6 +346,7 @@ impl Session {
             }
             b'E' => {
                 let e = parse_error(body);
+                self.tally.failed();
                 if matches!(e.severity.as_str(), "FATAL" | "PANIC") {
                     self.broken = true;
                 }

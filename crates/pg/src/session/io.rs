@@ -325,6 +325,8 @@ impl Session {
             open_work: false,
             parse_only: false,
             parse_commits: 0,
+            tally: measure::ledger::Tally::default(),
+            unrecorded: false,
             cur_rows: 0,
             row: Vec::new(),
             has_row: false,

@@ -207,6 +207,11 @@ pub struct Session {
     parse_only: bool,
     /// The part of `commits` that were such parse-only transactions.
     parse_commits: u64,
+    /// Statements the server completed, by the kind their CommandComplete tag names, and the
+    /// ones it refused ([`Session::tally`]).
+    tally: measure::ledger::Tally,
+    /// Left out of `measure::ledger::closed` ([`Session::unrecorded`]).
+    unrecorded: bool,
     /// DataRows so far in the current statement's result.
     cur_rows: u64,
     /// The body of the first DataRow of the last result, when `has_row`.
@@ -226,6 +231,16 @@ pub struct Session {
     /// NoticeResponses (NOTICE, WARNING, ...) not yet taken ([`Session::take_notices`]); empty,
     /// and unallocated, unless the server sent one. At most [`MAX_NOTICES`] are kept.
     notices: Vec<DbError>,
+}
+
+/// The process-wide record of what closed sessions sent (`measure::ledger::closed`): every
+/// session counts there once, however it ends.
+impl Drop for Session {
+    fn drop(&mut self) {
+        if !self.unrecorded {
+            measure::ledger::session_closed(&self.tally);
+        }
+    }
 }
 
 /// Notices kept between two [`Session::take_notices`]: a statement that warns on every
@@ -401,6 +416,20 @@ impl Session {
     /// prepared mode): setup, not a workload's transaction.
     pub fn parse_commits(&self) -> u64 {
         self.parse_commits
+    }
+
+    /// The statements this session's server completed, by kind (the CommandComplete tag), with
+    /// their rows, and the ErrorResponses it sent: the client's side of the statement ledger
+    /// (`measure::ledger`). Counted for every statement, setup and measured alike.
+    pub fn tally(&self) -> &measure::ledger::Tally {
+        &self.tally
+    }
+
+    /// Leave this session out of the process's record of closed sessions
+    /// (`measure::ledger::closed`): a session that counts its own statements apart (the
+    /// statement ledger's baseline, which reads the server's counters in it).
+    pub fn unrecorded(&mut self) {
+        self.unrecorded = true;
     }
 
     fn check_ready(&self) -> Result<(), Error> {

@@ -20,6 +20,7 @@ pub(super) fn verdicts(o: &mut String, r: &RunResult) {
                 CheckStatus::Passed => "passed",
                 CheckStatus::Failed => "failed",
                 CheckStatus::Skipped => "skipped",
+                CheckStatus::Unverified => "failed",
             };
             let _ = write!(
                 o,
@@ -31,6 +32,9 @@ pub(super) fn verdicts(o: &mut String, r: &RunResult) {
             );
         }
         o.push_str("</table>");
+    }
+    if let Some(l) = &r.ledger {
+        ledger(o, l);
     }
     let a = &r.connections.aborted;
     if !a.is_empty() {
@@ -152,4 +156,45 @@ pub(super) fn run_details(o: &mut String, r: &RunResult) {
         esc(&cl.os)
     );
     o.push_str("</div></div></section>");
+}
+
+/// The statement ledger: each line's counts and verdict (`crate::ledger`).
+fn ledger(o: &mut String, l: &crate::ledger::LedgerSection) {
+    use crate::ledger::Verdict;
+    if l.lines.is_empty() {
+        return;
+    }
+    o.push_str(
+        "<h3>Statement ledger</h3><table class=\"checks\"><tr><th>what</th><th>workload</th>\
+         <th>sent</th><th>server</th><th>verdict</th><th>server's counter</th><th>detail</th></tr>",
+    );
+    let num = |v: Option<String>| v.unwrap_or_else(|| "&ndash;".into());
+    for line in &l.lines {
+        let cls = match line.verdict {
+            Verdict::Exact | Verdict::Within => "passed",
+            Verdict::Inconclusive => "skipped",
+            Verdict::Failed => "failed",
+        };
+        let _ = write!(
+            o,
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td><span class=\"badge {cls}\">{}</span></td>\
+             <td>{}</td><td>{}</td></tr>",
+            esc(&line.subject()),
+            num(line.workload.map(|b| b.to_string())),
+            num(line.sent.map(|v| v.to_string())),
+            num(line.server.map(|v| v.to_string())),
+            line.verdict.label(),
+            esc(&line.source),
+            esc(&line.detail),
+        );
+    }
+    o.push_str("</table>");
+    if !l.sources.is_empty() {
+        let _ = write!(
+            o,
+            "<p class=\"muted\">Server's counters: {}</p>",
+            esc(&l.sources.join("; "))
+        );
+    }
 }

@@ -186,6 +186,9 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
     if let Some(f) = &r.failover {
         super::failover::lines(o, f);
     }
+    if let Some(l) = &r.ledger {
+        o.push_str(&crate::ledger::render_ledger(l));
+    }
     if r.checks.is_empty() {
         let _ = writeln!(o, "checks: none");
     } else {

@@ -27,7 +27,9 @@
 
 use anyhow::{Context, Result};
 
-use super::{commit_baseline as host_baseline, CommitBaseline, CommitCheck, CommitVerdict};
+use super::{
+    commit_baseline as host_baseline, CommitBaseline, CommitCheck, CommitVerdict, LedgerRead,
+};
 
 /// What stampede committed and opened on one host.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,11 +72,11 @@ fn name(conn: &target::Target, i: usize) -> String {
 }
 
 /// A baseline on every host of the target.
-pub async fn commit_baseline(conn: &target::Target) -> Result<HostsBaseline> {
+pub async fn commit_baseline(conn: &target::Target, ledger: bool) -> Result<HostsBaseline> {
     let mut hosts = Vec::with_capacity(conn.endpoints());
     for i in 0..conn.endpoints() {
         let one = only_host(conn, i)?;
-        let b = host_baseline(&one)
+        let b = host_baseline(&one, ledger)
             .await
             .map_err(|e| target::conninfo::redact(&format!("{e:#}")));
         hosts.push((name(conn, i), b));
@@ -92,7 +94,14 @@ pub async fn commit_baseline(conn: &target::Target) -> Result<HostsBaseline> {
 impl HostsBaseline {
     /// After the run. `per_host[i]`: what stampede did on host `i`; `counted`: the run's
     /// counted transactions (the family's count), which the hosts' committed ones must sum to.
-    pub async fn verdict(self, per_host: &[HostCommits], counted: u64) -> Result<CommitVerdict> {
+    /// With the ledger's reading summed over the hosts (`None` without a ledger).
+    pub async fn verdict(
+        self,
+        per_host: &[HostCommits],
+        counted: u64,
+    ) -> Result<(CommitVerdict, Option<LedgerRead>)> {
+        let mut reads: Vec<LedgerRead> = Vec::new();
+        let mut unread: Option<String> = None;
         let mut passed = Vec::new();
         let mut failed = Vec::new();
         let mut inconclusive = Vec::new();
@@ -115,10 +124,13 @@ impl HostsBaseline {
                          before the run ({why})",
                         h.connections
                     ));
+                    unread.get_or_insert(format!("{name}'s counters could not be read ({why})"));
                     continue;
                 }
             };
-            match b.verdict(h.committed, h.setup, h.connections).await? {
+            let (v, read) = b.verdict(h.committed, h.setup, h.connections).await?;
+            reads.extend(read);
+            match v {
                 CommitVerdict::Exact(c) if c.passed => passed.push(format!("{name}: {}", c.detail)),
                 CommitVerdict::Exact(c) => {
                     difference += c.difference;
@@ -141,7 +153,8 @@ impl HostsBaseline {
                 difference = on_hosts as i128 - counted as i128;
             }
         }
-        Ok(combine(passed, failed, inconclusive, difference))
+        let ledger = LedgerRead::sum(reads, unread);
+        Ok((combine(passed, failed, inconclusive, difference), ledger))
     }
 }
 

@@ -39,6 +39,7 @@
 //! "consistency" condition).
 
 pub mod hosts;
+pub mod ledger;
 pub mod mysql;
 
 use std::time::{Duration, Instant};
@@ -142,6 +143,8 @@ async fn settle(s: &mut Session, limit: Duration, pooled: bool) -> Result<Counte
 pub struct CommitBaseline {
     session: Session,
     before: Counters,
+    /// The statement ledger's baseline, read in the same transaction (`ledger::server`).
+    ledger: Option<LedgerBaseline>,
     pub per_connection: i128,
     /// Client sessions other than ours when the baseline was taken.
     pub foreign_before: i128,
@@ -150,10 +153,71 @@ pub struct CommitBaseline {
     pub pooled: bool,
 }
 
+/// The ledger's server counters before the run, and this session's own statements up to then.
+pub struct LedgerBaseline {
+    pss: Result<Option<String>, String>,
+    before: Result<ledger::Counters, String>,
+    own: measure::ledger::Tally,
+}
+
+/// What the ledger needs from a baseline after the run: the server's counters' movement, what
+/// the baseline's own session sent in between, and whether other sessions were seen.
+pub struct LedgerRead {
+    pub delta: Result<ledger::Counters, String>,
+    pub own: measure::ledger::Tally,
+    pub others: bool,
+    /// What the process's closed sessions had sent when the counters were read
+    /// (`measure::ledger::closed`; the baselines' sessions are left out of it).
+    pub closed: measure::ledger::Tally,
+}
+
+impl LedgerRead {
+    /// Several servers' readings as one (a target's hosts, a cluster's nodes): the counters
+    /// summed, `closed` as at the first reading (only the baselines' own sessions, which are
+    /// left out of it, close between readings).
+    pub fn sum(reads: Vec<LedgerRead>, unread: Option<String>) -> Option<LedgerRead> {
+        let first = reads.first()?.closed;
+        let others = reads.iter().any(|r| r.others);
+        let mut own = measure::ledger::Tally::default();
+        reads.iter().for_each(|r| own.merge(&r.own));
+        let deltas: Result<Vec<_>, String> = reads.into_iter().map(|r| r.delta).collect();
+        let delta = match (unread, deltas) {
+            (Some(why), _) => Err(why),
+            (None, Err(e)) => Err(e),
+            (None, Ok(d)) => ledger::Counters::sum(d).ok_or_else(|| "no server".to_string()),
+        };
+        Some(LedgerRead {
+            delta,
+            own,
+            others,
+            closed: first,
+        })
+    }
+}
+
+/// Read the ledger's counters (a failure is the ledger's, not the commit count's).
+pub(crate) async fn ledger_counters(
+    s: &mut Session,
+    pss: &Result<Option<String>, String>,
+) -> Result<ledger::Counters, String> {
+    let r = match s.dialect() {
+        target::Dialect::Postgres => ledger::server::pg(s, pss).await,
+        target::Dialect::MySql => ledger::server::mysql(s).await,
+    };
+    r.map_err(|e| target::conninfo::redact(&format!("{e:#}")))
+}
+
 /// Open the baseline session, calibrate the commits one connection startup costs on this server,
-/// and read the baseline.
-pub async fn commit_baseline(conn: &target::Target) -> Result<CommitBaseline> {
+/// and read the baseline; with `ledger`, the statement ledger's counters too.
+pub async fn commit_baseline(conn: &target::Target, ledger: bool) -> Result<CommitBaseline> {
     let mut session = Session::connect(conn).await?;
+    // Its statements are counted apart (`LedgerRead::own`).
+    session.unrecorded();
+    // Where pg_stat_statements is: asked before the transaction, whose reads must not fail.
+    let pss = match ledger {
+        true => ledger::server::pg_stat_statements(&mut session).await,
+        false => Ok(None),
+    };
     session
         .simple_query("BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY")
         .await?;
@@ -166,9 +230,18 @@ pub async fn commit_baseline(conn: &target::Target) -> Result<CommitBaseline> {
     probe.close().await;
     let before = settle(&mut session, Duration::from_secs(3), false).await?;
     let pooled = matches!((before.sessions, before_probe.sessions), (Some(a), Some(b)) if a == b);
+    let ledger = match ledger {
+        true => {
+            let own = *session.tally();
+            let before = ledger_counters(&mut session, &pss).await;
+            Some(LedgerBaseline { pss, before, own })
+        }
+        false => None,
+    };
     Ok(CommitBaseline {
         session,
         before,
+        ledger,
         per_connection: if pooled {
             0
         } else {
@@ -205,7 +278,7 @@ impl CommitBaseline {
         committed: u64,
         setup_commits: u64,
         connections: u64,
-    ) -> Result<CommitVerdict> {
+    ) -> Result<(CommitVerdict, Option<LedgerRead>)> {
         let after = settle(&mut self.session, Duration::from_secs(10), self.pooled).await?;
         let server_sessions = match (after.sessions, self.before.sessions) {
             (Some(a), Some(b)) => Some(a - b),
@@ -213,25 +286,86 @@ impl CommitBaseline {
         };
         let pooled = self.pooled;
         let foreign_after = foreign_sessions(&mut self.session).await?;
+        let ledger = match self.ledger.take() {
+            Some(l) => {
+                let own = self.session.tally().since(&l.own);
+                let closed = measure::ledger::closed();
+                let after = ledger_counters(&mut self.session, &l.pss).await;
+                Some(LedgerRead {
+                    delta: match (l.before, after) {
+                        (Ok(b), Ok(a)) => Ok(b.delta(&a)),
+                        (Err(e), _) | (_, Err(e)) => Err(e),
+                    },
+                    own,
+                    // Through a pooler the pool's sessions are other sessions too.
+                    others: self.foreign_before + foreign_after > 0 || pooled,
+                    closed,
+                })
+            }
+            None => None,
+        };
         let _ = self.session.simple_query("ROLLBACK").await;
-        self.session.close().await;
-        let delta = after.commits - self.before.commits;
+        let Self {
+            session,
+            before,
+            per_connection,
+            foreign_before,
+            ..
+        } = self;
+        session.close().await;
+        let v = verdict_of(
+            Calibrated {
+                before,
+                per_connection,
+                foreign_before,
+                pooled,
+            },
+            after,
+            server_sessions,
+            foreign_after,
+            (committed, setup_commits, connections),
+        );
+        Ok((v, ledger))
+    }
+}
+
+/// What the baseline knew before the run, for the verdict.
+struct Calibrated {
+    before: Counters,
+    per_connection: i128,
+    foreign_before: i128,
+    pooled: bool,
+}
+
+/// The commit count's verdict from the counters after the run. `counted`: the committed
+/// transactions, the setup commits and the connections stampede opened.
+fn verdict_of(
+    b: Calibrated,
+    after: Counters,
+    server_sessions: Option<i128>,
+    foreign_after: i128,
+    counted: (u64, u64, u64),
+) -> CommitVerdict {
+    let (committed, setup_commits, connections) = counted;
+    {
+        let pooled = b.pooled;
+        let delta = after.commits - b.before.commits;
         let counted = committed as i128 + setup_commits as i128;
         if pooled && delta >= counted {
             let sessions = server_sessions.map_or_else(String::new, |n| {
                 format!(", {n} server sessions started for {connections} client connections")
             });
-            return Ok(CommitVerdict::Inconclusive(format!(
+            return CommitVerdict::Inconclusive(format!(
                 "inconclusive through a connection pooler{sessions}: the server committed \
                  {delta} = {committed} counted + {setup_commits} setup + {} more, which are the \
                  server sessions' start-ups and the pooler's own statements (pgbouncer sets client \
                  parameters on a server connection with a SET of its own); no count tells them \
                  apart from extra transactions, but none of the counted ones is missing",
                 delta - counted
-            )));
+            ));
         }
         if pooled {
-            return Ok(CommitVerdict::Exact(CommitCheck {
+            return CommitVerdict::Exact(CommitCheck {
                 passed: false,
                 detail: format!(
                     "server committed {delta}, fewer than the {committed} transactions counted + \
@@ -239,21 +373,21 @@ impl CommitBaseline {
                     delta - counted
                 ),
                 difference: delta - counted,
-            }));
+            });
         }
-        let overhead = setup_commits as i128 + connections as i128 * self.per_connection;
+        let overhead = setup_commits as i128 + connections as i128 * b.per_connection;
         let expected = committed as i128 + overhead;
         let passed = delta == expected;
         let mut detail = format!(
             "server committed {delta} = {committed} counted + {setup_commits} setup + \
              {connections} connections x {} startup",
-            self.per_connection
+            b.per_connection
         );
         if !passed {
             detail = format!(
                 "server committed {delta}, expected {expected} ({committed} counted + \
                  {setup_commits} setup + {connections} connections x {} startup); difference {}",
-                self.per_connection,
+                b.per_connection,
                 delta - expected
             );
             if let Some(n) = server_sessions.filter(|n| *n != connections as i128) {
@@ -261,18 +395,18 @@ impl CommitBaseline {
                     "; {n} server sessions started for {connections} client connections"
                 ));
             }
-            if self.foreign_before + foreign_after > 0 {
+            if b.foreign_before + foreign_after > 0 {
                 detail.push_str(
                     "; other sessions were connected to the database during the run, and their \
                      commits count too",
                 );
             }
         }
-        Ok(CommitVerdict::Exact(CommitCheck {
+        CommitVerdict::Exact(CommitCheck {
             passed,
             detail,
             difference: delta - expected,
-        }))
+        })
     }
 }
 

@@ -66,6 +66,12 @@ struct Node {
     others_before: i128,
     /// Galera: the node's conflict counters before the run (`wsrep_on` nodes only).
     conflicts_before: Option<Conflicts>,
+    /// The statement ledger's counters before the run, and the session's own statements up to
+    /// then.
+    ledger: Option<(
+        Result<super::ledger::Counters, String>,
+        measure::ledger::Tally,
+    )>,
 }
 
 /// A Galera node's conflict counters: transactions that failed certification at COMMIT
@@ -145,7 +151,7 @@ impl GaleraConflicts {
 }
 
 /// Open a session on every endpoint of the target and read each one's `Com_commit`.
-pub async fn commit_baseline(conn: &target::Target) -> Result<MySqlBaseline> {
+pub async fn commit_baseline(conn: &target::Target, ledger: bool) -> Result<MySqlBaseline> {
     let mut nodes = Vec::new();
     for i in 0..conn.endpoints() {
         let one = conn.starting_at(i);
@@ -153,9 +159,18 @@ pub async fn commit_baseline(conn: &target::Target) -> Result<MySqlBaseline> {
             anyhow::bail!("the MySQL commit count needs a MySQL target");
         };
         let mut session = Session::connect(endpoint).await?;
+        // Its statements are counted apart (`LedgerRead::own`).
+        session.unrecorded();
         let others_before = scalar(&mut session, OTHERS).await?;
         let conflicts_before = conflicts(&mut session).await?;
         let before = com_commit(&mut session).await?;
+        let ledger = match ledger {
+            true => {
+                let own = *session.tally();
+                Some((super::ledger_counters(&mut session, &Ok(None)).await, own))
+            }
+            false => None,
+        };
         let (host, port) = conn.endpoint_name(i).unwrap_or_default();
         let name = if host.starts_with('/') {
             host
@@ -168,6 +183,7 @@ pub async fn commit_baseline(conn: &target::Target) -> Result<MySqlBaseline> {
             before,
             others_before,
             conflicts_before,
+            ledger,
         });
     }
     Ok(MySqlBaseline { nodes })
@@ -190,9 +206,14 @@ impl MySqlBaseline {
         expected: Option<u64>,
         committed: &[u64],
         failed: &[u64],
-    ) -> Result<(CommitVerdict, Option<GaleraConflicts>)> {
+    ) -> Result<(
+        CommitVerdict,
+        Option<GaleraConflicts>,
+        Option<super::LedgerRead>,
+    )> {
         // (name, Com_commit delta, certification failures) per node.
         let mut nodes = Vec::new();
+        let mut reads: Vec<super::LedgerRead> = Vec::new();
         let mut others_seen = 0;
         let mut galera: Option<GaleraConflicts> = None;
         for mut n in self.nodes {
@@ -203,6 +224,20 @@ impl MySqlBaseline {
             while others > n.others_before && Instant::now() < deadline {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 others = scalar(&mut n.session, OTHERS).await?;
+            }
+            if let Some((before, own)) = n.ledger.take() {
+                let own = n.session.tally().since(&own);
+                let closed = measure::ledger::closed();
+                let after = super::ledger_counters(&mut n.session, &Ok(None)).await;
+                reads.push(super::LedgerRead {
+                    delta: match (before, after) {
+                        (Ok(b), Ok(a)) => Ok(b.delta(&a)),
+                        (Err(e), _) | (_, Err(e)) => Err(e),
+                    },
+                    own,
+                    others: n.others_before + others > 0,
+                    closed,
+                });
             }
             let after = com_commit(&mut n.session).await?;
             let mut certs = 0;
@@ -236,6 +271,7 @@ impl MySqlBaseline {
             others_seen += n.others_before + others;
             nodes.push((n.name, after - n.before, certs));
         }
+        let ledger = super::LedgerRead::sum(reads, None);
         let delta: i128 = nodes.iter().map(|n| n.1).sum();
         let Some(expected) = expected else {
             return Ok((
@@ -244,6 +280,7 @@ impl MySqlBaseline {
                      does not count (it moved by {delta})"
                 )),
                 galera,
+                ledger,
             ));
         };
         let expected = expected as i128;
@@ -292,6 +329,7 @@ impl MySqlBaseline {
                     difference: 0,
                 }),
                 galera,
+                ledger,
             ));
         }
         let lo: i128 = (0..nodes.len()).map(|i| bounds(i, nodes[i].2).0).sum();
@@ -307,6 +345,7 @@ impl MySqlBaseline {
                     "{detail}; other sessions were connected, whose COMMITs count too"
                 )),
                 galera,
+                ledger,
             ));
         }
         Ok((
@@ -316,6 +355,7 @@ impl MySqlBaseline {
                 difference: delta - lo,
             }),
             galera,
+            ledger,
         ))
     }
 }

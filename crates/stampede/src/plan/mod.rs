@@ -93,6 +93,8 @@ pub struct Outputs {
     pub html: Option<PathBuf>,
     /// The commit count and the workload's own checks after the run.
     pub checks: bool,
+    /// `--check-timeout`: each check's deadline (`run::after`).
+    pub check_timeout: std::time::Duration,
     /// Watch the server during the run.
     pub observe: bool,
     /// stampede's defaults this run used, as the options that would have given them.
@@ -126,6 +128,8 @@ impl Defaults {
     pub const TIME_S: u64 = 10;
     pub const PROTOCOL: Protocol = Protocol::Prepared;
     pub const PROGRESS_S: f64 = 5.0;
+    /// `--check-timeout`: each check after the run gets this long.
+    pub const CHECK_TIMEOUT_S: u64 = 120;
 }
 
 fn cpus() -> u32 {
@@ -371,6 +375,11 @@ impl Plan {
             json: a.json.take(),
             html: a.html.take(),
             checks: !a.no_check,
+            // 0: not given (a drop-in's translated arguments, built from Default).
+            check_timeout: std::time::Duration::from_secs(match a.check_timeout {
+                0 => Defaults::CHECK_TIMEOUT_S,
+                s => s,
+            }),
             observe: !a.no_observe,
             defaulted,
             progress_timestamp: a.progress_timestamp,

@@ -13,11 +13,12 @@ use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use report::{Check, RunConfig};
 use target::{Dialect, Session};
-use workload::crud::{self, Crud, MARK};
+use workload::crud::{self, Crud, Op, MARK};
 use workload::tables::{self, Existing};
 use workload::{Rng, Workload as _};
 
 use super::{skipped, Ctx, Family, Finish};
+use crate::checks::ledger::{self, Part};
 use crate::console::{self, Failure};
 use crate::interrupt;
 use crate::plan::CrudJob;
@@ -141,6 +142,59 @@ impl Family for Runner {
     fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError> {
         let w = self.workload.clone().expect("built before the run");
         engine::run(ctx.spec, w, ctx.conn(), interrupt::flag(), on_event)
+    }
+
+    /// Each operation one statement on a table it draws ("crud*"): reads, inserts of 1 or
+    /// `--batch` rows, updates of up to `--batch` rows (a drawn id may have been deleted);
+    /// and per table the rows its committed inserts and deletes changed, as the workload
+    /// counted them from each statement's answer.
+    fn ledger_claims(&self, outcome: &Outcome, _fin: &Finish) -> Vec<measure::ledger::Claim> {
+        use measure::ledger::{Bounds, Claim, Kind};
+        let Some(w) = &self.workload else {
+            return Vec::new();
+        };
+        let batch = u64::from(w.options().batch);
+        let mut claims: Vec<Claim> = Op::ALL
+            .iter()
+            .enumerate()
+            .flat_map(|(i, op)| {
+                let part = match op {
+                    Op::Point | Op::Index | Op::Range | Op::In => Part::read("crud*"),
+                    Op::Insert | Op::BatchInsert => Part {
+                        rows: None,
+                        ..Part::one_row(Kind::Insert, "crud*")
+                    },
+                    Op::Update => Part {
+                        rows: Some(Bounds { min: 0, max: batch }),
+                        ..Part::one_row(Kind::Update, "crud*")
+                    },
+                    Op::Delete => Part {
+                        rows: None,
+                        ..Part::one_row(Kind::Delete, "crud*")
+                    },
+                };
+                let (committed, attempts) = ledger::counts(outcome, i);
+                ledger::claims_of(committed, attempts, op.name(), &[part])
+            })
+            .collect();
+        // A failed attempt may have written rows the server counts (aborted rows count in
+        // PostgreSQL's n_tup_*): up to a batch each.
+        let failed: u64 = (0..Op::ALL.len())
+            .map(|i| ledger::counts(outcome, i).1)
+            .sum();
+        for t in 1..=w.options().tables {
+            let c = w.counters();
+            for (kind, rows) in [(Kind::Insert, c.inserted(t)), (Kind::Delete, c.deleted(t))] {
+                claims.push(Claim {
+                    kind,
+                    table: workload::crud::table(t),
+                    statements: None,
+                    rows: Some(Bounds::up_to(rows, failed * batch)),
+                    from: "rows the committed statements reported".into(),
+                });
+            }
+        }
+        ledger::merged(claims)
     }
 
     fn counted_commits(&self, outcome: &Outcome, _fin: &Finish) -> u64 {

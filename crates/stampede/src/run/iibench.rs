@@ -29,6 +29,7 @@ use workload::tables::{self, Existing};
 use workload::Workload as _;
 
 use super::{skipped, Ctx, Family, Finish};
+use crate::checks::ledger::{self, Part};
 use crate::console::{self, Failure};
 use crate::interrupt;
 use crate::plan::IibenchJob;
@@ -269,9 +270,35 @@ impl Family for Runner {
         let fin = Finish {
             commits: sampled.commits,
             connections: sampled.connections,
+            ..Finish::default()
         };
         self.sampled = Some(sampled);
         Ok(fin)
+    }
+
+    /// Each insert transaction one INSERT of `--rows-per-commit` rows; each query one select
+    /// (the index-size sampler's statements are stampede's own, not the workload's).
+    fn ledger_claims(&self, outcome: &Outcome, _fin: &Finish) -> Vec<measure::ledger::Claim> {
+        use measure::ledger::{Bounds, Kind};
+        let Some(w) = &self.workload else {
+            return Vec::new();
+        };
+        let rows = u64::from(w.options().rows_per_commit);
+        let insert = Part {
+            rows: Some(Bounds::exact(rows)),
+            ..Part::one_row(Kind::Insert, TABLE)
+        };
+        let claims = (0..w.txn_types().len())
+            .flat_map(|i| {
+                let (committed, attempts) = ledger::counts(outcome, i);
+                let (from, part) = match i == INSERT {
+                    true => ("iibench inserts", insert),
+                    false => ("iibench queries", Part::read(TABLE)),
+                };
+                ledger::claims_of(committed, attempts, from, &[part])
+            })
+            .collect();
+        ledger::merged(claims)
     }
 
     fn counted_commits(&self, outcome: &Outcome, fin: &Finish) -> u64 {

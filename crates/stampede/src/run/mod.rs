@@ -13,6 +13,7 @@
 //! server commits, its own checks and its part of the result. What is printed and how follows
 //! the plan's front end (`output`).
 
+mod after;
 mod cache_curve;
 pub(crate) mod crud;
 pub(crate) mod fault;
@@ -65,9 +66,15 @@ impl Ctx<'_> {
         self.target.embedded.is_some() || self.target.embedded_mysql.is_some()
     }
 
+    /// Drive a future on the run's runtime; within a check after the run, under that check's
+    /// deadline and interrupt (`after`).
+    pub fn block_on<T>(&self, f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+        after::block_on(self.rt, f)
+    }
+
     /// One session for a setup step, closed afterwards; its notices are printed.
     pub fn with_session<T>(&self, f: impl AsyncFnOnce(&mut Session) -> Result<T>) -> Result<T> {
-        self.rt.block_on(async {
+        self.block_on(async {
             let mut s = Session::connect(self.conn()).await?;
             let r = f(&mut s).await;
             for n in s.take_notices() {
@@ -85,6 +92,8 @@ impl Ctx<'_> {
 pub(crate) struct Finish {
     pub commits: u64,
     pub connections: u64,
+    /// What the finishing session sent (the workload's own statements), for the ledger.
+    pub tally: measure::ledger::Tally,
 }
 
 /// What differs between families of workloads (module notes).
@@ -134,6 +143,12 @@ pub(crate) trait Family {
     }
     /// The workload's own checks after the run.
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>>;
+    /// What the workload's own counters say its transactions did, table by table, for the
+    /// statement ledger (`checks::ledger`): built from its transaction types' statements and
+    /// counts. None (the default) leaves the ledger to the sessions' tally and the server.
+    fn ledger_claims(&self, _outcome: &Outcome, _fin: &Finish) -> Vec<measure::ledger::Claim> {
+        Vec::new()
+    }
     /// The result's configuration.
     fn config(&self, ctx: &Ctx) -> RunConfig;
     /// sysbench's section of the result, measured.
@@ -251,6 +266,10 @@ struct Measured {
 
 /// One run, up to its assembled result: `first` says whether it is the first on this target
 /// (the embedded server loads the workload's tables then; a sweep's later steps reuse them).
+///
+/// Everything before the engine may fail the run (nothing was measured yet). Once the engine
+/// has returned, nothing may: the result is saved at once, and every later step runs under
+/// `after::Steps`, whose failures become checks ("not verified: ...").
 fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> {
     split::check(ctx.spec, ctx.target)?;
     let conn = ctx.conn();
@@ -270,8 +289,11 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     if interrupt::requested() {
         return Err(interrupted_before());
     }
-    let server = ctx
-        .with_session(async |s| environment::server_info(s).await)
+    let (server, started) = ctx
+        .with_session(async |s| {
+            let info = environment::server_info(s).await?;
+            Ok((info, environment::server_started(s).await.ok().flatten()))
+        })
         .map_err(|e| first_connection(ctx, e))?;
     // pgbench prints its version line before it reads the tables and vacuums; stampede's
     // header says the data's size, known after.
@@ -294,29 +316,31 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     // With several hosts each server counts only its own commits: they are counted host by
     // host (`checks::hosts`), as MySQL's nodes are (each counts its own clients' COMMITs).
     let several_hosts = conn.endpoints() > 1 && conn.dialect() == Dialect::Postgres;
-    // A fault run's servers may restart or change roles: their counters do not describe it.
+    // A fault run's servers may restart or change roles: their counters are read as any
+    // run's, and what did not survive makes the checks inconclusive, not failed (`commit`).
     let fault_run = ctx.spec.fault_run;
+    let checked = ctx.out.checks && joined.is_none();
     // Autovacuum and autoanalyze commit transactions of their own, which the server counts with
     // the clients' (`checks::commit_status`): counted before the baseline, whose session must
     // see no other session start.
-    let maintenance_before = match ctx.out.checks && !fault_run && joined.is_none() {
+    let maintenance_before = match checked {
         true if conn.dialect() == Dialect::Postgres && !several_hosts => {
             Some(ctx.rt.block_on(checks::maintenance_runs(conn))?)
         }
         _ => None,
     };
-    let baseline = match (
-        ctx.out.checks && !fault_run && joined.is_none(),
-        conn.dialect(),
-    ) {
+    let closed_before = measure::ledger::closed();
+    let baseline = match (checked, conn.dialect()) {
         (true, Dialect::Postgres) if several_hosts => Some(Baseline::PgHosts(
-            ctx.rt.block_on(checks::hosts::commit_baseline(conn))?,
+            ctx.rt
+                .block_on(checks::hosts::commit_baseline(conn, true))?,
         )),
         (true, Dialect::Postgres) => Some(Baseline::Pg(Box::new(
-            ctx.rt.block_on(checks::commit_baseline(conn))?,
+            ctx.rt.block_on(checks::commit_baseline(conn, true))?,
         ))),
         (true, Dialect::MySql) => Some(Baseline::MySql(
-            ctx.rt.block_on(checks::mysql::commit_baseline(conn))?,
+            ctx.rt
+                .block_on(checks::mysql::commit_baseline(conn, true))?,
         )),
         (false, _) => None,
     };
@@ -363,98 +387,126 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     }
     let ran = family.run(ctx, &mut on_event);
     let injected = injector.take().map(fault::Injector::finish);
-    let fin = family.finish(ctx);
-    let mut outcome = ran.map_err(run_error)?;
-    let history = std::mem::take(&mut outcome.history);
+    let mut steps = after::Steps::new(ctx.out.check_timeout, started);
+    let mut check_list = Vec::new();
+    // The rows still buffered go out now: a step of its own, which may fail like the checks.
+    let fin = steps.run(ctx, "finishing the run", || family.finish(ctx));
+    let outcome = ran.map_err(run_error)?;
+    let history = &outcome.history;
     progress.finish(&outcome);
-    let fin = fin?;
+    let fin = fin.unwrap_or_else(|c| {
+        check_list.push(c);
+        Finish::default()
+    });
     let server_metrics = observer.map(|h| h.finish());
     let replication = split::stop(replication);
     let observer_connections = server_metrics
         .as_ref()
         .map_or(0, |m| u64::from(m.cost.connections));
+    let end_us = outcome.total.end_us;
+    let started_at = outcome.started_at;
 
-    let mut check_list = Vec::new();
+    // The result as measured, saved before any check can fail or hang.
+    let mut result = assembled(ctx, family, &outcome, &fin, &server, server_metrics);
+    split::finish(replication.as_ref(), &mut result);
+    if fault_run {
+        let (s, _) = faulted::section(ctx, history, injected.as_ref(), end_us, None);
+        result.failover = Some(s);
+    }
+    if ctx.out.sweep.is_none() {
+        result.checks = vec![after::pending()];
+        output::save(ctx, &result);
+    }
+    crate::failpoint::pause("pause-before-checks");
+
+    // The commit count and the statement ledger, from the baseline's sessions.
+    let mut ledger = None;
     let mut conflicts = None;
     match baseline {
         Some(b) => {
-            let v = match b {
-                Baseline::Pg(b) => ctx.rt.block_on(b.verdict(
-                    family.counted_commits(&outcome, &fin),
-                    outcome.setup_commits,
-                    outcome.connections + observer_connections + fin.connections,
-                ))?,
-                Baseline::PgHosts(b) => {
-                    let mut hosts = checks::hosts::per_host(
-                        &outcome.endpoints,
-                        (fin.commits, fin.connections),
-                        &checks::hosts::observer_per_host(conn, server_metrics.as_ref()),
-                    );
-                    split::add_watch(&mut hosts, replication.as_ref());
-                    ctx.rt
-                        .block_on(b.verdict(&hosts, family.counted_commits(&outcome, &fin)))?
-                }
-                Baseline::MySql(b) => {
-                    let (v, galera) = ctx.rt.block_on(b.verdict(
-                        family.mysql_commits(&outcome, &fin),
-                        &outcome.endpoint_commits,
-                        &outcome.endpoint_failed_commits,
-                    ))?;
-                    if let Some(g) = galera {
-                        let t = outcome.total.total();
-                        let seen = t.retries
-                            + t.failures_of(measure::FailureKind::Serialization)
-                            + t.failures_of(measure::FailureKind::Deadlock);
-                        let (status, detail) = g.status(seen);
-                        conflicts = Some(Check {
-                            name: "Galera conflicts".into(),
-                            status,
-                            detail,
-                        });
-                    }
-                    v
-                }
+            let counted = Counted {
+                family: &*family,
+                outcome: &outcome,
+                fin: &fin,
+                observer_connections,
+                conn,
+                server_metrics: result.server_metrics.as_ref(),
+                watched: replication.as_ref(),
             };
-            let (status, detail) = match v {
-                CommitVerdict::Exact(c) if checks::in_doubt(&c, outcome.abandoned).is_some() => {
-                    checks::in_doubt(&c, outcome.abandoned).expect("checked")
-                }
-                CommitVerdict::Exact(c) => {
-                    let maintenance = match maintenance_before {
-                        Some(b) => ctx.rt.block_on(checks::maintenance_runs(conn))? - b,
-                        None => 0,
-                    };
-                    family.commit_status(ctx, c, maintenance)?
-                }
-                CommitVerdict::Inconclusive(detail) => (CheckStatus::Skipped, detail),
-            };
-            check_list.push(Check {
-                name: "commit count".into(),
-                status,
-                detail,
+            let verdicts = steps.run(ctx, "commit count", || {
+                commit(ctx, b, &counted, maintenance_before)
             });
+            match verdicts {
+                Ok(v) => {
+                    check_list.push(v.commit);
+                    conflicts = v.conflicts;
+                    ledger = Some((v.ledger, closed_before));
+                }
+                Err(c) if fault_run => {
+                    check_list.push(skipped(
+                        "commit count",
+                        &format!(
+                            "a fault run, and the server's counters could not be read \
+                                  after it ({})",
+                            c.detail
+                        ),
+                    ));
+                }
+                Err(c) => {
+                    let why = c.detail.strip_prefix("not verified: ").unwrap_or(&c.detail);
+                    let ledger = after::unverified("statement ledger", why);
+                    check_list.push(c);
+                    check_list.push(ledger);
+                }
+            }
         }
         None if joined.is_some() && ctx.out.checks => check_list.push(skipped(
             "commit count",
             "a fleet member: the other processes commit on the same server; the fleet's commit \
              check counts them all (`stampede fleet report NAME`)",
         )),
-        None if fault_run && ctx.out.checks => check_list.push(skipped(
-            "commit count",
-            "a fault run: the servers' counters do not survive a restart or a failover",
-        )),
         None => check_list.push(skipped("commit count", "--no-check")),
     }
+    if let Some((read, closed_before)) = ledger {
+        let unreported = (result.config.txn_types.iter())
+            .flat_map(|t| &t.statements)
+            .any(|s| measure::ledger::writes_unreported(s));
+        let section = ledger_section(
+            ctx,
+            family,
+            &outcome,
+            &fin,
+            (read, unreported),
+            closed_before,
+        );
+        let (status, detail) = section.status();
+        let status = match (fault_run, status) {
+            // A fault may restart or replace the server: a mismatch says nothing for sure.
+            (true, report::CheckStatus::Failed) => report::CheckStatus::Skipped,
+            (_, s) => s,
+        };
+        check_list.push(Check {
+            name: "statement ledger".into(),
+            status,
+            detail: match (fault_run, status) {
+                (true, report::CheckStatus::Skipped) => {
+                    format!("inconclusive in a fault run: {detail}")
+                }
+                _ => detail,
+            },
+        });
+        result.ledger = Some(section);
+    }
     check_list.extend(conflicts);
-    let end_us = outcome.total.end_us;
-    let failover = if ctx.spec.fault_run {
-        let audited = family.audit(ctx);
-        let (section, checks) = faulted::section(ctx, &history, injected.as_ref(), end_us, audited);
+    if fault_run {
+        let audited = match steps.run(ctx, "audit", || family.audit(ctx).transpose()) {
+            Ok(a) => a.map(Ok),
+            Err(c) => Some(Err(anyhow::anyhow!(c.detail))),
+        };
+        let (section, checks) = faulted::section(ctx, history, injected.as_ref(), end_us, audited);
         check_list.extend(checks);
-        Some(section)
-    } else {
-        None
-    };
+        result.failover = Some(section);
+    }
     // The fleet's commits: what this process's sessions committed, for the fleet's check, in
     // the server's counter's terms (as the single-run checks count them).
     let connections = outcome.connections + observer_connections + fin.connections;
@@ -479,7 +531,6 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
             }
         }
     };
-    let started = outcome.started_at;
     match &joined {
         // Other processes write the same tables: the workload's invariants hold for the
         // fleet, not for one process (`stampede check` after the fleet).
@@ -488,35 +539,196 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
             "a fleet member: check the fleet's data after it ran (`stampede check`)",
         )),
         Some(_) => {}
-        None => check_list.extend(family.checks(ctx, &outcome)?),
+        None => match steps.run(ctx, "workload checks", || family.checks(ctx, &outcome)) {
+            Ok(c) => check_list.extend(c),
+            Err(c) => check_list.push(c),
+        },
     }
+    result.checks = check_list;
+    let fleet = match joined {
+        Some(j) => {
+            result.fleet = Some(j.section(&result, started_at, fleet_commits));
+            Some((j, fleet_spec.expect("a fleet member's spec")))
+        }
+        None => None,
+    };
+    Ok(Measured { result, fleet })
+}
+
+/// The result of a run as the engine left it: every family's sections, no checks yet.
+fn assembled(
+    ctx: &Ctx,
+    family: &mut dyn Family,
+    outcome: &Outcome,
+    fin: &Finish,
+    server: &environment::ServerInfo,
+    server_metrics: Option<measure::server::ServerMetrics>,
+) -> report::RunResult {
     let config = family.config(ctx);
-    let sysbench = family.sysbench_result(&outcome, &fin);
+    let sysbench = family.sysbench_result(outcome, fin);
     let mut result = result::assemble(
         config,
         result::Parts {
             target: ctx.target,
-            server: &server,
+            server,
             outcome,
-            checks: check_list,
+            checks: Vec::new(),
             server_metrics,
         },
         sysbench,
     );
     result.tpcc = family.tpcc_result(&result);
     result.iibench = family.iibench_result(&result);
-    result.failover = failover;
-    split::finish(replication, &mut result);
     result.routing = family.routing();
     result.connection_storm = family.storm_result(&result);
-    let fleet = match joined {
-        Some(j) => {
-            result.fleet = Some(j.section(&result, started, fleet_commits));
-            Some((j, fleet_spec.expect("a fleet member's spec")))
+    result
+}
+
+/// What the commit count compares with the server's counter.
+struct Counted<'a> {
+    family: &'a dyn Family,
+    outcome: &'a Outcome,
+    fin: &'a Finish,
+    observer_connections: u64,
+    conn: &'a target::Target,
+    server_metrics: Option<&'a measure::server::ServerMetrics>,
+    watched: Option<&'a observe::replication::Watched>,
+}
+
+/// The commit count's verdicts (and Galera's conflicts), and the ledger's reading.
+struct Verdicts {
+    commit: Check,
+    conflicts: Option<Check>,
+    ledger: Option<checks::LedgerRead>,
+}
+
+/// The commit count: the baseline's sessions read the counters after the run.
+fn commit(
+    ctx: &Ctx,
+    b: Baseline,
+    c: &Counted,
+    maintenance_before: Option<i64>,
+) -> Result<Verdicts> {
+    let (outcome, fin, family) = (c.outcome, c.fin, c.family);
+    let mut conflicts = None;
+    let (v, ledger) = match b {
+        Baseline::Pg(b) => ctx.block_on(async {
+            b.verdict(
+                family.counted_commits(outcome, fin),
+                outcome.setup_commits,
+                outcome.connections + c.observer_connections + fin.connections,
+            )
+            .await
+        })?,
+        Baseline::PgHosts(b) => {
+            let mut hosts = checks::hosts::per_host(
+                &outcome.endpoints,
+                (fin.commits, fin.connections),
+                &checks::hosts::observer_per_host(c.conn, c.server_metrics),
+            );
+            split::add_watch(&mut hosts, c.watched);
+            ctx.block_on(async {
+                b.verdict(&hosts, family.counted_commits(outcome, fin))
+                    .await
+            })?
         }
-        None => None,
+        Baseline::MySql(b) => {
+            let (v, galera, ledger) = ctx.block_on(async {
+                b.verdict(
+                    family.mysql_commits(outcome, fin),
+                    &outcome.endpoint_commits,
+                    &outcome.endpoint_failed_commits,
+                )
+                .await
+            })?;
+            if let Some(g) = galera {
+                let t = outcome.total.total();
+                let seen = t.retries
+                    + t.failures_of(measure::FailureKind::Serialization)
+                    + t.failures_of(measure::FailureKind::Deadlock);
+                let (status, detail) = g.status(seen);
+                conflicts = Some(Check {
+                    name: "Galera conflicts".into(),
+                    status,
+                    detail,
+                });
+            }
+            (v, ledger)
+        }
     };
-    Ok(Measured { result, fleet })
+    let (status, detail) = match v {
+        CommitVerdict::Exact(c) if checks::in_doubt(&c, outcome.abandoned).is_some() => {
+            checks::in_doubt(&c, outcome.abandoned).expect("checked")
+        }
+        CommitVerdict::Exact(c) => {
+            let maintenance = match maintenance_before {
+                Some(b) => ctx.block_on(checks::maintenance_runs(ctx.conn()))? - b,
+                None => 0,
+            };
+            family.commit_status(ctx, c, maintenance)?
+        }
+        CommitVerdict::Inconclusive(detail) => (CheckStatus::Skipped, detail),
+    };
+    let (status, detail) = match (ctx.spec.fault_run, status) {
+        // Other sessions (the fault's own commands) and restarts make a fault run's count
+        // say nothing for sure.
+        (true, CheckStatus::Failed) => (
+            CheckStatus::Skipped,
+            format!("inconclusive in a fault run: {detail}"),
+        ),
+        (_, s) => (s, detail),
+    };
+    Ok(Verdicts {
+        commit: Check {
+            name: "commit count".into(),
+            status,
+            detail,
+        },
+        conflicts,
+        ledger,
+    })
+}
+
+/// The statement ledger of a run (`checks::ledger`): the family's claims and the sessions'
+/// tallies against the server's counters' movement.
+fn ledger_section(
+    ctx: &Ctx,
+    family: &dyn Family,
+    outcome: &Outcome,
+    fin: &Finish,
+    (read, rows_unreported): (Option<checks::LedgerRead>, bool),
+    closed_before: measure::ledger::Tally,
+) -> report::LedgerSection {
+    let mut clients = outcome.tally;
+    clients.merge(&fin.tally);
+    let (server, own, others, closed) = match read {
+        Some(r) => (r.delta, r.own, r.others, r.closed),
+        None => (
+            Err("the server's counters were not read".to_string()),
+            measure::ledger::Tally::default(),
+            false,
+            measure::ledger::closed(),
+        ),
+    };
+    // Every session of stampede's closed between the two readings, and the baselines' own.
+    let mut all = closed.since(&closed_before);
+    all.merge(&own);
+    let claims = family.ledger_claims(outcome, fin);
+    // A fault run's writes whose answer was lost may have committed, as abandoned ones.
+    let unknown = (outcome.history.attempts.iter())
+        .filter(|a| matches!(a.outcome, measure::attempts::Outcome::Unknown(_)))
+        .count() as u64;
+    checks::ledger::build(&checks::ledger::Inputs {
+        claims: &claims,
+        clients,
+        setup: outcome.setup_tally,
+        all,
+        in_doubt: outcome.abandoned + unknown,
+        server,
+        others,
+        rows_unreported,
+        dialect: ctx.conn().dialect(),
+    })
 }
 
 /// The part of a result's configuration every family fills the same way, from the engine's

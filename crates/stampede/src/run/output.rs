@@ -162,6 +162,20 @@ pub(super) fn aborted(frontend: Frontend, a: &Abort) {
     }
 }
 
+/// The files alone, written as soon as the engine stopped, before the checks (`after`): a
+/// check that hangs or a process killed during the checks leaves the measured result on disk.
+/// A failure here is reported when [`emit`] writes them again.
+pub(super) fn save(ctx: &Ctx, r: &RunResult) {
+    if let Some(path) = &ctx.out.json {
+        if let Ok(f) = std::fs::File::create(path) {
+            let _ = report::write_json(r, std::io::BufWriter::new(f));
+        }
+    }
+    if let Some(path) = &ctx.out.html {
+        let _ = std::fs::write(path, report::html::render(r, ctx.out.json.as_deref()));
+    }
+}
+
 /// The summary on standard output, the files, and the exit code.
 pub(super) fn emit(ctx: &Ctx, r: &RunResult) -> Result<i32> {
     // pgbench --exit-on-abort: the thread of the aborted client exits the process at once
@@ -195,9 +209,12 @@ pub(super) fn emit(ctx: &Ctx, r: &RunResult) -> Result<i32> {
         console::note(&format!("report saved to {}", path.display()));
     }
     let untrusted = !r.connections.aborted.is_empty()
-        || r.checks
-            .iter()
-            .any(|c| c.status == report::CheckStatus::Failed);
+        || (r.checks.iter()).any(|c| {
+            matches!(
+                c.status,
+                report::CheckStatus::Failed | report::CheckStatus::Unverified
+            )
+        });
     if ctx.frontend == Frontend::Pgbench && !r.connections.aborted.is_empty() {
         console::error("Run was aborted; the above results are incomplete.");
     }

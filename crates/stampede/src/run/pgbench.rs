@@ -30,12 +30,14 @@ use workload::tpcb::{Builtin, TpcbWorkload};
 use workload::{TxnType, Workload};
 
 use super::{skipped, Ctx, Family, Finish};
+use crate::checks::ledger::{self, Part};
 use crate::checks::{self, TpcbCoverage, TpcbSums};
 use crate::commands::init;
 use crate::console;
 use crate::interrupt;
 use crate::plan::pgbench::{PgbenchJob, Vacuum};
 use crate::plan::Frontend;
+use measure::ledger::{Claim, Kind};
 
 /// Default scale for the embedded server when `-s` is not given: 1,000,000 accounts, ~150 MB,
 /// loads in a few seconds and is large enough that tpcb-like's updates rarely collide.
@@ -135,6 +137,24 @@ impl Runner {
             Driven::Script(w) => w.txn_types().to_vec(),
         };
         self.driven = Some(driven);
+    }
+}
+
+/// The statements of one builtin's transaction, for the ledger's claims (`checks::ledger`):
+/// pgbench's scripts (`src/bin/pgbench/pgbench.c`, "builtin_script"), each update and insert
+/// one row.
+fn builtin_parts(b: Builtin) -> &'static [Part] {
+    const ACCOUNT: Part = Part::one_row(Kind::Update, "pgbench_accounts");
+    const READ: Part = Part::read("pgbench_accounts");
+    const TELLER: Part = Part::one_row(Kind::Update, "pgbench_tellers");
+    const BRANCH: Part = Part::one_row(Kind::Update, "pgbench_branches");
+    const HISTORY: Part = Part::one_row(Kind::Insert, "pgbench_history");
+    match b {
+        Builtin::TpcbLike | Builtin::TpcbLikePipelined | Builtin::TpcbSharded => {
+            &[ACCOUNT, READ, TELLER, BRANCH, HISTORY]
+        }
+        Builtin::SimpleUpdate => &[ACCOUNT, READ, HISTORY],
+        Builtin::SelectOnly => &[READ],
     }
 }
 
@@ -294,6 +314,22 @@ impl Family for Runner {
                     .into(),
             },
         ))
+    }
+
+    /// The builtins' statements times their counts; a script's statements are known only to
+    /// its sessions' tally (no claims).
+    fn ledger_claims(&self, outcome: &Outcome, _fin: &Finish) -> Vec<Claim> {
+        if !matches!(self.driven, Some(Driven::Tpcb(_))) {
+            return Vec::new();
+        }
+        let claims = (self.job.builtins.iter().enumerate())
+            .filter_map(|(i, b)| b.map(|b| (i, b)))
+            .flat_map(|(i, b)| {
+                let (committed, attempts) = ledger::counts(outcome, i);
+                ledger::claims_of(committed, attempts, b.name(), builtin_parts(b))
+            })
+            .collect();
+        ledger::merged(claims)
     }
 
     fn counted_commits(&self, outcome: &Outcome, _fin: &Finish) -> u64 {

@@ -98,6 +98,39 @@ impl Family for Runner {
         outcome.total.total().committed()
     }
 
+    /// What the failover section reports, from the same record (the attempts' history): the
+    /// acknowledged writes, one single-row INSERT each (those whose answer was lost may have
+    /// committed too), and the successful reads, one SELECT each.
+    fn ledger_claims(&self, outcome: &Outcome, _fin: &Finish) -> Vec<measure::ledger::Claim> {
+        use measure::attempts::{Op, Outcome as Ended};
+        use measure::ledger::{Bounds, Claim, Kind};
+        let count = |write: bool, ended: fn(&Ended) -> bool| {
+            (outcome.history.attempts.iter())
+                .filter(|a| matches!(a.op, Op::Write { .. }) == write && ended(&a.outcome))
+                .count() as u64
+        };
+        let acknowledged = count(true, |o| *o == Ended::Ok);
+        let unknown = count(true, |o| matches!(o, Ended::Unknown(_)));
+        let reads = count(false, |o| *o == Ended::Ok);
+        let writes = Bounds::up_to(acknowledged, unknown);
+        vec![
+            Claim {
+                kind: Kind::Insert,
+                table: probe::TABLE.into(),
+                statements: Some(writes),
+                rows: Some(writes),
+                from: "acknowledged writes".into(),
+            },
+            Claim {
+                kind: Kind::Select,
+                table: probe::TABLE.into(),
+                statements: Some(Bounds::exact(reads)),
+                rows: None,
+                from: "successful reads".into(),
+            },
+        ]
+    }
+
     /// Autocommitted statements: MySQL's `Com_commit` does not count them.
     fn mysql_commits(&self, _outcome: &Outcome, _fin: &Finish) -> Option<u64> {
         None
@@ -118,7 +151,7 @@ impl Family for Runner {
 
     fn audit(&mut self, ctx: &Ctx) -> Option<Result<Audited>> {
         let keep = self.keep;
-        Some(ctx.rt.block_on(async {
+        Some(ctx.block_on(async {
             let conn = ctx.conn();
             let mut s = Session::connect(conn).await?;
             let host = match s.endpoint_index(conn).and_then(|i| conn.endpoint_name(i)) {

@@ -23,7 +23,7 @@ pub(crate) fn short_version(v: &str) -> String {
 pub(super) struct Parts<'a> {
     pub target: &'a targeting::Target,
     pub server: &'a environment::ServerInfo,
-    pub outcome: engine::Outcome,
+    pub outcome: &'a engine::Outcome,
     pub checks: Vec<Check>,
     pub server_metrics: Option<measure::server::ServerMetrics>,
 }
@@ -43,7 +43,7 @@ pub(super) fn assemble(
         server_metrics,
     } = parts;
     let client = environment::client_info();
-    let endpoints = endpoints(&target.conn, &outcome);
+    let endpoints = endpoints(&target.conn, outcome);
     let endpoints_warning = crate::run::split::imbalance(&endpoints);
     RunResult {
         schema_version: report::SCHEMA_VERSION,
@@ -81,8 +81,8 @@ pub(super) fn assemble(
             }),
         },
         config,
-        intervals: outcome.intervals,
-        total: outcome.total,
+        intervals: outcome.intervals.clone(),
+        total: outcome.total.clone(),
         checks,
         interrupted: outcome.interrupted,
         server_metrics,
@@ -97,6 +97,7 @@ pub(super) fn assemble(
         iibench: None,
         sweep: None,
         connection_storm: None,
+        ledger: None,
         fleet: None,
     }
 }

@@ -84,9 +84,9 @@ pub(super) fn add_watch(
 }
 
 /// The watch's result, into the run's.
-pub(super) fn finish(seen: Option<observe::replication::Watched>, result: &mut report::RunResult) {
+pub(super) fn finish(seen: Option<&observe::replication::Watched>, result: &mut report::RunResult) {
     if let Some(seen) = seen {
-        result.replication = seen.standbys;
+        result.replication = seen.standbys.clone();
     }
 }
 

@@ -460,6 +460,11 @@ impl Family for Runner {
         self.inner.checks(ctx, outcome)
     }
 
+    /// The busy clients' select-only transactions (the held connections send nothing).
+    fn ledger_claims(&self, outcome: &Outcome, fin: &Finish) -> Vec<measure::ledger::Claim> {
+        self.inner.ledger_claims(outcome, fin)
+    }
+
     fn config(&self, ctx: &Ctx) -> RunConfig {
         let mut c = self.inner.config(ctx);
         c.workload = "connection-storm".into();

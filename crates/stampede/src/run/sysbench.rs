@@ -25,6 +25,7 @@ use workload::{TxnType, Workload};
 
 use super::sysbench_checks as checks;
 use super::{skipped, Ctx, Family, Finish};
+use crate::checks::ledger::{self, Part};
 use crate::console;
 use crate::interrupt;
 use crate::plan::sysbench::{SbTest, SysbenchJob};
@@ -115,7 +116,7 @@ impl Family for Runner {
             _ if !ctx.out.checks => None,
             SbTest::BulkInsert => Some(vec![0; o.tables as usize]),
             SbTest::Oltp(_) => {
-                let r = ctx.rt.block_on(checks::rows(conn, o.tables))?;
+                let r = ctx.block_on(checks::rows(conn, o.tables))?;
                 for (t, n) in r.iter().enumerate() {
                     if *n < i64::from(o.table_size) {
                         console::note(&format!(
@@ -199,20 +200,41 @@ impl Family for Runner {
             return Ok(Finish::default());
         };
         let w = w.clone();
-        let commits = ctx
-            .rt
+        let (commits, tally) = ctx
             .block_on(async {
                 let mut s = Session::connect(ctx.conn()).await?;
                 let r = w.finish(&mut s).await;
+                let tally = *s.tally();
                 s.close().await;
-                r
+                Ok(r.map(|c| (c, tally))?)
             })
             .map_err(|e| anyhow::anyhow!(target::conninfo::redact(&format!("{e:#}"))))
             .context("sending bulk_insert's last buffered rows")?;
         Ok(Finish {
             commits,
             connections: 1,
+            tally,
         })
+    }
+
+    /// Each transaction's statements (`OltpWorkload::ledger_mix`) times the transactions, on
+    /// the sbtest tables together (each event draws its table). bulk_insert's rows are counted
+    /// by its sessions' tally alone.
+    fn ledger_claims(&self, outcome: &Outcome, _fin: &Finish) -> Vec<measure::ledger::Claim> {
+        let Some(Loaded::Oltp(w)) = &self.loaded else {
+            return Vec::new();
+        };
+        let parts: Vec<Part> = (w.ledger_mix().into_iter())
+            .map(|(kind, count, rows)| Part {
+                kind,
+                table: "sbtest*",
+                count,
+                rows,
+            })
+            .collect();
+        let (committed, attempts) = ledger::counts(outcome, 0);
+        let from = format!("{} transactions", self.job.test.name());
+        ledger::merged(ledger::claims_of(committed, attempts, &from, &parts))
     }
 
     fn counted_commits(&self, outcome: &Outcome, fin: &Finish) -> u64 {
@@ -242,11 +264,11 @@ impl Family for Runner {
         // With `k` of the transactions abandoned at the end committed too.
         let fits: Box<dyn Fn(u64) -> (bool, String)> = match self.job.test {
             SbTest::Oltp(t) => {
-                let after = ctx.rt.block_on(checks::rows(conn, o.tables))?;
+                let after = ctx.block_on(checks::rows(conn, o.tables))?;
                 Box::new(move |k| checks::row_check(t, o, before, &after, committed + k))
             }
             SbTest::BulkInsert => {
-                let after = ctx.rt.block_on(checks::bulk_state(conn, o.tables))?;
+                let after = ctx.block_on(checks::bulk_state(conn, o.tables))?;
                 Box::new(move |k| checks::bulk_row_check(&after, committed + k))
             }
         };

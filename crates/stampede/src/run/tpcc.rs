@@ -35,6 +35,7 @@ use workload::tpcc::{Kind, Options, Tpcc};
 use workload::{Rng, Workload};
 
 use super::{skipped, Ctx, Family, Finish};
+use crate::checks::ledger;
 use crate::console::{self, Failure};
 use crate::interrupt;
 use crate::plan::TpccJob;
@@ -50,6 +51,8 @@ pub(crate) struct Runner {
     warehouses: u32,
     workload: Option<Arc<Tpcc>>,
     conditions: Vec<Condition>,
+    /// The target's protocol, whose schema names the tables (`new_order` or `new_orders`).
+    dialect: target::Dialect,
 }
 
 impl Runner {
@@ -59,6 +62,7 @@ impl Runner {
             job,
             workload: None,
             conditions: Vec::new(),
+            dialect: target::Dialect::Postgres,
         }
     }
 
@@ -144,7 +148,8 @@ impl Family for Runner {
             c: NuC::for_run(&load_c, &mut rng),
             think: self.job.spec,
         };
-        let w = Tpcc::new(opts, ctx.conn().dialect()).map_err(|e| Failure::usage(e, ""))?;
+        self.dialect = ctx.conn().dialect();
+        let w = Tpcc::new(opts, self.dialect).map_err(|e| Failure::usage(e, ""))?;
         self.workload = Some(Arc::new(w));
         Ok(())
     }
@@ -161,6 +166,76 @@ impl Family for Runner {
     fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError> {
         let w = self.workload.clone().expect("built before the run");
         engine::run(ctx.spec, w, ctx.conn(), interrupt::flag(), on_event)
+    }
+
+    /// The rows each transaction writes, from the workload's counters (clause 2: a New-Order
+    /// updates its district, inserts an order, a new-order row and an order line per item
+    /// while updating the item's stock; a Payment updates warehouse, district and customer and
+    /// inserts a history row; a Delivery, per district with an undelivered order, deletes the
+    /// new-order row and updates the order, its lines and the customer). Rolled-back New-Orders
+    /// (clause 2.4.2.3) count as completed and wrote their rows before rolling back, which
+    /// PostgreSQL's row counters count too. Statement counts are left to the sessions' tally:
+    /// they follow each transaction's draws.
+    fn ledger_claims(&self, outcome: &Outcome, _fin: &Finish) -> Vec<measure::ledger::Claim> {
+        use measure::ledger::{Bounds, Claim, Kind as K};
+        if self.workload.is_none() {
+            return Vec::new();
+        }
+        let (no, no_failed) = ledger::counts(outcome, Kind::NewOrder as usize);
+        let (pay, pay_failed) = ledger::counts(outcome, Kind::Payment as usize);
+        let (del, del_failed) = ledger::counts(outcome, Kind::Delivery as usize);
+        let lines = self.counter(|c| &c.lines);
+        let rollbacks = self.counter(|c| &c.rollbacks);
+        let delivered = (10 * del).saturating_sub(self.counter(|c| &c.delivery_skipped));
+        // go-tpc's schema on PostgreSQL, tpcc-mysql's on MySQL (`workload::tpcc::sql`).
+        let new_order = match self.dialect {
+            target::Dialect::Postgres => "new_order",
+            target::Dialect::MySql => "new_orders",
+        };
+        let orders = Bounds::up_to(no, no_failed);
+        // Lines of rolled-back and failed New-Orders ran too: up to 15 each (clause 2.4.1.3).
+        let order_lines = Bounds::up_to(lines, 15 * (rollbacks + no_failed));
+        let payments = Bounds::up_to(pay, pay_failed);
+        let deliveries = Bounds::up_to(delivered, 10 * del_failed);
+        let claim = |kind, table: &str, rows: Bounds, from: &str| Claim {
+            kind,
+            table: table.into(),
+            statements: None,
+            rows: Some(rows),
+            from: from.into(),
+        };
+        vec![
+            claim(
+                K::Update,
+                "district",
+                orders.add(payments),
+                "New-Orders and Payments",
+            ),
+            claim(K::Insert, "orders", orders, "New-Orders"),
+            claim(K::Insert, new_order, orders, "New-Orders"),
+            claim(K::Insert, "order_line", order_lines, "order lines"),
+            claim(K::Update, "stock", order_lines, "order lines"),
+            claim(K::Update, "warehouse", payments, "Payments"),
+            claim(K::Insert, "history", payments, "Payments"),
+            claim(
+                K::Update,
+                "customer",
+                payments.add(deliveries),
+                "Payments and delivered orders",
+            ),
+            claim(K::Delete, new_order, deliveries, "delivered orders"),
+            claim(K::Update, "orders", deliveries, "delivered orders"),
+            // 5 to 15 lines an order (clause 2.4.1.3).
+            claim(
+                K::Update,
+                "order_line",
+                Bounds {
+                    min: 5 * deliveries.min,
+                    max: 15 * deliveries.max,
+                },
+                "lines of delivered orders",
+            ),
+        ]
     }
 
     fn counted_commits(&self, outcome: &Outcome, _fin: &Finish) -> u64 {

@@ -26,6 +26,7 @@ use workload::ycsb::{Op, Options, Start, Ycsb};
 use workload::Workload;
 
 use super::{skipped, Ctx, Family, Finish};
+use crate::checks::ledger::{self, Part};
 use crate::console::{self, Failure};
 use crate::interrupt;
 use crate::plan::YcsbJob;
@@ -186,6 +187,38 @@ impl Family for Runner {
     fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError> {
         let w = self.workload.clone().expect("built before the run");
         engine::run(ctx.spec, w, ctx.conn(), interrupt::flag(), on_event)
+    }
+
+    /// Each operation's statements on usertable: READ and SCAN one select, UPDATE one update,
+    /// INSERT one insert, READ-MODIFY-WRITE a select and an update. An update's key exists
+    /// (one row) unless inserts run too, whose newest keys may not have committed yet.
+    fn ledger_claims(&self, outcome: &Outcome, _fin: &Finish) -> Vec<measure::ledger::Claim> {
+        use measure::ledger::{Bounds, Kind};
+        let Some(w) = &self.workload else {
+            return Vec::new();
+        };
+        let inserts = w.ops().contains(&Op::Insert);
+        let update = Part {
+            rows: Some(match inserts {
+                true => Bounds { min: 0, max: 1 },
+                false => Bounds::exact(1),
+            }),
+            ..Part::one_row(Kind::Update, workload::ycsb::TABLE)
+        };
+        let read = Part::read(workload::ycsb::TABLE);
+        let claims = (w.ops().iter().enumerate())
+            .flat_map(|(i, op)| {
+                let parts = match op {
+                    Op::Read | Op::Scan => vec![read],
+                    Op::Update => vec![update],
+                    Op::Insert => vec![Part::one_row(Kind::Insert, workload::ycsb::TABLE)],
+                    Op::ReadModifyWrite => vec![read, update],
+                };
+                let (committed, attempts) = ledger::counts(outcome, i);
+                ledger::claims_of(committed, attempts, op.name(), &parts)
+            })
+            .collect();
+        ledger::merged(claims)
     }
 
     fn counted_commits(&self, outcome: &Outcome, _fin: &Finish) -> u64 {

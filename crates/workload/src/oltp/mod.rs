@@ -385,6 +385,34 @@ impl OltpWorkload {
         q
     }
 
+    /// One transaction's statements for the statement ledger: (kind, statements, the rows each
+    /// changes). A key's update or delete changes 0 or 1 row (a concurrent delete+insert, or
+    /// oltp_delete, may have removed it); a delete+insert pair is one of each.
+    pub fn ledger_mix(&self) -> Vec<(measure::ledger::Kind, u64, Option<measure::ledger::Bounds>)> {
+        use measure::ledger::{Bounds, Kind as L};
+        let maybe = Some(Bounds { min: 0, max: 1 });
+        let one = Some(Bounds::exact(1));
+        let mut mix = Vec::new();
+        for g in self.groups.iter() {
+            let n = u64::from(g.count);
+            match g.kind {
+                Kind::PointSelect
+                | Kind::SimpleRange
+                | Kind::SumRange
+                | Kind::OrderRange
+                | Kind::DistinctRange => mix.push((L::Select, n, None)),
+                Kind::IndexUpdate | Kind::NonIndexUpdate => mix.push((L::Update, n, maybe)),
+                Kind::Delete => mix.push((L::Delete, n, maybe)),
+                Kind::Insert => {
+                    mix.push((L::Delete, n, maybe));
+                    mix.push((L::Insert, n, one));
+                }
+                Kind::InsertAuto | Kind::InsertUnique => mix.push((L::Insert, n, one)),
+            }
+        }
+        mix
+    }
+
     /// Net rows added per committed transaction (`oltp_insert`: +1, `oltp_delete`: -1 when the
     /// row existed, delete+insert pairs: 0), for the row-count check after a run.
     pub fn inserts_per_txn(&self) -> u64 {

@@ -398,6 +398,7 @@ fn result(
         iibench: None,
         sweep: None,
         connection_storm: None,
+        ledger: None,
         fleet: None,
     }
 }
