@@ -186,7 +186,7 @@ pub(crate) fn manifest(a: &ManifestArgs) -> Result<String> {
             "leave them out of the args after --",
         ));
     }
-    if a.args.iter().any(|x| target::conninfo::redact(x) != *x) {
+    if target::conninfo::redact_args(&a.args) != a.args {
         return Err(Failure::usage(
             "the args after -- hold a password; a manifest must not",
             format!("store it in the Secret {} (key {})", a.secret, a.secret_key),
