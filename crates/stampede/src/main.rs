@@ -13,6 +13,7 @@ mod commands;
 mod console;
 mod dropin;
 mod environment;
+mod files;
 mod interrupt;
 mod plan;
 mod routing;
