@@ -20,7 +20,7 @@
 //! ([`WriteError`], naming the flag, the file and the cause), so callers report every failure
 //! and still write the others.
 //!
-//! [`RunFiles`] is a run result's pair (`--json`, `--html`): checked once with the plan, written
+//! [`RunOutputs`] is a run result's pair (`--json`, `--html`): checked once with the plan, written
 //! as many times as the run saves its result.
 
 use std::fs::{self, File, OpenOptions};
@@ -441,7 +441,7 @@ fn replace(target: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -
 /// A run result's files (`--json`, `--html`), checked with the plan; written each time the run
 /// saves its result.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct RunFiles {
+pub(crate) struct RunOutputs {
     json: Option<Output>,
     html: Option<Output>,
 }
@@ -449,9 +449,9 @@ pub(crate) struct RunFiles {
 /// Why a run's output cannot be `-`.
 const SUMMARY_ON_STDOUT: &str = "standard output carries the summary";
 
-impl RunFiles {
+impl RunOutputs {
     /// Check `--json` and `--html` (module notes); `inputs` are files the command reads.
-    pub fn check(json: Option<&Path>, html: Option<&Path>, inputs: &[&Path]) -> Result<RunFiles> {
+    pub fn check(json: Option<&Path>, html: Option<&Path>, inputs: &[&Path]) -> Result<RunOutputs> {
         let mut requests = Vec::new();
         for (flag, path) in [("--json", json), ("--html", html)] {
             if let Some(path) = path {
@@ -463,7 +463,7 @@ impl RunFiles {
             }
         }
         let mut checked = check(&requests, inputs)?.into_iter();
-        Ok(RunFiles {
+        Ok(RunOutputs {
             json: json.and_then(|_| checked.next()),
             html: html.and_then(|_| checked.next()),
         })
@@ -475,7 +475,7 @@ impl RunFiles {
     }
 
     /// Write the result to every file; one's failure does not keep the others from being
-    /// written. Says nothing: [`RunFiles::save`] reports.
+    /// written. Says nothing: [`RunOutputs::save`] reports.
     pub fn write(&self, r: &RunResult) -> Vec<WriteError> {
         let mut failed = Vec::new();
         if let Some(o) = &self.json {
@@ -491,7 +491,7 @@ impl RunFiles {
         failed
     }
 
-    /// [`RunFiles::write`], then a note for each file written (`{noun} saved to PATH`) and an
+    /// [`RunOutputs::write`], then a note for each file written (`{noun} saved to PATH`) and an
     /// error for each that was not; true when all were written.
     pub fn save(&self, r: &RunResult, noun: &str) -> bool {
         let failed = self.write(r);

@@ -18,7 +18,7 @@ use crate::cli::{FleetAction, FleetCmdArgs, FleetReportArgs, ManifestArgs, Merge
 use crate::commands::report::read_run;
 use crate::commands::setup_runtime;
 use crate::console::{self, Failure, EXIT_OK, EXIT_UNTRUSTED};
-use crate::files::{self, Dash, Request, RunFiles};
+use crate::files::{self, Dash, Request, RunOutputs};
 use crate::targeting;
 
 pub fn run(args: FleetCmdArgs) -> Result<i32> {
@@ -122,12 +122,12 @@ pub(crate) fn workload_checks(
 
 /// Print the merged result; save it as asked; the exit code of a run (a file not written is a
 /// result that needs a look, as a failed check is).
-pub(crate) fn emit(m: &RunResult, files: &RunFiles) -> i32 {
+pub(crate) fn emit(m: &RunResult, files: &RunOutputs) -> i32 {
     emit_saved(m, files).0
 }
 
 /// [`emit`], and whether every file was written.
-fn emit_saved(m: &RunResult, files: &RunFiles) -> (i32, bool) {
+fn emit_saved(m: &RunResult, files: &RunOutputs) -> (i32, bool) {
     print!("{}", report::render_text(m));
     let saved = files.save(m, "merged result");
     let failed = m.checks.iter().any(|c| c.status == CheckStatus::Failed);
@@ -141,7 +141,7 @@ fn emit_saved(m: &RunResult, files: &RunFiles) -> (i32, bool) {
 
 fn report(a: FleetReportArgs) -> Result<i32> {
     fleet::check_name(&a.name).map_err(|e| Failure::usage(e, ""))?;
-    let files = RunFiles::check(a.json.as_deref(), a.html.as_deref(), &[])?;
+    let files = RunOutputs::check(a.json.as_deref(), a.html.as_deref(), &[])?;
     targeting::validate(&a.target)?;
     if targeting::wants_embedded(&a.target) {
         return Err(Failure::usage(
@@ -170,7 +170,7 @@ fn report(a: FleetReportArgs) -> Result<i32> {
 
 pub fn merge(a: MergeArgs) -> Result<i32> {
     let inputs: Vec<&Path> = a.inputs.iter().map(|p| p.as_path()).collect();
-    let files = RunFiles::check(a.json.as_deref(), a.html.as_deref(), &inputs)?;
+    let files = RunOutputs::check(a.json.as_deref(), a.html.as_deref(), &inputs)?;
     let results = (a.inputs.iter())
         .map(|p| read_run(p))
         .collect::<Result<Vec<_>>>()?;

@@ -35,7 +35,7 @@ use engine::RunSpec;
 
 use crate::cli::{Protocol, RunArgs, TargetArgs};
 use crate::console::Failure;
-use crate::files::RunFiles;
+use crate::files::RunOutputs;
 use crate::workloads::{self, Family};
 use crate::{environment, targeting};
 
@@ -91,7 +91,7 @@ pub struct Outputs {
     /// sysbench's progress lines on standard output instead of stampede's on standard error.
     pub sysbench_progress: bool,
     /// `--json` and `--html`, checked before any I/O (`crate::files`).
-    pub files: RunFiles,
+    pub files: RunOutputs,
     /// The commit count and the workload's own checks after the run.
     pub checks: bool,
     /// Watch the server during the run.
@@ -370,7 +370,7 @@ impl Plan {
         // a bad --json path is refused at once, not after the run (`crate::files`).
         let scripts = script_files(&a.file);
         let inputs: Vec<&Path> = scripts.iter().map(PathBuf::as_path).collect();
-        let files = RunFiles::check(a.json.as_deref(), a.html.as_deref(), &inputs)?;
+        let files = RunOutputs::check(a.json.as_deref(), a.html.as_deref(), &inputs)?;
         let out = Outputs {
             progress_s,
             sysbench_progress,
