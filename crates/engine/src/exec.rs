@@ -15,9 +15,9 @@
 //!   task allocation, no reference counting per wake beyond the waker's own.
 //! * [`Timer`] is one `timerfd` per thread, registered with the runtime's epoll like a socket,
 //!   armed (`timerfd_settime`, absolute `CLOCK_MONOTONIC`, microseconds) only when something
-//!   sleeps: `-R` slots, `-P` ticks, a script's `\sleep`. A run without them never touches it, and
-//!   the runtime has no time driver at all (tokio's timer is enabled only when the connection
-//!   needs `connect_timeout`). It also fixes `-R`'s precision: tokio's wheel rounds sleeps up to
+//!   sleeps: `-R` slots, `-P` ticks, a script's `\sleep`, a connection's `connect_timeout`
+//!   (`pg::session::timer`). A run without them never touches it, and the runtime has no time
+//!   driver at all. It also fixes `-R`'s precision: tokio's wheel rounds sleeps up to
 //!   the next millisecond (~0.5 ms of lag on average at high rates); a timerfd wakes on the
 //!   microsecond.
 //! * [`Clock`]: `clock_gettime(CLOCK_MONOTONIC)` through the vDSO, microseconds since the start as
@@ -388,11 +388,12 @@ impl Timer {
         Sleep {
             timer: self,
             at: at_us,
-            registered: false,
+            waiting: None,
         }
     }
 
-    fn add(&self, at: u64, waker: Waker) {
+    /// Add a sleeper; its id ([`Timer::cancel`]).
+    fn add(&self, at: u64, waker: Waker) -> u64 {
         let id = self.seq.get();
         self.seq.set(id + 1);
         self.heap.borrow_mut().push(Entry {
@@ -401,6 +402,18 @@ impl Timer {
         });
         if self.armed.get().is_none_or(|a| at < a) {
             self.arm(at);
+        }
+        id
+    }
+
+    /// Remove sleeper `id` before its deadline (a connection's timeout when it connected in
+    /// time): left in the heap, it would wake its client for nothing later, and under -C the
+    /// heap would grow by one per connection for the timeout's length. Linear in the sleepers,
+    /// paid once per cancelled sleep only. A timerfd armed for it fires with nothing due and is
+    /// re-armed for the next.
+    fn cancel(&self, id: u64) {
+        if let Ok(mut heap) = self.heap.try_borrow_mut() {
+            heap.retain(|e| e.key.0 .1 != id);
         }
     }
 
@@ -559,7 +572,8 @@ impl Ord for Entry {
 pub(crate) struct Sleep<'a> {
     timer: &'a Timer,
     at: u64,
-    registered: bool,
+    /// Its heap entry while it waits: dropped before its deadline, it is removed.
+    waiting: Option<u64>,
 }
 
 impl Future for Sleep<'_> {
@@ -567,13 +581,31 @@ impl Future for Sleep<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         if self.timer.now_us() >= self.at {
+            self.waiting = None;
             return Poll::Ready(());
         }
-        if !self.registered {
-            self.registered = true;
-            self.timer.add(self.at, cx.waker().clone());
+        if self.waiting.is_none() {
+            self.waiting = Some(self.timer.add(self.at, cx.waker().clone()));
         }
         Poll::Pending
+    }
+}
+
+impl Drop for Sleep<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.waiting {
+            self.timer.cancel(id);
+        }
+    }
+}
+
+/// Connection attempts on an engine thread time their `connect_timeout` here: the thread's
+/// runtime has no tokio timer (module notes).
+impl target::ConnectTimer for Timer {
+    type Sleep<'a> = Sleep<'a>;
+    fn sleep(&self, d: std::time::Duration) -> Sleep<'_> {
+        let us = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+        self.sleep_until(self.now_us().saturating_add(us))
     }
 }
 
@@ -670,5 +702,39 @@ mod tests {
             let t = &timer;
             JoinSet::new(vec![t.sleep_until(0)], Some(t)).await;
         });
+    }
+
+    /// A connection's timeout when it connected in time: the sleep is dropped before its
+    /// deadline and leaves nothing behind, or the heap would grow by one per connection (-C).
+    #[test]
+    fn a_connect_timeout_that_did_not_expire_leaves_no_sleeper() {
+        use std::time::Duration;
+        use target::session::timer::within;
+        let rt = runtime();
+        let timer = {
+            let _g = rt.enter();
+            Timer::new(Clock::from_instant(Instant::now())).unwrap()
+        };
+        let out = rt.block_on(async {
+            let t = &timer;
+            let futs: Vec<Pin<Box<dyn Future<Output = Option<u32>> + '_>>> = vec![
+                // Done at once: the timeout is never registered.
+                Box::pin(within(t, Duration::from_secs(10), async { 1 })),
+                // Done after a short sleep: the timeout was registered, then cancelled.
+                Box::pin(within(t, Duration::from_secs(10), async move {
+                    t.sleep_until(t.now_us() + 1_000).await;
+                    2
+                })),
+                // Never done: the timeout answers.
+                Box::pin(within(
+                    t,
+                    Duration::from_millis(2),
+                    std::future::pending::<u32>(),
+                )),
+            ];
+            JoinSet::new(futs, Some(t)).await
+        });
+        assert_eq!(out, vec![Some(1), Some(2), None]);
+        assert!(timer.heap.borrow().is_empty(), "a sleeper was left");
     }
 }

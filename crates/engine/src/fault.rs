@@ -86,7 +86,7 @@ pub(crate) async fn reconnect(
     let mut pause = BACKOFF_FIRST_US;
     loop {
         let start = timer.now_us();
-        let r = Box::pin(Session::connect(conn)).await;
+        let r = Box::pin(Session::connect_timed(conn, timer)).await;
         let end = timer.now_us();
         let (outcome, host, session) = match r {
             Ok(s) => {

@@ -339,14 +339,11 @@ pub fn run<W: workload::Workload>(
                 .name(format!("stampede-engine-{t}"))
                 .spawn_scoped(scope, move || {
                     let (spec, conn, workload, shared, weights, shape, tx, route) = ctx_parts;
-                    // I/O only: the engine's own timer ([`exec::Timer`]) serves -R, -P and
-                    // \sleep. tokio's time driver costs ~550 instructions per park even with no
-                    // timer armed; it is built only when connecting needs `connect_timeout`.
+                    // I/O only: the engine's own timer ([`exec::Timer`]) serves -R, -P,
+                    // \sleep and the connections' `connect_timeout`. tokio's time driver costs
+                    // ~550 instructions per park even with no timer armed.
                     let mut builder = tokio::runtime::Builder::new_current_thread();
                     builder.enable_io();
-                    if conn.connect_timeout().is_some() {
-                        builder.enable_time();
-                    }
                     let rt_timer = builder.build().and_then(|rt| {
                         let timer = {
                             let _in_rt = rt.enter();

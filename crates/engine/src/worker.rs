@@ -78,7 +78,7 @@ pub(crate) async fn connect_retrying(
     loop {
         // Boxed: the connect future (~2 KiB) would otherwise be part of every client's future
         // for its whole life, though it runs only at the start (or per transaction under -C).
-        match Box::pin(Session::connect(conn)).await {
+        match Box::pin(Session::connect_timed(conn, timer)).await {
             Err(e) if storm_full(&e) && timer.now_us() < give_up => {
                 retries += 1;
                 timer.sleep_until(timer.now_us() + pause).await;

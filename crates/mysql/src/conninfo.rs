@@ -11,6 +11,10 @@
 //! Defaults and choices (each the `mysql` client's unless said):
 //! * user: `$USER`, else the login name of the effective uid; port 3306; no database;
 //!   ssl-mode PREFERRED.
+//! * connect-timeout 10 s (not the client's: it waits forever; [`DEFAULT_CONNECT_TIMEOUT`]),
+//!   from the URL's `connect-timeout` or `~/.my.cnf`'s; 0 waits forever.
+//! * A password may hold any character percent-encoded, and a raw `@` or `?`: the user info
+//!   ends where PostgreSQL's URLs' does (`pg::conninfo::userinfo_end`).
 //! * `localhost` without a port and without `socket=` means the unix socket at
 //!   `$MYSQL_UNIX_PORT`, else Debian's `/run/mysqld/mysqld.sock` (as libmysqlclient). Unlike
 //!   libmysqlclient, `localhost:3306` (an explicit port) means TCP: a port given is a port used.
@@ -101,6 +105,11 @@ impl std::fmt::Debug for Password {
     }
 }
 
+/// How long connecting (and logging in) may take when neither the URL's `connect-timeout` nor
+/// `~/.my.cnf`'s says: the `mysql` client waits forever, so a server that accepts the connection
+/// and never answers would hang the command without a word. `connect-timeout=0` waits forever.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Debian's default server socket (`/run/mysqld/mysqld.sock`, MariaDB's and MySQL's packages).
 pub const DEFAULT_SOCKET: &str = "/run/mysqld/mysqld.sock";
 
@@ -154,7 +163,7 @@ impl Conninfo {
             ssl_ca: None,
             ssl_cert: None,
             ssl_key: None,
-            connect_timeout: None,
+            connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
         }
     }
 
@@ -188,6 +197,11 @@ impl Conninfo {
                     }
                 }
                 "socket" if server => self.socket = path(),
+                "connect-timeout" => {
+                    if let Ok(t) = v.parse::<u64>() {
+                        self.connect_timeout = (t > 0).then(|| Duration::from_secs(t));
+                    }
+                }
                 _ => {}
             }
         }
@@ -223,19 +237,38 @@ impl Conninfo {
             .strip_prefix("mysql://")
             .or_else(|| url.strip_prefix("mariadb://"))
             .ok_or_else(|| bad("it must start with mysql://".into()))?;
+        // A password's pieces may have spilled into the other parts: no error quotes them.
+        if pg::conninfo::may_spill_password(rest) {
+            return Self::parse_rest(rest, env).map_err(|e| match e {
+                Error::Config(_) => bad(
+                    "it has an '@' after a '/', so where its user name and password end is \
+                     unclear (write a '/' in a password as %2F; any character may be \
+                     percent-encoded)"
+                        .into(),
+                ),
+                e => e,
+            });
+        }
+        Self::parse_rest(rest, env)
+    }
+
+    /// The URL after its scheme; errors may quote its parts.
+    fn parse_rest(rest: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Conninfo, Error> {
+        let bad = |what: String| Error::Config(format!("invalid MySQL URL: {what}"));
         let mut c = Conninfo::plain_env(env).with_option_file(env, false);
+        // The user info ends where PostgreSQL's URLs' does: a password may hold a raw '@' or
+        // '?' (percent-encoded, any character).
+        let (userinfo, rest) = match pg::conninfo::userinfo_end(rest) {
+            Some(at) => (Some(&rest[..at]), &rest[at + 1..]),
+            None => (None, rest),
+        };
         let (rest, query) = match rest.split_once('?') {
             Some((a, q)) => (a, Some(q)),
             None => (rest, None),
         };
-        let (authority, path) = match rest.split_once('/') {
+        let (hostport, path) = match rest.split_once('/') {
             Some((a, p)) => (a, p),
             None => (rest, ""),
-        };
-        // The password may contain '@' only percent-encoded; the last '@' ends the user info.
-        let (userinfo, hostport) = match authority.rsplit_once('@') {
-            Some((u, h)) => (Some(u), h),
-            None => (None, authority),
         };
         if let Some(ui) = userinfo {
             let (u, p) = match ui.split_once(':') {
@@ -347,8 +380,10 @@ impl Conninfo {
                 opts.push(format!("{k}={}", encode(&p.to_string_lossy())));
             }
         }
-        if let Some(t) = self.connect_timeout {
-            opts.push(format!("connect-timeout={}", t.as_secs()));
+        match self.connect_timeout {
+            Some(DEFAULT_CONNECT_TIMEOUT) => {}
+            Some(t) => opts.push(format!("connect-timeout={}", t.as_secs())),
+            None => opts.push("connect-timeout=0".into()),
         }
         if !opts.is_empty() {
             s.push('?');
@@ -591,6 +626,47 @@ mod tests {
         let c = Conninfo::parse_with_env("mysql://[::1]:3307/", &env).unwrap();
         assert_eq!((c.host.as_str(), c.port), ("::1", 3307));
         assert_eq!(c.redacted(), "mysql://alice@[::1]:3307/");
+    }
+
+    #[test]
+    fn a_password_may_hold_reserved_characters() {
+        for (url, pw) in [
+            (
+                "mysql://bob:Zq?Wk#9@db1:3307/sb?ssl-mode=disabled",
+                "Zq?Wk#9",
+            ),
+            ("mysql://bob:Zq@Wk@db1:3307/sb", "Zq@Wk"),
+            (
+                "mysql://bob:Zq%3FW%23k%40x%2F9%27@db1:3307/sb",
+                "Zq?W#k@x/9'",
+            ),
+        ] {
+            let c = Conninfo::parse_with_env(url, &env).unwrap();
+            assert_eq!(c.password, Some(Password(pw.into())), "{url}");
+            assert_eq!(
+                (
+                    c.user.as_str(),
+                    c.host.as_str(),
+                    c.port,
+                    c.database.as_deref()
+                ),
+                ("bob", "db1", 3307, Some("sb")),
+                "{url}"
+            );
+        }
+        // A raw '/' cannot be told from the path: refused, quoting nothing of the URL.
+        for url in ["mysql://bob:Zq/Wk9@db1:3307/sb", "mysql://bob:Zq/Wk9:x@db1"] {
+            let e = Conninfo::parse_with_env(url, &env).unwrap_err().to_string();
+            assert!(
+                e.contains("%2F") && !e.contains("Wk9") && !e.contains("Zq/"),
+                "{e}"
+            );
+        }
+        let c = Conninfo::parse_with_env("mysql://db1/sb", &env).unwrap();
+        assert_eq!(c.connect_timeout, Some(DEFAULT_CONNECT_TIMEOUT));
+        let c = Conninfo::parse_with_env("mysql://db1/sb?connect-timeout=0", &env).unwrap();
+        assert_eq!(c.connect_timeout, None, "0 waits forever");
+        assert_eq!(c.redacted(), "mysql://alice@db1:3306/sb?connect-timeout=0");
     }
 
     #[test]

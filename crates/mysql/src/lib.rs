@@ -30,6 +30,6 @@ mod sql;
 mod tls;
 mod wire;
 
-pub use conninfo::{Conninfo, Password, SslMode, DEFAULT_SOCKET};
+pub use conninfo::{Conninfo, Password, SslMode, DEFAULT_CONNECT_TIMEOUT, DEFAULT_SOCKET};
 pub use error::{classify, classify_number, db_error_number, error_number};
 pub use session::{CapturedColumns, CapturedResult, Session};

@@ -27,4 +27,7 @@ pub mod tls;
 pub use conninfo::{ConnConfig, ConnFlags, SslMode};
 pub use error::{DbError, Error, ErrorClass};
 pub use session::socket::{PlainSocket, Unblock};
-pub use session::{CapturedResult, Columns, QueryMode, Session, StmtId, StmtResult, Value};
+pub use session::{
+    CapturedResult, Columns, ConnectTimer, QueryMode, Session, StmtId, StmtResult, TokioTimer,
+    Value,
+};

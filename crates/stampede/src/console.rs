@@ -15,10 +15,11 @@
 //! - 0: success.
 //! - 1: the command failed before measuring anything (the target is unreachable or refused us,
 //!   a table is missing, the server rejected setup).
-//! - 2: the run ended, but clients aborted or a check failed: its numbers are not to be trusted.
+//! - 2: the run ended, but clients aborted, a check failed or an output file could not be
+//!   written: its numbers need a look (those not saved are printed, and on the other files).
 //! - 3: `server status`: no server is running (as `pg_ctl status`).
-//! - 64: the command line is wrong (an unknown option, a bad value, options that conflict):
-//!   nothing was done (sysexits' EX_USAGE).
+//! - 64: the command line is wrong (an unknown option, a bad value, options that conflict, an
+//!   output path that cannot be written, `crate::files`): nothing was done (sysexits' EX_USAGE).
 //! - 130: interrupted (Ctrl-C); the partial result is still printed and saved.
 //!
 //! The drop-ins keep their peer's codes: pgbench's 0 / 1 (bad arguments, setup failure) / 2

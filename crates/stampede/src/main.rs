@@ -14,6 +14,7 @@ mod console;
 mod dropin;
 mod environment;
 mod failpoint;
+mod files;
 mod interrupt;
 mod plan;
 mod routing;

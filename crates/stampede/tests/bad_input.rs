@@ -1,9 +1,16 @@
 //! Bad command lines fail before any connection opens, with a message that names the flag at
 //! fault, a non-zero exit, and nothing touched. No server is needed: every case here must fail
 //! during validation (the target given, 127.0.0.1:1, would refuse any connection, and a case that
-//! reached it would fail with a different message).
+//! reached it would fail with a different message). Output paths are checked against a target
+//! that accepts connections and never answers: a case that got past the check would hang there,
+//! and the listener would hold its connection.
 
+use std::io::ErrorKind;
+use std::net::TcpListener;
 use std::process::Command;
+
+#[path = "common/tmpfs.rs"]
+mod tmpfs;
 
 fn stampede(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
@@ -296,4 +303,198 @@ fn help_is_available_as_question_mark_because_h_is_the_host() {
     assert_eq!(code, 0);
     assert!(out.contains("--latency-limit"), "{out}");
     assert!(out.contains("-h, --host"), "{out}");
+}
+
+/// A listener that accepts connections (the kernel's backlog) and never answers.
+fn silent() -> (TcpListener, String) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    let port = l.local_addr().unwrap().port().to_string();
+    (l, port)
+}
+
+/// A connection was made to the listener.
+fn reached(l: &TcpListener) -> bool {
+    match l.accept() {
+        Ok(_) => true,
+        Err(e) if e.kind() == ErrorKind::WouldBlock => false,
+        Err(e) => panic!("accept: {e}"),
+    }
+}
+
+#[test]
+fn every_bad_output_path_is_refused_before_anything_connects() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().to_str().unwrap().to_string();
+    let saved = d.path().join("run.json");
+    std::fs::write(&saved, "{\"saved\": true}\n").unwrap();
+    std::fs::write(d.path().join("plain"), "a file").unwrap();
+    let ro = tmpfs::Tmpfs::mount(64, true);
+    let full = tmpfs::Tmpfs::mount(64, false);
+    if let Some(f) = &full {
+        f.fill(0);
+    }
+    let (listener, port) = silent();
+    // (arguments, whether they name a target of their own, exit code, what stderr says)
+    let mut cases: Vec<(Vec<String>, bool, i32, String)> = Vec::new();
+    let mut case = |args: &[&str], code: i32, says: &str| {
+        let sub = |s: &str| s.replace("{dir}", &dir);
+        let args: Vec<String> = args.iter().map(|a| sub(a)).collect();
+        let own_target = matches!(args[0].as_str(), "report" | "compare" | "merge")
+            || args.iter().any(|a| a == "--");
+        cases.push((args, own_target, code, sub(says)));
+    };
+    case(
+        &["run", "--json", "{dir}/missing/run.json"],
+        64,
+        "--json {dir}/missing/run.json: the directory {dir}/missing does not exist",
+    );
+    case(
+        &["run", "--html", "{dir}"],
+        64,
+        "--html {dir}: is a directory",
+    );
+    case(
+        &["run", "--json", "{dir}/plain/run.json"],
+        64,
+        "--json {dir}/plain/run.json: Not a directory",
+    );
+    case(
+        &["run", "--json", "{dir}/r.json", "--html", "{dir}/./r.json"],
+        64,
+        "--json {dir}/r.json and --html {dir}/./r.json are the same file",
+    );
+    case(
+        &["run", "--json", "-"],
+        64,
+        "--json -: standard output carries the summary",
+    );
+    case(
+        &["run", "-l", "--log-prefix", "{dir}/missing/log"],
+        64,
+        "--log-prefix {dir}/missing/log: the directory {dir}/missing does not exist",
+    );
+    case(
+        &["run", "cache-curve", "--html", "{dir}/missing/c.html"],
+        64,
+        "--html {dir}/missing/c.html",
+    );
+    case(
+        &["run", "--sweep", "clients=1,2", "--json", "{dir}"],
+        64,
+        "is a directory",
+    );
+    // The drop-in refuses as pgbench refuses bad options: exit 1.
+    case(
+        &["pgbench", "-T", "1", "--json", "{dir}/missing/run.json"],
+        1,
+        "pgbench: error: --json {dir}/missing/run.json: the directory",
+    );
+    case(
+        &["report", "{dir}/run.json", "-o", "{dir}/run.json"],
+        64,
+        "-o {dir}/run.json: is the input {dir}/run.json",
+    );
+    case(
+        &[
+            "compare",
+            "{dir}/run.json",
+            "{dir}/plain",
+            "-o",
+            "{dir}/./run.json",
+        ],
+        64,
+        "is the input",
+    );
+    case(
+        &["compare", "{dir}/run.json", "{dir}/plain", "-o", "-"],
+        64,
+        "-o -: standard output carries the table",
+    );
+    case(
+        &["merge", "{dir}/run.json", "--json", "{dir}/run.json"],
+        64,
+        "--json {dir}/run.json: is the input",
+    );
+    case(
+        &["fleet", "report", "f1", "--html", "{dir}/missing/f.html"],
+        64,
+        "--html {dir}/missing/f.html: the directory",
+    );
+    case(
+        &[
+            "fleet",
+            "manifest",
+            "--workers",
+            "2",
+            "-o",
+            "{dir}",
+            "--",
+            "run",
+        ],
+        64,
+        "-o {dir}: is a directory",
+    );
+    if let Some(ro) = &ro {
+        let p = ro.path().join("run.json");
+        let p = p.to_str().unwrap();
+        case(&["run", "--json", p], 64, "Read-only file system");
+    }
+    if let Some(full) = &full {
+        let p = full.path().join("run.json");
+        let p = p.to_str().unwrap();
+        case(
+            &["run", "--html", p],
+            64,
+            "no space left on the file system",
+        );
+    }
+    let mut failures = Vec::new();
+    for (args, own_target, code, says) in &cases {
+        let mut full_args = args.clone();
+        if !own_target {
+            full_args.extend(["-h".into(), "127.0.0.1".into(), "-p".into(), port.clone()]);
+        }
+        let args: Vec<&str> = full_args.iter().map(String::as_str).collect();
+        let (got, _out, err) = stampede(&args);
+        if got != *code || !err.contains(says.as_str()) {
+            failures.push(format!(
+                "{args:?}: exit {got}, stderr:\n{err}\n  expected exit {code} and: {says}"
+            ));
+        }
+        if reached(&listener) {
+            failures.push(format!("{args:?}: connected to the target"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
+    assert_eq!(
+        std::fs::read_to_string(&saved).unwrap(),
+        "{\"saved\": true}\n",
+        "an input was overwritten"
+    );
+    let left: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 2, "files were left behind: {left:?}");
+}
+
+#[test]
+fn a_server_that_accepts_and_never_answers_is_named_when_connect_timeout_passes() {
+    let (listener, port) = silent();
+    let (code, out, err) = stampede(&[
+        "run",
+        "-t",
+        "1",
+        "-d",
+        &format!("host=127.0.0.1 port={port} user=bench connect_timeout=1"),
+    ]);
+    assert_eq!(code, 1, "stdout: {out}\nstderr: {err}");
+    // libpq raises connect_timeout=1 to 2 s.
+    assert!(
+        err.contains(&format!("cannot connect to host=127.0.0.1 port={port}"))
+            && err.contains("no answer within 2 s (connect_timeout)"),
+        "{err}"
+    );
+    assert!(reached(&listener), "the timeout ended it, not a refusal");
 }

@@ -323,16 +323,26 @@ fn the_manifest_is_an_indexed_job_with_the_password_from_a_secret() {
     assert_eq!(env["valueFrom"]["secretKeyRef"]["name"], "db-pass");
     assert_eq!(env["valueFrom"]["secretKeyRef"]["key"], "password");
 
-    // A password in the args is refused, and not printed.
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(["fleet", "manifest", "--workers", "2", "--"])
-        .args(["run", "-d", "postgresql://u:s3cret@db/x"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(64), "{err}");
-    assert!(err.contains("hold a password"), "{err}");
-    assert!(!err.contains("s3cret") && out.stdout.is_empty());
+    // A password in the args is refused, and not printed, in any spelling.
+    for spelled in [
+        &["-d", "postgresql://u:s3cret@db/x"][..],
+        &["-d", "postgresql://u:s3cr'et@db/x"],
+        &["-d", "postgresql://u:s3c?r#et@db/x"],
+        &["-d", "host=db password='s3c ret'"],
+        &["oltp_point_select", "--pgsql-password", "s3cret"],
+        &["oltp_point_select", "--mysql-password=s3cret"],
+        &["--fault-cmd", "mysql -uroot -ps3cret -e 'SHUTDOWN'"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+            .args(["fleet", "manifest", "--workers", "2", "--", "run"])
+            .args(spelled)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(64), "{spelled:?}: {err}");
+        assert!(err.contains("hold a password"), "{err}");
+        assert!(!err.contains("s3c") && out.stdout.is_empty(), "{err}");
+    }
 }
 
 /// A `stampede_fleet` table left by an older stampede (no `others` column, an old fleet's rows

@@ -74,6 +74,6 @@ fn compare_needs_two_files_and_sane_options() {
     let r = stampede(&["compare", "a.json", "b.json", "--min-effect", "-3"]);
     assert_ne!(r.code, 0);
     let r = stampede(&["compare", "a.json", "b.json", "-o", "-"]);
-    assert_eq!(r.code, 1);
+    assert_eq!(r.code, 64);
     assert!(r.stderr.contains("-o -"), "{}", r.stderr);
 }

@@ -132,14 +132,23 @@ impl Session {
     /// Connect to `target` (every host in libpq's order for PostgreSQL): a [`Target`], or
     /// either protocol's own configuration.
     pub async fn connect<'a>(target: impl Into<TargetRef<'a>>) -> Result<Session, Error> {
+        Self::connect_timed(target, &pg::session::TokioTimer).await
+    }
+
+    /// [`Session::connect`], timing each host's `connect_timeout` on `timer`
+    /// (`pg::session::timer`: the engine's threads have no tokio timer).
+    pub async fn connect_timed<'a, T: pg::session::ConnectTimer>(
+        target: impl Into<TargetRef<'a>>,
+        timer: &T,
+    ) -> Result<Session, Error> {
         match target.into() {
-            TargetRef::Pg(c) => pg::Session::connect(c).await.map(Session::Pg),
+            TargetRef::Pg(c) => pg::Session::connect_timed(c, timer).await.map(Session::Pg),
             TargetRef::MySql(endpoints) => {
                 // libpq's way with several hosts: the first that accepts the connection; a
                 // server's refusal of the login (wrong password, unknown database) is final.
                 let mut last = None;
                 for c in endpoints {
-                    match mysql::Session::connect(c).await {
+                    match mysql::Session::connect_timed(c, timer).await {
                         Ok(s) => return Ok(Session::MySql(s, endpoint_key(c).into())),
                         Err(e @ (Error::Io(_) | Error::Connect { .. })) => last = Some(e),
                         Err(e) => return Err(e),

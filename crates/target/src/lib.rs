@@ -75,7 +75,8 @@ pub fn parse_mysql_url(url: &str) -> Result<Vec<mysql::Conninfo>, Error> {
     let Some(rest) = url.strip_prefix("mysql://") else {
         return Ok(vec![mysql::Conninfo::parse(url)?]);
     };
-    let host_start = rest.rfind('@').map_or(0, |i| i + 1);
+    // The user info ends where the parsers say (a password may hold a raw '@' or '?').
+    let host_start = pg::conninfo::userinfo_end(rest).map_or(0, |i| i + 1);
     let host_end = rest[host_start..]
         .find(['/', '?'])
         .map_or(rest.len(), |i| host_start + i);

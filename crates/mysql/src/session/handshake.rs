@@ -122,25 +122,39 @@ fn connect_error(ci: &Conninfo, e: io::Error) -> Error {
 
 impl Session {
     /// Connect (unix socket or TCP, TLS per `ssl_mode`), authenticate, and return the session
-    /// ready for commands. `connect_timeout` bounds the whole of it.
+    /// ready for commands. `connect_timeout` bounds the whole of it, on tokio's timer
+    /// ([`Session::connect_timed`] takes another).
     pub async fn connect(ci: &Conninfo) -> Result<Session, Error> {
-        match ci.connect_timeout {
-            Some(t) => tokio::time::timeout(t, Self::connect_inner(ci))
-                .await
-                .unwrap_or_else(|_| {
-                    Err(Error::Connect {
-                        target: ci.describe(),
-                        cause: io::Error::new(
-                            io::ErrorKind::TimedOut,
-                            format!(
-                                "timeout expired after {} s (connect-timeout); is the server up \
-                                 and reachable?",
-                                t.as_secs()
-                            ),
-                        ),
-                    })
-                }),
-            None => Self::connect_inner(ci).await,
+        Self::connect_timed(ci, &pg::session::TokioTimer).await
+    }
+
+    /// [`Session::connect`], timing `connect_timeout` on `timer` (`pg::session::timer`).
+    pub async fn connect_timed<T: pg::session::ConnectTimer>(
+        ci: &Conninfo,
+        timer: &T,
+    ) -> Result<Session, Error> {
+        let Some(t) = ci.connect_timeout else {
+            return Self::connect_inner(ci).await;
+        };
+        match pg::session::timer::within(timer, t, Self::connect_inner(ci)).await {
+            Some(r) => r,
+            None => Err(Error::Connect {
+                target: ci.describe(),
+                cause: io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "no answer within {} s (connect-timeout{}); is the server up and \
+                         answering? connect-timeout=N in the URL or in ~/.my.cnf sets another \
+                         limit (0: none)",
+                        t.as_secs(),
+                        if t == crate::conninfo::DEFAULT_CONNECT_TIMEOUT {
+                            ", stampede's default"
+                        } else {
+                            ""
+                        }
+                    ),
+                ),
+            }),
         }
     }
 

@@ -13,6 +13,9 @@
 //! password reach a printable form: [`ConnConfig::redacted`] and [`redact`] are the only ways a
 //! target is printed.
 //!
+//! One deviation in a default: `connect_timeout` is 10 s per host when neither the string nor
+//! `PGCONNECT_TIMEOUT` gives one ([`DEFAULT_CONNECT_TIMEOUT`]; libpq waits forever).
+//!
 //! Keywords accepted but without effect (documented deviations): `hostaddr` is used as the host
 //! only when no `host` is given; `keepalives*` and `tcp_user_timeout` are ignored;
 //! `client_encoding` must be UTF8 (the session always asks for UTF8); `gssencmode` may be
@@ -45,7 +48,7 @@ pub use parse::parse_conn_string;
 use parse::{host_specs, is_conn_string};
 pub use pgpass::{pgpass_host, pgpass_lookup, pgpass_match};
 use redact::quote;
-pub use redact::redact;
+pub use redact::{may_spill_password, redact, redact_args, userinfo_end};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SslMode {
@@ -166,6 +169,12 @@ pub struct ConnConfig {
     /// libpq `load_balance_hosts` (PGLOADBALANCEHOSTS).
     pub load_balance_hosts: LoadBalance,
 }
+
+/// How long a connection attempt to one host may take when `connect_timeout` and
+/// `PGCONNECT_TIMEOUT` say nothing. libpq waits forever, so a server that accepts the connection
+/// and never answers hangs the command without a word; stampede gives up on the host and says
+/// so. `connect_timeout=0` still waits forever.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// libpq's default port (`DEF_PGPORT`).
 pub const DEFAULT_PORT: u16 = 5432;
@@ -313,6 +322,20 @@ impl ConnConfig {
         flags: &ConnFlags,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<ConnConfig, Error> {
+        let spilled = (flags.dbname.as_deref())
+            .and_then(parse::url_rest)
+            .is_some_and(redact::may_spill_password);
+        Self::resolve_quoting(flags, env).map_err(|e| match e {
+            // Its parts may hold a piece of the password: no message may quote them.
+            Error::Config(_) if spilled => Error::Config(parse::SPILLED.into()),
+            e => e,
+        })
+    }
+
+    fn resolve_quoting(
+        flags: &ConnFlags,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<ConnConfig, Error> {
         let nonempty = |v: Option<String>| v.filter(|s| !s.is_empty());
         let envv = |k: &str| nonempty(env(k));
         let flag = |v: &Option<String>| nonempty(v.clone());
@@ -391,7 +414,7 @@ impl ConnConfig {
             .take()
             .or_else(|| envv("PGCONNECT_TIMEOUT"))
         {
-            None => None,
+            None => Some(DEFAULT_CONNECT_TIMEOUT),
             Some(t) => {
                 let secs: i64 = t.trim().parse().map_err(|_| {
                     Error::Config(format!(

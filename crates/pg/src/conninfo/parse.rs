@@ -2,6 +2,7 @@
 //! quoting and escapes (libpq `conninfo_parse`), `postgresql://` URLs with percent-decoding
 //! (libpq `conninfo_uri_parse_options`), and comma-separated host and port lists.
 
+use super::redact::userinfo_end;
 use super::{default_socket_dir, redact, HostSpec, DEFAULT_PORT};
 use crate::Error;
 
@@ -10,12 +11,21 @@ pub(super) fn is_conn_string(s: &str) -> bool {
     s.starts_with("postgresql://") || s.starts_with("postgres://") || s.contains('=')
 }
 
+/// The URL part of a connection string (after `postgresql://`), if it is one.
+pub(super) fn url_rest(s: &str) -> Option<&str> {
+    s.strip_prefix("postgresql://")
+        .or_else(|| s.strip_prefix("postgres://"))
+}
+
+/// What a URL whose password may have spilled into its other parts gets instead of an error
+/// that quotes one of them ([`super::redact::may_spill_password`]).
+pub(super) const SPILLED: &str = "cannot read the URL: it has an '@' after a '/', so where its \
+    user name and password end is unclear (write a '/' in a password as %2F; any character may \
+    be percent-encoded)";
+
 /// Parse a `key=value ...` string or a URL into (keyword, value) pairs, in order.
 pub fn parse_conn_string(s: &str) -> Result<Vec<(String, String)>, Error> {
-    if let Some(rest) = s
-        .strip_prefix("postgresql://")
-        .or_else(|| s.strip_prefix("postgres://"))
-    {
+    if let Some(rest) = url_rest(s) {
         parse_url(rest)
     } else {
         parse_kv(s)
@@ -127,20 +137,14 @@ fn percent_decode(s: &str, what: &str) -> Result<String, Error> {
 }
 
 /// `[user[:password]@][host[:port][,...]][/dbname][?param=value&...]` (libpq
-/// `conninfo_uri_parse_options`), after the scheme.
+/// `conninfo_uri_parse_options`), after the scheme. The user info ends where [`userinfo_end`]
+/// says, so a password may hold a raw `@`, `?` or `#` as libpq allows (percent-encoded, any
+/// character).
 fn parse_url(rest: &str) -> Result<Vec<(String, String)>, Error> {
     let mut out = Vec::new();
-    let (main, query) = match rest.find('?') {
-        Some(q) => (&rest[..q], Some(&rest[q + 1..])),
-        None => (rest, None),
-    };
-    let path_at = main.find('/').unwrap_or(main.len());
-    let (authority, path) = main.split_at(path_at);
-    // The last '@' before the path ends the user info: more forgiving than libpq (which takes the
-    // first) for a password with a raw '@', identical for correctly encoded URLs.
-    let hostlist = match authority.rfind('@') {
+    let after = match userinfo_end(rest) {
         Some(at) => {
-            let userinfo = &authority[..at];
+            let userinfo = &rest[..at];
             let (user, pw) = match userinfo.find(':') {
                 Some(c) => (&userinfo[..c], Some(&userinfo[c + 1..])),
                 None => (userinfo, None),
@@ -149,10 +153,16 @@ fn parse_url(rest: &str) -> Result<Vec<(String, String)>, Error> {
             if let Some(pw) = pw {
                 out.push(("password".to_string(), percent_decode(pw, "password")?));
             }
-            &authority[at + 1..]
+            &rest[at + 1..]
         }
-        None => authority,
+        None => rest,
     };
+    let (main, query) = match after.find('?') {
+        Some(q) => (&after[..q], Some(&after[q + 1..])),
+        None => (after, None),
+    };
+    let path_at = main.find('/').unwrap_or(main.len());
+    let (hostlist, path) = main.split_at(path_at);
     let mut hosts = Vec::new();
     let mut ports = Vec::new();
     if !hostlist.is_empty() {

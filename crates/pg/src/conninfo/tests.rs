@@ -42,8 +42,13 @@ fn defaults_are_libpqs() {
     assert_eq!(c.sslmode, SslMode::Prefer);
     assert_eq!(c.application_name, "stampede");
     assert_eq!(c.password, None);
-    assert_eq!(c.connect_timeout, None);
+    // Not libpq's: it waits forever (conninfo::DEFAULT_CONNECT_TIMEOUT says why).
+    assert_eq!(c.connect_timeout, Some(Duration::from_secs(10)));
     assert_eq!(c.options, None);
+    let c = resolve(Some("connect_timeout=0"), &[("PGCONNECT_TIMEOUT", "5")]).unwrap();
+    assert_eq!(c.connect_timeout, None, "0 waits forever, as in libpq");
+    let c = resolve(None, &[("PGCONNECT_TIMEOUT", "5")]).unwrap();
+    assert_eq!(c.connect_timeout, Some(Duration::from_secs(5)));
 }
 
 #[test]
@@ -283,7 +288,7 @@ fn redact_scrubs_conninfo_and_urls() {
             "password authentication failed for user \"u\"",
         ),
         ("passfile=/x dbname=d", "passfile=/x dbname=d"),
-        ("mypassword=x", "mypassword=x"),
+        ("mypassword=x", "mypassword=***"),
         ("ünïcode password=sécret ok", "ünïcode password=*** ok"),
         ("password=", "password=***"),
     ];
@@ -418,4 +423,37 @@ fn session_attrs_and_load_balance_are_read() {
     let c = resolve(Some("host=a,b,c port=1,2,3"), &[]).unwrap();
     let ports: Vec<u16> = c.starting_at(4).hosts.iter().map(|h| h.port).collect();
     assert_eq!(ports, [2, 3, 1]);
+}
+
+#[test]
+fn url_passwords_may_hold_reserved_characters() {
+    for (url, pw) in [
+        // Raw, as libpq takes them: '?' and '#' before the '@'; an '@' (libpq would end the
+        // user info at the first); a quote.
+        ("postgresql://u:Zq?Wk#9@h:5/d?sslmode=disable", "Zq?Wk#9"),
+        ("postgresql://u:Zq@Wk9@h:5/d", "Zq@Wk9"),
+        ("postgresql://u:Zq'Wk9@h:5/d", "Zq'Wk9"),
+        // Percent-encoded: any character.
+        ("postgresql://u:Zq%3FW%23k%40x%2F9%27@h:5/d", "Zq?W#k@x/9'"),
+    ] {
+        let c = resolve(Some(url), &[]).unwrap();
+        assert_eq!(c.password, Some(Password(pw.into())), "{url}");
+        assert_eq!(
+            (c.user.as_str(), c.hosts.clone(), c.dbname.as_str()),
+            ("u", vec![hs("h", 5)], "d"),
+            "{url}"
+        );
+    }
+    // A raw '/' cannot be told from the path (libpq neither): refused, quoting no part of it.
+    for url in [
+        "postgresql://u:Zq/Wk9@h:5/d",
+        "postgresql://u:Zq/Wk9?x=1@h/d",
+        "postgresql://u:Zq/Wk9:99999@h",
+    ] {
+        let m = config_err(resolve(Some(url), &[]));
+        assert!(
+            m.contains("%2F") && !m.contains("Zq") && !m.contains("Wk9"),
+            "{url}: {m}"
+        );
+    }
 }

@@ -171,13 +171,21 @@ impl Session {
     /// SCRAM-SHA-256), and wait for ReadyForQuery. Tries each host in order (shuffled with
     /// `load_balance_hosts=random`) until one gives a session `target_session_attrs` accepts;
     /// stops at an authentication failure, as libpq does. `connect_timeout` applies to each
-    /// host.
+    /// host, on tokio's timer ([`Session::connect_timed`] takes another).
     ///
     /// sslmode, as libpq: `disable` plaintext; `allow` plaintext first, TLS if the server refuses
     /// the plaintext connection at pg_hba; `prefer` TLS if the server offers it, plaintext if it
     /// does not, if the handshake fails, or if the server refuses the TLS connection at pg_hba;
     /// `require`/`verify-ca`/`verify-full` TLS or nothing. Unix sockets never use TLS.
     pub async fn connect(cfg: &ConnConfig) -> Result<Session, Error> {
+        Self::connect_timed(cfg, &super::TokioTimer).await
+    }
+
+    /// [`Session::connect`], timing `connect_timeout` on `timer` (`session::timer`).
+    pub async fn connect_timed<T: super::ConnectTimer>(
+        cfg: &ConnConfig,
+        timer: &T,
+    ) -> Result<Session, Error> {
         if cfg.hosts.is_empty() {
             return Err(Error::Config("no host to connect to".into()));
         }
@@ -188,7 +196,7 @@ impl Session {
         for &pass in cfg.target_session_attrs.passes() {
             for &i in &order {
                 let h = &cfg.hosts[i];
-                match Self::connect_one(cfg, h).await {
+                match Self::connect_one(cfg, h, timer).await {
                     Ok(s) if !pass.checks() => return Ok(s),
                     Ok(mut s) => match s.server_state().await {
                         Ok((hot_standby, read_only)) => {
@@ -213,25 +221,36 @@ impl Session {
         Err(last.expect("at least one host"))
     }
 
-    /// One host, within `connect_timeout`.
-    async fn connect_one(cfg: &ConnConfig, h: &HostSpec) -> Result<Session, Error> {
+    /// One host, within `connect_timeout`: past it, an error naming the host, and the next
+    /// host is tried (as libpq does).
+    async fn connect_one<T: super::ConnectTimer>(
+        cfg: &ConnConfig,
+        h: &HostSpec,
+        timer: &T,
+    ) -> Result<Session, Error> {
         let attempt = Self::connect_host(cfg, h);
-        match cfg.connect_timeout {
-            Some(t) => match tokio::time::timeout(t, attempt).await {
-                Ok(r) => r,
-                Err(_) => Err(Error::Connect {
-                    target: h.describe(),
-                    cause: io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        format!(
-                            "timeout expired after {} s (connect_timeout); is the server up \
-                             and reachable?",
-                            t.as_secs()
-                        ),
+        let Some(t) = cfg.connect_timeout else {
+            return attempt.await;
+        };
+        match super::timer::within(timer, t, attempt).await {
+            Some(r) => r,
+            None => Err(Error::Connect {
+                target: h.describe(),
+                cause: io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "no answer within {} s (connect_timeout{}); is the server up and \
+                         answering? connect_timeout=N in the target or PGCONNECT_TIMEOUT sets \
+                         another limit (0: none)",
+                        t.as_secs(),
+                        if t == crate::conninfo::DEFAULT_CONNECT_TIMEOUT {
+                            ", stampede's default"
+                        } else {
+                            ""
+                        }
                     ),
-                }),
-            },
-            None => attempt.await,
+                ),
+            }),
         }
     }
 

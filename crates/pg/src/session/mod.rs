@@ -61,6 +61,7 @@ mod pipeline;
 pub mod socket;
 #[cfg(test)]
 mod tests;
+pub mod timer;
 
 use std::collections::VecDeque;
 
@@ -73,6 +74,7 @@ use decode::{row_columns, Capture};
 pub use decode::{CapturedResult, Columns};
 use encode::{put_interpolated_query, Seg};
 use io::Transport;
+pub use timer::{ConnectTimer, TokioTimer};
 
 /// pgbench's `-M`: how statements are sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -100,6 +100,9 @@ pub struct ManifestArgs {
     /// The key of the password in that Secret.
     #[arg(long = "secret-key", value_name = "KEY", default_value = "password")]
     pub secret_key: String,
+    /// Write the manifest to FILE (`-` or absent: standard output).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// The stampede command each process runs, after `--` (`run tpcc -w 1000 -h db ...`).
     #[arg(value_name = "ARGS", last = true, required = true)]
     pub args: Vec<String>,

@@ -9,7 +9,9 @@ use anyhow::{bail, Result};
 use report::compare::{self, Input, Options};
 
 use crate::cli::CompareArgs;
-use crate::commands::report::{read_run, write_output};
+use crate::commands::report::read_run;
+use crate::console::Failure;
+use crate::files::{self, Dash, Request};
 
 pub fn run(args: CompareArgs) -> Result<i32> {
     if !(args.min_effect >= 0.0 && args.min_effect < 1000.0) {
@@ -21,9 +23,15 @@ pub fn run(args: CompareArgs) -> Result<i32> {
     if !(args.warmup >= 0.0 && args.warmup.is_finite()) {
         bail!("--warmup must be 0 or more seconds, got {}", args.warmup);
     }
-    if args.output.as_ref().is_some_and(|p| p.as_os_str() == "-") {
-        bail!("-o -: the table already goes to standard output; give -o a file name");
-    }
+    let read: Vec<&std::path::Path> = args.inputs.iter().map(|p| p.as_path()).collect();
+    let requests: Vec<Request<'_>> = (args.output.iter())
+        .map(|path| Request {
+            flag: "-o",
+            path,
+            dash: Dash::Refused("standard output carries the table"),
+        })
+        .collect();
+    let output = files::check(&requests, &read)?.pop();
     let runs = args
         .inputs
         .iter()
@@ -52,9 +60,10 @@ pub fn run(args: CompareArgs) -> Result<i32> {
     };
     let c = compare::compare(&inputs, &options, forced);
     print!("{}", compare::render_text(&c, &inputs));
-    if let Some(path) = &args.output {
-        write_output(Some(path), "-o", &compare::render_html(&c, &inputs))?;
-        eprintln!("comparison written to {}", path.display());
+    if let Some(out) = &output {
+        out.write_str(&compare::render_html(&c, &inputs))
+            .map_err(|e| Failure::setup(e.to_string(), ""))?;
+        eprintln!("comparison written to {}", out.path().display());
     }
     Ok(0)
 }

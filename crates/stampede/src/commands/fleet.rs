@@ -8,6 +8,8 @@
 //! The manifest is JSON, which `kubectl apply -f` takes as it takes YAML, so no YAML writer is
 //! needed and a test reads it back with serde_json.
 
+use std::path::Path;
+
 use anyhow::{Context, Result};
 use report::{CheckStatus, RunResult};
 use serde_json::json;
@@ -16,13 +18,25 @@ use crate::cli::{FleetAction, FleetCmdArgs, FleetReportArgs, ManifestArgs, Merge
 use crate::commands::report::read_run;
 use crate::commands::setup_runtime;
 use crate::console::{self, Failure, EXIT_OK, EXIT_UNTRUSTED};
+use crate::files::{self, Dash, Request, RunOutputs};
 use crate::targeting;
 
 pub fn run(args: FleetCmdArgs) -> Result<i32> {
     match args.action {
         FleetAction::Report(a) => report(a),
         FleetAction::Manifest(a) => {
-            println!("{}", manifest(&a)?);
+            let out = files::check(
+                &[Request {
+                    flag: "-o",
+                    path: a.output.as_deref().unwrap_or(Path::new("-")),
+                    dash: Dash::Stdout,
+                }],
+                &[],
+            )?
+            .remove(0);
+            let job = manifest(&a)?;
+            out.write_str(&format!("{job}\n"))
+                .map_err(|e| Failure::setup(e.to_string(), ""))?;
             Ok(EXIT_OK)
         }
     }
@@ -106,31 +120,28 @@ pub(crate) fn workload_checks(
     Ok(())
 }
 
-/// Print the merged result; save it as asked; the exit code of a run.
-pub(crate) fn emit(
-    m: &RunResult,
-    json: Option<&std::path::Path>,
-    html: Option<&std::path::Path>,
-) -> Result<i32> {
+/// Print the merged result; save it as asked; the exit code of a run (a file not written is a
+/// result that needs a look, as a failed check is).
+pub(crate) fn emit(m: &RunResult, files: &RunOutputs) -> i32 {
+    emit_saved(m, files).0
+}
+
+/// [`emit`], and whether every file was written.
+fn emit_saved(m: &RunResult, files: &RunOutputs) -> (i32, bool) {
     print!("{}", report::render_text(m));
-    if let Some(p) = json {
-        let f = std::fs::File::create(p)
-            .with_context(|| format!("--json {}: cannot create the file", p.display()))?;
-        report::write_json(m, std::io::BufWriter::new(f))
-            .with_context(|| format!("--json {}: cannot write the result", p.display()))?;
-        console::note(&format!("merged result saved to {}", p.display()));
-    }
-    if let Some(p) = html {
-        std::fs::write(p, report::html::render(m, json))
-            .with_context(|| format!("--html {}: cannot write the report", p.display()))?;
-        console::note(&format!("report saved to {}", p.display()));
-    }
+    let saved = files.save(m, "merged result");
     let failed = m.checks.iter().any(|c| c.status == CheckStatus::Failed);
-    Ok(if failed { EXIT_UNTRUSTED } else { EXIT_OK })
+    let code = if failed || !saved {
+        EXIT_UNTRUSTED
+    } else {
+        EXIT_OK
+    };
+    (code, saved)
 }
 
 fn report(a: FleetReportArgs) -> Result<i32> {
     fleet::check_name(&a.name).map_err(|e| Failure::usage(e, ""))?;
+    let files = RunOutputs::check(a.json.as_deref(), a.html.as_deref(), &[])?;
     targeting::validate(&a.target)?;
     if targeting::wants_embedded(&a.target) {
         return Err(Failure::usage(
@@ -143,8 +154,14 @@ fn report(a: FleetReportArgs) -> Result<i32> {
     let stored = rt.block_on(fleet::stored(&conn, &a.name))?;
     let mut m = merged(&stored, &a.name)?;
     workload_checks(&rt, &conn, &mut m)?;
-    let code = emit(&m, a.json.as_deref(), a.html.as_deref())?;
-    if a.forget {
+    let (code, saved) = emit_saved(&m, &files);
+    if a.forget && !saved {
+        // The stored results are the only copy of what was not written.
+        console::warning(&format!(
+            "fleet {} kept in stampede_fleet (--forget skipped): a file was not written",
+            a.name
+        ));
+    } else if a.forget {
         rt.block_on(fleet::forget(&conn, &a.name))?;
         console::note(&format!("fleet {} removed from stampede_fleet", a.name));
     }
@@ -152,6 +169,8 @@ fn report(a: FleetReportArgs) -> Result<i32> {
 }
 
 pub fn merge(a: MergeArgs) -> Result<i32> {
+    let inputs: Vec<&Path> = a.inputs.iter().map(|p| p.as_path()).collect();
+    let files = RunOutputs::check(a.json.as_deref(), a.html.as_deref(), &inputs)?;
     let results = (a.inputs.iter())
         .map(|p| read_run(p))
         .collect::<Result<Vec<_>>>()?;
@@ -159,7 +178,7 @@ pub fn merge(a: MergeArgs) -> Result<i32> {
     m.command_line = std::iter::once("stampede merge".to_string())
         .chain(a.inputs.iter().map(|p| p.display().to_string()))
         .collect();
-    emit(&m, a.json.as_deref(), a.html.as_deref())
+    Ok(emit(&m, &files))
 }
 
 /// A Kubernetes Job (batch/v1) running `stampede ARGS --fleet NAME --fleet-size N` as N
@@ -186,7 +205,7 @@ pub(crate) fn manifest(a: &ManifestArgs) -> Result<String> {
             "leave them out of the args after --",
         ));
     }
-    if a.args.iter().any(|x| target::conninfo::redact(x) != *x) {
+    if target::conninfo::redact_args(&a.args) != a.args {
         return Err(Failure::usage(
             "the args after -- hold a password; a manifest must not",
             format!("store it in the Secret {} (key {})", a.secret, a.secret_key),

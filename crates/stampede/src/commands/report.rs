@@ -4,13 +4,14 @@
 //! Owns reading a saved result with errors that name the file and what is wrong with it
 //! ([`read_run`], shared with `compare`), and where the page goes.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use report::RunResult;
 
 use crate::cli::ReportArgs;
+use crate::console::Failure;
+use crate::files::{self, Dash, Request};
 
 /// Read a result written by `run --json`: a missing or unreadable file, a file that is not a
 /// run result, and a result from an incompatible stampede each say so with the path.
@@ -25,29 +26,22 @@ pub fn read_run(path: &Path) -> Result<RunResult> {
     })
 }
 
-/// Write `text` to `output`, or to standard output when it is absent or `-`.
-pub fn write_output(output: Option<&PathBuf>, flag: &str, text: &str) -> Result<()> {
-    match output {
-        Some(p) if p.as_os_str() != "-" => std::fs::write(p, text)
-            .with_context(|| format!("{flag} {}: cannot write the file", p.display())),
-        _ => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())
-                .and_then(|()| out.flush())
-                .context("cannot write to standard output")
-        }
-    }
-}
-
 pub fn run(args: ReportArgs) -> Result<i32> {
+    // Checked before the input is read: `-o` absent or `-` is standard output.
+    let out = files::check(
+        &[Request {
+            flag: "-o",
+            path: args.output.as_deref().unwrap_or(Path::new("-")),
+            dash: Dash::Stdout,
+        }],
+        &[&args.input],
+    )?
+    .remove(0);
     let r = read_run(&args.input)?;
-    write_output(
-        args.output.as_ref(),
-        "-o",
-        &report::html::render(&r, Some(&args.input)),
-    )?;
-    if let Some(p) = args.output.as_ref().filter(|p| p.as_os_str() != "-") {
-        eprintln!("report written to {}", p.display());
+    out.write_str(&report::html::render(&r, Some(&args.input)))
+        .map_err(|e| Failure::setup(e.to_string(), ""))?;
+    if !out.is_stdout() {
+        eprintln!("report written to {}", out.path().display());
     }
     Ok(0)
 }

@@ -27,7 +27,7 @@ pub mod sysbench;
 pub mod tpcc;
 pub mod ycsb;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Result;
@@ -35,6 +35,7 @@ use engine::RunSpec;
 
 use crate::cli::{Protocol, RunArgs, TargetArgs};
 use crate::console::Failure;
+use crate::files::RunOutputs;
 use crate::workloads::{self, Family};
 use crate::{environment, targeting};
 
@@ -89,8 +90,8 @@ pub struct Outputs {
     pub progress_s: Option<f64>,
     /// sysbench's progress lines on standard output instead of stampede's on standard error.
     pub sysbench_progress: bool,
-    pub json: Option<PathBuf>,
-    pub html: Option<PathBuf>,
+    /// `--json` and `--html`, checked before any I/O (`crate::files`).
+    pub files: RunOutputs,
     /// The commit count and the workload's own checks after the run.
     pub checks: bool,
     /// `--check-timeout`: each check's deadline (`run::after`).
@@ -369,11 +370,15 @@ impl Plan {
             }
             None => None,
         };
+        // The outputs are checked last among the options, before anything connects or starts:
+        // a bad --json path is refused at once, not after the run (`crate::files`).
+        let scripts = script_files(&a.file);
+        let inputs: Vec<&Path> = scripts.iter().map(PathBuf::as_path).collect();
+        let files = RunOutputs::check(a.json.as_deref(), a.html.as_deref(), &inputs)?;
         let out = Outputs {
             progress_s,
             sysbench_progress,
-            json: a.json.take(),
-            html: a.html.take(),
+            files,
             checks: !a.no_check,
             // 0: not given (a drop-in's translated arguments, built from Default).
             check_timeout: std::time::Duration::from_secs(match a.check_timeout {
@@ -434,6 +439,19 @@ impl Plan {
         }
         Ok(())
     }
+}
+
+/// The `-f FILE[@W]` scripts that exist as files: inputs an output must not overwrite.
+fn script_files(args: &[String]) -> Vec<PathBuf> {
+    args.iter()
+        .filter_map(|f| {
+            [Some(f.as_str()), f.rsplit_once('@').map(|(p, _)| p)]
+                .into_iter()
+                .flatten()
+                .map(PathBuf::from)
+                .find(|p| p.is_file())
+        })
+        .collect()
 }
 
 /// stampede's defaults for what the command line left out, each recorded as the option that

@@ -240,6 +240,13 @@ fn log_spec(a: &RunArgs, clients: u32, jobs: u32) -> Result<Option<engine::LogSp
     if prefix.is_empty() {
         return Err(usage("--log-prefix must not be empty".into()));
     }
+    // The logs are written as the run goes, so only their directory can be checked up front.
+    let flag = if a.log_prefix.is_some() {
+        "--log-prefix"
+    } else {
+        "-l"
+    };
+    crate::files::check_prefix(flag, prefix)?;
     let pid = std::process::id();
     let threads = jobs.min(clients).max(1);
     let paths = (0..threads)

@@ -169,7 +169,7 @@ impl Joined {
         let mut merged = crate::commands::fleet_merged(&done.stored, &name)?;
         crate::commands::fleet_workload_checks(ctx.rt, ctx.conn(), &mut merged)?;
         println!("\nfleet {name}: the merged result of its processes");
-        let fleet_code = crate::commands::fleet_emit(&merged, None, None)?;
+        let fleet_code = crate::commands::fleet_emit(&merged, &Default::default());
         Ok(match (code, fleet_code) {
             (EXIT_OK, c) => c,
             (c, EXIT_OK) => c,

@@ -10,7 +10,7 @@
 //! - `stampede sysbench`: sysbench 1.0.20's banner, options block, progress lines (standard
 //!   output, as sysbench prints them) and summary blocks.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use engine::Abort;
 use report::{RunResult, SysbenchSection};
 
@@ -166,14 +166,7 @@ pub(super) fn aborted(frontend: Frontend, a: &Abort) {
 /// check that hangs or a process killed during the checks leaves the measured result on disk.
 /// A failure here is reported when [`emit`] writes them again.
 pub(super) fn save(ctx: &Ctx, r: &RunResult) {
-    if let Some(path) = &ctx.out.json {
-        if let Ok(f) = std::fs::File::create(path) {
-            let _ = report::write_json(r, std::io::BufWriter::new(f));
-        }
-    }
-    if let Some(path) = &ctx.out.html {
-        let _ = std::fs::write(path, report::html::render(r, ctx.out.json.as_deref()));
-    }
+    let _ = ctx.out.files.write(r);
 }
 
 /// The summary on standard output, the files, and the exit code.
@@ -196,19 +189,11 @@ pub(super) fn emit(ctx: &Ctx, r: &RunResult) -> Result<i32> {
         Frontend::Pgbench => print!("{}", crate::dropin::pgbench::summary(r)),
         Frontend::Sysbench => print!("{}", report::render_sysbench_output(r)),
     }
-    if let Some(path) = &ctx.out.json {
-        let f = std::fs::File::create(path)
-            .with_context(|| format!("--json {}: cannot create the file", path.display()))?;
-        report::write_json(r, std::io::BufWriter::new(f))
-            .with_context(|| format!("--json {}: cannot write the result", path.display()))?;
-        console::note(&format!("result saved to {}", path.display()));
-    }
-    if let Some(path) = &ctx.out.html {
-        std::fs::write(path, report::html::render(r, ctx.out.json.as_deref()))
-            .with_context(|| format!("--html {}: cannot write the report", path.display()))?;
-        console::note(&format!("report saved to {}", path.display()));
-    }
-    let untrusted = !r.connections.aborted.is_empty()
+    // A file that cannot be written loses no other output and no number: the summary is
+    // printed above, the other files written; the exit code says the run needs a look.
+    let saved = ctx.out.files.save(r, "result");
+    let untrusted = !saved
+        || !r.connections.aborted.is_empty()
         || (r.checks.iter()).any(|c| {
             matches!(
                 c.status,

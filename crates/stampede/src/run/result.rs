@@ -188,28 +188,10 @@ fn endpoints(conn: &target::Target, outcome: &engine::Outcome) -> Vec<report::En
     eps
 }
 
-/// The command line as given, with every password removed: inside connection strings
-/// (`target::conninfo::redact`) and as the value of `--pgsql-password` / `--mysql-password`.
+/// The command line as given, with every password removed, in whatever spelling
+/// (`target::conninfo::redact_args`, the one redaction every printed form uses).
 pub(super) fn command_line() -> Vec<String> {
-    let mut argv: Vec<String> = std::env::args()
-        .map(|a| target::conninfo::redact(&a))
-        .collect();
-    for i in 1..argv.len() {
-        if matches!(
-            argv[i - 1].as_str(),
-            "--pgsql-password" | "--mysql-password"
-        ) {
-            argv[i] = "***".into();
-        }
-    }
-    for a in &mut argv {
-        for flag in ["--pgsql-password=", "--mysql-password="] {
-            if a.starts_with(flag) {
-                *a = format!("{flag}***");
-            }
-        }
-    }
-    argv
+    target::conninfo::redact_args(&std::env::args().collect::<Vec<_>>())
 }
 
 /// The server sampler for a run; a sampler that cannot start is a warning (the run goes on

@@ -7,6 +7,8 @@
 pub mod fleet;
 /// The OLTP tests' fixture: one shared embedded server per test binary.
 pub mod oltp;
+/// Read-only and full file systems for the output tests.
+pub mod tmpfs;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

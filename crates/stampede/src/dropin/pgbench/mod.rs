@@ -82,6 +82,11 @@ pub fn libpq_connect_error(e: &target::Error, conn: &target::Target) -> String {
             let why = cause.to_string();
             let why = why.split("; ").next().unwrap_or(&why);
             let why = why.split(" (os error").next().unwrap_or(why);
+            // libpq's words for connect_timeout.
+            let why = match cause.kind() {
+                std::io::ErrorKind::TimedOut => "timeout expired",
+                _ => why,
+            };
             let hint = if field(target, "host").is_some_and(|h| h.starts_with('/')) {
                 "Is the server running locally and accepting connections on that socket?"
             } else {

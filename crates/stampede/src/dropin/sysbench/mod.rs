@@ -58,7 +58,8 @@ pub fn run_header(spec: &engine::RunSpec, out: &Outputs) -> String {
 
 /// sysbench's FATAL: on standard output, exit 1.
 fn fatal(msg: &str) -> Result<i32> {
-    println!("FATAL: {msg}");
+    // Every message passes through redaction, as stampede's own errors do (`console::report`).
+    println!("FATAL: {}", target::conninfo::redact(msg));
     Ok(1)
 }
 

@@ -414,19 +414,8 @@ fn result_out(r: &RunResult, out: &Outputs, interrupted: bool) -> Result<i32> {
     for ch in &r.checks {
         println!("  {:<7}  {}: {}", ch.status.label(), ch.name, ch.detail);
     }
-    if let Some(path) = &out.json {
-        let f = std::fs::File::create(path)
-            .with_context(|| format!("--json {}: cannot create the file", path.display()))?;
-        report::write_json(&r, std::io::BufWriter::new(f))
-            .with_context(|| format!("--json {}: cannot write the result", path.display()))?;
-        console::note(&format!("result saved to {}", path.display()));
-    }
-    if let Some(path) = &out.html {
-        std::fs::write(path, report::html::render(&r, out.json.as_deref()))
-            .with_context(|| format!("--html {}: cannot write the report", path.display()))?;
-        console::note(&format!("report saved to {}", path.display()));
-    }
-    let failed = r.checks.iter().any(|c| c.status == CheckStatus::Failed);
+    let saved = out.files.save(&r, "result");
+    let failed = !saved || r.checks.iter().any(|c| c.status == CheckStatus::Failed);
     Ok(if interrupted {
         EXIT_INTERRUPTED
     } else if failed {
