@@ -65,9 +65,11 @@ impl Ctx<'_> {
         self.target.embedded.is_some() || self.target.embedded_mysql.is_some()
     }
 
-    /// One session for a setup step, closed afterwards; its notices are printed.
+    /// One session for a setup step, closed afterwards; its notices are printed. A signal
+    /// while it runs abandons it (`interrupt::or_interrupted`): a server that accepts the
+    /// connection and never answers does not hold Ctrl-C up.
     pub fn with_session<T>(&self, f: impl AsyncFnOnce(&mut Session) -> Result<T>) -> Result<T> {
-        self.rt.block_on(async {
+        self.block_on_setup(async {
             let mut s = Session::connect(self.conn()).await?;
             let r = f(&mut s).await;
             for n in s.take_notices() {
@@ -76,6 +78,14 @@ impl Ctx<'_> {
             s.close().await;
             r
         })
+    }
+
+    /// A setup step on the runtime, abandoned at a signal (`interrupt::or_interrupted`).
+    pub fn block_on_setup<T>(
+        &self,
+        step: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        self.rt.block_on(interrupt::or_interrupted(step))
     }
 }
 
@@ -211,10 +221,7 @@ pub fn execute(plan: Plan) -> Result<i32> {
 }
 
 fn interrupted_before() -> anyhow::Error {
-    Failure::setup(
-        "interrupted before the run started; nothing was measured",
-        "",
-    )
+    Failure::interrupted("interrupted before the run started; nothing was measured")
 }
 
 /// The commit count's baseline, in the target's protocol.
@@ -301,7 +308,7 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     // see no other session start.
     let maintenance_before = match ctx.out.checks && !fault_run && joined.is_none() {
         true if conn.dialect() == Dialect::Postgres && !several_hosts => {
-            Some(ctx.rt.block_on(checks::maintenance_runs(conn))?)
+            Some(ctx.block_on_setup(checks::maintenance_runs(conn))?)
         }
         _ => None,
     };
@@ -310,13 +317,13 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
         conn.dialect(),
     ) {
         (true, Dialect::Postgres) if several_hosts => Some(Baseline::PgHosts(
-            ctx.rt.block_on(checks::hosts::commit_baseline(conn))?,
+            ctx.block_on_setup(checks::hosts::commit_baseline(conn))?,
         )),
         (true, Dialect::Postgres) => Some(Baseline::Pg(Box::new(
-            ctx.rt.block_on(checks::commit_baseline(conn))?,
+            ctx.block_on_setup(checks::commit_baseline(conn))?,
         ))),
         (true, Dialect::MySql) => Some(Baseline::MySql(
-            ctx.rt.block_on(checks::mysql::commit_baseline(conn))?,
+            ctx.block_on_setup(checks::mysql::commit_baseline(conn))?,
         )),
         (false, _) => None,
     };
