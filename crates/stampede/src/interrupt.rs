@@ -1,10 +1,11 @@
 //! Ctrl-C and SIGTERM, alike (`timeout` and systemd stop a process with SIGTERM):
 //! - The first asks every phase to stop cleanly: the engine finishes or cuts off the
 //!   transactions in flight and returns a partial result, which is printed and saved; the
-//!   loader aborts its COPYs and drops what it half made; a setup step waiting on the server
-//!   (a connection attempt to a server that accepts and never answers) is abandoned at once
-//!   ([`or_interrupted`]); the embedded server is stopped and its directory removed as after
-//!   any run. Exit 130.
+//!   loader aborts its COPYs and drops what it half made; a setup step before the run, waiting
+//!   on the server (a connection attempt to a server that accepts and never answers), is
+//!   abandoned at once ([`or_interrupted`]), but the steps after the engine started (the
+//!   checks, which complete the result) run to their end; the embedded server is stopped and
+//!   its directory removed as after any run. Exit 130.
 //! - The second stops now, on the signal thread: the embedded servers are stopped at once
 //!   (PostgreSQL's immediate shutdown, SIGKILL for MariaDB; SIGKILL for whatever is left after
 //!   [`GRACE`], or at a third signal) and their temporary directories removed, a directory that
@@ -30,6 +31,10 @@ use crate::console::{Failure, EXIT_INTERRUPTED};
 
 static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 
+/// Set when the engine starts ([`measuring`]): from then on there is a result to keep, and a
+/// signal no longer abandons a step.
+static MEASURING: AtomicBool = AtomicBool::new(false);
+
 /// The number of signals so far, for the futures that [`or_interrupted`] races.
 static SIGNALS: LazyLock<watch::Sender<u32>> = LazyLock::new(|| watch::channel(0).0);
 
@@ -51,12 +56,21 @@ pub fn requested() -> bool {
     flag().load(Ordering::SeqCst)
 }
 
-/// `fut`, unless SIGINT or SIGTERM arrives while it runs: then it is dropped (its connection
-/// closed) and the error says so, with the exit code 130. For setup steps only, which measure
-/// nothing and leave nothing half done: dropping the engine's or the loader's future would lose
-/// a result or leave a half-loaded table. A signal that arrived before the call does not count
-/// (the step that follows an interrupted run, such as its checks, still runs).
+/// The engine starts: from now on a signal must not abandon a step (module header).
+pub fn measuring() {
+    MEASURING.store(true, Ordering::SeqCst);
+}
+
+/// `fut`, unless SIGINT or SIGTERM arrives while it runs before the engine started: then it is
+/// dropped (its connection closed) and the error says so, with the exit code 130. For setup
+/// steps, which measure nothing and leave nothing half done: dropping the engine's or the
+/// loader's future would lose a result or leave a half-loaded table, and once the engine ran,
+/// the steps after it complete a result that the first signal must keep. A signal that arrived
+/// before the call does not count either.
 pub async fn or_interrupted<T>(fut: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
+    if MEASURING.load(Ordering::SeqCst) {
+        return fut.await;
+    }
     let mut signals = SIGNALS.subscribe();
     tokio::select! {
         r = fut => r,

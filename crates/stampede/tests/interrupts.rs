@@ -1,5 +1,6 @@
 //! Ctrl-C and SIGTERM (issue 30), against real servers: one SIGINT or SIGTERM mid-run prints
-//! and saves the partial result (exit 130); a second stops a step the first could not; three
+//! and saves the partial result (exit 130), and one during the checks lets them finish; a
+//! second stops a step the first could not; three
 //! during a run or a load on the embedded PostgreSQL leave no server process and no directory;
 //! a directory that cannot be removed is named; one signal ends a connection attempt to a
 //! server that accepts and never answers.
@@ -244,6 +245,42 @@ fn a_second_sigterm_ends_a_step_that_the_first_could_not() {
     holder.rollback();
     assert_eq!(code, 130, "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stderr.contains("interrupted again (SIGTERM)"), "{stderr}");
+}
+
+/// A run that ended by itself (-T) and is checking, waiting on a table another session holds
+/// locked, when one SIGINT comes: the check is not abandoned (it completes the result), and
+/// the result is printed once the lock goes. Nothing was cut short: the exit code is the run's.
+#[test]
+fn one_sigint_during_the_checks_lets_them_finish() {
+    let guard = server();
+    let srv = guard.as_ref().unwrap();
+    let db = "checking";
+    srv.create_db(db);
+    assert!(srv.pgbench(db, &["-i", "-s", "1", "-q"]).status.success());
+    // select-only: the clients never touch pgbench_history; the TPC-B check reads it.
+    let mut args = strings(&["run", "-b", "select-only", "-n", "-c", "1", "-T", "5"]);
+    args.extend(strings(&["-P", "1", "--no-observe"]));
+    args.extend(srv.target(db));
+    let run = spawn(&args, None);
+    run.wait_line("progress:");
+    let holder = srv.hold(db, "locker", "LOCK TABLE pgbench_history");
+    let waiting = "SELECT count(*) FROM pg_stat_activity WHERE datname = 'checking' \
+                   AND wait_event_type = 'Lock'";
+    srv.wait_for("postgres", waiting, "1");
+    run.signal(libc::SIGINT);
+    run.wait_line("interrupted");
+    holder.rollback();
+    let (code, stdout, stderr) = run.finish(PATIENCE);
+    // Not 130 (nothing was cut short) nor 1 (the check was not abandoned): 0, or 2 when the
+    // commit count counted the holder's session on the same database (it says so).
+    assert!(
+        matches!(code, 0 | 2),
+        "exit {code}; stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(
+        stdout.contains("PASSED   TPC-B invariant"),
+        "{stdout}\n{stderr}"
+    );
 }
 
 /// Three SIGINTs on a run that started its own PostgreSQL: the second stops the server at once

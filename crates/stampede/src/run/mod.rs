@@ -65,9 +65,9 @@ impl Ctx<'_> {
         self.target.embedded.is_some() || self.target.embedded_mysql.is_some()
     }
 
-    /// One session for a setup step, closed afterwards; its notices are printed. A signal
-    /// while it runs abandons it (`interrupt::or_interrupted`): a server that accepts the
-    /// connection and never answers does not hold Ctrl-C up.
+    /// One session for a step, closed afterwards; its notices are printed. A signal while it
+    /// runs before the engine started abandons it (`interrupt::or_interrupted`): a server that
+    /// accepts the connection and never answers does not hold Ctrl-C up.
     pub fn with_session<T>(&self, f: impl AsyncFnOnce(&mut Session) -> Result<T>) -> Result<T> {
         self.block_on_setup(async {
             let mut s = Session::connect(self.conn()).await?;
@@ -368,6 +368,8 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     if let Some(j) = &mut joined {
         j.mark_start();
     }
+    // A result exists from here: a signal stops the engine, not the checks after it.
+    interrupt::measuring();
     let ran = family.run(ctx, &mut on_event);
     let injected = injector.take().map(fault::Injector::finish);
     let fin = family.finish(ctx);
