@@ -339,6 +339,18 @@ impl EmbeddedMariaDb {
         let user_settings = check_settings(&opts.settings)?;
         let binaries = Self::find_binaries(opts.bindir.as_deref())?;
         let run_as = server_account("MariaDB", "mysql")?;
+        let mut settings = merge_settings(default_settings(), &user_settings);
+        let tcp = tcp_asked(&settings);
+        check_closed(&settings, tcp)?;
+        let given_port = match find(&settings, "port").filter(|_| tcp) {
+            Some(v) => Some(
+                v.parse::<u16>()
+                    .ok()
+                    .filter(|&p| p > 0)
+                    .ok_or_else(|| embedded_err(format!("port={v}: not a port number")))?,
+            ),
+            None => None,
+        };
 
         let (tempdir, data_dir) = match &opts.data_dir {
             Some(d) => {
@@ -401,19 +413,6 @@ impl EmbeddedMariaDb {
                 )));
             }
         }
-
-        let mut settings = merge_settings(default_settings(), &user_settings);
-        let tcp = tcp_asked(&settings);
-        check_closed(&settings, tcp)?;
-        let given_port = match find(&settings, "port").filter(|_| tcp) {
-            Some(v) => Some(
-                v.parse::<u16>()
-                    .ok()
-                    .filter(|&p| p > 0)
-                    .ok_or_else(|| embedded_err(format!("port={v}: not a port number")))?,
-            ),
-            None => None,
-        };
 
         if !data_dir.exists() {
             fs::create_dir_all(&data_dir)

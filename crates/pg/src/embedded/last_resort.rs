@@ -46,6 +46,12 @@ struct Registry {
 
 static LIVE: Registry = Registry::new();
 
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Registry")
+    }
+}
+
 /// How often [`stop_all`] looks whether the groups are gone.
 const POLL: Duration = Duration::from_millis(20);
 /// How long SIGKILLed processes may take to be gone before [`stop_all`] gives up on them.
@@ -82,12 +88,6 @@ impl Registry {
 pub struct Guard {
     id: u64,
     registry: &'static Registry,
-}
-
-impl std::fmt::Debug for Registry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Registry")
-    }
 }
 
 impl Guard {
@@ -179,9 +179,10 @@ impl Registry {
             if let Some(dir) = &e.dir {
                 if let Err(err) = remove_tree(dir) {
                     problems.push(format!(
-                    "cannot remove the embedded server's directory {}: {err}; remove it by hand",
-                    dir.display()
-                ));
+                        "cannot remove the embedded server's directory {}: {err}; remove it \
+                         by hand",
+                        dir.display()
+                    ));
                 }
             }
         }
@@ -189,10 +190,14 @@ impl Registry {
     }
 }
 
-/// `Command::output` for an install program (`initdb`, `mariadb-install-db`) started in a
-/// process group of its own: while it runs, [`stop_all`] SIGKILLs its group.
+/// `Command::output` (stdin empty, stdout and stderr captured) for an install program
+/// (`initdb`, `mariadb-install-db`) started in a process group of its own: while it runs,
+/// [`stop_all`] SIGKILLs its group.
 pub fn output(cmd: &mut std::process::Command, guard: &Guard) -> std::io::Result<Output> {
-    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let child = (cmd.stdin(Stdio::null()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
     guard.running(child.id() as i32, libc::SIGKILL);
     let out = child.wait_with_output();
     guard.stopped();
