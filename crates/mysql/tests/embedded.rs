@@ -1,9 +1,11 @@
 //! The embedded MariaDB against the machine's binaries (Debian's `mariadb-server`; as root the
-//! server runs as `mysql`): a start that a `Session` reaches over TCP and the socket, the default
+//! server runs as `mysql`): a start that a `Session` reaches over the socket only, the default
 //! database usable, the settings in force as the server reports them (SHOW GLOBAL VARIABLES), a
 //! user's setting applied, `stop` and `Drop` removing the temporary directory, a kept server
 //! left running and stopped later by its data directory, a failed start reporting the error
-//! log, and the missing-binaries error naming the package.
+//! log, and the missing-binaries error naming the package. Closed to others (issue 30): another
+//! local user reaches neither the socket nor a TCP port, `load_file` reads nothing outside the
+//! server's own directory, and TCP, when asked for, lets in only the random password.
 //!
 //! Each test starts its own server (about half a second each: mariadb-install-db, then the
 //! server); none is shared, since stopping and removing are what is tested.
@@ -54,7 +56,7 @@ fn setting<'a>(server: &'a EmbeddedMariaDb, name: &str) -> &'a str {
 }
 
 #[tokio::test]
-async fn starts_serves_tcp_and_socket_with_its_settings_and_drop_removes_everything() {
+async fn starts_on_its_socket_only_with_its_settings_and_drop_removes_everything() {
     let server = EmbeddedMariaDb::start(&EmbeddedMariaDbOptions::default()).expect("start");
     let b = server.binaries();
     assert!(b.version.contains("MariaDB"), "{b:?}");
@@ -64,10 +66,11 @@ async fn starts_serves_tcp_and_socket_with_its_settings_and_drop_removes_everyth
     );
     assert!(!b.found_by.is_empty());
 
-    // TCP, root, the default database: create a table, insert, select.
+    // The socket, root, the default database: create a table, insert, select.
     let ci = server.conninfo();
-    assert_eq!((ci.host.as_str(), ci.port), ("127.0.0.1", server.port()));
-    assert_eq!(ci.socket, None);
+    assert_eq!(ci, server.socket_conninfo());
+    assert_eq!(ci.socket.as_deref(), Some(server.socket()));
+    assert_eq!(server.port(), None);
     assert_eq!(
         (ci.user.as_str(), ci.database.as_deref()),
         ("root", Some(DATABASE))
@@ -80,7 +83,7 @@ async fn starts_serves_tcp_and_socket_with_its_settings_and_drop_removes_everyth
     assert_eq!(scalar(&mut s, "SELECT DATABASE()").await, DATABASE);
     assert_eq!(
         scalar(&mut s, "SELECT CURRENT_USER()").await,
-        "root@127.0.0.1"
+        "root@localhost"
     );
     s.simple_query("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB")
         .await
@@ -105,8 +108,7 @@ async fn starts_serves_tcp_and_socket_with_its_settings_and_drop_removes_everyth
     assert_eq!(v["performance_schema"], "ON");
     assert_eq!(v["character_set_server"], "utf8mb4");
     assert_eq!(v["innodb_fast_shutdown"], "2", "a temporary directory's");
-    assert_eq!(v["port"], server.port().to_string());
-    assert_eq!(v["bind_address"], "127.0.0.1");
+    assert_eq!(v["skip_networking"], "ON");
     assert_eq!(Path::new(&v["socket"]), server.socket());
     assert_eq!(Path::new(&v["datadir"]), server.data_dir());
     assert!(
@@ -114,15 +116,13 @@ async fn starts_serves_tcp_and_socket_with_its_settings_and_drop_removes_everyth
         "the server lowered something: {:?}",
         server.notes()
     );
-    s.close().await;
-
-    // The socket, as root at localhost.
-    let mut s = connect(&server.socket_conninfo()).await;
-    assert_eq!(
-        scalar(&mut s, "SELECT CURRENT_USER()").await,
-        "root@localhost"
+    // Its files directory is no database.
+    let dbs = s.simple_query("SHOW DATABASES").await.unwrap();
+    assert!(
+        dbs.iter()
+            .all(|r| !r[0].as_deref().unwrap_or("").contains("files")),
+        "{dbs:?}"
     );
-    assert_eq!(scalar(&mut s, "SELECT COUNT(*) FROM t").await, "2");
     s.close().await;
 
     // Its own process group: a terminal's Ctrl-C (sent to our group) does not reach it.
@@ -184,14 +184,19 @@ async fn a_kept_server_survives_drop_and_is_stopped_by_its_data_directory() {
     }
     // A blank in the path: mariadb-install-db passes some options on unquoted.
     let data_dir = parent.path().join("mariadb data");
+    // Over TCP: the password must survive the handle (attach) and a restart.
     let opts = EmbeddedMariaDbOptions {
         data_dir: Some(data_dir.clone()),
         keep: true,
+        settings: vec![("bind_address".into(), "127.0.0.1".into())],
         ..Default::default()
     };
     let server = EmbeddedMariaDb::start(&opts).expect("start");
     let pid = server.pid().unwrap();
     let port = server.port();
+    assert!(port.is_some());
+    let password = server.tcp_password().unwrap().to_string();
+    assert_eq!(server.conninfo().user, "stampede");
     let mut s = connect(&server.conninfo()).await;
     s.simple_query("CREATE TABLE kept (x INT)").await.unwrap();
     s.simple_query("INSERT INTO kept VALUES (42)")
@@ -235,6 +240,7 @@ async fn a_kept_server_survives_drop_and_is_stopped_by_its_data_directory() {
         ..opts
     })
     .expect("restart");
+    assert_eq!(server.tcp_password(), Some(password.as_str()));
     let mut s = connect(&server.conninfo()).await;
     assert_eq!(scalar(&mut s, "SELECT x FROM kept").await, "42");
     assert_eq!(scalar(&mut s, "SELECT @@innodb_fast_shutdown").await, "1");
@@ -353,4 +359,198 @@ fn a_missing_binary_directory_names_the_package() {
     assert!(e.contains("apt-get install mariadb-server"), "{e}");
     assert!(e.contains(&missing.path().display().to_string()), "{e}");
     assert!(e.contains("mariadbd"), "{e}");
+}
+
+/// `runuser -u nobody -- PROGRAM ARGS`: the output of a program run as an unprivileged local
+/// user; None when this process cannot switch users (not root: CI runs as root).
+fn as_nobody(program: &str, args: &[String]) -> Option<std::process::Output> {
+    // Root or not: `server_account` says whether the server runs as another account.
+    server_account("MariaDB", "mysql").unwrap()?;
+    let out = std::process::Command::new("runuser")
+        .args(["-u", "nobody", "--", program])
+        .args(args)
+        .output()
+        .expect("runuser runs");
+    Some(out)
+}
+
+/// The TCP ports process `pid` listens on: its sockets (`/proc/PID/fd`) found in the kernel's
+/// tables of listening sockets (`/proc/net/tcp` and `tcp6`, state 0A).
+fn listening_ports(pid: i32) -> Vec<u16> {
+    let inodes: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read_link(e.path()).ok())
+        .filter_map(|l| {
+            let l = l.to_string_lossy().into_owned();
+            Some(l.strip_prefix("socket:[")?.strip_suffix(']')?.to_string())
+        })
+        .collect();
+    let mut ports = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        for line in std::fs::read_to_string(table)
+            .unwrap_or_default()
+            .lines()
+            .skip(1)
+        {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            // local_address (hex ip:port), state, ..., inode (the 10th field).
+            if f.len() > 9 && f[3] == "0A" && inodes.iter().any(|i| i == f[9]) {
+                let port = f[1].rsplit(':').next().unwrap();
+                ports.push(u16::from_str_radix(port, 16).unwrap());
+            }
+        }
+    }
+    ports
+}
+
+/// Issue 30: an unprivileged account read /etc/passwd through load_file during a run. Now the
+/// socket is in a 0700 directory of the server's account, no TCP port is open unless asked, and
+/// load_file reads only the server's own files directory.
+#[tokio::test]
+async fn an_unprivileged_local_user_can_neither_connect_nor_read_files() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let server = EmbeddedMariaDb::start(&EmbeddedMariaDbOptions::default()).expect("start");
+    let pid = server.pid().unwrap();
+    assert_eq!(
+        listening_ports(pid),
+        Vec::<u16>::new(),
+        "a TCP port is open"
+    );
+    let socket_dir = server.socket().parent().unwrap();
+    let meta = std::fs::metadata(socket_dir).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o700);
+    if let Some(u) = server_account("MariaDB", "mysql").unwrap() {
+        assert_eq!(meta.uid(), u.uid);
+        assert_ne!(
+            u.name, "nobody",
+            "the probe must not be the server's own account"
+        );
+    }
+
+    // secure_file_priv: the server's own directory, inside its data directory; nothing else.
+    let mut s = connect(&server.conninfo()).await;
+    let files = scalar(&mut s, "SELECT @@secure_file_priv").await;
+    assert_eq!(
+        Path::new(&files),
+        server.data_dir().join(".files"),
+        "secure_file_priv"
+    );
+    let rows = s
+        .simple_query("SELECT load_file('/etc/passwd')")
+        .await
+        .unwrap();
+    assert_eq!(rows[0][0], None, "load_file read /etc/passwd");
+    s.simple_query(&format!(
+        "SELECT 'inside' INTO OUTFILE '{}/probe.txt'",
+        files.trim_end_matches('/')
+    ))
+    .await
+    .expect("the files directory is writable by the server");
+    let e = s
+        .simple_query("SELECT 'outside' INTO OUTFILE '/tmp/stampede-outside.txt'")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("secure-file-priv"), "{e}");
+    s.close().await;
+
+    // Another local user: the socket cannot be reached at all.
+    let sock = format!("--socket={}", server.socket().display());
+    let probe = [
+        "--no-defaults".to_string(),
+        sock,
+        "-uroot".into(),
+        "-e".into(),
+        "SELECT load_file('/etc/passwd')".into(),
+    ];
+    if let Some(out) = as_nobody("mariadb", &probe) {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "nobody connected: {stderr}");
+        assert!(stderr.contains("ERROR 2002"), "{stderr}");
+        assert!(
+            stderr.contains("(13)"),
+            "not refused for permission: {stderr}"
+        );
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("root:"));
+    }
+    drop(server);
+
+    // TCP asked for: the port is open, but only to the random password.
+    let server = EmbeddedMariaDb::start(&EmbeddedMariaDbOptions {
+        settings: vec![("skip_networking".into(), "OFF".into())],
+        ..Default::default()
+    })
+    .expect("start with TCP");
+    let port = server.port().expect("a TCP port");
+    assert_eq!(listening_ports(server.pid().unwrap()), vec![port]);
+    let ci = server.conninfo();
+    assert_eq!(
+        (ci.host.as_str(), ci.port, ci.user.as_str()),
+        ("127.0.0.1", port, "stampede")
+    );
+    let mut s = connect(&ci).await;
+    assert_eq!(scalar(&mut s, "SELECT CURRENT_USER()").await, "stampede@%");
+    s.close().await;
+    let password = server.tcp_password().unwrap().to_string();
+    assert!(
+        server
+            .settings()
+            .iter()
+            .all(|(_, v)| !v.contains(&password)),
+        "the password is among the printed settings"
+    );
+    let record = std::fs::metadata(server.record_file()).unwrap();
+    assert_eq!(record.permissions().mode() & 0o777, 0o600);
+    assert!(
+        !server.data_dir().join("stampede-init.sql").exists(),
+        "the init file (with the password) was left in the data directory"
+    );
+    for user in ["root", "stampede"] {
+        // Without the password, and with a wrong one: refused.
+        for pw in ["", "-pwrong"] {
+            let mut args = vec![
+                "--no-defaults".to_string(),
+                "-h127.0.0.1".into(),
+                format!("-P{port}"),
+                format!("-u{user}"),
+                "-e".into(),
+                "SELECT load_file('/etc/passwd')".into(),
+            ];
+            if !pw.is_empty() {
+                args.insert(4, pw.into());
+            }
+            let out = as_nobody("mariadb", &args).unwrap_or_else(|| {
+                std::process::Command::new("mariadb")
+                    .args(&args)
+                    .output()
+                    .unwrap()
+            });
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{user} {pw:?} logged in over TCP");
+            assert!(stderr.contains("ERROR 1045"), "{user} {pw:?}: {stderr}");
+        }
+    }
+    // root over TCP with the password: let in (it is the same account's password).
+    let root_tcp = Conninfo {
+        user: "root".into(),
+        ..ci.clone()
+    };
+    let mut s = connect(&root_tcp).await;
+    assert_eq!(
+        scalar(&mut s, "SELECT CURRENT_USER()").await,
+        "root@127.0.0.1"
+    );
+    s.close().await;
+    // Name resolution would let loopback TCP in as root@localhost (no password): refused.
+    let e = EmbeddedMariaDb::start(&EmbeddedMariaDbOptions {
+        settings: vec![
+            ("port".into(), port.to_string()),
+            ("skip_name_resolve".into(), "OFF".into()),
+        ],
+        ..Default::default()
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("root@localhost"), "{e}");
 }

@@ -147,6 +147,16 @@ impl Failure {
         })
     }
 
+    /// Ctrl-C or SIGTERM stopped the command before it had a result to show.
+    pub fn interrupted(cause: impl Into<String>) -> anyhow::Error {
+        anyhow::Error::new(Failure {
+            cause: cause.into(),
+            todo: None,
+            detail: None,
+            code: EXIT_INTERRUPTED,
+        })
+    }
+
     /// Something outside the command line stopped the command before it measured anything.
     pub fn setup(cause: impl Into<String>, todo: impl Into<String>) -> anyhow::Error {
         anyhow::Error::new(Failure {

@@ -49,7 +49,15 @@ fn main() {
     let code = match result {
         Ok(code) => code,
         // Every message passes through redaction: a password never reaches the terminal.
-        Err(e) => console::report(&e),
+        Err(e) => {
+            let code = console::report(&e);
+            // Whatever failed after Ctrl-C or SIGTERM (a step cut short, a connection the
+            // server dropped), the command ended because it was interrupted.
+            match interrupt::requested() {
+                true => console::EXIT_INTERRUPTED,
+                false => code,
+            }
+        }
     };
-    std::process::exit(code);
+    interrupt::exit(code);
 }

@@ -104,6 +104,25 @@ pub fn describe_mariadb(server: &EmbeddedMariaDb) {
     for n in server.notes() {
         crate::console::note(n);
     }
+    crate::console::note(&mariadb_access(server));
+}
+
+/// How the embedded MariaDB is reached, without its password (a run's output never holds it).
+fn mariadb_access(server: &EmbeddedMariaDb) -> String {
+    let ci = server.conninfo();
+    match ci.socket {
+        Some(_) => format!(
+            "embedded MariaDB on its unix socket only (no TCP; --set port=N opens it): {}",
+            ci.redacted()
+        ),
+        None => format!(
+            "embedded MariaDB over TCP: {} (the password is in {}, group [stampede-tcp]); as root \
+             over the socket with `mariadb -S {} -uroot`",
+            ci.redacted(),
+            server.record_file().display(),
+            server.socket().display()
+        ),
+    }
 }
 
 fn env(k: &str) -> Option<String> {
@@ -274,11 +293,18 @@ pub fn close(t: Target, keep: bool) -> Result<()> {
     if let Some(server) = t.embedded_mysql {
         if keep {
             eprintln!(
-                "embedded MariaDB kept running: connect with `mariadb -S {} -uroot {}` or -d {}; \
+                "embedded MariaDB kept running: connect with `mariadb -S {} -uroot {}` or -d {}{}; \
                  stop it with `stampede server stop --mysql --data-dir {}`",
                 server.socket().display(),
                 t.conn.database(),
                 t.conn.redacted(),
+                match server.port() {
+                    Some(_) => format!(
+                        " (its password is in {}, group [stampede-tcp])",
+                        server.record_file().display()
+                    ),
+                    None => String::new(),
+                },
                 server.data_dir().display()
             );
             drop(server);

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{number_after, stampede, stampede_cmd, Server};
+use common::{stampede, stampede_cmd, Server};
 
 #[test]
 fn stampede_runs_on_data_loaded_by_pgbench_and_its_counts_match_the_server() {
@@ -238,57 +238,6 @@ fn the_embedded_default_runs_validates_against_the_schema_and_cleans_up() {
     assert!(
         !std::path::Path::new(data_dir).exists(),
         "{data_dir} still exists"
-    );
-}
-
-#[test]
-fn ctrl_c_mid_run_prints_and_saves_the_partial_result() {
-    let srv = Server::start();
-    srv.create_db("cc");
-    assert!(srv.pgbench("cc", &["-i", "-s", "1", "-q"]).status.success());
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("partial.json");
-    let mut args: Vec<String> = [
-        "run",
-        "-c",
-        "2",
-        "-T",
-        "60",
-        "-P",
-        "1",
-        "--json",
-        json.to_str().unwrap(),
-    ]
-    .map(String::from)
-    .to_vec();
-    args.extend(srv.target("cc"));
-    let child = stampede_cmd()
-        .args(&args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait for the first progress line's worth of running, then interrupt.
-    std::thread::sleep(std::time::Duration::from_secs(4));
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "stdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    let done = number_after(&stdout, "number of transactions actually processed: ");
-    assert!(done > 0, "{stdout}");
-    assert!(stdout.contains("interrupted"), "{stdout}");
-    let value: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(value["interrupted"], true);
-    // Every counted transaction is in the history: in-flight ones finished, none was lost.
-    assert_eq!(
-        srv.psql("cc", "SELECT count(*) FROM pgbench_history"),
-        done.to_string()
     );
 }
 

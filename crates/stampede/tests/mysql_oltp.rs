@@ -483,3 +483,80 @@ fn a_run_on_mariadb_is_observed_with_innodb_figures() {
     assert!(page.contains("· MariaDB ") && page.contains("id=\"wait-times\""));
     assert!(!page.contains("pg_stat_database"));
 }
+
+/// The embedded MariaDB kept by `server start --mysql`: on its socket only by default; with
+/// `--set bind_address=127.0.0.1`, on TCP, and the URL `server start` prints (quoted for a
+/// shell, with the random password) is what `init` and `run` use. The password appears on that
+/// line only: never on stderr, never in a run's output.
+#[test]
+fn server_start_mysql_prints_a_url_that_works_and_no_run_prints_its_password() {
+    let parent = tempfile::Builder::new()
+        .prefix("stampede-srv-")
+        .tempdir()
+        .unwrap();
+    if let Some(u) = target::embedded::os::server_account("MariaDB", "mysql").unwrap() {
+        target::embedded::os::chown(parent.path(), &u).unwrap();
+    }
+    let data = parent.path().join("m");
+    let data = data.to_str().unwrap();
+    let start = |set: &[&str]| {
+        let mut args = vec!["server", "start", "--mysql", "--data-dir", data];
+        args.extend(set);
+        stampede(&args)
+    };
+    let stop = || stampede(&["server", "stop", "--mysql", "--data-dir", data]);
+
+    let (code, out, err) = start(&[]);
+    assert_eq!(code, 0, "{err}");
+    let socket = format!("{data}/mysqld.sock");
+    assert_eq!(
+        out.trim(),
+        format!("-d 'mysql://root@localhost/stampede?socket={socket}&ssl-mode=DISABLED&connect-timeout=10'"),
+        "{err}"
+    );
+    assert!(err.contains("skip_networking=ON"), "{err}");
+    assert_eq!(stop().0, 0);
+
+    let (code, out, err) = start(&["--set", "bind_address=127.0.0.1"]);
+    assert_eq!(code, 0, "{err}");
+    let url = out
+        .trim()
+        .strip_prefix("-d '")
+        .and_then(|u| u.strip_suffix('\''))
+        .unwrap_or_else(|| panic!("not a quoted -d URL: {out}"))
+        .to_string();
+    let cnf = std::fs::read_to_string(format!("{data}/stampede.cnf")).unwrap();
+    let password = cnf
+        .lines()
+        .find_map(|l| l.strip_prefix("password = "))
+        .expect("a password in stampede.cnf");
+    assert!(
+        url.starts_with(&format!("mysql://stampede:{password}@127.0.0.1:")),
+        "{url}"
+    );
+    assert!(!err.contains(password), "the password on stderr: {err}");
+
+    let shape = ["--tables", "1", "--table-size", "100"];
+    let mut init = vec!["init", "oltp", "-d", &url];
+    init.extend(shape);
+    let (code, out, err) = stampede(&init);
+    assert_eq!(code, 0, "{out}{err}");
+    let mut run = vec![
+        "run",
+        "oltp_point_select",
+        "-d",
+        &url,
+        "-t",
+        "20",
+        "--no-observe",
+    ];
+    run.extend(shape);
+    let (code, out, err) = stampede(&run);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("PASSED"), "{out}");
+    assert!(
+        !out.contains(password) && !err.contains(password),
+        "{out}{err}"
+    );
+    assert_eq!(stop().0, 0);
+}

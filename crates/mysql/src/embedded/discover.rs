@@ -113,14 +113,14 @@ impl EmbeddedMariaDb {
             },
         };
         let settings = read_record(&data_dir.join(RECORD_FILE));
-        let port = find(&settings, "port")
-            .and_then(|p| p.parse().ok())
-            .unwrap_or(3306);
+        let port = find(&settings, "port").and_then(|p| p.parse().ok());
+        // A record without `skip_networking` is TCP (an older stampede opened it always).
         let host = if is_on(find(&settings, "skip_networking")) {
             None
         } else {
             Some(client_host(find(&settings, "bind_address")))
         };
+        let tcp_port = host.as_ref().map(|_| port.unwrap_or(3306));
         let socket = find(&settings, "socket")
             .map(PathBuf::from)
             .unwrap_or_else(|| data_dir.join(SOCKET_FILE));
@@ -129,13 +129,15 @@ impl EmbeddedMariaDb {
             data_dir: data_dir.to_path_buf(),
             socket,
             host,
-            port,
+            port: tcp_port,
+            password: recorded_password(&data_dir.join(RECORD_FILE)).map(Password),
             settings,
             notes: Vec::new(),
             log_file: data_dir.join(LOG_FILE),
             keep: true,
             process: Process::Pid(pid),
             tempdir: None,
+            guard: Guard::new(None, true),
         }))
     }
 

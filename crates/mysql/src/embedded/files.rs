@@ -9,6 +9,7 @@ pub(super) fn install_db(
     data_dir: &Path,
     settings: &[(String, String)],
     run_as: Option<&RunAs>,
+    guard: &Guard,
 ) -> Result<(), Error> {
     let d = data_dir.display();
     let mut cmd = Command::new(&bin.install_db);
@@ -36,8 +37,7 @@ pub(super) fn install_db(
     if let Some(u) = run_as {
         cmd.uid(u.uid).gid(u.gid);
     }
-    let out = cmd
-        .output()
+    let out = last_resort::output(&mut cmd, guard)
         .map_err(|e| embedded_err(format!("cannot run {}: {e}", bin.install_db.display())))?;
     if out.status.success() {
         return Ok(());
@@ -100,8 +100,9 @@ pub(super) fn check_settings(
         if OWN_SETTINGS.contains(&norm(k).as_str()) {
             return Err(embedded_err(format!(
                 "the MariaDB setting `{k}` is stampede's own: the embedded server keeps its data \
-                 directory, socket, pid file and error log in one private directory (give \
-                 --data-dir to choose it)"
+                 directory, socket, pid file, error log and the only directory it may read or \
+                 write files in (secure_file_priv) in one private directory, and sets its \
+                 accounts itself (give --data-dir to choose the directory)"
             )));
         }
         out.push((k.to_string(), v.trim().to_string()));
@@ -262,6 +263,11 @@ pub(super) fn cnf_unquote(v: &str) -> String {
 
 /// The settings listed in `stampede.cnf`'s `[stampede-mariadbd]` group.
 pub(super) fn read_record(path: &Path) -> Vec<(String, String)> {
+    read_group(path, RECORD_GROUP)
+}
+
+/// The `name = value` lines of one group of an option file (a bare `name` has an empty value).
+pub(super) fn read_group(path: &Path, group: &str) -> Vec<(String, String)> {
     let text = fs::read_to_string(path).unwrap_or_default();
     let mut in_group = false;
     let mut out = Vec::new();
@@ -270,7 +276,7 @@ pub(super) fn read_record(path: &Path) -> Vec<(String, String)> {
             continue;
         }
         if let Some(g) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            in_group = g == RECORD_GROUP;
+            in_group = g == group;
             continue;
         }
         if in_group {

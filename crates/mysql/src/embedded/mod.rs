@@ -13,20 +13,44 @@
 //!
 //! ## Layout
 //! Everything is in the data directory (`<tmp>/data`, or the given `data_dir`), which is
-//! MariaDB's `datadir`: the unix socket `mysqld.sock`, the pid file `mariadbd.pid`, the error log
-//! `stampede-server.log`, and `stampede.cnf`, the record of the options the server was started
-//! with (see below). Only files go there: every directory in a datadir is a database to MariaDB,
-//! so there is no `tmp/` beside them; `tmpdir` is the data directory itself, private to this
-//! server (testkit's servers once collided on their temporary tables' names in a shared /tmp).
-//! The socket path must fit in `sockaddr_un.sun_path` (108 bytes with its NUL on Linux): a
-//! longer data directory is refused before anything is created.
+//! MariaDB's `datadir`, mode 0700 (set at every start): the unix socket `mysqld.sock`, the pid
+//! file `mariadbd.pid`, the error log `stampede-server.log`, `stampede.cnf`, the record of the
+//! options the server was started with and of its password (see below), and `.files`, the one
+//! directory the server may read and write files in. Every other directory in a datadir is a
+//! database to MariaDB, so there is no `tmp/` beside them; `tmpdir` is the data directory
+//! itself, private to this server (testkit's servers once collided on their temporary tables'
+//! names in a shared /tmp). The socket path must fit in `sockaddr_un.sun_path` (108 bytes with
+//! its NUL on Linux): a longer data directory is refused before anything is created.
 //!
-//! Unlike the embedded PostgreSQL, which listens on no TCP address, this server also listens on
-//! 127.0.0.1, on a free port picked at start: the MySQL benchmarks (sysbench's) run over TCP as
-//! often as over the socket, and loopback TCP reaches nobody outside the machine.
-//! [`EmbeddedMariaDb::conninfo`] is TCP, [`EmbeddedMariaDb::socket_conninfo`] the socket.
-//! `port` and `bind_address` may be given in `settings`; a port that another process takes
-//! between our pick and the server's bind is picked again (twice at most).
+//! ## Who can connect: the account that runs stampede, and root
+//! An unprivileged local user once read `/etc/passwd` through `load_file` during a run: the
+//! server listened on 127.0.0.1 with a password-less root (issue 30). Now, as the embedded
+//! PostgreSQL:
+//! - By default no TCP (`skip_networking`): the unix socket only, in the data directory, which
+//!   is 0700 and the server's account's, so no other user can reach it. There root logs in
+//!   without a password, as the embedded PostgreSQL trusts its private socket.
+//!   [`EmbeddedMariaDb::conninfo`] is the socket then.
+//! - TCP when asked (`port` or `bind_address` in `settings`, or `skip_networking=OFF`: a
+//!   benchmark over loopback, or from another machine): on 127.0.0.1 unless `bind_address` says
+//!   otherwise, on a free port picked at start unless `port` names one (a port another process
+//!   takes between our pick and the server's bind is picked again, twice at most).
+//!   [`EmbeddedMariaDb::conninfo`] is TCP then, as `stampede`, with the data directory's
+//!   password; [`EmbeddedMariaDb::socket_conninfo`] is always the socket.
+//! - The password: 24 random letters and digits, made at the data directory's first start and
+//!   kept in `stampede.cnf` (mode 0600, group `[stampede-tcp]`), so a kept server's URL survives
+//!   restarts. A run never prints it; `stampede server start` prints the URL with it.
+//! - The accounts are set at every start by an init file (`--init-file`, SQL the server runs
+//!   after reading its grant tables and before accepting a connection; removed once the server
+//!   is ready): `root@127.0.0.1` and `root@::1` get the password (mariadb-install-db made them
+//!   with none), `stampede@%` is made with it and every privilege (root exists only at loopback
+//!   addresses, and `bind_address` may let in others), `root@<host name>` is dropped.
+//!   `root@localhost` keeps no password: `localhost` matches only the socket while
+//!   `skip_name_resolve` is ON, so turning that off is refused when TCP is open, as is
+//!   `skip_grant_tables` (no password checked at all).
+//! - `secure_file_priv = <data_dir>/.files` (0700; hidden from `SHOW DATABASES` by
+//!   `ignore_db_dirs`): `LOAD_FILE`, `LOAD DATA INFILE` and `SELECT ... INTO OUTFILE` reach no
+//!   other file of the machine. `secure_file_priv`, `ignore_db_dirs` and `init_file` are
+//!   stampede's own settings.
 //!
 //! ## Options on the command line, and `stampede.cnf`
 //! `mariadbd --no-defaults --name=value ...`: the settings are on the command line (visible in
@@ -34,8 +58,9 @@
 //! `<data_dir>/stampede.cnf`, rewritten on every start, which the server does not read. It is an
 //! option file all the same: its `[client]` and `[mariadb-client]` groups make
 //! `mariadb --defaults-file=<data_dir>/stampede.cnf` connect as root over the socket to
-//! [`DATABASE`], and its `[stampede-mariadbd]` group, which no MariaDB program reads, lists the
-//! settings for [`EmbeddedMariaDb::attach`].
+//! [`DATABASE`], its `[stampede-tcp]` group holds the TCP account and its password, and its
+//! `[stampede-mariadbd]` group, which no MariaDB program reads, lists the settings for
+//! [`EmbeddedMariaDb::attach`].
 //!
 //! ## Starting and stopping
 //! `mariadb-install-db --no-defaults --auth-root-authentication-method=normal --skip-test-db`
@@ -54,7 +79,10 @@
 //!
 //! Stopping: SIGTERM, MariaDB's normal shutdown (connections killed, InnoDB flushed and closed),
 //! waited for; SIGKILL after 120 s (InnoDB recovers from its redo log at the next start). A
-//! temporary directory is removed afterwards; a kept server or a `data_dir` is left. A kill -9
+//! temporary directory is removed afterwards, and one that cannot be removed is named (an
+//! error from `stop`, a warning on stderr from `Drop`); a kept server or a `data_dir` is left.
+//! A process that must end at once (stampede's second Ctrl-C) SIGKILLs the server and removes
+//! its directory through `pg::embedded::last_resort`, where the handle registers it. A kill -9
 //! of stampede leaves the server running; its pid is in `<data_dir>/mariadbd.pid`.
 //!
 //! ## Running as root
@@ -121,10 +149,19 @@
 //! install program, with the install hint. A MariaDB from a binary tarball (`scripts/` beside
 //! `bin/`, and a `--basedir`) is not searched either: give its bin directory when it holds both
 //! programs.
+//!
+//! ## Module layout
+//! This file: the handle ([`EmbeddedMariaDb`]), `start` and `stop`; `process`: spawning the
+//! server, readiness, the record, stopping; `accounts`: who may log in (password, init file,
+//! the settings refused, `secure_file_priv`); `files`: `mariadb-install-db`, the settings and
+//! the option-file format; `discover`: the binaries, and attaching to a kept server.
 
+mod accounts;
 mod discover;
 mod files;
+mod process;
 
+use accounts::*;
 use files::*;
 pub use files::{default_settings, read_pid_file};
 
@@ -136,20 +173,23 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use pg::embedded::last_resort::{self, Guard};
 use pg::embedded::os::{
     chown, pid_alive, send_signal, server_account, tail_lines, total_ram, untraversable_ancestor,
     RunAs,
 };
 use pg::Error;
 
-use crate::{Conninfo, Session, SslMode};
+use crate::{Conninfo, Password, Session, SslMode};
 
 /// The database [`EmbeddedMariaDb::conninfo`] names, created at every start when missing: a
 /// MariaDB has no database a workload could use (the embedded PostgreSQL's `postgres` is the
 /// one `initdb` makes; MariaDB's counterparts are system schemas), so stampede makes its own.
 pub const DATABASE: &str = "stampede";
 
-/// The account: root, with an empty password (`--auth-root-authentication-method=normal`).
+/// The account over the socket: root, with an empty password
+/// (`--auth-root-authentication-method=normal`); over TCP it is `stampede`, with the data
+/// directory's password (module header).
 pub const USER: &str = "root";
 
 /// `max_connections` by default (see the module header).
@@ -192,7 +232,7 @@ const SERVER_NAMES: [&str; 2] = ["mariadbd", "mysqld"];
 const INSTALL_NAMES: [&str; 2] = ["mariadb-install-db", "mysql_install_db"];
 
 /// Settings stampede owns: the private layout. Giving one is an error, not silently ignored.
-const OWN_SETTINGS: [&str; 10] = [
+const OWN_SETTINGS: [&str; 13] = [
     "datadir",
     "tmpdir",
     "socket",
@@ -203,6 +243,9 @@ const OWN_SETTINGS: [&str; 10] = [
     "defaults_file",
     "defaults_extra_file",
     "defaults_group_suffix",
+    "secure_file_priv",
+    "ignore_db_dirs",
+    "init_file",
 ];
 
 /// Where the MariaDB server programs were found, and which version they are.
@@ -250,7 +293,10 @@ pub struct EmbeddedMariaDb {
     /// The address TCP clients use (127.0.0.1 unless `bind_address` names another), or None
     /// with `skip_networking`.
     host: Option<String>,
-    port: u16,
+    /// The TCP port; None when the server listens on none.
+    port: Option<u16>,
+    /// The TCP account's password (the data directory's, recorded in `stampede.cnf`).
+    password: Option<Password>,
     settings: Vec<(String, String)>,
     notes: Vec<String>,
     log_file: PathBuf,
@@ -258,6 +304,9 @@ pub struct EmbeddedMariaDb {
     process: Process,
     /// The temporary directory we created (removed on drop); None for a given data_dir.
     tempdir: Option<tempfile::TempDir>,
+    /// This server in the registry of the last resort (declared last: dropped after the
+    /// directory is gone).
+    guard: Guard,
 }
 
 impl std::fmt::Debug for EmbeddedMariaDb {
@@ -290,6 +339,18 @@ impl EmbeddedMariaDb {
         let user_settings = check_settings(&opts.settings)?;
         let binaries = Self::find_binaries(opts.bindir.as_deref())?;
         let run_as = server_account("MariaDB", "mysql")?;
+        let mut settings = merge_settings(default_settings(), &user_settings);
+        let tcp = tcp_asked(&settings);
+        check_closed(&settings, tcp)?;
+        let given_port = match find(&settings, "port").filter(|_| tcp) {
+            Some(v) => Some(
+                v.parse::<u16>()
+                    .ok()
+                    .filter(|&p| p > 0)
+                    .ok_or_else(|| embedded_err(format!("port={v}: not a port number")))?,
+            ),
+            None => None,
+        };
 
         let (tempdir, data_dir) = match &opts.data_dir {
             Some(d) => {
@@ -324,6 +385,9 @@ impl EmbeddedMariaDb {
                 (Some(t), d)
             }
         };
+        // From here on a process that must end at once can still stop the server and remove
+        // its directory (`pg::embedded::last_resort`).
+        let guard = Guard::new(tempdir.as_ref().map(|t| t.path()), opts.keep);
         let socket = data_dir.join(SOCKET_FILE);
         if socket.as_os_str().len() > SOCKET_PATH_MAX {
             return Err(embedded_err(format!(
@@ -353,40 +417,37 @@ impl EmbeddedMariaDb {
         if !data_dir.exists() {
             fs::create_dir_all(&data_dir)
                 .map_err(|e| embedded_err(format!("cannot create {}: {e}", data_dir.display())))?;
-            fs::set_permissions(&data_dir, fs::Permissions::from_mode(0o700))
-                .map_err(|e| embedded_err(format!("cannot chmod {}: {e}", data_dir.display())))?;
         }
+        // At every start, not only when made: the socket is in it.
+        fs::set_permissions(&data_dir, fs::Permissions::from_mode(0o700))
+            .map_err(|e| embedded_err(format!("cannot chmod {}: {e}", data_dir.display())))?;
         if let Some(u) = &run_as {
             chown(&data_dir, u)?;
         }
 
-        let mut settings = merge_settings(default_settings(), &user_settings);
         if tempdir.is_some() && find(&settings, "innodb_fast_shutdown").is_none() {
             settings.push(("innodb_fast_shutdown".into(), "2".into()));
         }
         let initialised = data_dir.join("mysql").is_dir();
         if !initialised {
-            install_db(&binaries, &data_dir, &settings, run_as.as_ref())?;
+            install_db(&binaries, &data_dir, &settings, run_as.as_ref(), &guard)?;
         }
+        let files = files_dir(&data_dir, run_as.as_ref())?;
+        let password = recorded_password(&data_dir.join(RECORD_FILE)).unwrap_or_else(new_password);
 
-        let given_port = match find(&settings, "port") {
-            Some(v) => Some(
-                v.parse::<u16>()
-                    .ok()
-                    .filter(|&p| p > 0)
-                    .ok_or_else(|| embedded_err(format!("port={v}: not a port number")))?,
-            ),
-            None => None,
+        let host = match tcp {
+            true => Some(client_host(find(&settings, "bind_address"))),
+            false => None,
         };
-        let host = if is_on(find(&settings, "skip_networking")) {
-            None
-        } else {
-            Some(client_host(find(&settings, "bind_address")))
-        };
-        if find(&settings, "bind_address").is_none() {
+        if !tcp && find(&settings, "skip_networking").is_none() {
+            settings.push(("skip_networking".into(), "ON".into()));
+        }
+        if tcp && find(&settings, "bind_address").is_none() {
             settings.push(("bind_address".into(), "127.0.0.1".into()));
         }
         settings.retain(|(k, _)| norm(k) != "port");
+        settings.push(("secure_file_priv".into(), files.display().to_string()));
+        settings.push(("ignore_db_dirs".into(), FILES_DIR.into()));
 
         let log_file = data_dir.join(LOG_FILE);
         let mut server = EmbeddedMariaDb {
@@ -394,19 +455,22 @@ impl EmbeddedMariaDb {
             data_dir,
             socket,
             host,
-            port: 0,
+            port: None,
+            password: Some(Password(password)),
             settings,
             notes: Vec::new(),
             log_file,
             keep: opts.keep,
             process: Process::Gone,
             tempdir,
+            guard,
         };
         let mut tries = 0;
         loop {
-            let port = match given_port {
-                Some(p) => p,
-                None => free_port()?,
+            let port = match (tcp, given_port) {
+                (false, _) => None,
+                (true, Some(p)) => Some(p),
+                (true, None) => Some(free_port()?),
             };
             match server.spawn_and_wait(port, run_as.as_ref()) {
                 Ok(()) => break,
@@ -415,8 +479,9 @@ impl EmbeddedMariaDb {
                 }
                 Err(StartFailure::PortTaken) => {
                     return Err(embedded_err(format!(
-                        "the server could not listen on 127.0.0.1:{port}: the port is in use; \
+                        "the server could not listen on 127.0.0.1:{}: the port is in use; \
                          last lines of {}:\n{}",
+                        port.unwrap_or(0),
                         server.log_file.display(),
                         tail_lines(&server.log_file, 30)
                     )))
@@ -427,218 +492,33 @@ impl EmbeddedMariaDb {
         Ok(server)
     }
 
-    /// Write the record, spawn `mariadbd` on `port`, wait until it is ready.
-    fn spawn_and_wait(&mut self, port: u16, run_as: Option<&RunAs>) -> Result<(), StartFailure> {
-        let failed = StartFailure::Failed;
-        self.port = port;
-        // The private ones last: (bind_address,) port, socket.
-        self.settings
-            .retain(|(k, _)| !matches!(norm(k).as_str(), "port" | "socket"));
-        self.settings.push(("port".into(), port.to_string()));
-        self.settings
-            .push(("socket".into(), self.socket.display().to_string()));
-        self.write_record(run_as).map_err(failed)?;
-
-        // The log: appended to, so a kept server's history survives restarts; this start's
-        // lines begin at `log_start`.
-        let log = fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log_file)
-            .map_err(|e| {
-                failed(embedded_err(format!(
-                    "cannot open {}: {e}",
-                    self.log_file.display()
-                )))
-            })?;
-        if let Some(u) = run_as {
-            chown(&self.log_file, u).map_err(failed)?;
-        }
-        let log_start = log.metadata().map(|m| m.len()).unwrap_or(0);
-        let log2 = log
-            .try_clone()
-            .map_err(|e| failed(embedded_err(format!("cannot open the log twice: {e}"))))?;
-
-        let d = self.data_dir.display();
-        let mut cmd = Command::new(&self.binaries.server);
-        // --no-defaults must come first: /etc/mysql's configuration (another socket, another
-        // datadir) is not this server's.
-        cmd.arg("--no-defaults")
-            .arg(format!("--datadir={d}"))
-            .arg(format!("--tmpdir={d}"))
-            .arg(format!(
-                "--pid-file={}",
-                self.data_dir.join(PID_FILE).display()
-            ))
-            .arg(format!("--log-error={}", self.log_file.display()))
-            .args(self.settings.iter().map(|(k, v)| option_arg(k, v)))
-            .current_dir(&self.data_dir)
-            .stdin(Stdio::null())
-            // Errors before the error log is open (an unknown option) go to stderr.
-            .stdout(log)
-            .stderr(log2)
-            .env_remove("MYSQL_UNIX_PORT")
-            .env_remove("MYSQL_TCP_PORT")
-            .env_remove("MYSQL_HOME")
-            // Its own process group: a terminal Ctrl-C must not reach the server (module docs).
-            .process_group(0);
-        if let Some(u) = run_as {
-            cmd.uid(u.uid).gid(u.gid);
-        }
-        let child = cmd.spawn().map_err(|e| {
-            failed(embedded_err(format!(
-                "cannot start {}: {e}",
-                self.binaries.server.display()
-            )))
-        })?;
-        self.process = Process::Child(child);
-
-        match self.wait_ready() {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                let _ = self.shutdown();
-                let lines = log_since(&self.log_file, log_start);
-                if lines.contains("Address already in use") {
-                    return Err(StartFailure::PortTaken);
-                }
-                Err(failed(embedded_err(format!(
-                    "{e}; last lines of {}:\n{}",
-                    self.log_file.display(),
-                    last_lines(&lines, 30)
-                ))))
-            }
-        }
-    }
-
-    /// Connect over the socket until root logs in (or the server exits, or the deadline
-    /// passes); create [`DATABASE`]; connect over TCP to it; read back what the server may
-    /// have lowered. The sessions need a runtime: a current-thread one on a thread of its own,
-    /// so that `start` works inside an async caller too (a runtime cannot block inside another).
-    fn wait_ready(&mut self) -> Result<(), String> {
-        let socket_ci = socket_conninfo(&self.socket, None);
-        let tcp_ci = self.conninfo();
-        let tcp = self.host.is_some();
-        let asked = find(&self.settings, "max_connections").and_then(|v| v.parse::<u64>().ok());
-        let Process::Child(child) = &mut self.process else {
-            return Err("the server is not running".into());
-        };
-        let result = std::thread::scope(|s| {
-            s.spawn(|| -> Result<Vec<String>, String> {
-                let rt = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .map_err(|e| format!("cannot make a runtime to reach the server: {e}"))?;
-                let deadline = Instant::now() + START_TIMEOUT;
-                let mut session = loop {
-                    if let Ok(Some(status)) = child.try_wait() {
-                        return Err(format!("the server exited during startup ({status})"));
-                    }
-                    match rt.block_on(Session::connect(&socket_ci)) {
-                        Ok(s) => break s,
-                        // Refused credentials will not change by waiting: a data directory
-                        // whose root has a password now.
-                        Err(e @ (Error::Auth { .. } | Error::Db(_))) => {
-                            return Err(format!(
-                                "the server is up but root cannot log in over {}: {e} (the \
-                                 embedded server's root has an empty password; was the data \
-                                 directory changed by hand?)",
-                                socket_ci.describe()
-                            ))
-                        }
-                        Err(e) if Instant::now() > deadline => {
-                            return Err(format!(
-                                "the server did not become ready within {} s ({e})",
-                                START_TIMEOUT.as_secs()
-                            ))
-                        }
-                        Err(_) => std::thread::sleep(POLL),
-                    }
-                };
-                rt.block_on(async {
-                    let mut notes = Vec::new();
-                    session
-                        .simple_query(&format!("CREATE DATABASE IF NOT EXISTS `{DATABASE}`"))
-                        .await
-                        .map_err(|e| format!("cannot create database {DATABASE}: {e}"))?;
-                    let rows = session
-                        .simple_query("SELECT @@max_connections, @@open_files_limit")
-                        .await
-                        .map_err(|e| format!("cannot read the server's limits: {e}"))?;
-                    session.close().await;
-                    let got = |i: usize| {
-                        rows.first()
-                            .and_then(|r| r.get(i).cloned().flatten())
-                            .and_then(|v| v.parse::<u64>().ok())
-                    };
-                    if let (Some(asked), Some(max), Some(files)) = (asked, got(0), got(1)) {
-                        if max < asked {
-                            notes.push(format!(
-                                "the server lowered max_connections from {asked} to {max}: its \
-                                 open-files limit is {files} (it can raise its own only up to the \
-                                 hard RLIMIT_NOFILE it inherits; raise `ulimit -Hn`)"
-                            ));
-                        }
-                    }
-                    if tcp {
-                        Session::connect(&tcp_ci)
-                            .await
-                            .map_err(|e| format!("the server is up, but over TCP: {e}"))?
-                            .close()
-                            .await;
-                    }
-                    Ok(notes)
-                })
-            })
-            .join()
-            .unwrap_or_else(|_| Err("the readiness check panicked".into()))
-        });
-        self.notes = result?;
-        Ok(())
-    }
-
-    /// Write `stampede.cnf` (see the module header).
-    fn write_record(&self, run_as: Option<&RunAs>) -> Result<(), Error> {
-        let mut text = String::from(
-            "# Written by stampede on every start of the embedded MariaDB; the server does not \
-             read it\n# (its options are on its command line). `mariadb --defaults-file=<this \
-             file>` connects\n# as root over the private socket.\n[client]\n",
-        );
-        text.push_str(&format!("user = {USER}\n"));
-        text.push_str(&format!(
-            "socket = {}\n",
-            cnf_value(&self.socket.display().to_string())
-        ));
-        text.push_str(&format!("\n[mariadb-client]\ndatabase = {DATABASE}\n"));
-        text.push_str(&format!("\n[{RECORD_GROUP}]\n"));
-        for (k, v) in &self.settings {
-            if v.is_empty() {
-                text.push_str(&format!("{k}\n"));
-            } else {
-                text.push_str(&format!("{k} = {}\n", cnf_value(v)));
-            }
-        }
-        let path = self.data_dir.join(RECORD_FILE);
-        fs::write(&path, text)
-            .map_err(|e| embedded_err(format!("cannot write {}: {e}", path.display())))?;
-        if let Some(u) = run_as {
-            chown(&path, u)?;
-        }
-        Ok(())
-    }
-
-    /// How to connect for a benchmark: TCP to 127.0.0.1 and the server's port, root without a
-    /// password, database [`DATABASE`], no TLS (loopback; the server has no certificate). The
-    /// socket ([`EmbeddedMariaDb::socket_conninfo`]) when `skip_networking` was set.
+    /// How to connect for a benchmark: the private socket ([`Self::socket_conninfo`]); when
+    /// TCP was asked for, TCP to 127.0.0.1 (or `bind_address`'s first address) and the
+    /// server's port as `stampede` with the data directory's password, database [`DATABASE`],
+    /// no TLS (the server has no certificate).
     pub fn conninfo(&self) -> Conninfo {
         match &self.host {
             Some(host) => Conninfo {
                 host: host.clone(),
-                port: self.port,
+                port: self.port.unwrap_or(3306),
                 socket: None,
+                user: TCP_USER.into(),
+                password: self.password.clone(),
                 ..socket_conninfo(&self.socket, Some(DATABASE))
             },
             None => self.socket_conninfo(),
         }
+    }
+
+    /// The TCP account's password, for `stampede server start`'s URL (never printed by a run).
+    pub fn tcp_password(&self) -> Option<&str> {
+        self.password.as_ref().map(|p| p.0.as_str())
+    }
+
+    /// `stampede.cnf`: `mariadb --defaults-file=<it>` connects as root over the socket; its
+    /// `[stampede-tcp]` group holds the TCP account's password.
+    pub fn record_file(&self) -> PathBuf {
+        self.data_dir.join(RECORD_FILE)
     }
 
     /// How to connect over the private unix socket (root, [`DATABASE`]).
@@ -672,8 +552,8 @@ impl EmbeddedMariaDb {
         &self.socket
     }
 
-    /// The TCP port (on [`EmbeddedMariaDb::conninfo`]'s host).
-    pub fn port(&self) -> u16 {
+    /// The TCP port (on [`EmbeddedMariaDb::conninfo`]'s host); None when there is no TCP.
+    pub fn port(&self) -> Option<u16> {
         self.port
     }
 
@@ -699,60 +579,32 @@ impl EmbeddedMariaDb {
     /// Change `keep` (e.g. `--keep-server` decided after start).
     pub fn set_keep(&mut self, keep: bool) {
         self.keep = keep;
+        self.guard.set_kept(keep);
     }
 
     /// Stop now (a normal shutdown) and remove the temporary directory, if any. A kept server (or
     /// an attached one) is stopped too — that is what `stampede server stop` means; only a
-    /// temporary directory is ever removed.
+    /// temporary directory is ever removed. A directory that cannot be removed is an error
+    /// naming it.
     pub fn stop(mut self) -> Result<(), Error> {
-        let r = self.shutdown();
+        self.shutdown()?;
         self.keep = false;
-        r
-        // Drop removes the temporary directory (if any); the process is already Gone.
+        self.remove_tempdir().map_err(embedded_err)
     }
 
-    /// SIGTERM (MariaDB's normal shutdown), wait; SIGKILL after STOP_TIMEOUT.
-    fn shutdown(&mut self) -> Result<(), Error> {
-        let timeout = || {
-            embedded_err(format!(
-                "the server did not stop within {} s; sent SIGKILL (InnoDB recovers at the next \
-                 start)",
-                STOP_TIMEOUT.as_secs()
-            ))
-        };
-        match std::mem::replace(&mut self.process, Process::Gone) {
-            Process::Gone => Ok(()),
-            Process::Child(mut child) => {
-                if let Ok(Some(_)) = child.try_wait() {
-                    return Ok(());
-                }
-                send_signal(child.id() as i32, libc::SIGTERM);
-                let deadline = Instant::now() + STOP_TIMEOUT;
-                loop {
-                    match child.try_wait() {
-                        Ok(Some(_)) => return Ok(()),
-                        Ok(None) if Instant::now() < deadline => std::thread::sleep(POLL),
-                        Ok(None) => {
-                            let _ = child.kill();
-                            let _ = child.wait();
-                            return Err(timeout());
-                        }
-                        Err(e) => return Err(Error::Io(e)),
-                    }
-                }
+    /// Remove the temporary directory, if any; the error names it.
+    fn remove_tempdir(&mut self) -> Result<(), String> {
+        match self.tempdir.take() {
+            Some(t) => {
+                let dir = t.keep();
+                last_resort::remove_tree(&dir).map_err(|e| {
+                    format!(
+                        "cannot remove the embedded server's directory {}: {e}; remove it by hand",
+                        dir.display()
+                    )
+                })
             }
-            Process::Pid(pid) => {
-                send_signal(pid, libc::SIGTERM);
-                let deadline = Instant::now() + STOP_TIMEOUT;
-                while pid_alive(pid) {
-                    if Instant::now() > deadline {
-                        send_signal(pid, libc::SIGKILL);
-                        return Err(timeout());
-                    }
-                    std::thread::sleep(POLL);
-                }
-                Ok(())
-            }
+            None => Ok(()),
         }
     }
 }
@@ -767,7 +619,11 @@ impl Drop for EmbeddedMariaDb {
             return;
         }
         let _ = self.shutdown();
-        // TempDir's own Drop removes the directory; a user-given data_dir is never removed.
+        // A user-given data_dir is never removed. Drop cannot return the error: it is said here,
+        // since a directory left behind (it may hold gigabytes) must not go unnoticed.
+        if let Err(e) = self.remove_tempdir() {
+            eprintln!("warning: {e}");
+        }
     }
 }
 

@@ -26,8 +26,11 @@
 //! would otherwise deliver SIGINT (= fast shutdown) to the server mid-run; stampede catches SIGINT,
 //! unwinds, and this handle's `Drop` stops the server with SIGINT (fast shutdown, what
 //! `pg_ctl stop -m fast` sends), waits for it to exit (SIGQUIT after 60 s), then removes the
-//! temporary directory. A kill -9 of stampede leaves the server running; its pid is in
-//! `<dir>/postmaster.pid`.
+//! temporary directory; one that cannot be removed is named (an error from `stop`, a warning on
+//! stderr from `Drop`: it may hold gigabytes). A process that must end at once (stampede's
+//! second Ctrl-C) stops the server with SIGQUIT (immediate shutdown) and removes its directory
+//! through [`last_resort`], where the handle registers it, `initdb` included. A kill -9 of
+//! stampede leaves the server running; its pid is in `<dir>/postmaster.pid`.
 //!
 //! ## Running as root
 //! PostgreSQL refuses to run as root (tests and CI run as root). When the effective uid is 0,
@@ -80,9 +83,12 @@
 //! This file: the handle ([`EmbeddedServer`]) and its life cycle (start, initdb, readiness,
 //! attach, stop, `Drop`); `binaries`: finding the server binaries and their version; `settings`:
 //! the default settings and their merging and quoting; `process`: running as root, signals,
-//! `postmaster.pid`, log tails (the server-neutral parts public as [`os`]).
+//! `postmaster.pid`, log tails (the server-neutral parts public as [`os`]); `last_resort`: the
+//! servers still running, for a process that must end at once (shared with the embedded
+//! MariaDB).
 
 mod binaries;
+pub mod last_resort;
 mod process;
 #[cfg(test)]
 mod server_tests;
@@ -101,6 +107,7 @@ use std::time::{Duration, Instant};
 use crate::conninfo::HostSpec;
 use crate::{ConnConfig, Error, SslMode};
 
+use last_resort::Guard;
 pub use process::is_root;
 use process::{chown, pid_alive, run_as_account, send_signal, RunAs};
 use settings::{conf_value, merge_settings, unquote};
@@ -175,6 +182,9 @@ pub struct EmbeddedServer {
     postmaster: Postmaster,
     /// The temporary directory we created (removed on drop); None for a given data_dir.
     tempdir: Option<tempfile::TempDir>,
+    /// This server in the registry of the last resort (declared last: dropped after the
+    /// directory is gone).
+    guard: Guard,
 }
 
 impl std::fmt::Debug for EmbeddedServer {
@@ -231,6 +241,9 @@ impl EmbeddedServer {
                 (Some(t), d)
             }
         };
+        // From here on a process that must end at once can still stop the server and remove
+        // its directory (module `last_resort`).
+        let guard = Guard::new(tempdir.as_ref().map(|t| t.path()), opts.keep);
         // The socket path must fit in sockaddr_un.sun_path (108 bytes on Linux, 104 on macOS).
         if data_dir.as_os_str().len() + "/.s.PGSQL.65535.lock".len() > 103 {
             return Err(embedded_err(format!(
@@ -267,7 +280,7 @@ impl EmbeddedServer {
             if let Some(u) = &run_as {
                 chown(&data_dir, u)?;
             }
-            Self::initdb(&binaries, &data_dir, run_as.as_ref())?;
+            Self::initdb(&binaries, &data_dir, run_as.as_ref(), &guard)?;
             let mut conf = fs::OpenOptions::new()
                 .append(true)
                 .open(data_dir.join("postgresql.conf"))
@@ -367,6 +380,8 @@ impl EmbeddedServer {
                 binaries.bindir.display()
             ))
         })?;
+        // SIGQUIT: the immediate shutdown, which takes the backends down too.
+        guard.running(child.id() as i32, libc::SIGQUIT);
 
         let mut server = EmbeddedServer {
             binaries,
@@ -378,12 +393,18 @@ impl EmbeddedServer {
             keep: opts.keep,
             postmaster: Postmaster::Child(child),
             tempdir,
+            guard,
         };
         server.wait_ready()?;
         Ok(server)
     }
 
-    fn initdb(bin: &Binaries, data_dir: &Path, run_as: Option<&RunAs>) -> Result<(), Error> {
+    fn initdb(
+        bin: &Binaries,
+        data_dir: &Path,
+        run_as: Option<&RunAs>,
+        guard: &Guard,
+    ) -> Result<(), Error> {
         let mut cmd = Command::new(bin.bindir.join("initdb"));
         cmd.arg("-D")
             .arg(data_dir)
@@ -408,8 +429,7 @@ impl EmbeddedServer {
             cmd.uid(u.uid).gid(u.gid);
         }
         // --no-instructions exists since PostgreSQL 14; older initdb rejects it: retry without.
-        let out = cmd
-            .output()
+        let out = last_resort::output(&mut cmd, guard)
             .map_err(|e| embedded_err(format!("cannot run initdb: {e}")))?;
         if out.status.success() {
             return Ok(());
@@ -431,8 +451,7 @@ impl EmbeddedServer {
             if let Some(u) = run_as {
                 cmd2.uid(u.uid).gid(u.gid);
             }
-            let out2 = cmd2
-                .output()
+            let out2 = last_resort::output(&mut cmd2, guard)
                 .map_err(|e| embedded_err(format!("cannot run initdb: {e}")))?;
             if out2.status.success() {
                 return Ok(());
@@ -548,6 +567,7 @@ impl EmbeddedServer {
             keep: true,
             postmaster: Postmaster::Pid(pm.pid),
             tempdir: None,
+            guard: Guard::new(None, true),
         }))
     }
 
@@ -618,21 +638,43 @@ impl EmbeddedServer {
     /// Change `keep` (e.g. `--keep-server` decided after start).
     pub fn set_keep(&mut self, keep: bool) {
         self.keep = keep;
+        self.guard.set_kept(keep);
     }
 
     /// Stop now (fast shutdown) and remove the directory unless kept. A kept server (or an
     /// attached one) is stopped too — that is what `stampede server stop` means; only a temporary
-    /// directory is ever removed.
+    /// directory is ever removed. A directory that cannot be removed is an error naming it.
     pub fn stop(mut self) -> Result<(), Error> {
-        let r = self.shutdown();
+        self.shutdown()?;
         self.keep = false;
-        r
-        // Drop removes the temporary directory (if any); the postmaster is already Gone.
+        self.remove_tempdir().map_err(embedded_err)
+    }
+
+    /// Remove the temporary directory, if any; the error names it.
+    fn remove_tempdir(&mut self) -> Result<(), String> {
+        match self.tempdir.take() {
+            Some(t) => {
+                let dir = t.keep();
+                last_resort::remove_tree(&dir).map_err(|e| {
+                    format!(
+                        "cannot remove the embedded server's directory {}: {e}; remove it by hand",
+                        dir.display()
+                    )
+                })
+            }
+            None => Ok(()),
+        }
     }
 
     /// SIGINT (fast shutdown: roll back, checkpoint, exit), wait; SIGQUIT after STOP_TIMEOUT.
     fn shutdown(&mut self) -> Result<(), Error> {
         let pm = std::mem::replace(&mut self.postmaster, Postmaster::Gone);
+        let r = Self::stop_postmaster(pm);
+        self.guard.stopped();
+        r
+    }
+
+    fn stop_postmaster(pm: Postmaster) -> Result<(), Error> {
         match pm {
             Postmaster::Gone => Ok(()),
             Postmaster::Child(mut child) => {
@@ -689,6 +731,10 @@ impl Drop for EmbeddedServer {
             return;
         }
         let _ = self.shutdown();
-        // TempDir's own Drop removes the directory; a user-given data_dir is never removed.
+        // A user-given data_dir is never removed. Drop cannot return the error: it is said here,
+        // since a directory left behind (it may hold gigabytes) must not go unnoticed.
+        if let Err(e) = self.remove_tempdir() {
+            eprintln!("warning: {e}");
+        }
     }
 }

@@ -33,8 +33,34 @@ fn data_dir(args: &ServerDirArgs) -> Result<PathBuf> {
     }
 }
 
+/// How to reach the server, printed by `server start|status`: `-d URL`, quoted for a shell. Over
+/// TCP the URL carries the password: saying how to connect is these commands' purpose (a run
+/// never prints it; its summary names the file that holds it).
 fn mariadb_url(server: &EmbeddedMariaDb) -> String {
-    format!("-d {}", server.conninfo().redacted())
+    let ci = server.conninfo();
+    let mut url = ci.redacted();
+    if let (Some(_), Some(pw)) = (&ci.password, server.tcp_password()) {
+        url = url.replacen(":***@", &format!(":{}@", percent_encode(pw)), 1);
+    }
+    format!("-d {}", shell_quote(&url))
+}
+
+/// A URL's userinfo part: what is not unreserved (RFC 3986) as `%XX`. stampede's passwords
+/// are letters and digits; a `stampede.cnf` edited by hand may hold others.
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// One shell word: single quotes, with each `'` as `'\''`.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// `stampede server ... --mysql`: the same three actions on an embedded MariaDB.

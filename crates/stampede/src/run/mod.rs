@@ -66,13 +66,15 @@ impl Ctx<'_> {
         self.target.embedded.is_some() || self.target.embedded_mysql.is_some()
     }
 
-    /// Drive a future on the run's runtime; within a check after the run, under that check's
+    /// Drive a future on the run's runtime. Before the engine starts, a signal abandons it
+    /// (`interrupt::or_interrupted`: a server that accepts the connection and never answers
+    /// does not hold Ctrl-C up); within a check after the run, it runs under that check's
     /// deadline and interrupt (`after`).
     pub fn block_on<T>(&self, f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
-        after::block_on(self.rt, f)
+        after::block_on(self.rt, interrupt::or_interrupted(f))
     }
 
-    /// One session for a setup step, closed afterwards; its notices are printed.
+    /// One session for a step, closed afterwards; its notices are printed.
     pub fn with_session<T>(&self, f: impl AsyncFnOnce(&mut Session) -> Result<T>) -> Result<T> {
         self.block_on(async {
             let mut s = Session::connect(self.conn()).await?;
@@ -226,10 +228,7 @@ pub fn execute(plan: Plan) -> Result<i32> {
 }
 
 fn interrupted_before() -> anyhow::Error {
-    Failure::setup(
-        "interrupted before the run started; nothing was measured",
-        "",
-    )
+    Failure::interrupted("interrupted before the run started; nothing was measured")
 }
 
 /// The commit count's baseline, in the target's protocol.
@@ -325,22 +324,20 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     // see no other session start.
     let maintenance_before = match checked {
         true if conn.dialect() == Dialect::Postgres && !several_hosts => {
-            Some(ctx.rt.block_on(checks::maintenance_runs(conn))?)
+            Some(ctx.block_on(checks::maintenance_runs(conn))?)
         }
         _ => None,
     };
     let closed_before = measure::ledger::closed();
     let baseline = match (checked, conn.dialect()) {
         (true, Dialect::Postgres) if several_hosts => Some(Baseline::PgHosts(
-            ctx.rt
-                .block_on(checks::hosts::commit_baseline(conn, true))?,
+            ctx.block_on(checks::hosts::commit_baseline(conn, true))?,
         )),
         (true, Dialect::Postgres) => Some(Baseline::Pg(Box::new(
-            ctx.rt.block_on(checks::commit_baseline(conn, true))?,
+            ctx.block_on(checks::commit_baseline(conn, true))?,
         ))),
         (true, Dialect::MySql) => Some(Baseline::MySql(
-            ctx.rt
-                .block_on(checks::mysql::commit_baseline(conn, true))?,
+            ctx.block_on(checks::mysql::commit_baseline(conn, true))?,
         )),
         (false, _) => None,
     };
@@ -385,6 +382,8 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     if let Some(j) = &mut joined {
         j.mark_start();
     }
+    // A result exists from here: a signal stops the engine, not the checks after it.
+    interrupt::measuring();
     let ran = family.run(ctx, &mut on_event);
     let injected = injector.take().map(fault::Injector::finish);
     let mut steps = after::Steps::new(ctx.out.check_timeout, started);
