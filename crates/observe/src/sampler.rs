@@ -15,13 +15,21 @@
 //! An error inside the block (an extension that is created but not loaded, say) aborts the
 //! transaction: the sampler rolls back (counted as a rollback, not a commit), begins again and
 //! carries on without the part that failed.
+//!
+//! What is load: sessions in state `active` that are clients' (`backend_type` `client backend`,
+//! and the `parallel worker`s of their queries). The server's other processes that report
+//! themselves active — a standby's `walsender` for as long as it streams, autovacuum and
+//! logical replication workers — and another observer's session (`application_name` starting
+//! with [`sql::APPLICATION_NAME`]) are counted apart by kind, with their waits
+//! ([`ActivitySample::background`], [`ServerMetrics::background`]), never in the average
+//! active sessions or the wait events; this session itself is in neither.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use measure::server::{
-    wait_totals, ActivitySample, CounterSample, IoDelta, Note, ObserverCost, OsSample, QueryWait,
-    ServerMetrics, StatementDelta, CPU,
+    background_totals, wait_totals, ActivitySample, BackgroundSessions, CounterSample, IoDelta,
+    Note, ObserverCost, OsSample, QueryWait, ServerMetrics, StatementDelta, CPU,
 };
 use pg::{ConnConfig, Session};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -64,6 +72,8 @@ struct Sample {
     at: Instant,
     s: ActivitySample,
     query_waits: Vec<(i64, String, u32)>,
+    /// Active background sessions by (kind, wait event).
+    background: BackgroundSessions,
 }
 
 pub struct Sampler {
@@ -111,7 +121,7 @@ impl Sampler {
     /// Connect, probe, open the read-only transaction and take the first snapshot.
     pub async fn connect(cfg: &ConnConfig, opts: Options) -> Result<Sampler, Error> {
         let mut cfg = cfg.clone();
-        cfg.application_name = "stampede observe".into();
+        cfg.application_name = sql::APPLICATION_NAME.into();
         // Never block on a lock for long, never be killed for idling in our transaction.
         let extra = "-c statement_timeout=10000 -c lock_timeout=1000 \
                      -c idle_in_transaction_session_timeout=0";
@@ -438,12 +448,13 @@ impl Sampler {
         let rows = self.query(&sql::activity(&self.caps)).await?;
         let mut s = ActivitySample::default();
         let mut qw: BTreeMap<(i64, String), u32> = BTreeMap::new();
+        let mut background: BackgroundSessions = BTreeMap::new();
         // Every server process but ours is in some row: the pid list is fresh each sample, so a
         // backend born since the last one is counted from its start (see `os`).
         self.server_pids.clear();
         self.server_pids.push(self.session.backend_pid());
-        for r in rows.iter().filter(|r| r.len() == 9) {
-            if let Some(p) = &r[8] {
+        for r in rows.iter().filter(|r| r.len() == 10) {
+            if let Some(p) = &r[9] {
                 self.server_pids
                     .extend(p.split(' ').filter_map(|x| x.parse::<i32>().ok()));
             }
@@ -451,9 +462,10 @@ impl Sampler {
             let (wtype, wevent) = (r[1].as_deref().unwrap_or(""), r[2].as_deref().unwrap_or(""));
             let qid = r[3].as_deref().and_then(|x| x.parse::<i64>().ok());
             let backend_type = r[4].as_deref().unwrap_or("");
-            let n = sql::int(&r[5]).max(0) as u32;
-            let hidden = sql::int(&r[6]).max(0) as u32;
-            s.lock_waits = sql::int(&r[7]).max(0) as u32;
+            let kind = sql::background_kind(backend_type, sql::flag(&r[5]));
+            let n = sql::int(&r[6]).max(0) as u32;
+            let hidden = sql::int(&r[7]).max(0) as u32;
+            s.lock_waits = sql::int(&r[8]).max(0) as u32;
             s.hidden += hidden;
             if state == "active" {
                 let event = if wtype.is_empty() {
@@ -461,13 +473,19 @@ impl Sampler {
                 } else {
                     format!("{wtype}:{wevent}")
                 };
+                if let Some(kind) = kind {
+                    *s.background.entry(kind.to_string()).or_default() += n;
+                    *background.entry((kind.to_string(), event)).or_default() += n;
+                    continue;
+                }
                 s.active += n;
                 *s.waits.entry(event.clone()).or_default() += n;
                 if let Some(q) = qid.filter(|q| *q != 0) {
                     *qw.entry((q, event)).or_default() += n;
                 }
             }
-            if backend_type == "client backend" && n > hidden {
+            // Another observer's session is not one of the clients' connections.
+            if backend_type == "client backend" && kind.is_none() && n > hidden {
                 let st = if state.is_empty() { "unknown" } else { state };
                 *s.states.entry(st.to_string()).or_default() += n - hidden;
             }
@@ -476,6 +494,7 @@ impl Sampler {
             at,
             s,
             query_waits: qw.into_iter().map(|((q, e), n)| (q, e, n)).collect(),
+            background,
         });
         self.cost.samples += 1;
         Ok(())
@@ -597,6 +616,11 @@ impl Sampler {
             .collect();
         let in_window = |t: i64| t >= window_start_ms && t <= window_end_ms;
         let waits = wait_totals(activity.iter().filter(|s| in_window(s.t_ms)));
+        let background = background_totals(
+            (self.samples.iter())
+                .filter(|x| in_window(rel(x.at)))
+                .map(|x| &x.background),
+        );
         let mut qw: BTreeMap<(i64, String), u64> = BTreeMap::new();
         for x in self.samples.iter().filter(|x| in_window(rel(x.at))) {
             for (q, e, n) in &x.query_waits {
@@ -681,6 +705,7 @@ impl Sampler {
             notes: self.notes.clone(),
             activity,
             waits,
+            background,
             query_waits,
             statements,
             statements_total,

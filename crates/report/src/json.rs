@@ -401,6 +401,7 @@ mod tests {
             "lagging",
             "failed_commits",
             "uncounted",
+            "background",
         ];
         let objects = [
             (&schema, &v),
@@ -541,6 +542,11 @@ mod tests {
             (&sm["notes"]["items"], &m["notes"][0]),
             (&sm["activity"]["items"], &m["activity"][0]),
             (&sm["waits"]["items"], &m["waits"][0]),
+            (&sm["background"]["items"], &m["background"][0]),
+            (
+                &sm["background"]["items"]["properties"]["waits"]["items"],
+                &m["background"][0]["waits"][0],
+            ),
             (&sm["query_waits"]["items"], &m["query_waits"][0]),
             (&defs["statement_delta"], &m["statements"][0]),
             (&sm["counters"]["items"], &m["counters"][0]),

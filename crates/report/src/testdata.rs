@@ -432,6 +432,8 @@ pub fn server_metrics() -> measure::ServerMetrics {
         ]),
         lock_waits: locks,
         hidden: 0,
+        // A standby's walsender, apart from the load.
+        background: BTreeMap::from([("walsender".to_string(), 1)]),
     };
     let activity = vec![
         sample(-150, &[], 0),
@@ -578,6 +580,23 @@ pub fn server_metrics() -> measure::ServerMetrics {
         }],
         activity,
         waits,
+        background: vec![BackgroundTotal {
+            kind: "walsender".into(),
+            samples: 4,
+            aas: 1.0,
+            waits: vec![
+                WaitTotal {
+                    event: "Activity:WalSenderMain".into(),
+                    samples: 3,
+                    aas: 0.75,
+                },
+                WaitTotal {
+                    event: "IO:WALRead".into(),
+                    samples: 1,
+                    aas: 0.25,
+                },
+            ],
+        }],
         query_waits: vec![
             QueryWait {
                 query_id: 101,
@@ -632,6 +651,7 @@ pub fn mysql_server_metrics() -> measure::ServerMetrics {
         ]),
         lock_waits: locks,
         hidden: 0,
+        background: BTreeMap::new(),
     };
     let activity = vec![
         sample(0, &[("IO:file/innodb/innodb_log_file", 2), ("CPU", 1)], 0),
@@ -779,6 +799,7 @@ pub fn mysql_server_metrics() -> measure::ServerMetrics {
         }],
         activity,
         waits,
+        background: Vec::new(),
         query_waits: Vec::new(),
         statements,
         statements_total: Some(total),
