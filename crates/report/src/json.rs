@@ -402,6 +402,7 @@ mod tests {
             "failed_commits",
             "uncounted",
             "background",
+            "aborts",
         ];
         let objects = [
             (&schema, &v),
@@ -513,9 +514,18 @@ mod tests {
                 &defs["sweep"]["properties"]["knee"]["anyOf"][1],
                 &v["sweep"]["knee"],
             ),
+            // The last step lost clients: every field is written.
             (
                 &defs["sweep"]["properties"]["steps"]["items"],
-                &v["sweep"]["steps"][0],
+                &v["sweep"]["steps"][3],
+            ),
+            (
+                &defs["sweep"]["properties"]["steps"]["items"]["properties"]["aborts"]["items"],
+                &v["sweep"]["steps"][3]["aborts"][0],
+            ),
+            (
+                &defs["sweep"]["properties"]["steps"]["items"]["properties"]["failures_by_kind"],
+                &v["sweep"]["steps"][3]["failures_by_kind"],
             ),
             (&defs["connection_storm"], &v["connection_storm"]),
             (

@@ -194,7 +194,9 @@ pub(super) fn emit(ctx: &Ctx, r: &RunResult) -> Result<i32> {
             .with_context(|| format!("--html {}: cannot write the report", path.display()))?;
         console::note(&format!("report saved to {}", path.display()));
     }
+    // A sweep's result is its last step's: an earlier step's aborts are on its row.
     let untrusted = !r.connections.aborted.is_empty()
+        || (r.sweep.iter()).any(|s| s.steps.iter().any(|x| x.aborted_clients > 0))
         || r.checks
             .iter()
             .any(|c| c.status == report::CheckStatus::Failed);
