@@ -709,7 +709,7 @@ impl MySqlSampler {
                 .map(|(_, _, b)| b),
         );
 
-        let (deltas, reset) = deltas(&self.baseline.counters, &end.counters);
+        let (deltas, reset) = deltas::counters(&self.baseline.counters, &end.counters);
         if reset {
             self.notes.push(note(
                 "counters",
@@ -772,39 +772,4 @@ impl MySqlSampler {
             endpoints: Vec::new(),
         }
     }
-}
-
-/// End minus start of every counter present in both; whether any went down (a reset).
-fn deltas(a: &BTreeMap<String, f64>, b: &BTreeMap<String, f64>) -> (BTreeMap<String, f64>, bool) {
-    let mut out = BTreeMap::new();
-    let mut reset = false;
-    for (k, y) in b {
-        if let Some(x) = a.get(k) {
-            let d = y - x;
-            // Gauges go down as they please; a counter going down is a reset.
-            if d < 0.0 && !is_gauge(k) {
-                reset = true;
-            }
-            out.insert(k.clone(), d);
-        }
-    }
-    (out, reset)
-}
-
-/// Status variables that are levels, not counts.
-fn is_gauge(key: &str) -> bool {
-    let name = key.strip_prefix(MYSQL_PREFIX).unwrap_or(key);
-    matches!(
-        name,
-        "Threads_running"
-            | "Threads_connected"
-            | "Innodb_history_list_length"
-            | "Innodb_buffer_pool_pages_dirty"
-            | "Innodb_row_lock_current_waits"
-            | "Innodb_checkpoint_age"
-            | "wsrep_flow_control_paused"
-            | "wsrep_local_recv_queue"
-            | "wsrep_local_send_queue"
-            | "wsrep_cluster_size"
-    )
 }
