@@ -57,8 +57,14 @@ pub struct ServerMetrics {
     pub notes: Vec<Note>,
     /// Active sessions, one sample per `sample_interval_ms`.
     pub activity: Vec<ActivitySample>,
-    /// Whole window: active sessions by wait event, most first.
+    /// Whole window: active sessions by wait event, most first (the load: background sessions
+    /// are in [`ServerMetrics::background`], not here).
     pub waits: Vec<WaitTotal>,
+    /// Whole window: active background sessions by kind, most first, apart from the load
+    /// (see [`ActivitySample::background`]). Absent from results written before they were
+    /// told apart, whose `waits` include them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub background: Vec<BackgroundTotal>,
     /// Whole window: wait-event samples by statement (`pg_stat_activity.query_id`), most first.
     pub query_waits: Vec<QueryWait>,
     /// Top statements by execution time over the window (`pg_stat_statements` deltas).
@@ -170,16 +176,44 @@ pub struct Note {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ActivitySample {
     pub t_ms: i64,
-    /// Sessions in state `active` (the observer's own excluded).
+    /// Client sessions in state `active`: the database load (the observer's own session and
+    /// the background sessions are not in it).
     pub active: u32,
     /// Active sessions by wait event (`Type:Event`, or [`CPU`]); the values sum to `active`.
     pub waits: BTreeMap<String, u32>,
+    /// Active background sessions by kind, in neither `active` nor `waits`: sessions that
+    /// work whatever the clients do, or for someone else. PostgreSQL's by `backend_type`
+    /// (`walsender`, `autovacuum worker`, `logical replication worker`, ...: every type but
+    /// `client backend` and `parallel worker`, which serves one), MySQL's system threads by
+    /// name (`thread/sql/slave_io`, a `Binlog Dump` session as `binlog dump`, ...), and on
+    /// both another stampede observer's session ([`OBSERVER`]). A standby's walsender is
+    /// active for as long as it streams: counted as load it was 0.98 of 1.04 average active
+    /// sessions of a one-client run (issue 30).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub background: BTreeMap<String, u32>,
     /// Client connections by state (`active`, `idle`, `idle in transaction`, ...).
     pub states: BTreeMap<String, u32>,
     /// Lock requests not granted (`pg_locks`).
     pub lock_waits: u32,
     /// Sessions whose state and wait event the observer's role may not see.
     pub hidden: u32,
+}
+
+/// The kind under which another stampede observer's session is counted in
+/// [`ActivitySample::background`] (each observer leaves its own session out altogether).
+pub const OBSERVER: &str = "stampede observer";
+
+/// Background sessions of one kind over the window.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BackgroundTotal {
+    /// `walsender`, `autovacuum worker`, [`OBSERVER`], a MySQL thread's name, ...
+    pub kind: String,
+    /// Session-samples of this kind seen active.
+    pub samples: u64,
+    /// Average active sessions of this kind: `samples / activity samples in the window`.
+    pub aas: f64,
+    /// Their wait events, most first (`aas` of each as in [`WaitTotal`]).
+    pub waits: Vec<WaitTotal>,
 }
 
 /// Database load by one wait event over the window.
@@ -372,6 +406,83 @@ pub fn wait_totals<'a>(samples: impl IntoIterator<Item = &'a ActivitySample>) ->
     v
 }
 
+/// One activity sample's active background sessions: (kind, wait event) -> sessions. The
+/// observers keep one per sample to fold into [`BackgroundTotal`]s; the samples themselves keep
+/// only the count by kind ([`ActivitySample::background`]).
+pub type BackgroundSessions = BTreeMap<(String, String), u32>;
+
+/// Fold the background sessions of activity samples into per-kind totals, most first (ties by name). Every sample of the window must be
+/// given, those without background sessions too: `aas` divides by their number.
+pub fn background_totals<'a>(
+    samples: impl IntoIterator<Item = &'a BackgroundSessions>,
+) -> Vec<BackgroundTotal> {
+    let mut n = 0u64;
+    let mut by: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
+    for s in samples {
+        n += 1;
+        for ((kind, event), c) in s {
+            *by.entry(kind)
+                .or_default()
+                .entry(event.as_str())
+                .or_default() += u64::from(*c);
+        }
+    }
+    let aas = |c: u64| if n == 0 { 0.0 } else { c as f64 / n as f64 };
+    let mut v: Vec<BackgroundTotal> = by
+        .into_iter()
+        .map(|(kind, events)| {
+            let mut waits: Vec<WaitTotal> = (events.into_iter())
+                .map(|(e, c)| WaitTotal {
+                    event: e.to_string(),
+                    samples: c,
+                    aas: aas(c),
+                })
+                .collect();
+            waits.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.event.cmp(&b.event)));
+            let samples = waits.iter().map(|w| w.samples).sum();
+            BackgroundTotal {
+                kind: kind.to_string(),
+                samples,
+                aas: aas(samples),
+                waits,
+            }
+        })
+        .collect();
+    v.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.kind.cmp(&b.kind)));
+    v
+}
+
+/// Per-kind totals of background sessions summed over several hosts, most first (each host's
+/// `aas` is over its own samples, so they add up as the hosts' waits do).
+pub fn add_background(to: &mut Vec<BackgroundTotal>, more: &[BackgroundTotal]) {
+    for b in more {
+        let t = match to.iter_mut().find(|t| t.kind == b.kind) {
+            Some(t) => t,
+            None => {
+                to.push(BackgroundTotal {
+                    kind: b.kind.clone(),
+                    ..Default::default()
+                });
+                to.last_mut().expect("just pushed")
+            }
+        };
+        t.samples += b.samples;
+        t.aas += b.aas;
+        for w in &b.waits {
+            match t.waits.iter_mut().find(|x| x.event == w.event) {
+                Some(x) => {
+                    x.samples += w.samples;
+                    x.aas += w.aas;
+                }
+                None => t.waits.push(w.clone()),
+            }
+        }
+        t.waits
+            .sort_by(|a, b| b.samples.cmp(&a.samples).then(a.event.cmp(&b.event)));
+    }
+    to.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.kind.cmp(&b.kind)));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,6 +508,54 @@ mod tests {
         assert!((t[0].aas - 5.0).abs() < 1e-9);
         assert!((t[1].aas - 1.0).abs() < 1e-9);
         assert!(wait_totals(&[]).is_empty());
+    }
+
+    #[test]
+    fn background_sessions_fold_by_kind_over_every_sample() {
+        let bg = |v: &[(&str, &str, u32)]| -> BackgroundSessions {
+            v.iter()
+                .map(|(k, e, n)| ((k.to_string(), e.to_string()), *n))
+                .collect()
+        };
+        // A walsender in every sample, an autovacuum worker in one of four.
+        let s = [
+            bg(&[("walsender", "Activity:WalSenderMain", 1)]),
+            bg(&[
+                ("walsender", "Activity:WalSenderMain", 1),
+                ("autovacuum worker", "CPU", 1),
+            ]),
+            bg(&[("walsender", "IO:WALRead", 1)]),
+            bg(&[("walsender", "Activity:WalSenderMain", 1)]),
+        ];
+        let t = background_totals(&s);
+        assert_eq!(t.len(), 2);
+        assert_eq!((t[0].kind.as_str(), t[0].samples), ("walsender", 4));
+        assert!((t[0].aas - 1.0).abs() < 1e-9);
+        assert_eq!(t[0].waits[0].event, "Activity:WalSenderMain");
+        assert!((t[0].waits[0].aas - 0.75).abs() < 1e-9);
+        assert!((t[1].aas - 0.25).abs() < 1e-9, "{t:?}");
+        // Samples without background sessions count in the average.
+        let mut more = s.to_vec();
+        more.extend([bg(&[]), bg(&[]), bg(&[]), bg(&[])]);
+        assert!((background_totals(&more)[0].aas - 0.5).abs() < 1e-9);
+        assert!(background_totals(&[]).is_empty());
+
+        // Two hosts: summed by kind and event.
+        let mut sum = t.clone();
+        add_background(
+            &mut sum,
+            &background_totals(&[bg(&[
+                ("walreceiver", "Activity:WalReceiverMain", 1),
+                ("walsender", "IO:WALRead", 1),
+            ])]),
+        );
+        assert_eq!(sum[0].kind, "walsender");
+        assert!((sum[0].aas - 2.0).abs() < 1e-9, "{sum:?}");
+        let read = sum[0].waits.iter().find(|w| w.event == "IO:WALRead");
+        assert_eq!(read.map(|w| w.samples), Some(2));
+        assert_eq!(sum.len(), 3);
+        let receiver = sum.iter().find(|b| b.kind == "walreceiver").unwrap();
+        assert!((receiver.aas - 1.0).abs() < 1e-9, "{sum:?}");
     }
 
     #[test]
@@ -444,7 +603,7 @@ mod tests {
     fn results_without_the_mysql_fields_still_read() {
         let m = ServerMetrics::default();
         let mut v = serde_json::to_value(&m).unwrap();
-        for k in ["product", "wait_times", "nodes"] {
+        for k in ["product", "wait_times", "nodes", "background"] {
             assert!(v.get(k).is_none(), "{k} is left out when empty");
         }
         v.as_object_mut().unwrap().remove("product");

@@ -9,7 +9,7 @@
 //! delay the others' samples. A thread each costs what one costs (`ObserverCost`, summed).
 //!
 //! What is summed and what is not: wait events (session-samples and average active sessions
-//! add up over hosts: the cluster's load), the waits joined to statements, and the statements
+//! add up over hosts: the cluster's load), the background sessions by kind likewise, the waits joined to statements, and the statements
 //! by `queryid` (a physical standby has the primary's catalog, so a statement has one queryid
 //! on every host) are summed; the time series and counters (`activity`, `counters`, `deltas`,
 //! `io`, `os`) are the first host's, kept as a single server's are, since adding one server's
@@ -108,7 +108,9 @@ pub(crate) fn combine(
     let mut total: Option<StatementDelta> = None;
     // The same note from several hosts once, naming them (or "every host").
     let mut by_note: Vec<(&Note, Vec<&str>)> = Vec::new();
+    let mut background = Vec::new();
     for (i, (e, m)) in seen.iter().enumerate() {
+        measure::server::add_background(&mut background, &m.background);
         for w in &m.waits {
             let t = waits.entry(w.event.as_str()).or_default();
             t.0 += w.samples;
@@ -170,6 +172,7 @@ pub(crate) fn combine(
         .collect();
     out.waits
         .sort_by(|a, b| b.samples.cmp(&a.samples).then(a.event.cmp(&b.event)));
+    out.background = background;
     out.query_waits = query_waits
         .into_iter()
         .map(|((query_id, event), samples)| QueryWait {

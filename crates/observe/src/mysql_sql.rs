@@ -38,10 +38,13 @@
 //!   columns are picoseconds ("Performance Schema Event Timing": "all timer values are
 //!   normalized to picoseconds").
 //!
-//! Statements are not tagged with a comment as PostgreSQL's are: `DIGEST_TEXT` drops comments.
-//! The observer's own statements are kept out of the digests another way: its session has no
-//! default database, so they are counted under `SCHEMA_NAME` NULL, and the workload's are read
-//! under the target's database (see [`digests`]).
+//! Statements are tagged with the same comment as PostgreSQL's ([`crate::sql::TAG`], added by
+//! the sampler as it sends them), so that another stampede's observer sampling the same server
+//! (a fleet's other processes) sees them in `PROCESSLIST_INFO` and counts that session apart
+//! from the load ([`background_kind`]). `DIGEST_TEXT` drops comments, so the digests cannot
+//! tell them by it: the observer's own statements are kept out of the digests another way: its
+//! session has no default database, so they are counted under `SCHEMA_NAME` NULL, and the
+//! workload's are read under the target's database (see [`digests`]).
 
 use std::collections::BTreeMap;
 
@@ -256,8 +259,9 @@ pub fn status_numbers(rows: &[Vec<Option<String>>], out: &mut BTreeMap<String, f
 }
 
 /// One activity sample: every session but ours, with (id, user, command, state, current wait
-/// event or NULL, that wait's event id, InnoDB transaction state or NULL). The joins that need
-/// what this server lacks are left out (their columns are NULL). A thread may have more than
+/// event or NULL, that wait's event id, InnoDB transaction state or NULL, thread type, thread
+/// name, whether it runs an observer's statement: 1, 0 or NULL). The joins that need what this server lacks are left out (their columns are NULL), and
+/// so are the thread's type and name without `performance_schema`. A thread may have more than
 /// one row in `events_waits_current` (nested waits): the caller keeps the latest.
 ///
 /// The sessions come from `performance_schema.threads` when it can be read (its `PROCESSLIST_*`
@@ -266,12 +270,13 @@ pub fn status_numbers(rows: &[Vec<Option<String>>], out: &mut BTreeMap<String, f
 /// counted in `Created_tmp_disk_tables` at every sample) and no walk over every session under the
 /// server's session-list lock. `information_schema.PROCESSLIST` otherwise.
 pub fn activity(caps: &Caps) -> String {
-    let (from, id, cols, ours) = if caps.pfs {
+    let (from, id, cols, ours, info) = if caps.pfs {
         (
             "performance_schema.threads p",
             "p.PROCESSLIST_ID",
             "p.PROCESSLIST_ID, p.PROCESSLIST_USER, p.PROCESSLIST_COMMAND, p.PROCESSLIST_STATE",
             "p.PROCESSLIST_ID IS NOT NULL AND p.PROCESSLIST_ID <> CONNECTION_ID()",
+            "p.PROCESSLIST_INFO",
         )
     } else {
         (
@@ -279,6 +284,7 @@ pub fn activity(caps: &Caps) -> String {
             "p.ID",
             "p.ID, p.USER, p.COMMAND, p.STATE",
             "p.ID <> CONNECTION_ID()",
+            "p.INFO",
         )
     };
     let (wait, wait_id, wait_join) = match (caps.waits_current, caps.pfs) {
@@ -308,7 +314,16 @@ pub fn activity(caps: &Caps) -> String {
     } else {
         ("NULL", String::new())
     };
-    format!("SELECT {cols}, {wait}, {wait_id}, {trx} FROM {from}{wait_join}{trx_join} WHERE {ours}")
+    let thread = if caps.pfs {
+        "p.TYPE, p.NAME"
+    } else {
+        "NULL, NULL"
+    };
+    let observer = quote_literal(&format!("{}%", crate::sql::TAG));
+    format!(
+        "SELECT {cols}, {wait}, {wait_id}, {trx}, {thread}, {info} LIKE {observer} \
+         FROM {from}{wait_join}{trx_join} WHERE {ours}"
+    )
 }
 
 /// Waits by event: event, count, picoseconds; `idle` (a session waiting for its client's next
@@ -484,6 +499,59 @@ pub fn is_server_thread(user: Option<&str>, command: Option<&str>) -> bool {
         )
 }
 
+/// Threads of the server's own that a session-sampling query can meet, by the last part of
+/// their `performance_schema` instrument name (`thread/sql/event_worker`): the event scheduler
+/// and the events it runs, replication's receiver, applier and workers (MariaDB's and MySQL's
+/// names before and after 8.0.26's renaming), Galera's appliers. MariaDB 10.11 lists them as
+/// `FOREGROUND` threads with a processlist id, and its InnoDB and other daemons as `BACKGROUND`
+/// ones without.
+const SERVER_THREADS: &[&str] = &[
+    "event_scheduler",
+    "event_worker",
+    "slave_io",
+    "slave_sql",
+    "slave_worker",
+    "replica_io",
+    "replica_sql",
+    "replica_worker",
+    "rpl_parallel_thread",
+    "wsrep_applier",
+    "wsrep_applier_thread",
+    "wsrep_rollbacker",
+    "wsrep_rollbacker_thread",
+];
+
+/// The kind of background session a sampled thread is, or `None` for a client's session (the
+/// load): another observer's session (running a statement tagged as ours), a `BACKGROUND` thread or one of [`SERVER_THREADS`] by its instrument's name
+/// (`event_worker`), else a server thread as the processlist shows it ([`is_server_thread`]),
+/// by its command (`binlog dump`, a replica's dump thread on its source) or its user (`system
+/// user`, Galera's appliers). Without `performance_schema` only the latter can be told.
+pub fn background_kind(
+    observer: bool,
+    thread_type: Option<&str>,
+    name: Option<&str>,
+    user: Option<&str>,
+    command: Option<&str>,
+) -> Option<String> {
+    if observer {
+        return Some(measure::server::OBSERVER.to_string());
+    }
+    let last = name.map(|n| n.rsplit('/').next().unwrap_or(n));
+    if let Some(last) = last {
+        if thread_type == Some("BACKGROUND") || SERVER_THREADS.contains(&last) {
+            return Some(last.to_string());
+        }
+    }
+    if !is_server_thread(user, command) {
+        return None;
+    }
+    Some(match (user, command) {
+        (Some(u @ ("system user" | "event_scheduler")), _) => u.to_string(),
+        (_, Some(c)) => c.to_ascii_lowercase(),
+        _ => "server thread".to_string(),
+    })
+}
+
 /// A number column in text form; NULL or garbage is 0.
 pub fn num(v: &Option<String>) -> f64 {
     v.as_deref()
@@ -628,5 +696,45 @@ mod tests {
         assert!(is_server_thread(Some("root"), Some("Daemon")));
         assert!(!is_server_thread(Some("root"), Some("Query")));
         assert!(!is_server_thread(None, None));
+    }
+
+    #[test]
+    fn background_threads_by_type_name_command_or_user() {
+        let kind = |t, n, u, c| background_kind(false, t, n, u, c);
+        let fg = Some("FOREGROUND");
+        // A client's session, over performance_schema or the processlist.
+        let client = Some("thread/sql/one_connection");
+        assert_eq!(kind(fg, client, Some("sb"), Some("Query")), None);
+        assert_eq!(kind(None, None, Some("sb"), Some("Query")), None);
+        // MariaDB 10.11 shows its event worker as a foreground thread of user root.
+        let worker = Some("thread/sql/event_worker");
+        assert_eq!(
+            kind(fg, worker, Some("root"), Some("Connect")).as_deref(),
+            Some("event_worker")
+        );
+        let cleaner = Some("thread/innodb/page_cleaner_thread");
+        assert_eq!(
+            kind(Some("BACKGROUND"), cleaner, None, None).as_deref(),
+            Some("page_cleaner_thread")
+        );
+        // A replica's dump thread is a connection by name, replication by its command.
+        assert_eq!(
+            kind(fg, client, Some("repl"), Some("Binlog Dump")).as_deref(),
+            Some("binlog dump")
+        );
+        assert_eq!(
+            kind(None, None, Some("system user"), Some("Query")).as_deref(),
+            Some("system user")
+        );
+        // Another stampede's observer, seen running one of its tagged statements.
+        assert_eq!(
+            background_kind(true, fg, client, Some("root"), Some("Query")).as_deref(),
+            Some(measure::server::OBSERVER)
+        );
+        let sql = activity(&Caps::default());
+        assert!(
+            sql.contains(", p.INFO LIKE '/* stampede observe */%' FROM"),
+            "{sql}"
+        );
     }
 }

@@ -82,6 +82,9 @@ impl Watch {
         };
         let mut conn = conn.clone();
         conn.target_session_attrs = SessionAttrs::ReadWrite;
+        // Named as the observer's sessions are, so the server sampler counts it apart from the
+        // load (`sql::background_kind`), not as one of the run's clients.
+        conn.application_name = format!("{} replication", crate::sql::APPLICATION_NAME);
         let whole = target.clone();
         let (ready_tx, ready_rx) = mpsc::channel();
         let (stop_tx, stop_rx) = mpsc::channel::<()>();

@@ -128,9 +128,14 @@ pub fn statement_columns(schema: &str) -> String {
     )
 }
 
+/// `application_name` of the observer's sessions (the replication watch's starts with it too):
+/// how an observer tells another one's session (a fleet's other processes) from the load.
+pub const APPLICATION_NAME: &str = "stampede observe";
+
 /// One activity sample: `pg_stat_clear_snapshot()` (one row, one column), then rows of
-/// (state, wait type, wait event, query_id, backend_type, sessions, hidden sessions, lock waits,
-/// pids separated by spaces — for the server's CPU when it runs on this machine).
+/// (state, wait type, wait event, query_id, backend_type, another observer's session (`t`/`f`),
+/// sessions, hidden sessions, lock waits, pids separated by spaces — for the server's CPU when
+/// it runs on this machine).
 pub fn activity(caps: &Caps) -> String {
     let qid = if caps.activity_query_id {
         "query_id"
@@ -141,12 +146,31 @@ pub fn activity(caps: &Caps) -> String {
         "{TAG} SELECT pg_catalog.pg_stat_clear_snapshot(); \
          {TAG} WITH l AS (SELECT count(*) AS n FROM pg_catalog.pg_locks WHERE NOT granted) \
          SELECT coalesce(state, ''), coalesce(wait_event_type, ''), coalesce(wait_event, ''), \
-                {qid}, coalesce(backend_type, ''), count(*), \
+                {qid}, coalesce(backend_type, ''), \
+                coalesce(application_name, '') LIKE {observer}, count(*), \
                 count(*) FILTER (WHERE query = '<insufficient privilege>'), (SELECT n FROM l), \
                 string_agg(pid::text, ' ') \
          FROM pg_catalog.pg_stat_activity WHERE pid <> pg_catalog.pg_backend_pid() \
-         GROUP BY 1, 2, 3, 4, 5"
+         GROUP BY 1, 2, 3, 4, 5, 6",
+        observer = quote_literal(&format!("{APPLICATION_NAME}%"))
     )
+}
+
+/// The kind of background session a `pg_stat_activity` row is, or `None` when it is load: a
+/// client's session (`client backend`) or a worker of a client's parallel query (`parallel
+/// worker`). Every other `backend_type` works for the server or for someone else (a standby's
+/// `walsender`, an `autovacuum worker`, a subscription's `logical replication worker`, an
+/// extension's background worker) and is counted apart, under its type; so is another
+/// observer's session, whatever its type. An empty type (a row the role may not see) is left
+/// with the load, where it was counted before.
+pub fn background_kind(backend_type: &str, observer: bool) -> Option<&str> {
+    if observer {
+        return Some(measure::server::OBSERVER);
+    }
+    match backend_type {
+        "client backend" | "parallel worker" | "" => None,
+        other => Some(other),
+    }
 }
 
 /// Client sessions on our database other than ours (to wait for the run's sessions to go, so
@@ -324,6 +348,31 @@ mod tests {
         assert_eq!(m["database.blk_read_time"], 1.5);
         json_numbers("wal", "not json", &mut m);
         assert_eq!(m.len(), 2);
+    }
+
+    #[test]
+    fn only_clients_and_their_parallel_workers_are_load() {
+        for t in ["client backend", "parallel worker", ""] {
+            assert_eq!(background_kind(t, false), None, "{t}");
+        }
+        for t in [
+            "walsender",
+            "autovacuum worker",
+            "logical replication worker",
+            "walreceiver",
+            "pg_cron scheduler",
+        ] {
+            assert_eq!(background_kind(t, false), Some(t));
+        }
+        assert_eq!(
+            background_kind("client backend", true),
+            Some(measure::server::OBSERVER)
+        );
+        let sql = activity(&Caps::default());
+        assert!(
+            sql.contains("LIKE 'stampede observe%'") && sql.contains("GROUP BY 1, 2, 3, 4, 5, 6"),
+            "{sql}"
+        );
     }
 
     #[test]

@@ -106,6 +106,32 @@ fn note_about<'a>(m: &'a ServerMetrics, what: &str) -> Option<&'a str> {
         .find(|n| n.contains(what))
 }
 
+/// Make `replica` a replica of `source` (binary log on, server id 1) and wait until the source
+/// has the replica's dump thread: a session that is active, by its command, for as long as it
+/// streams, as a PostgreSQL walsender is.
+fn replicate(source: &MariaDb, replica: &MariaDb) {
+    replica.sql(&format!(
+        "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={}, MASTER_USER='root', \
+         MASTER_USE_GTID=no; START SLAVE",
+        source.port()
+    ));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while source
+        .sql(
+            "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'",
+        )
+        .trim()
+        != "1"
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the replica never connected\n{}",
+            replica.sql("SHOW SLAVE STATUS")
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn a_mariadb_load_shows_commits_digests_innodb_and_waits() {
     let m = MariaDb::start(&[
@@ -113,8 +139,12 @@ fn a_mariadb_load_shows_commits_digests_innodb_and_waits() {
         "--performance-schema-consumer-events-waits-current=ON",
         "--performance-schema-consumer-events-statements-current=ON",
         "--performance-schema-instrument=wait/%=ON",
+        "--log-bin",
+        "--server-id=1",
     ]);
     assert_eq!(m.sql("SELECT @@performance_schema").trim(), "1");
+    let replica = MariaDb::start(&["--server-id=2"]);
+    replicate(&m, &replica);
     load_table(&m);
     let before = com_commit(&m);
     let target = Target::from(conninfo(&m, "root", "obs"));
@@ -204,6 +234,31 @@ fn a_mariadb_load_shows_commits_digests_innodb_and_waits() {
         .activity
         .iter()
         .any(|s| s.states.get("active").copied().unwrap_or(0) > 0));
+    // The load is the three clients' alone (issue 30): neither the observer's own session,
+    // always running its sample, nor the replica's dump thread, always in `Binlog Dump`. Both
+    // were there before the load started and after the clients went idle.
+    assert!(
+        metrics.window_samples().all(|s| s.active <= 3),
+        "{:?}",
+        metrics.activity
+    );
+    assert!(
+        metrics.window_samples().any(|s| s.active == 0),
+        "{:?}",
+        metrics.activity
+    );
+    let dump = (metrics.background.iter())
+        .find(|b| b.kind == "binlog dump")
+        .unwrap_or_else(|| panic!("no dump thread in {:?}", metrics.background));
+    assert_eq!(
+        dump.samples,
+        metrics.window_samples().count() as u64,
+        "in every sample: {dump:?}"
+    );
+    assert!(metrics
+        .window_samples()
+        .all(|s| s.background.get("binlog dump") == Some(&1)));
+    assert_eq!(metrics.background.len(), 1, "{:?}", metrics.background);
     // Waits by time over the run: timed by the server, in the model's form.
     assert!(!metrics.wait_times.is_empty());
     let slept = metrics
@@ -261,7 +316,8 @@ fn a_mariadb_load_shows_commits_digests_innodb_and_waits() {
     // The observer's sessions are closed when finish returns.
     let others = m.sql(
         "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
-         WHERE ID <> CONNECTION_ID() AND COMMAND <> 'Daemon' AND USER <> 'system user'",
+         WHERE ID <> CONNECTION_ID() AND COMMAND <> 'Daemon' AND USER <> 'system user' \
+           AND COMMAND NOT LIKE 'Binlog Dump%'",
     );
     assert_eq!(others.trim(), "0");
 }

@@ -424,6 +424,8 @@ mod tests {
             "lagging",
             "failed_commits",
             "uncounted",
+            "background",
+            "aborts",
         ];
         let objects = [
             (&schema, &v),
@@ -535,9 +537,18 @@ mod tests {
                 &defs["sweep"]["properties"]["knee"]["anyOf"][1],
                 &v["sweep"]["knee"],
             ),
+            // The last step lost clients: every field is written.
             (
                 &defs["sweep"]["properties"]["steps"]["items"],
-                &v["sweep"]["steps"][0],
+                &v["sweep"]["steps"][3],
+            ),
+            (
+                &defs["sweep"]["properties"]["steps"]["items"]["properties"]["aborts"]["items"],
+                &v["sweep"]["steps"][3]["aborts"][0],
+            ),
+            (
+                &defs["sweep"]["properties"]["steps"]["items"]["properties"]["failures_by_kind"],
+                &v["sweep"]["steps"][3]["failures_by_kind"],
             ),
             (&defs["ledger"], &v["ledger"]),
             (&defs["ledger_line"], &v["ledger"]["lines"][0]),
@@ -570,6 +581,11 @@ mod tests {
             (&sm["notes"]["items"], &m["notes"][0]),
             (&sm["activity"]["items"], &m["activity"][0]),
             (&sm["waits"]["items"], &m["waits"][0]),
+            (&sm["background"]["items"], &m["background"][0]),
+            (
+                &sm["background"]["items"]["properties"]["waits"]["items"],
+                &m["background"][0]["waits"][0],
+            ),
             (&sm["query_waits"]["items"], &m["query_waits"][0]),
             (&defs["statement_delta"], &m["statements"][0]),
             (&sm["counters"]["items"], &m["counters"][0]),

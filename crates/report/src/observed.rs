@@ -2,7 +2,8 @@
 //!
 //! Owns the layout of the server section of the text output, from [`ServerMetrics`] alone: the
 //! database load by wait event (average active sessions, Performance Insights' measure), the
-//! top statements by execution time with the wait each spent most in, the server's counters over
+//! background sessions on a line of their own (a standby's walsender, autovacuum workers, the
+//! server's threads: sampled like the load, never part of it), the top statements by execution time with the wait each spent most in, the server's counters over
 //! the run, the machine, what observing cost, and what could not be observed and why. Must not
 //! touch: I/O, clocks. Shared helpers here (short statement text, byte sizes, the InnoDB and
 //! Galera figures) serve the HTML report too.
@@ -140,6 +141,23 @@ pub fn machine_averages(m: &ServerMetrics) -> Option<MachineAverages> {
     })
 }
 
+/// The background sessions, apart from the load: each kind's average active sessions and the
+/// wait it was seen in most, the first `top` kinds (`walsender 0.98 (Activity:WalSenderMain),
+/// autovacuum worker 0.04 (CPU)`), the rest summed.
+pub fn background_words(m: &ServerMetrics, top: usize) -> String {
+    let mut words: Vec<String> = (m.background.iter().take(top))
+        .map(|b| match b.waits.first() {
+            Some(w) => format!("{} {:.2} ({})", b.kind, b.aas, w.event),
+            None => format!("{} {:.2}", b.kind, b.aas),
+        })
+        .collect();
+    if m.background.len() > top {
+        let rest: f64 = m.background.iter().skip(top).map(|b| b.aas).sum();
+        words.push(format!("{} others {rest:.2}", m.background.len() - top));
+    }
+    words.join(", ")
+}
+
 /// The section, every line ending in `\n`. Starts with a header line, no leading blank line.
 pub fn render_server_summary(m: &ServerMetrics) -> String {
     let mut out = String::new();
@@ -193,6 +211,14 @@ pub fn render_server_summary(m: &ServerMetrics) -> String {
                 rest
             );
         }
+    }
+
+    if !m.background.is_empty() {
+        let _ = writeln!(
+            o,
+            "  background sessions, not in the load (average active sessions): {}",
+            background_words(m, TOP_WAITS)
+        );
     }
 
     if !m.statements.is_empty() {
@@ -455,6 +481,14 @@ mod tests {
         assert!(
             lines[2].starts_with("    LWLock:WALWrite")
                 && lines[2].ends_with("####################"),
+            "{text}"
+        );
+        // The walsender apart from the load, under its table.
+        assert!(
+            text.contains(
+                "\n  background sessions, not in the load (average active sessions): walsender \
+                 1.00 (Activity:WalSenderMain)\n  top statements"
+            ),
             "{text}"
         );
         assert!(text.contains("top statements by total execution time:"));

@@ -433,6 +433,8 @@ pub fn server_metrics() -> measure::ServerMetrics {
         ]),
         lock_waits: locks,
         hidden: 0,
+        // A standby's walsender, apart from the load.
+        background: BTreeMap::from([("walsender".to_string(), 1)]),
     };
     let activity = vec![
         sample(-150, &[], 0),
@@ -579,6 +581,23 @@ pub fn server_metrics() -> measure::ServerMetrics {
         }],
         activity,
         waits,
+        background: vec![BackgroundTotal {
+            kind: "walsender".into(),
+            samples: 4,
+            aas: 1.0,
+            waits: vec![
+                WaitTotal {
+                    event: "Activity:WalSenderMain".into(),
+                    samples: 3,
+                    aas: 0.75,
+                },
+                WaitTotal {
+                    event: "IO:WALRead".into(),
+                    samples: 1,
+                    aas: 0.25,
+                },
+            ],
+        }],
         query_waits: vec![
             QueryWait {
                 query_id: 101,
@@ -633,6 +652,7 @@ pub fn mysql_server_metrics() -> measure::ServerMetrics {
         ]),
         lock_waits: locks,
         hidden: 0,
+        background: BTreeMap::new(),
     };
     let activity = vec![
         sample(0, &[("IO:file/innodb/innodb_log_file", 2), ("CPU", 1)], 0),
@@ -780,6 +800,7 @@ pub fn mysql_server_metrics() -> measure::ServerMetrics {
         }],
         activity,
         waits,
+        background: Vec::new(),
         query_waits: Vec::new(),
         statements,
         statements_total: Some(total),
@@ -1006,7 +1027,7 @@ pub fn iibench_section() -> crate::iibench::IibenchSection {
     t
 }
 
-/// A sweep over clients 1, 2, 4 with its knee at 2.
+/// A sweep over clients 1, 2, 4, 8 with its knee at 2: 1 failed a check, 8 lost clients.
 pub fn sweep_section() -> crate::sweep::SweepSection {
     let step = |v: &str, tps: f64, p99: f64| crate::sweep::SweepStep {
         value: v.into(),
@@ -1018,15 +1039,31 @@ pub fn sweep_section() -> crate::sweep::SweepSection {
         max_ms: p99 * 2.0,
         transactions: (tps * 4.0) as u64,
         failures: 0,
+        failures_by_kind: crate::EndpointFailures::default(),
         measured_s: 4.0,
         clients: v.parse().unwrap_or(1),
-        failed_checks: vec!["commit count".into()],
+        aborted_clients: 0,
+        aborts: Vec::new(),
+        failed_checks: Vec::new(),
     };
-    let steps = vec![
+    let mut steps = vec![
         step("1", 500.0, 2.0),
         step("2", 990.0, 2.1),
         step("4", 1000.0, 4.5),
+        step("8", 300.0, 9.0),
     ];
+    // The first step failed a check; the last lost clients (MariaDB's error 1461) and had
+    // failures: neither may be the knee or its comparison.
+    steps[0].failed_checks = vec!["commit count".into()];
+    steps[3].aborted_clients = 5;
+    steps[3].aborts = vec![crate::sweep::AbortReason {
+        reason: "1461 (42000): Can't create more than max_prepared_stmt_count statements \
+                 (current value: 4)"
+            .into(),
+        clients: 5,
+    }];
+    steps[3].failures = 3;
+    steps[3].failures_by_kind.other = 3;
     crate::sweep::SweepSection {
         parameter: "clients".into(),
         warmup_s: 1.0,

@@ -482,6 +482,112 @@ fn a_run_on_mariadb_is_observed_with_innodb_figures() {
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("· MariaDB ") && page.contains("id=\"wait-times\""));
     assert!(!page.contains("pg_stat_database"));
+
+    a_sweep_step_that_loses_clients_says_so(&m, &url, &size);
+}
+
+/// Issue 30: a sweep whose middle step loses clients to error 1461. oltp_point_select on two
+/// tables prepares two statements per client: with `max_prepared_stmt_count` at 5, one and two
+/// clients fit and eight cannot (at most two of them get both statements). The step's row in
+/// the text, the JSON and the HTML carries its aborted clients and why, its failures by kind
+/// and its failed checks; the knee is not placed on it; and the sweep's exit status is 2 though
+/// its last step (the result's own figures) lost nobody.
+fn a_sweep_step_that_loses_clients_says_so(m: &MariaDb, url: &str, size: &[&str]) {
+    m.sql("SET GLOBAL max_prepared_stmt_count = 5");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("sweep.json");
+    let html = dir.path().join("sweep.html");
+    let (code, out, err) = stampede(
+        &[
+            &[
+                "run",
+                "oltp_point_select",
+                "-d",
+                url,
+                "--sweep",
+                "clients=1,8,2",
+            ][..],
+            &["-T", "2", "--warmup", "0", "--no-observe"],
+            size,
+            &[
+                "--json",
+                json.to_str().unwrap(),
+                "--html",
+                html.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    m.sql("SET GLOBAL max_prepared_stmt_count = DEFAULT");
+    assert_eq!(code, 2, "a step lost clients\n{out}\n{err}");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let steps = r["sweep"]["steps"].as_array().unwrap();
+    let values: Vec<&str> = steps.iter().map(|x| x["value"].as_str().unwrap()).collect();
+    assert_eq!(values, ["1", "8", "2"]);
+    let aborted: Vec<u64> = (steps.iter())
+        .map(|x| x["aborted_clients"].as_u64().unwrap())
+        .collect();
+    assert_eq!((aborted[0], aborted[2]), (0, 0), "{aborted:?}");
+    assert!((6..=8).contains(&aborted[1]), "{aborted:?}");
+    let eight = &steps[1];
+    let aborts = eight["aborts"].as_array().unwrap();
+    assert!(
+        aborts.iter().all(|a| a["reason"]
+            .as_str()
+            .unwrap()
+            .contains("max_prepared_stmt_count")),
+        "{aborts:?}"
+    );
+    let by_reason: u64 = aborts.iter().map(|a| a["clients"].as_u64().unwrap()).sum();
+    assert_eq!(by_reason, aborted[1]);
+    let kinds = &eight["failures_by_kind"];
+    let sum = ["serialization", "deadlock", "other"]
+        .iter()
+        .map(|k| kinds[k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(sum, eight["failures"].as_u64().unwrap(), "{eight}");
+    assert!(eight["failed_checks"].is_array(), "{eight}");
+    // The result's own figures are the last step's, which lost nobody.
+    assert!(r["connections"]["aborted"].as_array().unwrap().is_empty());
+    // Never the knee: the aborted step is left out, and the one before it is compared with
+    // the one after.
+    assert_ne!(r["sweep"]["knee"]["value"], "8", "{}", r["sweep"]["knee"]);
+    assert_ne!(r["sweep"]["knee"]["index"], 1);
+
+    // The text: the step's row and what went wrong under it.
+    let lost = format!("{} of 8", aborted[1]);
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("  8 ") && l.ends_with(&lost))
+        .unwrap_or_else(|| panic!("no row for 8 clients ending in {lost:?}\n{out}"));
+    assert!(!row.contains("knee"), "{row}");
+    assert!(
+        out.contains(&format!("{row}\n    aborted: {} clients: ", aborted[1]))
+            || out.contains(&format!("{row}\n    failures by kind: ")),
+        "{out}"
+    );
+    assert!(out.contains("max_prepared_stmt_count"), "{out}");
+    assert!(
+        out.contains("not considered for the knee (clients aborted or checks failed): 8\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  clients=8: ") && out.contains(&format!(", {lost} clients aborted")),
+        "the step's own line says it as it ends\n{out}"
+    );
+    // The HTML: the row, marked, with the count and the reason.
+    let page = std::fs::read_to_string(&html).unwrap();
+    let at = page.find("<td>8</td>").expect("a row for 8 clients");
+    let tr = &page[page[..at].rfind("<tr").unwrap()..];
+    let tr = &tr[..tr.find("</tr>").unwrap()];
+    assert!(
+        tr.starts_with("<tr class=\"unsound\">")
+            && tr.contains(&format!("<td>{lost}</td>"))
+            && tr.contains("max_prepared_stmt_count"),
+        "{tr}"
+    );
+    assert!(page.contains("Not considered for the knee: clients=8"));
 }
 
 /// The embedded MariaDB kept by `server start --mysql`: on its socket only by default; with

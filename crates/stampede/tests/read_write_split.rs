@@ -281,9 +281,11 @@ fn reads_go_to_the_standbys_and_writes_to_the_primary() {
         count(2) + count(4)
     );
 
-    // ----- refusals -----
     let p = &c.primary;
     let (sock, port) = (p.socket_dir().display().to_string(), p.port().to_string());
+    background_sessions_are_not_load(&sock, &port);
+
+    // ----- refusals -----
     let (ok, _, err) = stampede(&[
         "run",
         "-b",
@@ -331,4 +333,80 @@ fn reads_go_to_the_standbys_and_writes_to_the_primary() {
             && err.contains(&format!("{sock}:{port}")),
         "{err}"
     );
+}
+
+/// Issue 30: an observed select-only run of one client on the primary, whose two walsenders
+/// stream to the standbys all along. They are background sessions, apart from the load: the
+/// average active sessions stay within the one client (with them it was at least two), the
+/// walsenders are in the background part, and no background wait is a load's wait event or the
+/// report's top wait event.
+fn background_sessions_are_not_load(sock: &str, port: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, html) = (dir.path().join("o.json"), dir.path().join("o.html"));
+    let (ok, stdout, stderr) = stampede(&[
+        "run",
+        "-b",
+        "select-only",
+        "-c",
+        "1",
+        "-T",
+        "3",
+        "-n",
+        "-h",
+        sock,
+        "-p",
+        port,
+        "-U",
+        "postgres",
+        "-d",
+        "postgres",
+        "--json",
+        json.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    let r = report::read_json(std::fs::read(&json).unwrap().as_slice()).unwrap();
+    let m = r.server_metrics.expect("observed");
+    let load = m.average_active();
+    let walsender = (m.background.iter())
+        .find(|b| b.kind == "walsender")
+        .unwrap_or_else(|| panic!("no walsender among {:?}", m.background));
+    eprintln!(
+        "load {load:.2} AAS, waits {:?}; background {:?}",
+        m.waits, m.background
+    );
+    assert!(load <= 1.0, "one client, {load} average active sessions");
+    // Two standbys, a walsender each, active whenever sampled.
+    assert!(walsender.aas > 1.5, "{walsender:?}");
+    assert!(
+        walsender
+            .waits
+            .iter()
+            .any(|w| w.event == "Activity:WalSenderMain"),
+        "{walsender:?}"
+    );
+    // A client's session never waits in a background process's main loop (`Activity`).
+    assert!(
+        m.waits.iter().all(|w| !w.event.starts_with("Activity:")),
+        "{:?}",
+        m.waits
+    );
+    for s in m.window_samples() {
+        let walsenders = s.background.get("walsender").copied().unwrap_or(0);
+        assert!(s.active <= 1 && walsenders <= 2, "{s:?}");
+    }
+    assert!(
+        stdout
+            .contains("background sessions, not in the load (average active sessions): walsender "),
+        "{stdout}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    let top = page
+        .find("top wait event</div>")
+        .map(|at| &page[page[..at].rfind("<div class=\"kpi\">").unwrap()..at]);
+    if let Some(top) = top {
+        assert!(!top.contains("Activity:"), "{top}");
+    }
+    assert!(page.contains("<table id=\"background\">"), "{page}");
 }

@@ -1,7 +1,46 @@
-//! Folding the window's snapshots into [`ServerMetrics`]' parts: statement deltas (digests and
-//! MariaDB's prepared statements), waits by time, and each Galera node's figures.
+//! Folding the window's snapshots into [`ServerMetrics`]' parts: status counter deltas,
+//! statement deltas (digests and MariaDB's prepared statements), waits by time, and each Galera
+//! node's figures.
 
 use super::*;
+
+/// End minus start of every counter present in both; whether any went down (a reset).
+pub(super) fn counters(
+    a: &BTreeMap<String, f64>,
+    b: &BTreeMap<String, f64>,
+) -> (BTreeMap<String, f64>, bool) {
+    let mut out = BTreeMap::new();
+    let mut reset = false;
+    for (k, y) in b {
+        if let Some(x) = a.get(k) {
+            let d = y - x;
+            // Gauges go down as they please; a counter going down is a reset.
+            if d < 0.0 && !is_gauge(k) {
+                reset = true;
+            }
+            out.insert(k.clone(), d);
+        }
+    }
+    (out, reset)
+}
+
+/// Status variables that are levels, not counts.
+fn is_gauge(key: &str) -> bool {
+    let name = key.strip_prefix(MYSQL_PREFIX).unwrap_or(key);
+    matches!(
+        name,
+        "Threads_running"
+            | "Threads_connected"
+            | "Innodb_history_list_length"
+            | "Innodb_buffer_pool_pages_dirty"
+            | "Innodb_row_lock_current_waits"
+            | "Innodb_checkpoint_age"
+            | "wsrep_flow_control_paused"
+            | "wsrep_local_recv_queue"
+            | "wsrep_local_send_queue"
+            | "wsrep_cluster_size"
+    )
+}
 
 impl MySqlSampler {
     /// Top statements by execution time over the window, and the sum of all of them.
@@ -206,7 +245,7 @@ impl MySqlSampler {
                     values: wsrep(v),
                 })
                 .collect(),
-            deltas: deltas(&wsrep(&self.baseline.counters), &wsrep(&end.counters)).0,
+            deltas: counters(&wsrep(&self.baseline.counters), &wsrep(&end.counters)).0,
         }];
         for (i, n) in self.nodes.iter().enumerate() {
             let empty = BTreeMap::new();
@@ -222,7 +261,7 @@ impl MySqlSampler {
                         values: v.clone(),
                     })
                     .collect(),
-                deltas: deltas(a, b).0,
+                deltas: counters(a, b).0,
             });
         }
         out

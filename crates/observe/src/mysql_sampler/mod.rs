@@ -21,8 +21,15 @@
 //! for sessions other than its own to go, does not wait for them.
 //!
 //! Why the session has no default database: MySQL's digests drop comments, so the observer's
-//! statements cannot be tagged as PostgreSQL's are; connected to no database they are counted
+//! statements, tagged as PostgreSQL's are (for other observers' processlist reads), cannot be
+//! told from the workload's by their tag there; connected to no database they are counted
 //! under `SCHEMA_NAME` NULL and the workload's under its own database.
+//!
+//! What is load: the clients' sessions running a command. The server's own threads (a
+//! replica's `Binlog Dump` session, replication's and Galera's appliers, the event scheduler's
+//! workers) and other observers' sessions are counted apart by kind
+//! ([`ActivitySample::background`]), never in the average active sessions or the wait events;
+//! this session itself is in neither.
 //!
 //! With several endpoints the server metrics are the first one's (noted), except on a Galera
 //! cluster, where every node's flow control, queues and conflicts are its own: each node gets a
@@ -35,8 +42,8 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use measure::server::{
-    wait_totals, ActivitySample, CounterSample, NodeMetrics, Note, ObserverCost, OsSample,
-    ServerMetrics, StatementDelta, WaitTime, CPU, MYSQL_PREFIX,
+    background_totals, wait_totals, ActivitySample, BackgroundSessions, CounterSample, NodeMetrics,
+    Note, ObserverCost, OsSample, ServerMetrics, StatementDelta, WaitTime, CPU, MYSQL_PREFIX,
 };
 use target::mysql::{Conninfo, Session};
 use target::Error as DbErr;
@@ -106,7 +113,8 @@ pub struct MySqlSampler {
     cost: ObserverCost,
     started: Instant,
     t0: Option<Instant>,
-    samples: Vec<(Instant, ActivitySample)>,
+    /// Activity samples, each with its background sessions by (kind, wait event).
+    samples: Vec<(Instant, ActivitySample, BackgroundSessions)>,
     counters: Vec<(Instant, BTreeMap<String, f64>)>,
     os_samples: Vec<(Instant, OsSample)>,
     os: Option<OsReader>,
@@ -222,7 +230,7 @@ impl MySqlSampler {
             baseline: Snapshot::default(),
             nodes: Vec::new(),
             status_sql: String::new(),
-            wsrep_sql: sql::status(sql::WSREP),
+            wsrep_sql: format!("{} {}", crate::sql::TAG, sql::status(sql::WSREP)),
             history_sql: None,
             activity_sql: String::new(),
             counters_ok: true,
@@ -278,11 +286,14 @@ impl MySqlSampler {
         Ok(s)
     }
 
-    /// A statement on the main session, counted in the cost.
+    /// A statement on the main session, tagged ([`crate::sql::TAG`]: `mysql_sql`'s header says
+    /// why), counted in the cost.
     async fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, DbErr> {
         let t = Instant::now();
         self.cost.queries += 1;
-        let r = self.session.simple_query(sql).await;
+        let r = (self.session)
+            .simple_query(&format!("{} {sql}", crate::sql::TAG))
+            .await;
         self.cost.busy_ms += t.elapsed().as_secs_f64() * 1000.0;
         r
     }
@@ -498,22 +509,29 @@ impl MySqlSampler {
         // One session per processlist id: a thread may have nested current waits (a mutex
         // inside a file wait); the latest (highest event id) is where it is now.
         struct Seen {
-            user: Option<String>,
             command: Option<String>,
             state: Option<String>,
             wait: Option<(f64, String)>,
             trx: Option<String>,
+            /// A background session's kind; `None` for a client's.
+            kind: Option<String>,
         }
         let mut by_id: BTreeMap<String, Seen> = BTreeMap::new();
-        for r in rows.into_iter().filter(|r| r.len() == 7) {
+        for r in rows.into_iter().filter(|r| r.len() == 10) {
             let id = r[0].clone().unwrap_or_default();
             let wait = r[4].clone().map(|w| (sql::num(&r[5]), w));
             let e = by_id.entry(id).or_insert_with(|| Seen {
-                user: r[1].clone(),
                 command: r[2].clone(),
                 state: r[3].clone(),
                 wait: None,
                 trx: r[6].clone(),
+                kind: sql::background_kind(
+                    r[9].as_deref() == Some("1"),
+                    r[7].as_deref(),
+                    r[8].as_deref(),
+                    r[1].as_deref(),
+                    r[2].as_deref(),
+                ),
             });
             if let Some(w) = wait {
                 if e.wait.as_ref().is_none_or(|cur| w.0 > cur.0) {
@@ -522,15 +540,16 @@ impl MySqlSampler {
             }
         }
         let mut s = ActivitySample::default();
+        let mut background: BackgroundSessions = BTreeMap::new();
         for x in by_id.values() {
             let command = x.command.as_deref().unwrap_or("");
-            let server_thread = sql::is_server_thread(x.user.as_deref(), x.command.as_deref());
             let idle = command == "Sleep";
             if x.trx.as_deref() == Some("LOCK WAIT") {
                 s.lock_waits += 1;
             }
             // Active: running a command; the server's daemons are always there and are not
-            // load (Galera's appliers, `system user`, are, while they apply).
+            // counted at all. The server's other threads (replication, events, Galera's
+            // appliers while they apply) are counted apart from the clients' load.
             if !idle && command != "Daemon" {
                 let event = if self.caps.waits_current {
                     match &x.wait {
@@ -540,10 +559,18 @@ impl MySqlSampler {
                 } else {
                     sql::stage_event(x.state.as_deref())
                 };
-                s.active += 1;
-                *s.waits.entry(event).or_default() += 1;
+                match &x.kind {
+                    Some(kind) => {
+                        *s.background.entry(kind.clone()).or_default() += 1;
+                        *background.entry((kind.clone(), event)).or_default() += 1;
+                    }
+                    None => {
+                        s.active += 1;
+                        *s.waits.entry(event).or_default() += 1;
+                    }
+                }
             }
-            if !server_thread {
+            if x.kind.is_none() {
                 let st = match (idle, x.trx.is_some()) {
                     (false, _) => "active",
                     (true, true) => "idle in transaction",
@@ -552,7 +579,7 @@ impl MySqlSampler {
                 *s.states.entry(st.to_string()).or_default() += 1;
             }
         }
-        self.samples.push((at, s));
+        self.samples.push((at, s, background));
         self.cost.samples += 1;
         Ok(())
     }
@@ -669,15 +696,20 @@ impl MySqlSampler {
         let activity: Vec<ActivitySample> = self
             .samples
             .iter()
-            .map(|(at, s)| ActivitySample {
+            .map(|(at, s, _)| ActivitySample {
                 t_ms: rel(*at),
                 ..s.clone()
             })
             .collect();
         let in_window = |t: i64| t >= window_start_ms && t <= window_end_ms;
         let waits = wait_totals(activity.iter().filter(|s| in_window(s.t_ms)));
+        let background = background_totals(
+            (self.samples.iter())
+                .filter(|(at, _, _)| in_window(rel(*at)))
+                .map(|(_, _, b)| b),
+        );
 
-        let (deltas, reset) = deltas(&self.baseline.counters, &end.counters);
+        let (deltas, reset) = deltas::counters(&self.baseline.counters, &end.counters);
         if reset {
             self.notes.push(note(
                 "counters",
@@ -726,6 +758,7 @@ impl MySqlSampler {
             notes,
             activity,
             waits,
+            background,
             // A running statement has no digest yet (see the note): nothing to join on.
             query_waits: Vec::new(),
             statements,
@@ -739,39 +772,4 @@ impl MySqlSampler {
             endpoints: Vec::new(),
         }
     }
-}
-
-/// End minus start of every counter present in both; whether any went down (a reset).
-fn deltas(a: &BTreeMap<String, f64>, b: &BTreeMap<String, f64>) -> (BTreeMap<String, f64>, bool) {
-    let mut out = BTreeMap::new();
-    let mut reset = false;
-    for (k, y) in b {
-        if let Some(x) = a.get(k) {
-            let d = y - x;
-            // Gauges go down as they please; a counter going down is a reset.
-            if d < 0.0 && !is_gauge(k) {
-                reset = true;
-            }
-            out.insert(k.clone(), d);
-        }
-    }
-    (out, reset)
-}
-
-/// Status variables that are levels, not counts.
-fn is_gauge(key: &str) -> bool {
-    let name = key.strip_prefix(MYSQL_PREFIX).unwrap_or(key);
-    matches!(
-        name,
-        "Threads_running"
-            | "Threads_connected"
-            | "Innodb_history_list_length"
-            | "Innodb_buffer_pool_pages_dirty"
-            | "Innodb_row_lock_current_waits"
-            | "Innodb_checkpoint_age"
-            | "wsrep_flow_control_paused"
-            | "wsrep_local_recv_queue"
-            | "wsrep_local_send_queue"
-            | "wsrep_cluster_size"
-    )
 }

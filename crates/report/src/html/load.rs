@@ -1,6 +1,8 @@
 //! Database load by wait event and top SQL: where the server's sessions spent their time
 //! (Performance Insights' "average active sessions" view) and which statements spent it, each
-//! joined to the wait events it was sampled in.
+//! joined to the wait events it was sampled in. Background sessions (a standby's walsender,
+//! autovacuum workers, the server's threads) get a table of their own beside the load's: they
+//! are never in the chart, the AAS or the top wait event.
 //!
 //! Must not touch: counters and the OS (`server`), the client's measurements (`client`).
 
@@ -153,6 +155,30 @@ pub(super) fn load(o: &mut String, r: &RunResult, m: &ServerMetrics, x_range: Op
             "<tr><td class=\"l muted\" colspan=\"3\">no active sessions were seen</td></tr>",
         );
     }
+    if !m.background.is_empty() {
+        o.push_str(
+            "</table><table id=\"background\"><tr><th class=\"l\">background session</th>\
+             <th>AAS</th><th class=\"l\">its waits</th></tr>",
+        );
+        for b in m.background.iter().take(12) {
+            let waits: Vec<String> = (b.waits.iter().take(3))
+                .map(|w| {
+                    format!(
+                        "{} {:.0}%",
+                        event_tag(&w.event),
+                        100.0 * w.samples as f64 / b.samples.max(1) as f64
+                    )
+                })
+                .collect();
+            let _ = write!(
+                o,
+                "<tr><td class=\"l\">{}</td><td>{:.2}</td><td class=\"l\">{}</td></tr>",
+                esc(&b.kind),
+                b.aas,
+                waits.join("<br>")
+            );
+        }
+    }
     let how = if m.is_mysql() {
         "Average active sessions (AAS) = sessions seen running a command (PROCESSLIST \
          <code>COMMAND</code> other than <code>Sleep</code>) per sample"
@@ -167,10 +193,20 @@ pub(super) fn load(o: &mut String, r: &RunResult, m: &ServerMetrics, x_range: Op
     } else {
         "CPU = active with no wait event"
     };
+    let background = if m.background.is_empty() {
+        ""
+    } else if m.is_mysql() {
+        " The server's own threads (replication, events, Galera's appliers) are sampled apart \
+         as background sessions and are not in the load."
+    } else {
+        " Background sessions (every <code>backend_type</code> but client backends and their \
+         parallel workers: a standby's walsender, autovacuum workers, ...) and other \
+         observers' sessions are sampled apart and are not in the load."
+    };
     let _ = write!(
         o,
         "</table><p class=\"muted\">{how}, over the {:.1} s of the run; {events}. {:.2} AAS in \
-         all.</p></div></div></section>",
+         all.{background}</p></div></div></section>",
         (m.window_end_ms - m.window_start_ms) as f64 / 1000.0,
         crate::observed_hosts::average_active(m)
     );

@@ -49,6 +49,7 @@ table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:right;vertical-align:top}
 th{font-size:12px;color:var(--muted);font-weight:600;background:#fafbfd}
 td.l,th.l{text-align:left}
+tr.knee td{font-weight:600}tr.unsound td{background:#fff1f0}
 td code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:#f3f5f9;border-radius:6px;padding:8px 10px;white-space:pre-wrap;word-break:break-all;margin:4px 0}
 .sql{max-width:520px;white-space:pre-wrap;word-break:break-word}

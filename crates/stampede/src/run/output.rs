@@ -192,8 +192,10 @@ pub(super) fn emit(ctx: &Ctx, r: &RunResult) -> Result<i32> {
     // A file that cannot be written loses no other output and no number: the summary is
     // printed above, the other files written; the exit code says the run needs a look.
     let saved = ctx.out.files.save(r, "result");
+    // A sweep's result is its last step's: an earlier step's aborts are on its row.
     let untrusted = !saved
         || !r.connections.aborted.is_empty()
+        || (r.sweep.iter()).any(|s| s.steps.iter().any(|x| x.aborted_clients > 0))
         || (r.checks.iter()).any(|c| {
             matches!(
                 c.status,

@@ -6,8 +6,11 @@
 //! (`ALTER SYSTEM` and a reload; a setting that needs a restart is refused before the first
 //! step, and the setting is reset after the last). The tables are loaded once, before the first
 //! step. The result is the last step's, with `sweep` holding every step's figures after its
-//! warm-up and the knee (`report::sweep`), and every step's checks, named by step. A Ctrl-C
-//! ends the sweep after the step it interrupts, with the steps done.
+//! warm-up and the knee (`report::sweep`), every step's failures, aborted clients and failed
+//! checks on its row, and every step's checks, named by step. A step whose clients aborted
+//! makes the sweep's exit status 2 as a single run's would, whichever step it was (the result's
+//! own `connections` are the last step's). A Ctrl-C ends the sweep after the step it
+//! interrupts, with the steps done.
 
 use anyhow::{Context, Result};
 use report::{Check, RunResult};
@@ -52,9 +55,19 @@ pub(crate) fn run(ctx: &Ctx, family: &mut dyn Family, sweep: &SweepSpec) -> Resu
             };
             let r = measure(&step_ctx, family, i == 0)?.result;
             let step = report::sweep::SweepStep::of(value, &r, sweep.warmup_s);
+            let troubles = step.troubles();
             println!(
-                "  {parameter}={value}: {:.1} tps, p99 {:.3} ms, {} failures (after the first {} s)",
-                step.tps, step.p99_ms, step.failures, sweep.warmup_s
+                "  {parameter}={value}: {:.1} tps, p99 {:.3} ms (after the first {} s), {} \
+                 failures{}",
+                step.tps,
+                step.p99_ms,
+                sweep.warmup_s,
+                step.failures,
+                if troubles.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {}", troubles.join(", "))
+                }
             );
             steps.push(step);
             checks.extend(r.checks.iter().map(|c| Check {

@@ -1,10 +1,10 @@
 //! The sampling loop: one session, one thread, one current-thread runtime.
 //!
-//! Owns the observer's session and everything it reads: the probe at start, the activity sample
-//! every `sample_interval`, the counter sample every `counter_interval`, OS readings when local,
-//! the window-start snapshot (at [`Ctl::Start`]) and the end snapshot (at [`Ctl::Finish`]), and
-//! folding it all into [`ServerMetrics`]. Must not touch: the engine's sessions or runtimes, the
-//! terminal, anything on the server that writes.
+//! Owns the observer's session and everything it reads: the probe at start (in `probe`), the
+//! activity sample every `sample_interval`, the counter sample every `counter_interval`, OS
+//! readings when local, the window-start snapshot (at [`Ctl::Start`]) and the end snapshot (at
+//! [`Ctl::Finish`]), and folding it all into [`ServerMetrics`]. Must not touch: the engine's
+//! sessions or runtimes, the terminal, anything on the server that writes.
 //!
 //! Why one read-only transaction for the whole run: each statement outside a transaction block
 //! commits, and `pg_stat_database.xact_commit` counts read-only commits too, so a sampler issuing
@@ -15,16 +15,26 @@
 //! An error inside the block (an extension that is created but not loaded, say) aborts the
 //! transaction: the sampler rolls back (counted as a rollback, not a commit), begins again and
 //! carries on without the part that failed.
+//!
+//! What is load: sessions in state `active` that are clients' (`backend_type` `client backend`,
+//! and the `parallel worker`s of their queries). The server's other processes that report
+//! themselves active — a standby's `walsender` for as long as it streams, autovacuum and
+//! logical replication workers — and another observer's session (`application_name` starting
+//! with [`sql::APPLICATION_NAME`]) are counted apart by kind, with their waits
+//! ([`ActivitySample::background`], [`ServerMetrics::background`]), never in the average
+//! active sessions or the wait events; this session itself is in neither.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use measure::server::{
-    wait_totals, ActivitySample, CounterSample, IoDelta, Note, ObserverCost, OsSample, QueryWait,
-    ServerMetrics, StatementDelta, CPU,
+    background_totals, wait_totals, ActivitySample, BackgroundSessions, CounterSample, IoDelta,
+    Note, ObserverCost, OsSample, QueryWait, ServerMetrics, StatementDelta, CPU,
 };
 use pg::{ConnConfig, Session};
 use tokio::sync::mpsc::UnboundedReceiver;
+
+mod probe;
 
 use crate::os::{self, OsReader};
 use crate::sql::{self, Caps, StatementCols, TAG};
@@ -64,6 +74,8 @@ struct Sample {
     at: Instant,
     s: ActivitySample,
     query_waits: Vec<(i64, String, u32)>,
+    /// Active background sessions by (kind, wait event).
+    background: BackgroundSessions,
 }
 
 pub struct Sampler {
@@ -111,7 +123,7 @@ impl Sampler {
     /// Connect, probe, open the read-only transaction and take the first snapshot.
     pub async fn connect(cfg: &ConnConfig, opts: Options) -> Result<Sampler, Error> {
         let mut cfg = cfg.clone();
-        cfg.application_name = "stampede observe".into();
+        cfg.application_name = sql::APPLICATION_NAME.into();
         // Never block on a lock for long, never be killed for idling in our transaction.
         let extra = "-c statement_timeout=10000 -c lock_timeout=1000 \
                      -c idle_in_transaction_session_timeout=0";
@@ -215,117 +227,6 @@ impl Sampler {
     async fn scalar(&mut self, sql: &str) -> Result<i64, pg::Error> {
         let rows = self.query(sql).await?;
         Ok(rows.last().map(|r| sql::int(&r[0])).unwrap_or(0))
-    }
-
-    async fn probe(&mut self) -> Result<(), Error> {
-        let rows = self.query(&sql::probe()).await.map_err(Error::Query)?;
-        let r = rows
-            .first()
-            .ok_or_else(|| Error::Unsupported("the current role is not in pg_roles".into()))?;
-        self.role = r[0].clone().unwrap_or_default();
-        let (superuser, read_all, monitor) = (sql::flag(&r[1]), sql::flag(&r[2]), sql::flag(&r[3]));
-        self.sees_all = superuser || read_all || monitor;
-        let compute_query_id = r[4].clone();
-        let preloaded = sql::flag(&r[5]);
-        self.caps.wal_view = sql::flag(&r[6]);
-        self.caps.checkpointer_view = sql::flag(&r[7]);
-        self.caps.io_view = sql::flag(&r[8]);
-        self.io_ok = self.caps.io_view;
-        let pss_schema = r[9].clone();
-
-        if !self.sees_all {
-            self.notes.push(note(
-                "privileges",
-                format!(
-                    "role {role} is not a member of pg_read_all_stats or pg_monitor: wait events, \
-                     states and query texts of other roles' sessions and of the server's \
-                     background processes are hidden (NULL / \"<insufficient privilege>\"), and \
-                     so are other roles' statements in pg_stat_statements; \
-                     GRANT pg_monitor TO {role}",
-                    role = sql::quote_ident(&self.role)
-                ),
-            ));
-        }
-        match pss_schema {
-            None => {
-                let how = if preloaded {
-                    "pg_stat_statements is loaded but not installed in this database: \
-                     CREATE EXTENSION pg_stat_statements"
-                } else {
-                    "pg_stat_statements is not installed: add it to shared_preload_libraries \
-                     and CREATE EXTENSION pg_stat_statements"
-                };
-                self.notes.push(note(
-                    "pg_stat_statements",
-                    format!("{how}; top SQL is not available"),
-                ));
-            }
-            Some(schema) => {
-                let cols: Vec<String> = self
-                    .query(&sql::statement_columns(&schema))
-                    .await
-                    .map(|rows| rows.into_iter().filter_map(|r| r[0].clone()).collect())
-                    .unwrap_or_default();
-                match StatementCols::from_columns(&schema, &cols) {
-                    None => self.notes.push(note(
-                        "pg_stat_statements",
-                        "pg_stat_statements has columns this stampede does not know; top SQL \
-                         is not available",
-                    )),
-                    Some(c) => {
-                        // A test read: created but not preloaded fails here.
-                        match self.query(&sql::statements(&c, false)).await {
-                            Ok(_) => {
-                                self.caps.statements = Some(c);
-                                self.stmts_ok = true;
-                            }
-                            Err(e) => self.notes.push(note(
-                                "pg_stat_statements",
-                                format!(
-                                    "pg_stat_statements cannot be read ({e}); add it to \
-                                     shared_preload_libraries and restart the server; top SQL \
-                                     is not available"
-                                ),
-                            )),
-                        }
-                    }
-                }
-            }
-        }
-        if self.caps.activity_query_id {
-            let on = matches!(compute_query_id.as_deref(), Some("on" | "regress"))
-                || (compute_query_id.as_deref() == Some("auto") && preloaded);
-            if !on {
-                self.caps.activity_query_id = false;
-                self.notes.push(note(
-                    "query_id",
-                    format!(
-                        "compute_query_id is {}: waits cannot be joined to statements; \
-                         set compute_query_id = on (or auto with pg_stat_statements loaded)",
-                        compute_query_id.as_deref().unwrap_or("unknown")
-                    ),
-                ));
-            }
-        } else {
-            self.notes.push(note(
-                "query_id",
-                "PostgreSQL before 14 has no pg_stat_activity.query_id: waits are not joined \
-                 to statements",
-            ));
-        }
-        if !self.caps.wal_view {
-            self.notes.push(note(
-                "pg_stat_wal",
-                "pg_stat_wal needs PostgreSQL 14 or later: no WAL counters",
-            ));
-        }
-        if !self.caps.io_view {
-            self.notes.push(note(
-                "pg_stat_io",
-                "pg_stat_io needs PostgreSQL 16 or later: no I/O by backend type",
-            ));
-        }
-        Ok(())
     }
 
     async fn read_counters(&mut self) -> Option<BTreeMap<String, f64>> {
@@ -438,12 +339,13 @@ impl Sampler {
         let rows = self.query(&sql::activity(&self.caps)).await?;
         let mut s = ActivitySample::default();
         let mut qw: BTreeMap<(i64, String), u32> = BTreeMap::new();
+        let mut background: BackgroundSessions = BTreeMap::new();
         // Every server process but ours is in some row: the pid list is fresh each sample, so a
         // backend born since the last one is counted from its start (see `os`).
         self.server_pids.clear();
         self.server_pids.push(self.session.backend_pid());
-        for r in rows.iter().filter(|r| r.len() == 9) {
-            if let Some(p) = &r[8] {
+        for r in rows.iter().filter(|r| r.len() == 10) {
+            if let Some(p) = &r[9] {
                 self.server_pids
                     .extend(p.split(' ').filter_map(|x| x.parse::<i32>().ok()));
             }
@@ -451,9 +353,10 @@ impl Sampler {
             let (wtype, wevent) = (r[1].as_deref().unwrap_or(""), r[2].as_deref().unwrap_or(""));
             let qid = r[3].as_deref().and_then(|x| x.parse::<i64>().ok());
             let backend_type = r[4].as_deref().unwrap_or("");
-            let n = sql::int(&r[5]).max(0) as u32;
-            let hidden = sql::int(&r[6]).max(0) as u32;
-            s.lock_waits = sql::int(&r[7]).max(0) as u32;
+            let kind = sql::background_kind(backend_type, sql::flag(&r[5]));
+            let n = sql::int(&r[6]).max(0) as u32;
+            let hidden = sql::int(&r[7]).max(0) as u32;
+            s.lock_waits = sql::int(&r[8]).max(0) as u32;
             s.hidden += hidden;
             if state == "active" {
                 let event = if wtype.is_empty() {
@@ -461,13 +364,19 @@ impl Sampler {
                 } else {
                     format!("{wtype}:{wevent}")
                 };
+                if let Some(kind) = kind {
+                    *s.background.entry(kind.to_string()).or_default() += n;
+                    *background.entry((kind.to_string(), event)).or_default() += n;
+                    continue;
+                }
                 s.active += n;
                 *s.waits.entry(event.clone()).or_default() += n;
                 if let Some(q) = qid.filter(|q| *q != 0) {
                     *qw.entry((q, event)).or_default() += n;
                 }
             }
-            if backend_type == "client backend" && n > hidden {
+            // Another observer's session is not one of the clients' connections.
+            if backend_type == "client backend" && kind.is_none() && n > hidden {
                 let st = if state.is_empty() { "unknown" } else { state };
                 *s.states.entry(st.to_string()).or_default() += n - hidden;
             }
@@ -476,6 +385,7 @@ impl Sampler {
             at,
             s,
             query_waits: qw.into_iter().map(|((q, e), n)| (q, e, n)).collect(),
+            background,
         });
         self.cost.samples += 1;
         Ok(())
@@ -597,6 +507,11 @@ impl Sampler {
             .collect();
         let in_window = |t: i64| t >= window_start_ms && t <= window_end_ms;
         let waits = wait_totals(activity.iter().filter(|s| in_window(s.t_ms)));
+        let background = background_totals(
+            (self.samples.iter())
+                .filter(|x| in_window(rel(x.at)))
+                .map(|x| &x.background),
+        );
         let mut qw: BTreeMap<(i64, String), u64> = BTreeMap::new();
         for x in self.samples.iter().filter(|x| in_window(rel(x.at))) {
             for (q, e, n) in &x.query_waits {
@@ -681,6 +596,7 @@ impl Sampler {
             notes: self.notes.clone(),
             activity,
             waits,
+            background,
             query_waits,
             statements,
             statements_total,

@@ -22,12 +22,26 @@
 //! show exactly this shape by Little's law (latency grows with the clients, throughput does not),
 //! and so does a rate above capacity (the queue grows, latency from the scheduled start climbs).
 //!
+//! Only *sound* steps take part: a step where a client aborted or a check failed is left out of
+//! the knee altogether, neither the knee nor the step it is compared with (the next sound step
+//! is, with the parameter's growth up to it). Its throughput is not the parameter's doing: on
+//! MariaDB, sysbench's oltp tests at 200 and 400 clients lost 136 and 351 clients to error 1461
+//! (`max_prepared_stmt_count`), and the fewer clients left made a flat curve that read as
+//! saturation (issue 30). Such steps stay in the table with what went wrong.
+//!
+//! ## What a step's row carries
+//! tps and latency after the warm-up; failures (by kind), aborted clients (with each distinct
+//! reason) and failed checks over the whole step, warm-up included: a failure in the first
+//! second is a failure all the same, and a client refused at connect time (a prepared statement
+//! the server would not create) aborts before the first interval. The text, the JSON and the
+//! HTML show them all on the step's row.
+//!
 //! Must not touch: I/O. The runner (the binary) fills the steps from each step's result with
 //! [`SweepStep::of`].
 
 use std::fmt::Write as _;
 
-use measure::Interval;
+use measure::{FailureKind, Interval};
 use serde::{Deserialize, Serialize};
 
 use crate::model::RunResult;
@@ -75,15 +89,37 @@ pub struct SweepStep {
     pub max_ms: f64,
     /// Committed transactions after the warm-up.
     pub transactions: u64,
-    /// Failed transactions after the warm-up (all kinds).
+    /// Failed transactions of the whole step, warm-up included (all kinds; module notes).
     pub failures: u64,
+    /// `failures` by kind; absent from results written before it was recorded.
+    #[serde(default)]
+    pub failures_by_kind: crate::EndpointFailures,
     /// Seconds the figures cover (after the warm-up).
     pub measured_s: f64,
     /// Clients the step ran with.
     pub clients: u32,
+    /// Clients that aborted (stopped for good) during the step; absent from results written
+    /// before it was recorded.
+    #[serde(default)]
+    pub aborted_clients: u32,
+    /// Why they aborted: each distinct reason with the clients it stopped, most first (at most
+    /// [`ABORT_REASONS`]; `aborted_clients` counts them all). Absent when none aborted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aborts: Vec<AbortReason>,
     /// Checks of the step that failed, by name (the step's own commit count and workload checks).
     #[serde(default)]
     pub failed_checks: Vec<String>,
+}
+
+/// Distinct abort reasons kept per step.
+pub const ABORT_REASONS: usize = 5;
+
+/// One reason clients of a step aborted, and how many it stopped.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AbortReason {
+    /// The error, redacted as in [`crate::AbortedClient::reason`].
+    pub reason: String,
+    pub clients: u32,
 }
 
 impl SweepStep {
@@ -105,6 +141,25 @@ impl SweepStep {
         let secs = t.duration_s();
         let h = &stats.latency;
         let ms = |us: u64| us as f64 / 1000.0;
+        // Failures over the whole step (module notes).
+        let whole = r.total.total();
+        let mut failures_by_kind = crate::EndpointFailures::default();
+        for kind in FailureKind::ALL {
+            failures_by_kind.add(kind, whole.failures_of(kind));
+        }
+        let mut reasons: Vec<AbortReason> = Vec::new();
+        for a in &r.connections.aborted {
+            match reasons.iter_mut().find(|x| x.reason == a.reason) {
+                Some(x) => x.clients += 1,
+                None => reasons.push(AbortReason {
+                    reason: a.reason.clone(),
+                    clients: 1,
+                }),
+            }
+        }
+        // Most first; the first seen first among equals.
+        reasons.sort_by_key(|x| std::cmp::Reverse(x.clients));
+        reasons.truncate(ABORT_REASONS);
         SweepStep {
             value: value.into(),
             tps: if secs > 0.0 {
@@ -118,14 +173,57 @@ impl SweepStep {
             p99_ms: ms(h.percentile_us(99.0)),
             max_ms: ms(h.max_us()),
             transactions: stats.committed(),
-            failures: stats.failed(),
+            failures: whole.failed(),
+            failures_by_kind,
             measured_s: secs,
             clients: r.config.clients,
+            aborted_clients: r.connections.aborted.len() as u32,
+            aborts: reasons,
             failed_checks: (r.checks.iter())
                 .filter(|c| c.status == crate::CheckStatus::Failed)
                 .map(|c| c.name.clone())
                 .collect(),
         }
+    }
+}
+
+impl SweepStep {
+    /// Whether the step may place the knee: no client aborted and no check failed (module
+    /// notes).
+    pub fn sound(&self) -> bool {
+        self.aborted_clients == 0 && self.failed_checks.is_empty()
+    }
+
+    /// What went wrong in the step, in words (`4 of 8 clients aborted`, `failed checks: commit
+    /// count`); empty for a sound step.
+    pub fn troubles(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if self.aborted_clients > 0 {
+            v.push(format!(
+                "{} of {} clients aborted",
+                self.aborted_clients, self.clients
+            ));
+        }
+        if !self.failed_checks.is_empty() {
+            v.push(format!("failed checks: {}", self.failed_checks.join(", ")));
+        }
+        v
+    }
+}
+
+/// Failures by kind in words: `serialization 0, deadlock 2, other 5`.
+pub fn kinds_text(f: &crate::EndpointFailures) -> String {
+    (FailureKind::ALL.iter())
+        .map(|k| format!("{} {}", kind_name(*k), f.of(*k)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn kind_name(k: FailureKind) -> &'static str {
+    match k {
+        FailureKind::Serialization => "serialization",
+        FailureKind::Deadlock => "deadlock",
+        FailureKind::Other => "other",
     }
 }
 
@@ -137,21 +235,31 @@ fn growth(a: &str, b: &str) -> f64 {
     }
 }
 
-/// The knee of a series of steps (module notes), or `None`.
+/// The knee of a series of steps (module notes): compared sound step to sound step, or `None`.
 pub fn find_knee(steps: &[SweepStep]) -> Option<Knee> {
-    steps.windows(2).enumerate().find_map(|(k, w)| {
-        let (a, b) = (&w[0], &w[1]);
+    let sound: Vec<usize> = (0..steps.len()).filter(|&i| steps[i].sound()).collect();
+    sound.windows(2).find_map(|w| {
+        let (k, next) = (w[0], w[1]);
+        let (a, b) = (&steps[k], &steps[next]);
         if a.tps <= 0.0 || a.p99_ms <= 0.0 {
             return None;
         }
         let gain = b.tps / a.tps - 1.0;
         let rise = b.p99_ms / a.p99_ms - 1.0;
         let wanted = KNEE_GAIN * growth(&a.value, &b.value);
+        let skipped: Vec<&str> = (steps[k + 1..next].iter())
+            .map(|x| x.value.as_str())
+            .collect();
+        let skipped = if skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} left out)", skipped.join(", "))
+        };
         (gain < wanted && rise >= KNEE_P99_RISE).then(|| Knee {
             index: k,
             value: a.value.clone(),
             reason: format!(
-                "from {} to {}: tps {:+.0}% (scaling needs {:+.0}%), p99 {:+.0}%",
+                "from {} to {}{skipped}: tps {:+.0}% (scaling needs {:+.0}%), p99 {:+.0}%",
                 a.value,
                 b.value,
                 gain * 100.0,
@@ -162,12 +270,14 @@ pub fn find_knee(steps: &[SweepStep]) -> Option<Knee> {
     })
 }
 
-/// The sweep as a text table, every line ending in `\n`.
+/// The sweep as a text table, every line ending in `\n`: a row per step, with the step's
+/// failures by kind, aborted clients (and why) and failed checks under it when it has any.
 pub fn render_text(s: &SweepSection) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "sweep over {} ({} steps, first {} s of each left out):",
+        "sweep over {} ({} steps; tps and latency leave out the first {} s of each, failures \
+         and aborts count the whole step):",
         s.parameter,
         s.steps.len(),
         s.warmup_s
@@ -181,22 +291,48 @@ pub fn render_text(s: &SweepSection) -> String {
         .unwrap_or(5);
     let _ = writeln!(
         o,
-        "  {:<w$}  {:>10}  {:>9}  {:>9}  {:>9}  {:>8}",
-        s.parameter, "tps", "mean ms", "p95 ms", "p99 ms", "failures"
+        "  {:<w$}  {:>10}  {:>9}  {:>9}  {:>9}  {:>8}  {:>10}",
+        s.parameter, "tps", "mean ms", "p95 ms", "p99 ms", "failures", "aborted"
     );
     for (i, x) in s.steps.iter().enumerate() {
         let mark = match &s.knee {
             Some(k) if k.index == i => "  <- knee",
             _ => "",
         };
+        let aborted = if x.aborted_clients == 0 {
+            "0".to_string()
+        } else {
+            format!("{} of {}", x.aborted_clients, x.clients)
+        };
         let _ = writeln!(
             o,
-            "  {:<w$}  {:>10.1}  {:>9.3}  {:>9.3}  {:>9.3}  {:>8}{mark}",
-            x.value, x.tps, x.mean_ms, x.p95_ms, x.p99_ms, x.failures
+            "  {:<w$}  {:>10.1}  {:>9.3}  {:>9.3}  {:>9.3}  {:>8}  {:>10}{mark}",
+            x.value, x.tps, x.mean_ms, x.p95_ms, x.p99_ms, x.failures, aborted
         );
+        if x.failures > 0 {
+            let _ = writeln!(
+                o,
+                "    failures by kind: {}",
+                kinds_text(&x.failures_by_kind)
+            );
+        }
+        for a in &x.aborts {
+            let _ = writeln!(o, "    aborted: {} clients: {}", a.clients, a.reason);
+        }
         if !x.failed_checks.is_empty() {
             let _ = writeln!(o, "    failed checks: {}", x.failed_checks.join(", "));
         }
+    }
+    let unsound: Vec<&str> = (s.steps.iter())
+        .filter(|x| !x.sound())
+        .map(|x| x.value.as_str())
+        .collect();
+    if !unsound.is_empty() {
+        let _ = writeln!(
+            o,
+            "  not considered for the knee (clients aborted or checks failed): {}",
+            unsound.join(", ")
+        );
     }
     match &s.knee {
         Some(k) => {
@@ -439,16 +575,31 @@ pub fn html_section(o: &mut String, s: &SweepSection) {
     let _ = write!(
         o,
         "<table><thead><tr><th>{}</th><th>tps</th><th>mean ms</th><th>p95 ms</th><th>p99 ms</th>\
-         <th>failures</th><th>failed checks</th></tr></thead><tbody>",
+         <th>failures</th><th class=\"l\">failures by kind</th><th>aborted clients</th>\
+         <th class=\"l\">why they aborted</th><th class=\"l\">failed checks</th></tr></thead>\
+         <tbody>",
         esc(&s.parameter)
     );
     for (i, x) in s.steps.iter().enumerate() {
         let knee = s.knee.as_ref().is_some_and(|k| k.index == i);
+        let class = match (knee, x.sound()) {
+            (true, _) => " class=\"knee\"",
+            (false, false) => " class=\"unsound\"",
+            (false, true) => "",
+        };
+        let kinds = if x.failures > 0 {
+            esc(&kinds_text(&x.failures_by_kind))
+        } else {
+            String::new()
+        };
+        let why: Vec<String> = (x.aborts.iter())
+            .map(|a| format!("{}: {}", a.clients, esc(&a.reason)))
+            .collect();
         let _ = write!(
             o,
-            "<tr{}><td>{}{}</td><td>{:.1}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td>\
-             <td>{}</td><td>{}</td></tr>",
-            if knee { " class=\"knee\"" } else { "" },
+            "<tr{class}><td>{}{}</td><td>{:.1}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td>\
+             <td>{}</td><td class=\"l\">{kinds}</td><td>{}</td><td class=\"l\">{}</td>\
+             <td class=\"l\">{}</td></tr>",
             esc(&x.value),
             if knee { " (knee)" } else { "" },
             x.tps,
@@ -456,136 +607,29 @@ pub fn html_section(o: &mut String, s: &SweepSection) {
             x.p95_ms,
             x.p99_ms,
             x.failures,
+            if x.aborted_clients == 0 {
+                "0".to_string()
+            } else {
+                format!("{} of {}", x.aborted_clients, x.clients)
+            },
+            why.join("<br>"),
             esc(&x.failed_checks.join(", "))
         );
     }
-    o.push_str("</tbody></table></section>");
+    o.push_str("</tbody></table>");
+    let unsound: Vec<String> = (s.steps.iter())
+        .filter(|x| !x.sound())
+        .map(|x| format!("{}={} ({})", s.parameter, x.value, x.troubles().join("; ")))
+        .collect();
+    if !unsound.is_empty() {
+        let _ = write!(
+            o,
+            "<p class=\"muted\">Not considered for the knee: {}.</p>",
+            esc(&unsound.join(", "))
+        );
+    }
+    o.push_str("</section>");
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn steps(series: &[(&str, f64, f64)]) -> Vec<SweepStep> {
-        series
-            .iter()
-            .map(|(v, tps, p99)| SweepStep {
-                value: (*v).into(),
-                tps: *tps,
-                p99_ms: *p99,
-                ..Default::default()
-            })
-            .collect()
-    }
-
-    #[test]
-    fn knee_where_doubling_clients_stops_paying_and_p99_climbs() {
-        // Linear up to 8 clients, then flat with p99 doubling per doubling (Little's law).
-        let s = steps(&[
-            ("1", 1000.0, 1.1),
-            ("2", 1980.0, 1.1),
-            ("4", 3900.0, 1.2),
-            ("8", 7600.0, 1.3),
-            ("16", 8000.0, 2.6),
-            ("32", 8050.0, 5.3),
-            ("64", 7900.0, 10.9),
-        ]);
-        let k = find_knee(&s).expect("a knee");
-        assert_eq!((k.index, k.value.as_str()), (3, "8"));
-        assert!(k.reason.contains("from 8 to 16"), "{}", k.reason);
-    }
-
-    #[test]
-    fn no_knee_while_every_step_scales() {
-        let s = steps(&[
-            ("1", 100.0, 2.0),
-            ("2", 195.0, 2.1),
-            ("4", 380.0, 2.3),
-            ("8", 700.0, 2.6),
-        ]);
-        assert_eq!(find_knee(&s), None);
-    }
-
-    #[test]
-    fn no_knee_when_throughput_flattens_with_latency_flat() {
-        // A rate sweep on a server that is never saturated cannot flatten, but a flat series
-        // with flat latency (noise) is not a knee either.
-        let s = steps(&[
-            ("100", 100.0, 1.0),
-            ("200", 110.0, 1.05),
-            ("400", 112.0, 1.1),
-        ]);
-        assert_eq!(find_knee(&s), None);
-    }
-
-    #[test]
-    fn no_knee_with_fewer_than_two_steps_or_no_throughput() {
-        assert_eq!(find_knee(&steps(&[("8", 100.0, 1.0)])), None);
-        assert_eq!(find_knee(&[]), None);
-        assert_eq!(find_knee(&steps(&[("1", 0.0, 0.0), ("2", 0.0, 0.0)])), None);
-    }
-
-    #[test]
-    fn throughput_falling_with_latency_climbing_is_a_knee() {
-        let s = steps(&[("16", 5000.0, 4.0), ("32", 4000.0, 9.0)]);
-        assert_eq!(find_knee(&s).map(|k| k.index), Some(0));
-    }
-
-    #[test]
-    fn small_parameter_steps_ask_for_a_proportional_gain() {
-        // 10 -> 12 clients (+20%): +8% tps is scaling well enough (needs +5%), so no knee;
-        // +2% with p99 up 30% is one.
-        let ok = steps(&[("10", 1000.0, 1.0), ("12", 1080.0, 1.3)]);
-        assert_eq!(find_knee(&ok), None);
-        let knee = steps(&[("10", 1000.0, 1.0), ("12", 1020.0, 1.3)]);
-        assert_eq!(find_knee(&knee).map(|k| k.index), Some(0));
-    }
-
-    #[test]
-    fn settings_values_need_a_quarter_more_throughput() {
-        let s = steps(&[("off", 1000.0, 1.0), ("on", 1100.0, 2.0)]);
-        assert_eq!(find_knee(&s).map(|k| k.value), Some("off".into()));
-    }
-
-    #[test]
-    fn compare_rows_pair_values_and_keep_unmatched_ones() {
-        let a = SweepSection {
-            parameter: "clients".into(),
-            steps: steps(&[("1", 100.0, 1.0), ("2", 200.0, 1.0)]),
-            ..Default::default()
-        };
-        let b = SweepSection {
-            parameter: "clients".into(),
-            steps: steps(&[("2", 150.0, 2.0), ("4", 300.0, 2.0)]),
-            ..Default::default()
-        };
-        let rows = compare_rows(&a, &b);
-        assert_eq!(rows.len(), 3);
-        assert_eq!(rows[0].tps, (Some(100.0), None));
-        assert_eq!(rows[1].tps, (Some(200.0), Some(150.0)));
-        assert_eq!(rows[2].value, "4");
-        let text = render_compare_text(&a, &b, "A", "B");
-        assert!(text.contains("-25.0%"), "{text}");
-        assert!(text.contains("+100.0%"), "{text}");
-    }
-
-    #[test]
-    fn the_text_table_marks_the_knee() {
-        let mut s = SweepSection {
-            parameter: "clients".into(),
-            warmup_s: 1.0,
-            steps: steps(&[("4", 400.0, 1.0), ("8", 410.0, 2.0)]),
-            knee: None,
-        };
-        s.knee = find_knee(&s.steps);
-        let t = render_text(&s);
-        assert!(
-            t.lines()
-                .any(|l| l.trim_start().starts_with("4 ") && l.ends_with("<- knee")),
-            "{t}"
-        );
-        let mut html = String::new();
-        html_section(&mut html, &s);
-        assert!(html.contains("knee 4"), "the chart marks the knee");
-    }
-}
+mod tests;
