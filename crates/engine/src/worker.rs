@@ -33,7 +33,7 @@ use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use measure::attempts::{Attempt, History, Op, Outcome as Attempted};
+use measure::attempts::History;
 use measure::{Interval, Recorder};
 use target::{Error, Session, Target};
 use tokio::sync::{oneshot, Notify};
@@ -191,31 +191,6 @@ impl<W: Workload> ThreadCtx<W> {
     #[inline]
     pub(crate) fn now_us(&self) -> u64 {
         self.timer.now_us()
-    }
-
-    /// A fault run's record of one attempt (`crate::fault`): a write when the workload says
-    /// which row it wrote, or when its transaction type is not read-only.
-    pub(crate) fn record<C: ClientWorkload>(
-        &self,
-        c: &Client<C>,
-        txn: usize,
-        start_us: u64,
-        end_us: u64,
-        outcome: Attempted,
-    ) {
-        let op = match c.wl.write_seq() {
-            Some(seq) => Op::Write { seq: Some(seq) },
-            None if self.workload.read_only(txn) => Op::Read,
-            None => Op::Write { seq: None },
-        };
-        self.history.borrow_mut().attempts.push(Attempt {
-            client: c.id,
-            op,
-            start_us,
-            end_us,
-            host: c.session.as_ref().and_then(|s| self.endpoint_of(s)),
-            outcome,
-        });
     }
 
     #[inline]

@@ -401,6 +401,9 @@ mod tests {
             "lagging",
             "failed_commits",
             "uncounted",
+            "op",
+            "reads",
+            "hosts",
         ];
         let objects = [
             (&schema, &v),
@@ -503,6 +506,14 @@ mod tests {
             (
                 &defs["failover"]["properties"]["writes"],
                 &v["failover"]["writes"],
+            ),
+            (
+                &defs["failover"]["properties"]["reads"],
+                &v["failover"]["reads"],
+            ),
+            (
+                &defs["failover"]["properties"]["hosts"]["items"],
+                &v["failover"]["hosts"][0],
             ),
             (&schema["properties"]["routing"]["items"], &v["routing"][0]),
             (&defs["cache_curve"], &v["cache_curve"]),

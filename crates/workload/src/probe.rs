@@ -7,7 +7,9 @@
 //! the acknowledgement of the INSERT is the acknowledgement of the commit. A write that is tried
 //! again (after a retryable error) draws a new number, so each row answers for exactly one
 //! attempt and the audit ([`failover::audit`](../../failover/index.html)) never has to guess
-//! which try committed. Each read looks up the row the client wrote last (an index probe).
+//! which try committed. Each read looks up the row the client wrote last (an index probe), and
+//! says so ([`Workload::read_only`]): a fault run counts writes and reads apart, so a primary
+//! that turns read-only is write downtime while its reads go on.
 //!
 //! The wall clock is the one place a workload reads a clock: the row must say when the client
 //! sent it, to line rows up with the client's log after a failover; the engine still owns every
@@ -136,6 +138,12 @@ impl Workload for ProbeWorkload {
             tried: None,
         }
     }
+
+    /// The read is one SELECT: a fault run records it as a read (its own downtime window, not
+    /// the writes'), and `--read-from` may send it to a standby.
+    fn read_only(&self, txn: usize) -> bool {
+        txn == READ
+    }
 }
 
 pub struct ProbeClient {
@@ -241,5 +249,14 @@ mod tests {
             ProbeWorkload::new(Dialect::MySql).txn_types()[READ].statements[0],
             SELECT_MY
         );
+    }
+
+    #[test]
+    fn only_the_read_is_read_only() {
+        // The engine records a type that is not read-only as a write (`Op::Write`): a read
+        // taken for one hid a read-only primary's write outage behind succeeding reads.
+        let w = ProbeWorkload::new(Dialect::Postgres);
+        assert!(w.read_only(READ));
+        assert!(!w.read_only(WRITE));
     }
 }
