@@ -320,6 +320,9 @@ pub(crate) struct Client<C> {
     pub(crate) stats: ClientStats,
     /// The client's index on its thread (its place in `ThreadCtx::in_flight`).
     pub(crate) slot: usize,
+    /// The hosts its (writer) sessions were on, each of which counts it once as its client
+    /// (`ThreadCtx::endpoint_client`).
+    pub(crate) hosts: Vec<usize>,
 }
 
 /// A client's initial connection.
@@ -414,6 +417,8 @@ pub(crate) async fn thread_main<W: Workload>(
                     }
                 };
                 let endpoint = session.as_ref().and_then(|s| cx.endpoint_of(s));
+                let mut hosts = Vec::new();
+                cx.endpoint_client(&mut hosts, endpoint);
                 // --read-from: the reader, once the writer is there (crate::route).
                 let mut reader = None;
                 if session.is_some() && !aborted {
@@ -440,6 +445,7 @@ pub(crate) async fn thread_main<W: Workload>(
                     clock_hint: None,
                     aborted,
                     slot: 0,
+                    hosts,
                     stats: ClientStats {
                         client_id: id,
                         endpoint,

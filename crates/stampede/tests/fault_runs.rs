@@ -11,6 +11,8 @@
 //! - One server made read-only for 2 s by the fault command: the probe's writes fail with their
 //!   own kind while its reads go on; the write downtime is an independent writer's, the read
 //!   downtime none, and every acknowledged write is a row of the probe's table.
+//! - A primary killed (-9) and its standby promoted under the probe: each host's transactions
+//!   are the ones its sessions served, and no advice to spread the clients is given.
 
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -570,4 +572,94 @@ fn a_read_only_primary_is_write_downtime_of_its_own_kind_while_reads_go_on() {
     assert_eq!(audit["status"], "passed", "{audit}");
     // The failed writes fail the run's error check: exit status 2.
     assert_eq!(code, 2, "{stdout}{stderr}");
+}
+
+/// A primary killed (-9, every process at once) and its standby promoted while the probe runs
+/// over both: each host's transactions are the ones its sessions served, as the clients' record
+/// of every attempt has them (the old primary's up to the crash, the new primary's after), every
+/// client counts on both hosts, and the summary gives no advice to spread the clients: they
+/// moved because the primary did.
+#[test]
+fn a_kill_and_promote_counts_each_transaction_on_the_host_that_served_it() {
+    let c = Cluster::start(1, &[]);
+    let (hosts, ports) = c.hosts_and_ports();
+    let ppid = c.primary.pid().unwrap();
+    let fault = format!(
+        "pkill -KILL -P {ppid}; kill -KILL {ppid}; {}",
+        promote(&c.standbys[0])
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let target = format!("host={hosts} port={ports} user=postgres dbname=postgres");
+    let (_, stdout, stderr) = stampede(&[
+        "failover",
+        &target,
+        "-T",
+        "5",
+        "-c",
+        "4",
+        "-j",
+        "2",
+        "-R",
+        "100",
+        "--no-observe",
+        "--fault-at",
+        "1.5",
+        "--fault-cmd",
+        &fault,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(&json).unwrap_or_else(|e| panic!("no result ({e}): {stdout}{stderr}")),
+    )
+    .unwrap();
+    let f = &v["failover"];
+    let name = |i: usize| format!("{}:{}", c.hosts()[i].host, c.hosts()[i].port);
+    // What the record of attempts says each host served.
+    let served = |host: &str| -> u64 {
+        (f["hosts"].as_array().unwrap().iter())
+            .find(|h| h["host"] == host)
+            .map_or(0, |h| {
+                h["writes"].as_u64().unwrap() + h["reads"].as_u64().unwrap()
+            })
+    };
+    let eps = v["endpoints"].as_array().unwrap();
+    assert_eq!(eps.len(), 2, "{v}");
+    for (i, e) in eps.iter().enumerate() {
+        assert_eq!(
+            format!("{}:{}", e["host"].as_str().unwrap(), e["port"]),
+            name(i)
+        );
+        let txns = e["transactions"].as_u64().unwrap();
+        assert!(txns > 0, "host {} served nothing: {e}", name(i));
+        assert_eq!(
+            txns,
+            served(&name(i)),
+            "host {}: {e}\n{}",
+            name(i),
+            f["hosts"]
+        );
+        assert!(e["latency_ms"].is_object(), "{e}");
+        // Every client had a session on the old primary, then on the new one.
+        assert_eq!(e["clients"], 4, "{e}");
+    }
+    // Every transaction is on one host: they add up to the probe's successes.
+    let all: u64 = eps
+        .iter()
+        .map(|e| e["transactions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        all,
+        f["writes"]["acknowledged"].as_u64().unwrap() + f["reads"]["succeeded"].as_u64().unwrap()
+    );
+    assert_eq!(f["last_write_old_primary"]["host"], name(0).as_str(), "{f}");
+    assert_eq!(
+        f["first_write_new_primary"]["host"],
+        name(1).as_str(),
+        "{f}"
+    );
+    assert!(v.get("endpoints_warning").is_none(), "{v}");
+    assert!(!stdout.contains("--spread"), "{stdout}");
+    assert!(stdout.contains("endpoints:"), "{stdout}");
 }

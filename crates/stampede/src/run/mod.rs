@@ -505,6 +505,10 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     );
     result.tpcc = family.tpcc_result(&result);
     result.iibench = family.iibench_result(&result);
+    if failover.is_some() {
+        // Clients move by design in a fault run: no spreading advice (`endpoints_advice`).
+        result.endpoints_warning = None;
+    }
     result.failover = failover;
     split::finish(replication, &mut result);
     result.routing = family.routing();
