@@ -16,6 +16,7 @@
 //! is starting up (57P03) stays small.
 
 use measure::attempts::{Attempt, ErrorKind, History, Op, Outcome};
+use target::conninfo::SessionAttrs;
 use target::{Error, ErrorClass, Session, Target};
 use workload::{ClientWorkload, Workload};
 
@@ -73,6 +74,12 @@ pub(crate) fn kind_of(e: &Error) -> ErrorKind {
     }
     match e {
         Error::Db(db) => ErrorKind::of(Some(&db.code), None, false),
+        // Every host tried, and the last one answering takes no writes (a reconnection with
+        // target_session_attrs=read-write while the standby is not yet promoted): read-only,
+        // not a lost connection.
+        Error::Connect { cause, .. } if SessionAttrs::refused_writes(&cause.to_string()) => {
+            ErrorKind::ReadOnly
+        }
         Error::Connect { cause, .. } => ErrorKind::of(None, Some(cause.kind()), false),
         Error::Io(io) => ErrorKind::of(None, Some(io.kind()), false),
         _ => ErrorKind::Other,
@@ -171,6 +178,15 @@ mod tests {
             cause: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
         };
         assert_eq!(kind_of(&refused), ErrorKind::Refused);
+        let standby = Error::Connect {
+            target: "h".into(),
+            cause: std::io::Error::other(
+                SessionAttrs::ReadWrite
+                    .refusal(true, false)
+                    .expect("a standby is refused"),
+            ),
+        };
+        assert_eq!(kind_of(&standby), ErrorKind::ReadOnly);
         let eof = Error::Io(std::io::Error::from(std::io::ErrorKind::UnexpectedEof));
         assert_eq!(kind_of(&eof), ErrorKind::ConnectionLost);
     }
