@@ -4,7 +4,11 @@
 //! Why a tally apart from the thread's [`measure::Recorder`]: the recorder is per transaction
 //! type and per interval (ticks), and every output reads it; the per-endpoint view is for the
 //! whole run only and keyed by the host the session that ran the transaction is on (the
-//! client's `ClientStats::endpoint`, set when its session opens). Each engine thread keeps one
+//! client's `ClientStats::endpoint`, set whenever its session opens). Each transaction counts
+//! for the host that served it when it ran, not for the host its client ended on: a client that
+//! moved (a fault run's reconnection after a failover, `-C` landing elsewhere) leaves what it ran
+//! on the old host there, and counts as one of the clients of every host it had a session on
+//! (once each, however often it came back). Each engine thread keeps one
 //! [`Tally`] in its `Totals` (no lock: the thread's clients never move), recorded where the
 //! recorder records: an index into a small `Vec` (one entry per host, grown when a host is first
 //! seen), no map lookup, no allocation after the first transaction of each host (the
@@ -17,6 +21,7 @@
 //! server_commits[e] = commits of its measured transactions + setup_commits[e]
 //! sum over e of latency[e].count() = committed transactions of the run (clients on a host)
 //! sum over e of connections[e]     = Outcome::connections
+//! sum over e of clients[e]         = clients that had a session, when none moved
 //! ```
 
 use measure::{FailureKind, Histogram};
@@ -33,6 +38,9 @@ pub struct EndpointStats {
     pub latency: Histogram,
     /// Failed transactions by kind, in [`FailureKind::ALL`]'s order.
     pub failures: [u64; 3],
+    /// Clients whose (writer) session was on this host at some time during the run, each
+    /// counted once however often it came back.
+    pub clients: u32,
     /// Sessions opened on this host (initial and `-C` ones): each costs the server one start-up
     /// transaction.
     pub connections: u64,
@@ -58,6 +66,7 @@ impl EndpointStats {
         for (a, b) in self.failures.iter_mut().zip(o.failures) {
             *a += b;
         }
+        self.clients += o.clients;
         self.connections += o.connections;
         self.reconnects += o.reconnects;
         self.server_commits += o.server_commits;
@@ -105,6 +114,16 @@ impl<W: Workload> ThreadCtx<W> {
                 .at(e)
                 .latency
                 .record(latency_us);
+        }
+    }
+
+    /// A client's session is on endpoint `e` now (opened, or re-opened on another host):
+    /// `hosts` are those it was on before, each of which counted it once already. Not on the
+    /// hot path: called when a session opens.
+    pub(crate) fn endpoint_client(&self, hosts: &mut Vec<usize>, e: Option<usize>) {
+        if let Some(e) = e.filter(|e| !hosts.contains(e)) {
+            hosts.push(e);
+            self.totals.borrow_mut().endpoints.at(e).clients += 1;
         }
     }
 
@@ -156,7 +175,9 @@ mod tests {
         a.at(1).latency.record(1_000);
         a.at(1).failures[0] += 1;
         a.at(1).connections += 1;
+        a.at(1).clients += 1;
         let mut b = Tally::default();
+        b.at(1).clients += 2;
         b.at(0).latency.record(3_000);
         b.at(1).latency.record(2_000);
         b.at(1).server_commits += 5;
@@ -168,6 +189,7 @@ mod tests {
         assert_eq!(v[1].failures_of(FailureKind::Serialization), 1);
         assert_eq!(v[1].failures_of(FailureKind::Other), 0);
         assert_eq!((v[1].connections, v[1].server_commits), (1, 5));
+        assert_eq!((v[0].clients, v[1].clients), (0, 3));
         assert!(v[2].latency.is_empty());
     }
 }

@@ -15,20 +15,53 @@
 //! most sees a recovery within a second of it, while a storm of reconnects against a server that
 //! is starting up (57P03) stays small.
 
-use measure::attempts::{ErrorKind, History, Outcome};
+use measure::attempts::{Attempt, ErrorKind, History, Op, Outcome};
+use target::conninfo::SessionAttrs;
 use target::{Error, ErrorClass, Session, Target};
+use workload::{ClientWorkload, Workload};
 
 use crate::exec::Timer;
+use crate::worker::{Client, ThreadCtx};
 
 pub(crate) const BACKOFF_FIRST_US: u64 = 10_000;
 pub(crate) const BACKOFF_MAX_US: u64 = 1_000_000;
+
+impl<W: Workload> ThreadCtx<W> {
+    /// A fault run's record of one attempt: a write when the workload says which row it wrote,
+    /// or when its transaction type is not read-only; else a read. The analysis measures each
+    /// kind's downtime from its own completions, so a read taken for a write would hide a write
+    /// outage (a primary turned read-only) behind reads that still succeed.
+    pub(crate) fn record<C: ClientWorkload>(
+        &self,
+        c: &Client<C>,
+        txn: usize,
+        start_us: u64,
+        end_us: u64,
+        outcome: Outcome,
+    ) {
+        let op = match c.wl.write_seq() {
+            Some(seq) => Op::Write { seq: Some(seq) },
+            None if self.workload.read_only(txn) => Op::Read,
+            None => Op::Write { seq: None },
+        };
+        self.history.borrow_mut().attempts.push(Attempt {
+            client: c.id,
+            op,
+            start_us,
+            end_us,
+            host: c.session.as_ref().and_then(|s| self.endpoint_of(s)),
+            outcome,
+        });
+    }
+}
 
 /// An error in an operator's words, from either protocol.
 pub(crate) fn kind_of(e: &Error) -> ErrorKind {
     if let Some(n) = target::mysql::error_number(e) {
         return match n {
-            // ER_OPTION_PREVENTS_STATEMENT (--read-only), ER_READ_ONLY_MODE.
-            1290 | 1836 => ErrorKind::ReadOnly,
+            // ER_OPTION_PREVENTS_STATEMENT (read_only), ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+            // (a READ ONLY transaction, or tx_read_only), ER_READ_ONLY_MODE.
+            1290 | 1792 | 1836 => ErrorKind::ReadOnly,
             // ER_SERVER_SHUTDOWN, ER_UNKNOWN_COM_ERROR (Galera: "WSREP has not yet prepared
             // node for application use").
             1053 | 1047 => ErrorKind::ServerUnavailable,
@@ -41,6 +74,12 @@ pub(crate) fn kind_of(e: &Error) -> ErrorKind {
     }
     match e {
         Error::Db(db) => ErrorKind::of(Some(&db.code), None, false),
+        // Every host tried, and the last one answering takes no writes (a reconnection with
+        // target_session_attrs=read-write while the standby is not yet promoted): read-only,
+        // not a lost connection.
+        Error::Connect { cause, .. } if SessionAttrs::refused_writes(&cause.to_string()) => {
+            ErrorKind::ReadOnly
+        }
         Error::Connect { cause, .. } => ErrorKind::of(None, Some(cause.kind()), false),
         Error::Io(io) => ErrorKind::of(None, Some(io.kind()), false),
         _ => ErrorKind::Other,
@@ -139,8 +178,35 @@ mod tests {
             cause: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
         };
         assert_eq!(kind_of(&refused), ErrorKind::Refused);
+        let standby = Error::Connect {
+            target: "h".into(),
+            cause: std::io::Error::other(
+                SessionAttrs::ReadWrite
+                    .refusal(true, false)
+                    .expect("a standby is refused"),
+            ),
+        };
+        assert_eq!(kind_of(&standby), ErrorKind::ReadOnly);
         let eof = Error::Io(std::io::Error::from(std::io::ErrorKind::UnexpectedEof));
         assert_eq!(kind_of(&eof), ErrorKind::ConnectionLost);
+    }
+
+    #[test]
+    fn a_read_only_mysql_server_is_read_only_whatever_its_sqlstate() {
+        // MySQL's read-only errors carry SQLSTATE HY000 or 25006: the number decides.
+        let my = |n: u16, code: &str| {
+            Error::Db(Box::new(target::DbError {
+                severity: "ERROR".into(),
+                code: code.into(),
+                message: "m".into(),
+                detail: Some(format!("MySQL error {n}")),
+                ..Default::default()
+            }))
+        };
+        for (n, code) in [(1290, "HY000"), (1792, "25006"), (1836, "HY000")] {
+            assert_eq!(kind_of(&my(n, code)), ErrorKind::ReadOnly, "{n}");
+        }
+        assert_eq!(kind_of(&my(1062, "23000")), ErrorKind::Other);
     }
 
     #[test]

@@ -132,7 +132,9 @@ pub struct ClientStats {
     pub committed: u64,
     pub busy_us: u64,
     /// The host (index into the target's hosts) the client's session is on; `None` when it
-    /// never connected (under `-C`: the last connection's). With `--read-from`, the writer's.
+    /// never connected. After the run, the last session's (`-C`, or a fault run's
+    /// reconnection, may have moved it): what each host served is counted per transaction in
+    /// [`EndpointStats`](crate::EndpointStats), not from this. With `--read-from`, the writer's.
     pub endpoint: Option<usize>,
     /// With `--read-from`: the host of the client's reader session, if it has one.
     pub reader_endpoint: Option<usize>,

@@ -138,6 +138,7 @@ async fn run_txn_on_session<W: Workload>(
         drop(tot);
         now = ctx.now_us();
         c.stats.endpoint = ctx.endpoint_of(&s);
+        ctx.endpoint_client(&mut c.hosts, c.stats.endpoint);
         ctx.endpoint_reconnected(&s);
         c.session = Some(s);
         fresh_session = true;
@@ -156,6 +157,7 @@ async fn run_txn_on_session<W: Workload>(
                 ctx.totals.borrow_mut().connections += 1;
                 now = ctx.now_us();
                 c.stats.endpoint = ctx.endpoint_of(&s);
+                ctx.endpoint_client(&mut c.hosts, c.stats.endpoint);
                 ctx.endpoint_reconnected(&s);
                 c.session = Some(s);
                 fresh_session = true;

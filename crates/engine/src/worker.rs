@@ -33,7 +33,7 @@ use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use measure::attempts::{Attempt, History, Op, Outcome as Attempted};
+use measure::attempts::History;
 use measure::{Interval, Recorder};
 use target::{Error, Session, Target};
 use tokio::sync::{oneshot, Notify};
@@ -199,31 +199,6 @@ impl<W: Workload> ThreadCtx<W> {
         self.timer.now_us()
     }
 
-    /// A fault run's record of one attempt (`crate::fault`): a write when the workload says
-    /// which row it wrote, or when its transaction type is not read-only.
-    pub(crate) fn record<C: ClientWorkload>(
-        &self,
-        c: &Client<C>,
-        txn: usize,
-        start_us: u64,
-        end_us: u64,
-        outcome: Attempted,
-    ) {
-        let op = match c.wl.write_seq() {
-            Some(seq) => Op::Write { seq: Some(seq) },
-            None if self.workload.read_only(txn) => Op::Read,
-            None => Op::Write { seq: None },
-        };
-        self.history.borrow_mut().attempts.push(Attempt {
-            client: c.id,
-            op,
-            start_us,
-            end_us,
-            host: c.session.as_ref().and_then(|s| self.endpoint_of(s)),
-            outcome,
-        });
-    }
-
     #[inline]
     pub(crate) fn stopping(&self) -> bool {
         self.shared.stopping.load(Ordering::Relaxed)
@@ -352,6 +327,9 @@ pub(crate) struct Client<C> {
     pub(crate) stats: ClientStats,
     /// The client's index on its thread (its place in `ThreadCtx::in_flight`).
     pub(crate) slot: usize,
+    /// The hosts its (writer) sessions were on, each of which counts it once as its client
+    /// (`ThreadCtx::endpoint_client`).
+    pub(crate) hosts: Vec<usize>,
 }
 
 /// A client's initial connection.
@@ -448,6 +426,8 @@ pub(crate) async fn thread_main<W: Workload>(
                     }
                 };
                 let endpoint = session.as_ref().and_then(|s| cx.endpoint_of(s));
+                let mut hosts = Vec::new();
+                cx.endpoint_client(&mut hosts, endpoint);
                 // --read-from: the reader, once the writer is there (crate::route).
                 let mut reader = None;
                 if session.is_some() && !aborted {
@@ -474,6 +454,7 @@ pub(crate) async fn thread_main<W: Workload>(
                     clock_hint: None,
                     aborted,
                     slot: 0,
+                    hosts,
                     stats: ClientStats {
                         client_id: id,
                         endpoint,

@@ -165,6 +165,9 @@ fn assert_commit_identity(out: &Outcome) {
     assert_eq!(e.setup_commits, out.setup_commits);
     assert_eq!(e.connections, out.connections);
     assert_eq!(e.reconnects, out.reconnects);
+    // Every client had its session on the one host, counted once however often it
+    // reconnected (-C).
+    assert_eq!(e.clients, out.clients.len() as u32);
     for kind in FailureKind::ALL {
         assert_eq!(e.failures_of(kind), out.total.total().failures_of(kind));
     }

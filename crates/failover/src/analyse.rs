@@ -7,11 +7,18 @@
 //! is what a user of the system sees: writes that were already stuck when the fault was
 //! injected are part of the outage. The window includes one ordinary interval of the probe's
 //! rate (at 100 writes/s, 10 ms), which is the resolution of the measurement.
+//!
+//! Writes and reads are apart throughout ([`Op`], from the workload's
+//! `read_only`): a write window is measured from write completions alone, so a primary that
+//! turns read-only is write downtime (its writes fail with "read-only transaction") while its
+//! reads go on and leave the read window short. Each error is counted with what failed (a
+//! write, a read, a reconnection), and each host with the writes and reads its sessions ran.
 
 use std::collections::BTreeMap;
 
 use report::failover::{
-    ErrorSecond, HostClients, HostTime, Latency, Phases, Reconnects, Second, Window, WriteCounts,
+    ErrorSecond, HostAttempts, HostClients, HostTime, Latency, Phases, ReadCounts, Reconnects,
+    Second, Window, WriteCounts,
 };
 
 use crate::{seconds, Attempt, FailoverSection, Fault, History, Op, Outcome};
@@ -89,24 +96,30 @@ pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) 
             ..Second::default()
         })
         .collect();
-    let mut per_second: BTreeMap<(u32, &'static str), u64> = BTreeMap::new();
-    let mut error = |us: u64, k: &'static str| {
-        *per_second.entry(((us / 1_000_000) as u32, k)).or_default() += 1;
+    let mut per_second: BTreeMap<(u32, &'static str, &'static str), u64> = BTreeMap::new();
+    let mut error = |us: u64, op: &'static str, k: &'static str| {
+        *per_second
+            .entry(((us / 1_000_000) as u32, op, k))
+            .or_default() += 1;
     };
     for a in &attempts {
+        let op = match a.op {
+            Op::Write { .. } => ErrorSecond::WRITE,
+            Op::Read => ErrorSecond::READ,
+        };
         match (a.outcome, a.op) {
             (Outcome::Ok, Op::Read) => slot(&mut timeline, a.end_us).reads += 1,
             (Outcome::Ok, Op::Write { .. }) => slot(&mut timeline, a.end_us).writes += 1,
             (Outcome::Failed(k) | Outcome::Unknown(k), _) => {
                 slot(&mut timeline, a.end_us).errors += 1;
-                error(a.end_us, k.as_str());
+                error(a.end_us, op, k.as_str());
             }
         }
     }
     for c in &history.connects {
         if let Err(k) = c.outcome {
             slot(&mut timeline, c.end_us).errors += 1;
-            error(c.end_us, k.as_str());
+            error(c.end_us, ErrorSecond::RECONNECT, k.as_str());
         }
     }
 
@@ -158,14 +171,38 @@ pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) 
         }
     }
 
+    // The counts, and each host's (by index: `None`, no session, is no host).
     let mut writes = WriteCounts::default();
+    let mut reads = ReadCounts::default();
+    let mut per_host: BTreeMap<usize, HostAttempts> = BTreeMap::new();
     for a in &attempts {
-        if let Op::Write { .. } = a.op {
-            writes.attempted += 1;
-            match a.outcome {
-                Outcome::Ok => writes.acknowledged += 1,
-                Outcome::Failed(_) => writes.failed += 1,
-                Outcome::Unknown(_) => writes.unknown += 1,
+        let ok = a.outcome == Outcome::Ok;
+        match a.op {
+            Op::Write { .. } => {
+                writes.attempted += 1;
+                match a.outcome {
+                    Outcome::Ok => writes.acknowledged += 1,
+                    Outcome::Failed(_) => writes.failed += 1,
+                    Outcome::Unknown(_) => writes.unknown += 1,
+                }
+            }
+            Op::Read => {
+                reads.attempted += 1;
+                match ok {
+                    true => reads.succeeded += 1,
+                    false => reads.failed += 1,
+                }
+            }
+        }
+        if let Some(h) = a.host {
+            let e = per_host.entry(h).or_insert_with(|| HostAttempts {
+                host: name(Some(h)),
+                ..HostAttempts::default()
+            });
+            match (ok, a.op) {
+                (true, Op::Write { .. }) => e.writes += 1,
+                (true, Op::Read) => e.reads += 1,
+                (false, _) => e.failed += 1,
             }
         }
     }
@@ -200,8 +237,9 @@ pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) 
             at_s: seconds(a.end_us),
         }),
         errors: (per_second.into_iter())
-            .map(|((second, kind), count)| ErrorSecond {
+            .map(|((second, op, kind), count)| ErrorSecond {
                 second,
+                op: op.to_string(),
                 kind: kind.to_string(),
                 count,
             })
@@ -225,6 +263,8 @@ pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) 
             after: latency(after),
         },
         writes,
+        reads,
+        hosts: per_host.into_values().collect(),
         ..FailoverSection::default()
     }
 }
@@ -366,10 +406,10 @@ mod tests {
         let s = analyse(&promoted(), &hosts(), &fault, 4_500_000);
         assert_eq!(s.fault_at_s, 1.0);
         assert_eq!(s.write_downtime_s, 2.0);
-        let win = s.write_window.unwrap();
+        let win = s.write_window.clone().unwrap();
         assert_eq!((win.from_s, win.to_s, win.open), (1.0, 3.0, false));
-        assert_eq!(s.last_write_old_primary.unwrap().host, "old");
-        let new = s.first_write_new_primary.unwrap();
+        assert_eq!(s.last_write_old_primary.as_ref().unwrap().host, "old");
+        let new = s.first_write_new_primary.clone().unwrap();
         assert_eq!((new.host.as_str(), new.at_s), ("new", 3.0));
         // The first error after the fault ended at 1,020 ms.
         assert!((s.detect_s.unwrap() - 0.020).abs() < 1e-9);
@@ -385,17 +425,27 @@ mod tests {
             }]
         );
         // Both errors of second 1 by kind, and the refused reconnections of seconds 1 and 2.
-        let by: Vec<(u32, &str, u64)> = (s.errors.iter())
-            .map(|e| (e.second, e.kind.as_str(), e.count))
+        let by: Vec<(u32, &str, &str, u64)> = (s.errors.iter())
+            .map(|e| (e.second, e.op.as_str(), e.kind.as_str(), e.count))
             .collect();
         assert_eq!(
             by,
             vec![
-                (1, "connection refused", 2),
-                (1, "terminated by administrator", 2),
-                (2, "connection refused", 1)
+                (1, "reconnect", "connection refused", 2),
+                (1, "write", "terminated by administrator", 2),
+                (2, "reconnect", "connection refused", 1)
             ]
         );
+        assert_eq!(
+            s.errors_by_kind(),
+            "3 connection refused (reconnects), 2 terminated by administrator (writes)"
+        );
+        // Each host with what ran on it: the old primary its 100 writes and the two that
+        // failed there, the new one the 101 after.
+        let per_host: Vec<(&str, u64, u64, u64)> = (s.hosts.iter())
+            .map(|h| (h.host.as_str(), h.writes, h.reads, h.failed))
+            .collect();
+        assert_eq!(per_host, vec![("old", 100, 0, 2), ("new", 101, 0, 0)]);
         let w = s.writes;
         assert_eq!(
             (w.attempted, w.acknowledged, w.failed, w.unknown),
@@ -489,6 +539,170 @@ mod tests {
         assert_eq!(s.latency.during.unwrap().count, 1);
         assert_eq!(s.latency.after.unwrap().count, 150);
         assert_eq!(s.writes.attempted, 0);
+    }
+
+    /// A primary read-only from 1,000 to 3,000 ms (`default_transaction_read_only`): writes
+    /// every 10 ms fail there with 25006 and each failing client reconnects to the same host;
+    /// reads every 10 ms (offset by 5) succeed throughout.
+    fn read_only_for_two_seconds() -> History {
+        let mut h = History::default();
+        let mut seq = 0;
+        for t in (10..=4000u64).step_by(10) {
+            seq += 1;
+            let outcome = match (1000..3000).contains(&t) {
+                true => Outcome::Failed(ErrorKind::ReadOnly),
+                false => Outcome::Ok,
+            };
+            h.attempts.push(w(0, seq, t - 2, t, 0, outcome));
+            if outcome != Outcome::Ok {
+                h.connects.push(Connect {
+                    client: 0,
+                    start_us: t * 1000,
+                    end_us: t * 1000 + 500,
+                    host: Some(0),
+                    outcome: Ok(()),
+                });
+            }
+            h.attempts.push(Attempt {
+                client: 1,
+                op: Op::Read,
+                start_us: (t - 5) * 1000 - 300,
+                end_us: (t - 5) * 1000,
+                host: Some(0),
+                outcome: Outcome::Ok,
+            });
+        }
+        h
+    }
+
+    #[test]
+    fn a_read_only_primary_is_write_downtime_and_no_read_downtime() {
+        let fault = Fault {
+            at_us: 995_000,
+            ..Fault::default()
+        };
+        let s = analyse(&read_only_for_two_seconds(), &hosts(), &fault, 4_000_000);
+        // From the last write acknowledged (990 ms) to the first after (3,000 ms).
+        let win = s.write_window.clone().unwrap();
+        assert_eq!((win.from_s, win.to_s, win.open), (0.99, 3.0, false));
+        assert!(
+            (s.write_downtime_s - 2.01).abs() < 1e-9,
+            "{}",
+            s.write_downtime_s
+        );
+        // Reads went on every 10 ms: their window is the ordinary interval.
+        assert!(
+            (s.read_downtime_s - 0.01).abs() < 1e-9,
+            "{}",
+            s.read_downtime_s
+        );
+        // Every error is a write's, of the read-only kind.
+        assert!(!s.errors.is_empty());
+        assert!(
+            (s.errors.iter()).all(|e| e.op == "write" && e.kind == "read-only transaction"),
+            "{:?}",
+            s.errors
+        );
+        assert_eq!(s.errors_by_kind(), "200 read-only transaction (writes)");
+        assert!((s.detect_s.unwrap() - 0.005).abs() < 1e-9);
+        let w = &s.writes;
+        assert_eq!(
+            (w.attempted, w.acknowledged, w.failed, w.unknown),
+            (400, 200, 200, 0)
+        );
+        let r = &s.reads;
+        assert_eq!((r.attempted, r.succeeded, r.failed), (400, 400, 0));
+        // Writes never moved: the host that took them before is named, no new one.
+        assert_eq!(s.last_write_old_primary.as_ref().unwrap().host, "old");
+        assert!(s.first_write_new_primary.is_none());
+        assert_eq!(
+            s.hosts,
+            vec![HostAttempts {
+                host: "old".into(),
+                writes: 200,
+                reads: 400,
+                failed: 200
+            }]
+        );
+        // The timeline's seconds 1 and 2 have reads and errors, no write.
+        assert_eq!(
+            (
+                s.timeline[1].writes,
+                s.timeline[1].reads,
+                s.timeline[1].errors
+            ),
+            (0, 100, 100)
+        );
+    }
+
+    #[test]
+    fn reads_taken_for_writes_would_have_hidden_the_outage() {
+        // The bug this guards against: the same history with its reads recorded as writes
+        // (unaudited, `seq: None`) shows a write window of one read interval.
+        let mut h = read_only_for_two_seconds();
+        for a in &mut h.attempts {
+            if a.op == Op::Read {
+                a.op = Op::Write { seq: None };
+            }
+        }
+        let s = analyse(&h, &hosts(), &Fault::default(), 4_000_000);
+        assert!(s.write_downtime_s < 0.02, "{}", s.write_downtime_s);
+        assert_eq!(s.writes.acknowledged, 600);
+        assert!(s.read_window.is_none());
+    }
+
+    #[test]
+    fn reads_and_writes_are_counted_apart_on_the_host_that_ran_them() {
+        let mut h = promoted();
+        // Reads every 20 ms on the old primary before the fault, a failed one at the fault,
+        // then on the new primary.
+        for t in (20..=4000u64).step_by(20) {
+            let (host, outcome) = if t <= 1000 {
+                (0, Outcome::Ok)
+            } else if t == 1020 {
+                (0, Outcome::Failed(ErrorKind::AdminShutdown))
+            } else if t < 3000 {
+                continue;
+            } else {
+                (1, Outcome::Ok)
+            };
+            h.attempts.push(Attempt {
+                client: 2,
+                op: Op::Read,
+                start_us: t * 1000 - 400,
+                end_us: t * 1000,
+                host: Some(host),
+                outcome,
+            });
+        }
+        let fault = Fault {
+            at_us: 1_000_000,
+            ..Fault::default()
+        };
+        let s = analyse(&h, &hosts(), &fault, 4_500_000);
+        let r = &s.reads;
+        assert_eq!((r.attempted, r.succeeded, r.failed), (102, 101, 1));
+        assert_eq!(r.attempted, r.succeeded + r.failed);
+        // Unchanged by the reads: writes are measured from writes alone.
+        assert_eq!(s.write_downtime_s, 2.0);
+        assert_eq!(s.writes.acknowledged, 201);
+        // The read window: from the last read on the old primary to the first on the new.
+        let win = s.read_window.unwrap();
+        assert_eq!((win.from_s, win.to_s), (1.0, 3.0));
+        let per_host: Vec<(&str, u64, u64, u64)> = (s.hosts.iter())
+            .map(|h| (h.host.as_str(), h.writes, h.reads, h.failed))
+            .collect();
+        assert_eq!(per_host, vec![("old", 100, 50, 3), ("new", 101, 51, 0)]);
+        // Every successful attempt is on one host: the hosts add up to the run's counts.
+        let served: u64 = s.hosts.iter().map(|h| h.writes + h.reads).sum();
+        assert_eq!(served, s.writes.acknowledged + s.reads.succeeded);
+        let read_errors = (s.errors.iter())
+            .filter(|e| e.op == "read")
+            .map(|e| (e.second, e.kind.as_str(), e.count));
+        assert_eq!(
+            read_errors.collect::<Vec<_>>(),
+            vec![(1, "terminated by administrator", 1)]
+        );
     }
 
     #[test]

@@ -47,7 +47,8 @@ pub struct FailoverSection {
     /// when writes never moved (a restart of the same server, or no recovery).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_write_new_primary: Option<HostTime>,
-    /// Errors by kind and second of the run (only seconds with errors).
+    /// Errors by second of the run, what failed (a write, a read, a reconnection) and kind
+    /// (only seconds with errors).
     #[serde(default)]
     pub errors: Vec<ErrorSecond>,
     /// Every second of the run: successful writes and reads, and errors (the HTML timeline).
@@ -61,6 +62,13 @@ pub struct FailoverSection {
     /// to the end of the write window, or to the first write after the fault), and after.
     pub latency: Phases,
     pub writes: WriteCounts,
+    /// The reads (transactions that only read), counted apart from the writes.
+    #[serde(default)]
+    pub reads: ReadCounts,
+    /// Per host, in the target's order: what the attempts its sessions ran did (hosts no
+    /// attempt ran on are left out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostAttempts>,
     pub lost_writes: u64,
     pub in_doubt_writes: u64,
     pub duplicate_writes: u64,
@@ -81,17 +89,25 @@ pub struct FailoverSection {
 }
 
 impl FailoverSection {
-    /// The errors summed over the run by kind, in order of first appearance: `4 timeout, 2
-    /// connection refused`.
+    /// The errors summed over the run by what failed and kind, in order of first appearance:
+    /// `120 read-only transaction (writes), 2 connection refused (reconnects)`.
     pub fn errors_by_kind(&self) -> String {
-        let mut kinds: Vec<(&str, u64)> = Vec::new();
+        let mut kinds: Vec<(&str, &str, u64)> = Vec::new();
         for e in &self.errors {
-            match kinds.iter_mut().find(|(k, _)| *k == e.kind) {
-                Some((_, n)) => *n += e.count,
-                None => kinds.push((&e.kind, e.count)),
+            match kinds
+                .iter_mut()
+                .find(|(o, k, _)| *o == e.op && *k == e.kind)
+            {
+                Some((_, _, n)) => *n += e.count,
+                None => kinds.push((&e.op, &e.kind, e.count)),
             }
         }
-        let parts: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        let parts: Vec<String> = (kinds.iter())
+            .map(|(op, k, n)| match ErrorSecond::plural(op) {
+                Some(ops) => format!("{n} {k} ({ops})"),
+                None => format!("{n} {k}"),
+            })
+            .collect();
         parts.join(", ")
     }
 }
@@ -117,8 +133,28 @@ pub struct HostTime {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ErrorSecond {
     pub second: u32,
+    /// What failed: [`ErrorSecond::WRITE`], [`ErrorSecond::READ`] or
+    /// [`ErrorSecond::RECONNECT`]; empty in results written before they were told apart.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub op: String,
     pub kind: String,
     pub count: u64,
+}
+
+impl ErrorSecond {
+    pub const WRITE: &'static str = "write";
+    pub const READ: &'static str = "read";
+    pub const RECONNECT: &'static str = "reconnect";
+
+    /// `writes`, `reads`, `reconnects`: how a summary names the attempts of an op.
+    pub fn plural(op: &str) -> Option<&'static str> {
+        match op {
+            Self::WRITE => Some("writes"),
+            Self::READ => Some("reads"),
+            Self::RECONNECT => Some("reconnects"),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -177,4 +213,26 @@ pub struct WriteCounts {
     /// The connection was lost with COMMIT sent and no answer: committed or not, only the
     /// audit can tell.
     pub unknown: u64,
+}
+
+/// The counting identity: `attempted = succeeded + failed`. A read whose answer never came is
+/// failed: unlike a write it leaves nothing behind to audit.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReadCounts {
+    pub attempted: u64,
+    pub succeeded: u64,
+    pub failed: u64,
+}
+
+/// What the attempts one host's sessions ran did. Its `writes + reads` are the transactions the
+/// host served, which the result's per-host `transactions` counts too.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostAttempts {
+    pub host: String,
+    /// Acknowledged writes.
+    pub writes: u64,
+    /// Successful reads.
+    pub reads: u64,
+    /// Writes and reads that failed or whose outcome is unknown.
+    pub failed: u64,
 }

@@ -426,6 +426,9 @@ mod tests {
             "uncounted",
             "background",
             "aborts",
+            "op",
+            "reads",
+            "hosts",
         ];
         let objects = [
             (&schema, &v),
@@ -528,6 +531,14 @@ mod tests {
             (
                 &defs["failover"]["properties"]["writes"],
                 &v["failover"]["writes"],
+            ),
+            (
+                &defs["failover"]["properties"]["reads"],
+                &v["failover"]["reads"],
+            ),
+            (
+                &defs["failover"]["properties"]["hosts"]["items"],
+                &v["failover"]["hosts"][0],
             ),
             (&schema["properties"]["routing"]["items"], &v["routing"][0]),
             (&defs["cache_curve"], &v["cache_curve"]),

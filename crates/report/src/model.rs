@@ -108,16 +108,20 @@ pub struct RunResult {
     pub ledger: Option<crate::ledger::LedgerSection>,
 }
 
-/// One host of a target with several, as the run used it. Transactions are those of the
-/// clients whose session was on the host (a client stays on its host for the run, unless `-C`
-/// reconnects it: then its last host's).
+/// One host of a target with several, as the run used it: each transaction counts for the host
+/// whose session ran it. A client stays on its host for the run unless its session moves (a
+/// fault run's reconnection after a failover, `-C` landing on another host): what it ran before
+/// stays with the host it ran on.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Endpoint {
     /// The host as given (a name, an address or a unix-socket directory).
     pub host: String,
     pub port: u16,
+    /// Clients that had their session on this host at some time in the run. A client that
+    /// moved counts on each host it was on, so after a failover the hosts' clients add up to
+    /// more than the run's.
     pub clients: u32,
-    /// Committed transactions of its clients.
+    /// Committed transactions that ran on this host.
     pub transactions: u64,
     pub tps: f64,
     /// Latency of the transactions that ran on it (`None`: it committed none, or the result
@@ -633,6 +637,17 @@ impl CheckStatus {
 }
 
 impl RunResult {
+    /// The endpoints' warning as every output shows it: none on a fault run. Its clients move
+    /// by design (to the host that takes writes after the fault), so how they ended up spread
+    /// says nothing about `--spread`, and advice to spread them would be wrong; results written
+    /// before fault runs left it out still carry one.
+    pub fn endpoints_advice(&self) -> Option<&str> {
+        match &self.failover {
+            Some(_) => None,
+            None => self.endpoints_warning.as_deref(),
+        }
+    }
+
     /// The server's product for headings: what the observer saw, else what the target and
     /// version say (`mysql://` targets are MySQL or MariaDB; results from before MySQL targets
     /// are PostgreSQL's).

@@ -922,6 +922,7 @@ pub fn failover_section() -> crate::failover::FailoverSection {
         }),
         errors: vec![ErrorSecond {
             second: 10,
+            op: ErrorSecond::WRITE.into(),
             kind: "terminated by administrator".into(),
             count: 4,
         }],
@@ -953,6 +954,25 @@ pub fn failover_section() -> crate::failover::FailoverSection {
             failed: 2,
             unknown: 2,
         },
+        reads: ReadCounts {
+            attempted: 1000,
+            succeeded: 1000,
+            failed: 0,
+        },
+        hosts: vec![
+            HostAttempts {
+                host: "/tmp/a:5432".into(),
+                writes: 500,
+                reads: 500,
+                failed: 4,
+            },
+            HostAttempts {
+                host: "/tmp/b:5433".into(),
+                writes: 500,
+                reads: 500,
+                failed: 0,
+            },
+        ],
         lost_writes: 0,
         in_doubt_writes: 1,
         duplicate_writes: 0,

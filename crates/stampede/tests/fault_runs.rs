@@ -8,6 +8,11 @@
 //! - One server whose client sessions are terminated by the fault command: every error is
 //!   classified ("terminated by administrator"), the clients reconnect and go on, the result is
 //!   written, and the exit status says the run had failures.
+//! - One server made read-only for 2 s by the fault command: the probe's writes fail with their
+//!   own kind while its reads go on; the write downtime is an independent writer's, the read
+//!   downtime none, and every acknowledged write is a row of the probe's table.
+//! - A primary killed (-9) and its standby promoted under the probe: each host's transactions
+//!   are the ones its sessions served, and no advice to spread the clients is given.
 
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -69,6 +74,34 @@ fn promote(standby: &Pg) -> String {
         standby.bin("pg_ctl").display(),
         standby.data_dir().display()
     )
+}
+
+/// An independent writer on one session of its own: an insert every 5 ms; the instants of its
+/// successes. Its session stays open through a read-only spell (the inserts fail with 25006
+/// and the session is still usable), as a pooled application connection would.
+fn inserting_session(conn: String, stop: Arc<AtomicBool>) -> Vec<f64> {
+    let cfg = target::ConnConfig::resolve(
+        &target::ConnFlags {
+            dbname: Some(conn),
+            ..Default::default()
+        },
+        &|_| None,
+    )
+    .unwrap();
+    let origin = Instant::now();
+    block_on(async {
+        let mut s = target::Session::connect(&cfg).await.unwrap();
+        let mut ok = Vec::new();
+        while !stop.load(Ordering::Relaxed) {
+            match s.simple_query("INSERT INTO probe_loop VALUES (1)").await {
+                Ok(_) => ok.push(origin.elapsed().as_secs_f64()),
+                Err(e) => assert!(e.to_string().contains("read-only"), "{e}"),
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        s.close().await;
+        ok
+    })
 }
 
 fn longest_gap(t: &[f64]) -> f64 {
@@ -420,4 +453,216 @@ fn a_crash_with_a_lagging_standby_reports_exactly_the_lost_writes() {
         f["audited_on"],
         format!("{}:{}", c.hosts()[1].host, c.hosts()[1].port)
     );
+}
+
+/// `default_transaction_read_only = on` for 2 s on the one server, reloaded (every session,
+/// stampede's and the independent writer's, takes it at its next statement), then reset: the
+/// probe's writes fail with "read-only transaction" and its reads go on. The write downtime is
+/// measured from writes alone, so it is the independent writer's (within 0.5 s); the reads saw
+/// no outage; and the acknowledged writes are exactly the probe table's rows (the audit passes).
+#[test]
+fn a_read_only_primary_is_write_downtime_of_its_own_kind_while_reads_go_on() {
+    let pg = Pg::start(&[]);
+    pg.psql("CREATE TABLE probe_loop (v int)");
+    let host = pg.socket_dir().display().to_string();
+    let port = pg.port().to_string();
+    let target = format!("host={host} port={port} user=postgres dbname=postgres");
+    // The fault's own sessions are not read-only (PGOPTIONS), or the reset could not run.
+    let psql = format!(
+        "PGOPTIONS='-c default_transaction_read_only=off' {} -X -q -h {host} -p {port} -U postgres \
+         -d postgres",
+        pg.bin("psql").display()
+    );
+    let fault = format!(
+        "{psql} -c 'ALTER SYSTEM SET default_transaction_read_only = on' \
+         -c 'SELECT pg_reload_conf()' && sleep 2 && \
+         {psql} -c 'ALTER SYSTEM RESET default_transaction_read_only' \
+         -c 'SELECT pg_reload_conf()'"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = std::thread::spawn({
+        let (target, stop) = (target.clone(), stop.clone());
+        move || inserting_session(target, stop)
+    });
+    let (code, stdout, stderr) = stampede(&[
+        "failover",
+        &target,
+        "-T",
+        "6",
+        "-c",
+        "4",
+        "-j",
+        "2",
+        "-R",
+        "100",
+        "--no-observe",
+        "--fault-at",
+        "1.5",
+        "--fault-cmd",
+        &fault,
+        "--keep-probe",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    stop.store(true, Ordering::Relaxed);
+    let independent = longest_gap(&writer.join().unwrap());
+    let v: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(&json).unwrap_or_else(|e| panic!("no result ({e}): {stdout}{stderr}")),
+    )
+    .unwrap();
+    let f = &v["failover"];
+    eprintln!(
+        "read-only for 2 s: write downtime {} s (independent writer {independent:.3} s), read \
+         downtime {} s, writes {}, reads {}",
+        f["write_downtime_s"], f["read_downtime_s"], f["writes"], f["reads"]
+    );
+    // The fault did what it says: the independent writer saw about 2 s without a write.
+    assert!(
+        (1.9..3.5).contains(&independent),
+        "the independent writer's longest gap: {independent} s"
+    );
+    let down = f["write_downtime_s"].as_f64().unwrap();
+    assert!(
+        (down - independent).abs() <= 0.5,
+        "stampede saw {down} s without a write, the independent writer {independent} s: {f}"
+    );
+    // The reads went on: their longest gap is an ordinary one of the schedule (about 50 reads
+    // a second, exponential gaps: ~0.1 s at most over a run), nowhere near the 2 s of writes.
+    let reads = &f["reads"];
+    assert!(reads["succeeded"].as_u64().unwrap() > 100, "{reads}");
+    assert_eq!(reads["failed"], 0, "{reads}");
+    assert_eq!(
+        reads["attempted"].as_u64().unwrap(),
+        reads["succeeded"].as_u64().unwrap()
+    );
+    let read_down = f["read_downtime_s"].as_f64().unwrap();
+    assert!(read_down < 0.5, "read downtime {read_down} s: {f}");
+    // Every error is a write's, of the read-only kind (reconnections to the same host succeed).
+    let errors = f["errors"].as_array().unwrap();
+    assert!(!errors.is_empty(), "{f}");
+    for e in errors {
+        assert_eq!(
+            (e["op"].as_str(), e["kind"].as_str()),
+            (Some("write"), Some("read-only transaction")),
+            "{f}"
+        );
+    }
+    assert!(
+        stdout.contains(" read-only transaction (writes)"),
+        "{stdout}"
+    );
+    // Each acknowledged write is one row; the failed ones were answered with an error, so none
+    // is in doubt.
+    let w = &f["writes"];
+    let acked = w["acknowledged"].as_u64().unwrap();
+    assert!(w["failed"].as_u64().unwrap() > 0, "{w}");
+    assert_eq!(w["unknown"], 0, "{w}");
+    let rows: u64 = pg
+        .psql("SELECT count(*) FROM stampede_probe")
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(acked, rows, "{w}");
+    assert_eq!(f["in_doubt_writes"], 0, "{f}");
+    let audit = (v["checks"].as_array().unwrap().iter())
+        .find(|c| c["name"] == "audit")
+        .expect("an audit check");
+    assert_eq!(audit["status"], "passed", "{audit}");
+    // The failed writes fail the run's error check: exit status 2.
+    assert_eq!(code, 2, "{stdout}{stderr}");
+}
+
+/// A primary killed (-9, every process at once) and its standby promoted while the probe runs
+/// over both: each host's transactions are the ones its sessions served, as the clients' record
+/// of every attempt has them (the old primary's up to the crash, the new primary's after), every
+/// client counts on both hosts, and the summary gives no advice to spread the clients: they
+/// moved because the primary did.
+#[test]
+fn a_kill_and_promote_counts_each_transaction_on_the_host_that_served_it() {
+    // A promote request that comes while the standby waits for WAL from its dead primary was
+    // acted on only at the next retry, wal_retrieve_retry_interval (5 s) later: seen here in one
+    // run of four, the clients then found no writer before the run's end.
+    let c = Cluster::start(1, &[&[("wal_retrieve_retry_interval", "100ms")]]);
+    let (hosts, ports) = c.hosts_and_ports();
+    let ppid = c.primary.pid().unwrap();
+    let fault = format!(
+        "pkill -KILL -P {ppid}; kill -KILL {ppid}; {}",
+        promote(&c.standbys[0])
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let target = format!("host={hosts} port={ports} user=postgres dbname=postgres");
+    let (_, stdout, stderr) = stampede(&[
+        "failover",
+        &target,
+        "-T",
+        "5",
+        "-c",
+        "4",
+        "-j",
+        "2",
+        "-R",
+        "100",
+        "--no-observe",
+        "--fault-at",
+        "1.5",
+        "--fault-cmd",
+        &fault,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(&json).unwrap_or_else(|e| panic!("no result ({e}): {stdout}{stderr}")),
+    )
+    .unwrap();
+    let f = &v["failover"];
+    let name = |i: usize| format!("{}:{}", c.hosts()[i].host, c.hosts()[i].port);
+    // What the record of attempts says each host served.
+    let served = |host: &str| -> u64 {
+        (f["hosts"].as_array().unwrap().iter())
+            .find(|h| h["host"] == host)
+            .map_or(0, |h| {
+                h["writes"].as_u64().unwrap() + h["reads"].as_u64().unwrap()
+            })
+    };
+    let eps = v["endpoints"].as_array().unwrap();
+    assert_eq!(eps.len(), 2, "{v}");
+    for (i, e) in eps.iter().enumerate() {
+        assert_eq!(
+            format!("{}:{}", e["host"].as_str().unwrap(), e["port"]),
+            name(i)
+        );
+        let txns = e["transactions"].as_u64().unwrap();
+        assert!(txns > 0, "host {} served nothing: {e}\n{f}", name(i));
+        assert_eq!(
+            txns,
+            served(&name(i)),
+            "host {}: {e}\n{}",
+            name(i),
+            f["hosts"]
+        );
+        assert!(e["latency_ms"].is_object(), "{e}");
+        // Every client had a session on the old primary, then on the new one.
+        assert_eq!(e["clients"], 4, "{e}");
+    }
+    // Every transaction is on one host: they add up to the probe's successes.
+    let all: u64 = eps
+        .iter()
+        .map(|e| e["transactions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        all,
+        f["writes"]["acknowledged"].as_u64().unwrap() + f["reads"]["succeeded"].as_u64().unwrap()
+    );
+    assert_eq!(f["last_write_old_primary"]["host"], name(0).as_str(), "{f}");
+    assert_eq!(
+        f["first_write_new_primary"]["host"],
+        name(1).as_str(),
+        "{f}"
+    );
+    assert!(v.get("endpoints_warning").is_none(), "{v}");
+    assert!(!stdout.contains("--spread"), "{stdout}");
+    assert!(stdout.contains("endpoints:"), "{stdout}");
 }

@@ -36,8 +36,14 @@ fn a_killed_galera_node_loses_no_acknowledged_write() {
         serde_json::from_slice(&std::fs::read(&json).unwrap_or_else(|_| panic!("{text}"))).unwrap();
     let f = &v["failover"];
     eprintln!(
-        "galera node kill: write downtime {} s, detect {} s, lost {}, in doubt {}",
-        f["write_downtime_s"], f["detect_s"], f["lost_writes"], f["in_doubt_writes"]
+        "galera node kill: write downtime {} s, read downtime {} s, detect {} s, lost {}, in \
+         doubt {}, hosts {}",
+        f["write_downtime_s"],
+        f["read_downtime_s"],
+        f["detect_s"],
+        f["lost_writes"],
+        f["in_doubt_writes"],
+        f["hosts"]
     );
     assert_eq!(f["audited_on"], hosts[1].as_str(), "{text}");
     assert_eq!(f["lost_writes"], 0, "{f}");

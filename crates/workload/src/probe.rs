@@ -7,7 +7,9 @@
 //! the acknowledgement of the INSERT is the acknowledgement of the commit. A write that is tried
 //! again (after a retryable error) draws a new number, so each row answers for exactly one
 //! attempt and the audit ([`failover::audit`](../../failover/index.html)) never has to guess
-//! which try committed. Each read looks up the row the client wrote last (an index probe).
+//! which try committed. Each read looks up the row the client wrote last (an index probe), and
+//! says so ([`Workload::read_only`]): a fault run counts writes and reads apart, so a primary
+//! that turns read-only is write downtime while its reads go on.
 //!
 //! The wall clock is the one place a workload reads a clock: the row must say when the client
 //! sent it, to line rows up with the client's log after a failover; the engine still owns every
@@ -89,6 +91,8 @@ pub struct ProbeWorkload {
     dialect: Dialect,
     types: Vec<TxnType>,
     seq: Arc<AtomicU64>,
+    /// [`ProbeWorkload::with_reads_as_writes`].
+    reads_as_writes: bool,
 }
 
 impl ProbeWorkload {
@@ -110,7 +114,16 @@ impl ProbeWorkload {
                 },
             ],
             seq: Arc::new(AtomicU64::new(1)),
+            reads_as_writes: false,
         }
+    }
+
+    /// The probe's old defect, on purpose: its reads are not said to be read-only, so a fault
+    /// run records them as writes. For the test that the statement ledger catches a family
+    /// that miscounts (stampede's failpoint `probe-reads-as-writes`); never otherwise.
+    pub fn with_reads_as_writes(mut self) -> ProbeWorkload {
+        self.reads_as_writes = true;
+        self
     }
 
     /// Sequence numbers handed out so far.
@@ -135,6 +148,12 @@ impl Workload for ProbeWorkload {
             last: 0,
             tried: None,
         }
+    }
+
+    /// The read is one SELECT: a fault run records it as a read (its own downtime window, not
+    /// the writes'), and `--read-from` may send it to a standby.
+    fn read_only(&self, txn: usize) -> bool {
+        txn == READ && !self.reads_as_writes
     }
 }
 
@@ -241,5 +260,14 @@ mod tests {
             ProbeWorkload::new(Dialect::MySql).txn_types()[READ].statements[0],
             SELECT_MY
         );
+    }
+
+    #[test]
+    fn only_the_read_is_read_only() {
+        // The engine records a type that is not read-only as a write (`Op::Write`): a read
+        // taken for one hid a read-only primary's write outage behind succeeding reads.
+        let w = ProbeWorkload::new(Dialect::Postgres);
+        assert!(w.read_only(READ));
+        assert!(!w.read_only(WRITE));
     }
 }

@@ -62,6 +62,15 @@ impl SessionAttrs {
             _ => None,
         }
     }
+
+    /// Whether `why`, a [`SessionAttrs::refusal`], says the host takes no writes (a standby, or
+    /// a read-only primary): for an operator, what 25006 says of a write.
+    pub fn refused_writes(why: &str) -> bool {
+        matches!(
+            why,
+            "session is read-only" | "server is in hot standby mode"
+        )
+    }
 }
 
 impl std::fmt::Display for SessionAttrs {
@@ -146,6 +155,13 @@ mod tests {
             assert_eq!(
                 a.refusal(hs, ro),
                 want,
+                "{a} on hot_standby={hs} read_only={ro}"
+            );
+            // A writer was wanted and the host takes no writes: those refusals, no other.
+            let no_writes = matches!(a, ReadWrite | Primary) && (hs || (ro && a == ReadWrite));
+            assert_eq!(
+                want.is_some_and(SessionAttrs::refused_writes),
+                no_writes,
                 "{a} on hot_standby={hs} read_only={ro}"
             );
         }

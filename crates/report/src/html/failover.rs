@@ -130,6 +130,27 @@ pub(super) fn section(o: &mut String, f: &FailoverSection) {
             w.attempted, w.acknowledged, w.failed, w.unknown
         ),
     );
+    let r = &f.reads;
+    if r.attempted > 0 {
+        row(
+            "reads",
+            format!(
+                "{} attempted, {} succeeded, {} failed",
+                r.attempted, r.succeeded, r.failed
+            ),
+        );
+    }
+    if f.hosts.len() > 1 {
+        for h in &f.hosts {
+            row(
+                &format!("on {}", h.host),
+                format!(
+                    "{} writes, {} reads, {} failed",
+                    h.writes, h.reads, h.failed
+                ),
+            );
+        }
+    }
     match (&f.audited_on, &f.audit_error) {
         (Some(host), _) => row(
             "audit",
@@ -148,13 +169,15 @@ pub(super) fn section(o: &mut String, f: &FailoverSection) {
     o.push_str("</tbody></table>");
     if !f.errors.is_empty() {
         o.push_str(
-            "<table><thead><tr><th>second</th><th>error</th><th>count</th></tr></thead><tbody>",
+            "<table><thead><tr><th>second</th><th>failed</th><th>error</th><th>count</th></tr>\
+             </thead><tbody>",
         );
         for e in &f.errors {
             let _ = write!(
                 o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 e.second,
+                esc(crate::failover::ErrorSecond::plural(&e.op).unwrap_or("")),
                 esc(&e.kind),
                 e.count
             );
@@ -177,6 +200,15 @@ mod tests {
         assert!(o.contains("id=\"chart-failover\""), "{o}");
         assert!(o.contains(">fault<"), "the fault marker: {o}");
         assert!(o.contains("<b>0 lost</b>"), "{o}");
+        assert!(
+            o.contains("<td>10</td><td>writes</td><td>terminated by administrator</td>"),
+            "{o}"
+        );
+        assert!(
+            o.contains("1000 attempted, 1000 succeeded, 0 failed"),
+            "{o}"
+        );
+        assert!(o.contains("<th>on /tmp/a:5432</th><td>500 writes, 500 reads, 4 failed"));
         // The command is escaped, never raw HTML.
         assert!(o.contains("kill &lt;pid&gt;"), "{o}");
         assert!(!o.contains("<pid>"));

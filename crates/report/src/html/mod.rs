@@ -223,7 +223,7 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     }
     if !r.endpoints.is_empty() {
         o.push_str("<section id=\"endpoints\"><h2>Endpoints</h2>");
-        if let Some(w) = &r.endpoints_warning {
+        if let Some(w) = r.endpoints_advice() {
             let _ = write!(o, "<div class=\"banner\">{}</div>", esc(w));
         }
         crate::endpoint::html_table(&mut o, &r.endpoints);

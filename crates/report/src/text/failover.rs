@@ -95,6 +95,24 @@ pub(super) fn lines(o: &mut String, f: &FailoverSection) {
         "  writes: {} attempted, {} acknowledged, {} failed, {} unknown",
         w.attempted, w.acknowledged, w.failed, w.unknown
     );
+    let r = &f.reads;
+    if r.attempted > 0 {
+        let _ = writeln!(
+            o,
+            "  reads: {} attempted, {} succeeded, {} failed",
+            r.attempted, r.succeeded, r.failed
+        );
+    }
+    // Where they ran, when that was more than one host (a failover).
+    if f.hosts.len() > 1 {
+        for h in &f.hosts {
+            let _ = writeln!(
+                o,
+                "    on {}: {} writes, {} reads, {} failed",
+                h.host, h.writes, h.reads, h.failed
+            );
+        }
+    }
     match (&f.audited_on, &f.audit_error) {
         (Some(host), _) => {
             let _ = writeln!(
@@ -156,9 +174,12 @@ mod tests {
             "  last write on /tmp/a:5432: 9.990 s\n",
             "  first write on /tmp/b:5433: 11.740 s\n",
             "  reconnects: 9 attempts, 4 succeeded",
-            "  errors: 4 terminated by administrator\n",
+            "  errors: 4 terminated by administrator (writes)\n",
             "  clients ended: 4 on /tmp/b:5433\n",
             "  writes: 1004 attempted, 1000 acknowledged, 2 failed, 2 unknown\n",
+            "  reads: 1000 attempted, 1000 succeeded, 0 failed\n",
+            "    on /tmp/a:5432: 500 writes, 500 reads, 4 failed\n",
+            "    on /tmp/b:5433: 500 writes, 500 reads, 0 failed\n",
             "  audit on /tmp/b:5433: 0 lost, 1 in doubt, 0 duplicate, 0 unexpected\n",
         ] {
             assert!(o.contains(want), "{want:?} missing from:\n{o}");

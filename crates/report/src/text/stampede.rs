@@ -177,7 +177,7 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
                 );
             }
         }
-        if let Some(w) = &r.endpoints_warning {
+        if let Some(w) = r.endpoints_advice() {
             let _ = writeln!(o, "  warning: {w}");
         }
     }

@@ -583,3 +583,33 @@ fn progress_style_follows_the_configuration() {
         }
     );
 }
+
+#[test]
+fn a_fault_run_gives_no_spreading_advice_in_text_or_html() {
+    let mut r = multi_rate_tries();
+    let ep = |host: &str, clients, transactions| Endpoint {
+        host: host.into(),
+        port: 5432,
+        clients,
+        transactions,
+        ..Default::default()
+    };
+    r.endpoints = vec![ep("/tmp/a", 4, 700), ep("/tmp/b", 0, 0)];
+    r.endpoints_warning = Some(
+        "all 4 clients are on one host of 2 (/tmp/a:5432); --spread round-robin spreads them"
+            .into(),
+    );
+    assert!(render_text(&r).contains("  warning: all 4 clients"));
+    // A fault run's clients move to the new primary by design: advice to spread them is wrong,
+    // also for a result written with it.
+    r.failover = Some(failover_section());
+    let text = render_text(&r);
+    assert!(
+        text.contains("  /tmp/a:5432  4 clients, 700 transactions"),
+        "{text}"
+    );
+    assert!(!text.contains("--spread"), "{text}");
+    let html = crate::html::render(&r, None);
+    assert!(html.contains("id=\"endpoints\""));
+    assert!(!html.contains("--spread"));
+}

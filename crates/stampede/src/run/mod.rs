@@ -411,6 +411,8 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     if fault_run {
         let (s, _) = faulted::section(ctx, history, injected.as_ref(), end_us, None);
         result.failover = Some(s);
+        // Clients move by design in a fault run: no spreading advice (`endpoints_advice`).
+        result.endpoints_warning = None;
     }
     if ctx.out.sweep.is_none() {
         result.checks = vec![after::pending()];

@@ -81,7 +81,13 @@ impl Family for Runner {
     fn before(&mut self, ctx: &Ctx) -> Result<()> {
         let dialect = ctx.conn().dialect();
         ctx.with_session(async |s| create(s, dialect).await)?;
-        self.workload = Some(Arc::new(ProbeWorkload::new(dialect)));
+        let w = ProbeWorkload::new(dialect);
+        self.workload = Some(Arc::new(
+            match crate::failpoint::get("probe-reads-as-writes") {
+                Some(_) => w.with_reads_as_writes(),
+                None => w,
+            },
+        ));
         Ok(())
     }
 

@@ -144,7 +144,10 @@ pub(super) fn environment_info(
     }
 }
 
-/// Per host of a target with several: its clients and their transactions (none with one host).
+/// Per host of a target with several: its clients and the transactions it served (none with
+/// one host). Counted as they ran (`engine::EndpointStats`), so a client that moved during the
+/// run (a failover's reconnection) leaves what it ran before on the host it ran on, and is one
+/// of the clients of each host it had a session on.
 fn endpoints(conn: &target::Target, outcome: &engine::Outcome) -> Vec<report::Endpoint> {
     if conn.endpoints() < 2 {
         return Vec::new();
@@ -158,20 +161,19 @@ fn endpoints(conn: &target::Target, outcome: &engine::Outcome) -> Vec<report::En
             ..Default::default()
         })
         .collect();
+    // --read-from: the reader sessions, which never move (a reader that breaks is not
+    // reopened: its client's reads go to the writer), and the part of each host's
+    // transactions they ran.
     for c in &outcome.clients {
-        if let Some(e) = c.endpoint.and_then(|i| eps.get_mut(i)) {
-            e.clients += 1;
-            e.transactions += c.committed - c.reader_committed;
-        }
-        // --read-from: the reader session's share, on the reader's host.
         if let Some(e) = c.reader_endpoint.and_then(|i| eps.get_mut(i)) {
             e.reader_clients += 1;
-            e.transactions += c.reader_committed;
             e.reader_transactions += c.reader_committed;
         }
     }
     // What ran on each host, keyed by the host of the session that ran it (engine::endpoint).
     for (e, s) in eps.iter_mut().zip(&outcome.endpoints) {
+        e.clients = s.clients;
+        e.transactions = s.latency.count();
         e.latency_ms = report::EndpointLatency::of(&s.latency);
         for kind in measure::FailureKind::ALL {
             e.failures.add(kind, s.failures_of(kind));
