@@ -360,7 +360,7 @@ pub fn run<W: workload::Workload>(
                             let _ = tx.send(Msg::Done {
                                 thread: t,
                                 tail: Interval::default(),
-                                totals: Totals::default(),
+                                totals: Box::default(),
                             });
                             return;
                         }
@@ -466,7 +466,7 @@ pub fn run<W: workload::Workload>(
         // ----- phase 1 -> 2: every thread connected, or the first error -----
         let mut connected = 0;
         let mut first_err: Option<target::Error> = None;
-        let mut early_done: Vec<(usize, Interval, Totals)> = Vec::new();
+        let mut early_done: Vec<(usize, Interval, Box<Totals>)> = Vec::new();
         while connected < threads {
             match recv(&handles, &done_flags) {
                 Some(Msg::Connected { result, .. }) => {
@@ -576,7 +576,7 @@ pub fn run<W: workload::Workload>(
         };
         for (thread, tail, t) in early_done {
             coll.finish(thread, tail);
-            add_totals(t, &mut totals);
+            add_totals(*t, &mut totals);
         }
         while !coll.all_done() {
             match recv(&handles, &done_flags) {
@@ -592,7 +592,7 @@ pub fn run<W: workload::Workload>(
                 }) => {
                     done_flags[thread] = true;
                     coll.finish(thread, tail);
-                    add_totals(t, &mut totals);
+                    add_totals(*t, &mut totals);
                 }
                 Some(Msg::Connected { .. }) => {}
                 Some(Msg::Aborted(a)) => on_event(Event::Aborted(&a)),

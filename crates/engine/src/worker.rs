@@ -110,7 +110,8 @@ pub(crate) enum Msg {
     Done {
         thread: usize,
         tail: Interval,
-        totals: Totals,
+        /// Boxed: the largest message by far, sent once per thread.
+        totals: Box<Totals>,
     },
 }
 
@@ -506,7 +507,7 @@ pub(crate) async fn thread_main<W: Workload>(
             let _ = tx.send(Msg::Done {
                 thread,
                 tail: Interval::default(),
-                totals,
+                totals: Box::new(totals),
             });
             return;
         }
@@ -640,7 +641,7 @@ async fn run_and_close<W: Workload>(
     let _ = tx.send(Msg::Done {
         thread,
         tail,
-        totals,
+        totals: Box::new(totals),
     });
     let released = ctx.shared.release.notified();
     tokio::pin!(released);

@@ -315,17 +315,21 @@ impl Bounds {
         self.min == self.max
     }
 
-    pub fn add(self, o: Bounds) -> Bounds {
-        Bounds {
-            min: self.min + o.min,
-            max: self.max + o.max,
-        }
-    }
-
     pub fn times(self, k: u64) -> Bounds {
         Bounds {
             min: self.min * k,
             max: self.max * k,
+        }
+    }
+}
+
+impl std::ops::Add for Bounds {
+    type Output = Bounds;
+
+    fn add(self, o: Bounds) -> Bounds {
+        Bounds {
+            min: self.min + o.min,
+            max: self.max + o.max,
         }
     }
 }

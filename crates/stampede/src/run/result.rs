@@ -76,7 +76,7 @@ pub(super) fn assemble(
                 },
                 concurrency: outcome.connect_concurrency,
                 retries: outcome.connect_retries,
-                socket_io: Some(io_description(&outcome)),
+                socket_io: Some(io_description(outcome)),
                 abandoned: (outcome.abandoned > 0).then_some(outcome.abandoned),
             }),
         },

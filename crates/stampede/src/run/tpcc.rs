@@ -208,7 +208,7 @@ impl Family for Runner {
             claim(
                 K::Update,
                 "district",
-                orders.add(payments),
+                orders + payments,
                 "New-Orders and Payments",
             ),
             claim(K::Insert, "orders", orders, "New-Orders"),
@@ -220,7 +220,7 @@ impl Family for Runner {
             claim(
                 K::Update,
                 "customer",
-                payments.add(deliveries),
+                payments + deliveries,
                 "Payments and delivered orders",
             ),
             claim(K::Delete, new_order, deliveries, "delivered orders"),

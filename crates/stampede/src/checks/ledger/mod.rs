@@ -149,7 +149,7 @@ fn claimed(claims: &[Claim], k: Kind) -> Option<(Bounds, String)> {
         return None;
     }
     let b = (of_kind.iter()).fold(Bounds::exact(0), |acc, c| {
-        acc.add(c.statements.unwrap_or_default())
+        acc + c.statements.unwrap_or_default()
     });
     let mut from: Vec<&str> = of_kind.iter().map(|c| c.from.as_str()).collect();
     from.dedup();
@@ -373,7 +373,7 @@ fn table_lines(i: &Inputs) -> Vec<LedgerLine> {
             .filter(|c| c.kind == k && c.table == table)
             .collect();
         let rows = (mine.iter()).fold(Bounds::exact(0), |acc, c| {
-            acc.add(c.rows.unwrap_or_default())
+            acc + c.rows.unwrap_or_default()
         });
         let from = mine.first().map(|c| c.from.clone());
         let matching: Vec<&[i64; 7]> = match table.strip_suffix('*') {
@@ -554,9 +554,9 @@ pub fn merged(claims: Vec<Claim>) -> Vec<Claim> {
             .find(|o| o.kind == c.kind && o.table == c.table)
         {
             Some(o) => {
-                o.statements = o.statements.zip(c.statements).map(|(a, b)| a.add(b));
+                o.statements = o.statements.zip(c.statements).map(|(a, b)| a + b);
                 o.rows = match (o.rows, c.rows) {
-                    (Some(a), Some(b)) => Some(a.add(b)),
+                    (Some(a), Some(b)) => Some(a + b),
                     _ => None,
                 };
                 if !o.from.split(", ").any(|f| f == c.from) {
