@@ -625,6 +625,11 @@ pub enum CheckStatus {
 }
 
 impl CheckStatus {
+    /// A check that failed or could not be done: the run's numbers need a look (exit 2).
+    pub fn untrusted(self) -> bool {
+        matches!(self, CheckStatus::Failed | CheckStatus::Unverified)
+    }
+
     /// As the text summary prints it.
     pub fn label(self) -> &'static str {
         match self {

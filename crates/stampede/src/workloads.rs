@@ -89,9 +89,14 @@ pub struct Workload {
     pub checks: &'static [&'static str],
 }
 
-const TPCB_CHECKS: &[&str] = &["commit count", "TPC-B invariant"];
-const OLTP_CHECKS: &[&str] = &["commit count", "row counts"];
-const YCSB_CHECKS: &[&str] = &["commit count", "row count", "field lengths"];
+const TPCB_CHECKS: &[&str] = &["commit count", "statement ledger", "TPC-B invariant"];
+const OLTP_CHECKS: &[&str] = &["commit count", "statement ledger", "row counts"];
+const YCSB_CHECKS: &[&str] = &[
+    "commit count",
+    "statement ledger",
+    "row count",
+    "field lengths",
+];
 
 /// Every workload, in the order `--list` prints them.
 pub const WORKLOADS: &[Workload] = &[
@@ -205,7 +210,7 @@ pub const WORKLOADS: &[Workload] = &[
         dataset: Dataset::OltpBulk,
         about: "multi-row inserts into one empty table per client",
         peer: "sysbench bulk_insert",
-        checks: &["commit count", "row counts"],
+        checks: &["commit count", "statement ledger", "row counts"],
     },
     Workload {
         name: "tpcc",
@@ -213,7 +218,11 @@ pub const WORKLOADS: &[Workload] = &[
         dataset: Dataset::Tpcc,
         about: "TPC-C 5.11: New-Order, Payment, Order-Status, Delivery, Stock-Level; tpmC",
         peer: "go-tpc tpcc run",
-        checks: &["commit count", "TPC-C consistency (3.3.2)"],
+        checks: &[
+            "commit count",
+            "statement ledger",
+            "TPC-C consistency (3.3.2)",
+        ],
     },
     Workload {
         name: "failover-probe",
@@ -222,7 +231,12 @@ pub const WORKLOADS: &[Workload] = &[
         about:
             "one-row writes with audited sequence numbers, and reads, at -R (`stampede failover`)",
         peer: "a psql loop around a failover",
-        checks: &["fault", "errors during the fault run", "audit"],
+        checks: &[
+            "statement ledger",
+            "fault",
+            "errors during the fault run",
+            "audit",
+        ],
     },
     Workload {
         name: "ycsb-a",
@@ -288,7 +302,12 @@ pub const WORKLOADS: &[Workload] = &[
         about: "the insert benchmark: batched inserts into a table with 3 secondary indexes, \
                 optional query clients; where the indexes outgrow the cache",
         peer: "iibench.py --rows_per_commit 1000 --query_threads N",
-        checks: &["commit count", "row count", "index consistency"],
+        checks: &[
+            "commit count",
+            "statement ledger",
+            "row count",
+            "index consistency",
+        ],
     },
     Workload {
         name: "crud",
@@ -297,7 +316,12 @@ pub const WORKLOADS: &[Workload] = &[
         about: "a mix of point, index, range and IN-list reads, single and batched inserts, \
                 batched updates and deletes over N tables (--mix)",
         peer: "seed 001's CRUD stress tool",
-        checks: &["commit count", "row counts", "index consistency"],
+        checks: &[
+            "commit count",
+            "statement ledger",
+            "row counts",
+            "index consistency",
+        ],
     },
     Workload {
         name: "connection-storm",

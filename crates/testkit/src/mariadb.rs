@@ -196,6 +196,12 @@ impl MariaDb {
         ));
     }
 
+    /// The server's process id, while it runs (a test's fault kills or stops it).
+    pub fn pid(&self) -> Option<i32> {
+        let child = self.child.lock().unwrap_or_else(|e| e.into_inner());
+        child.as_ref().map(|c| c.id() as i32)
+    }
+
     /// Stop the server now (SIGTERM: a clean shutdown) and wait for it; later calls do nothing.
     pub fn stop(&self) {
         let child = self.child.lock().unwrap_or_else(|e| e.into_inner()).take();

@@ -180,7 +180,7 @@ impl SweepStep {
             aborted_clients: r.connections.aborted.len() as u32,
             aborts: reasons,
             failed_checks: (r.checks.iter())
-                .filter(|c| c.status == crate::CheckStatus::Failed)
+                .filter(|c| c.status.untrusted())
                 .map(|c| c.name.clone())
                 .collect(),
         }

@@ -130,7 +130,7 @@ pub(crate) fn emit(m: &RunResult, files: &RunOutputs) -> i32 {
 fn emit_saved(m: &RunResult, files: &RunOutputs) -> (i32, bool) {
     print!("{}", report::render_text(m));
     let saved = files.save(m, "merged result");
-    let failed = m.checks.iter().any(|c| c.status == CheckStatus::Failed);
+    let failed = m.checks.iter().any(|c| c.status.untrusted());
     let code = if failed || !saved {
         EXIT_UNTRUSTED
     } else {

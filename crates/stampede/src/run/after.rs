@@ -178,9 +178,9 @@ impl Steps {
             }
         });
         match now {
-            Err(why) => format!("the server stopped after the run: {why}"),
+            Err(why) => format!("the server is down: {why}"),
             Ok(Some(t)) if started.is_some_and(|s| (t - s).abs() > 2) => {
-                "the server restarted after the run".to_string()
+                "the server restarted since the run began".to_string()
             }
             Ok(_) => "the server ended stampede's checking session (an administrator's \
                       pg_terminate_backend or KILL, or a shutdown)"

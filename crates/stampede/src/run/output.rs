@@ -196,12 +196,7 @@ pub(super) fn emit(ctx: &Ctx, r: &RunResult) -> Result<i32> {
     let untrusted = !saved
         || !r.connections.aborted.is_empty()
         || (r.sweep.iter()).any(|s| s.steps.iter().any(|x| x.aborted_clients > 0))
-        || (r.checks.iter()).any(|c| {
-            matches!(
-                c.status,
-                report::CheckStatus::Failed | report::CheckStatus::Unverified
-            )
-        });
+        || (r.checks.iter()).any(|c| c.status.untrusted());
     if ctx.frontend == Frontend::Pgbench && !r.connections.aborted.is_empty() {
         console::error("Run was aborted; the above results are incomplete.");
     }

@@ -372,9 +372,7 @@ fn table_lines(i: &Inputs) -> Vec<LedgerLine> {
         let mine: Vec<&Claim> = (i.claims.iter())
             .filter(|c| c.kind == k && c.table == table)
             .collect();
-        let rows = (mine.iter()).fold(Bounds::exact(0), |acc, c| {
-            acc + c.rows.unwrap_or_default()
-        });
+        let rows = (mine.iter()).fold(Bounds::exact(0), |acc, c| acc + c.rows.unwrap_or_default());
         let from = mine.first().map(|c| c.from.clone());
         let matching: Vec<&[i64; 7]> = match table.strip_suffix('*') {
             Some(prefix) => (tables.iter())

@@ -1,0 +1,355 @@
+//! A measured result survives whatever the server does after (issue 30, item 5): the result is
+//! saved when the clients stop, every check after runs with its own deadline, and a check the
+//! server's fault stops becomes "not verified" with the reason; the summary, the JSON and the
+//! HTML are all written, and the exit status is 2.
+//!
+//! Each fault strikes while the checks are about to run: the failpoint
+//! `pause-before-checks` holds stampede there (after its first save), the test waits for that
+//! save, then kills the server, restarts it, ends stampede's checking session or stops the
+//! server (SIGSTOP); and once mid-run. One server per test: each breaks its own.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use testkit::{MariaDb, Pg};
+
+/// A stampede run in the background, its files in `dir`.
+struct Running {
+    child: Child,
+    dir: tempfile::TempDir,
+}
+
+impl Running {
+    fn json(&self) -> PathBuf {
+        self.dir.path().join("r.json")
+    }
+
+    fn html(&self) -> PathBuf {
+        self.dir.path().join("r.html")
+    }
+
+    /// Wait until the result is saved with its checks still to run (the first save).
+    fn wait_saved_before_checks(&self) {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let text = std::fs::read_to_string(self.json()).unwrap_or_default();
+            if text.contains("not run yet") {
+                return;
+            }
+            assert!(Instant::now() < deadline, "no first save:\n{text}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Wait for the end: (exit status, stdout, stderr, result).
+    fn finish(mut self) -> (i32, String, String, Value) {
+        let status = self.child.wait().unwrap();
+        let mut out = String::new();
+        let mut err = String::new();
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let text = std::fs::read_to_string(self.json())
+            .unwrap_or_else(|e| panic!("no result ({e})\n{out}\n{err}"));
+        let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert!(
+            std::fs::metadata(self.html()).is_ok_and(|m| m.len() > 0),
+            "no HTML\n{out}\n{err}"
+        );
+        (status.code().unwrap_or(-1), out, err, v)
+    }
+}
+
+/// `stampede ARGS --json --html` in the background, paused before its checks for `pause_ms`.
+fn start(args: &[&str], pause_ms: u64) -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let html = dir.path().join("r.html");
+    let child = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .env(
+            "STAMPEDE_FAILPOINTS",
+            format!("pause-before-checks={pause_ms}"),
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    Running { child, dir }
+}
+
+fn pg_target(pg: &Pg) -> Vec<String> {
+    vec![
+        "-h".into(),
+        pg.socket_dir().display().to_string(),
+        "-p".into(),
+        pg.port().to_string(),
+        "-U".into(),
+        "postgres".into(),
+        "-d".into(),
+        "postgres".into(),
+    ]
+}
+
+/// A server with pgbench's tables at scale 1.
+fn pg_loaded() -> Pg {
+    let pg = Pg::start(&[testkit::THROWAWAY]);
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(["init", "tpcb", "-s", "1"])
+        .args(pg_target(&pg))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    pg
+}
+
+/// A tpcb-like run of 200 transactions on `pg`, in the background.
+fn tpcb(pg: &Pg, extra: &[&str], pause_ms: u64) -> Running {
+    let mut args = vec!["run", "tpcb-like", "-t", "100", "-c", "2", "--no-observe"];
+    args.extend(extra);
+    let target = pg_target(pg);
+    args.extend(target.iter().map(String::as_str));
+    start(&args, pause_ms)
+}
+
+fn check<'a>(v: &'a Value, name: &str) -> &'a Value {
+    (v["checks"].as_array().unwrap().iter())
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} check in {}", v["checks"]))
+}
+
+/// The run's numbers are all there: 200 transactions committed.
+fn measured(v: &Value, out: &str) {
+    assert!(
+        out.contains("number of transactions actually processed: 200"),
+        "{out}"
+    );
+    assert_eq!(v["interrupted"], false);
+    assert!(v["total"]["txns"][0].is_object(), "{}", v["total"]);
+}
+
+/// Check `name` was not verified, for a reason containing `why`.
+fn unverified(v: &Value, name: &str, why: &str, out: &str) {
+    let c = check(v, name);
+    assert_eq!(c["status"], "unverified", "{c}\n{out}");
+    let detail = c["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("not verified: ") && detail.contains(why),
+        "{name}: {detail}"
+    );
+    assert!(
+        out.contains(&format!("NOT VERIFIED  {name}: not verified: ")),
+        "{out}"
+    );
+}
+
+fn sh(cmd: &mut Command) {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn signal(pid: i32, sig: libc::c_int) {
+    // SAFETY: signalling a server this test started.
+    assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
+}
+
+#[test]
+fn a_server_killed_after_the_run_leaves_the_result_and_unverified_checks() {
+    let pg = pg_loaded();
+    let run = tpcb(&pg, &[], 3000);
+    run.wait_saved_before_checks();
+    pg.crash();
+    let (code, out, err, v) = run.finish();
+    assert_eq!(code, 2, "{out}\n{err}");
+    measured(&v, &out);
+    unverified(&v, "commit count", "the server is down", &out);
+    unverified(&v, "TPC-B invariant", "refuses new connections", &out);
+    // The statement ledger could not read the counters either, and says so.
+    assert_eq!(check(&v, "statement ledger")["status"], "unverified");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_restart_after_the_run_is_named_and_the_later_checks_still_run() {
+    let pg = pg_loaded();
+    let run = tpcb(&pg, &[], 3000);
+    run.wait_saved_before_checks();
+    let data = pg.data_dir();
+    sh(testkit::as_server_user(
+        Command::new(pg.bin("pg_ctl"))
+            .args(["restart", "-m", "fast", "-w", "-D"])
+            .arg(&data)
+            .arg("-l")
+            .arg(data.join("restart.log")),
+    ));
+    let (code, out, err, v) = run.finish();
+    assert_eq!(code, 2, "{out}\n{err}");
+    measured(&v, &out);
+    unverified(
+        &v,
+        "commit count",
+        "the server restarted since the run began",
+        &out,
+    );
+    // The data survived the restart: the invariant is checked on a new session.
+    assert_eq!(check(&v, "TPC-B invariant")["status"], "passed", "{out}");
+}
+
+#[test]
+fn the_checking_session_terminated_by_an_administrator_is_named() {
+    let pg = pg_loaded();
+    let run = tpcb(&pg, &[], 3000);
+    run.wait_saved_before_checks();
+    // stampede's commit baseline: the one session idle in its transaction.
+    let n = pg.psql(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+         WHERE state = 'idle in transaction' AND pid <> pg_backend_pid()",
+    );
+    assert_eq!(n.trim(), "1");
+    let (code, out, err, v) = run.finish();
+    assert_eq!(code, 2, "{out}\n{err}");
+    measured(&v, &out);
+    unverified(
+        &v,
+        "commit count",
+        "ended stampede's checking session",
+        &out,
+    );
+    assert_eq!(check(&v, "TPC-B invariant")["status"], "passed", "{out}");
+}
+
+#[test]
+fn a_server_that_stops_answering_costs_one_deadline_not_a_hang() {
+    let pg = pg_loaded();
+    let run = tpcb(&pg, &["--check-timeout", "2"], 3000);
+    run.wait_saved_before_checks();
+    let pm = pg.pid().expect("the postmaster");
+    // Every process of the server stops: the backends too.
+    let pids = descendants_and(pm);
+    pids.iter().for_each(|&p| signal(p, libc::SIGSTOP));
+    let t0 = Instant::now();
+    let r = std::panic::catch_unwind(move || run.finish());
+    pids.iter().for_each(|&p| signal(p, libc::SIGCONT));
+    let (code, out, err, v) = r.unwrap();
+    assert_eq!(code, 2, "{out}\n{err}");
+    measured(&v, &out);
+    unverified(
+        &v,
+        "commit count",
+        "no answer from the server within 2 s",
+        &out,
+    );
+    unverified(
+        &v,
+        "TPC-B invariant",
+        "an earlier check got no answer",
+        &out,
+    );
+    // One deadline (and the pause), not one per check, nor a hang.
+    assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
+}
+
+#[test]
+fn a_server_killed_mid_run_leaves_every_output_and_exit_2() {
+    let pg = pg_loaded();
+    let target = pg_target(&pg);
+    let mut args = vec!["run", "tpcb-like", "-T", "30", "-c", "2", "--no-observe"];
+    args.extend(target.iter().map(String::as_str));
+    let run = start(&args, 0);
+    pg.wait_for("SELECT (count(*) > 50)::text FROM pgbench_history", "true");
+    pg.crash();
+    let (code, out, err, v) = run.finish();
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert_eq!(
+        v["connections"]["aborted"].as_array().unwrap().len(),
+        2,
+        "{out}"
+    );
+    unverified(&v, "commit count", "the server is down", &out);
+}
+
+#[test]
+fn mariadb_killed_after_the_run_leaves_the_result_and_unverified_checks() {
+    let m = MariaDb::start(&[]);
+    m.fresh_database("survive");
+    let url = m.socket_url("root", None, "survive");
+    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+        .args(["init", "tpcb", "-s", "1", "-d", &url])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = start(
+        &[
+            "run",
+            "tpcb-like",
+            "-t",
+            "100",
+            "-c",
+            "2",
+            "--no-observe",
+            "-d",
+            &url,
+        ],
+        3000,
+    );
+    run.wait_saved_before_checks();
+    signal(m.pid().expect("mariadbd"), libc::SIGKILL);
+    let (code, out, err, v) = run.finish();
+    assert_eq!(code, 2, "{out}\n{err}");
+    measured(&v, &out);
+    unverified(&v, "commit count", "the server is down", &out);
+    unverified(&v, "TPC-B invariant", "refuses new connections", &out);
+}
+
+/// `pid` and every process under it.
+fn descendants_and(pid: i32) -> Vec<i32> {
+    let mut all = vec![pid];
+    let mut i = 0;
+    while i < all.len() {
+        let parent = all[i];
+        for e in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(p) = e.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(Path::new("/proc").join(p.to_string()).join("stat"))
+                .unwrap_or_default();
+            // pid (comm) state ppid ...: comm may hold spaces, so read after its ')'.
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<i32>().ok());
+            if ppid == Some(parent) && !all.contains(&p) {
+                all.push(p);
+            }
+        }
+        i += 1;
+    }
+    all
+}
