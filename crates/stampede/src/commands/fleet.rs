@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use report::{CheckStatus, RunResult};
+use report::RunResult;
 use serde_json::json;
 
 use crate::cli::{FleetAction, FleetCmdArgs, FleetReportArgs, ManifestArgs, MergeArgs};

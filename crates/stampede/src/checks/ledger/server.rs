@@ -189,14 +189,21 @@ pub async fn pg(s: &mut Session, pss: &Result<Option<String>, String>) -> Result
 /// A relation's name without its schema and quotes (`public."T"` -> `T`), as workloads name
 /// their tables.
 fn bare(name: &str) -> String {
-    let last = match name.rfind('.') {
-        // A dot inside quotes belongs to the name.
-        Some(i) if !name[i..].contains('"') || name.ends_with('"') && name[..i].ends_with('"') => {
-            &name[i + 1..]
+    // The last dot outside double quotes separates the schema.
+    let mut quoted = false;
+    let mut start = 0;
+    for (i, c) in name.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '.' if !quoted => start = i + 1,
+            _ => {}
         }
-        Some(_) | None => name,
-    };
-    last.trim_matches('"').replace("\"\"", "\"")
+    }
+    let last = &name[start..];
+    match last.strip_prefix('"').and_then(|l| l.strip_suffix('"')) {
+        Some(inner) => inner.replace("\"\"", "\""),
+        None => last.to_string(),
+    }
 }
 
 /// The global status variables the ledger reads on MySQL, and the kind each adds to.
