@@ -44,16 +44,7 @@ fn psql(pg: &Pg, db: &str, sql: &str) -> String {
 fn database(pg: &Pg, db: &str) -> Vec<String> {
     psql(pg, "postgres", &format!("DROP DATABASE IF EXISTS {db}"));
     psql(pg, "postgres", &format!("CREATE DATABASE {db}"));
-    vec![
-        "-h".into(),
-        pg.socket_dir().display().to_string(),
-        "-p".into(),
-        pg.port().to_string(),
-        "-U".into(),
-        "postgres".into(),
-        "-d".into(),
-        db.into(),
-    ]
+    common::pg_target(pg, db)
 }
 
 fn read(path: &std::path::Path) -> RunResult {

@@ -12,6 +12,9 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::pg_target;
 use serde_json::Value;
 use target::ConnConfig;
 use testkit::{MariaDb, PerBinary, Pg};
@@ -25,19 +28,6 @@ fn output(c: &mut Command) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-fn pg_target(pg: &Pg, db: &str) -> Vec<String> {
-    vec![
-        "-h".into(),
-        pg.socket_dir().display().to_string(),
-        "-p".into(),
-        pg.port().to_string(),
-        "-U".into(),
-        "postgres".into(),
-        "-d".into(),
-        db.into(),
-    ]
 }
 
 fn stampede(args: &[&str], target: &[String]) -> (i32, String, String) {

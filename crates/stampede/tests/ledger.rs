@@ -9,8 +9,11 @@
 
 use std::process::Command;
 
+mod common;
+
+use common::pg_target;
 use serde_json::Value;
-use testkit::{MariaDb, PerBinary, Pg};
+use testkit::{MariaDb, PerBinary};
 
 static PG: PerBinary = PerBinary::new(&[testkit::THROWAWAY]);
 
@@ -196,19 +199,6 @@ fn agrees(name: &str, v: &Value, text: &str, inconclusive: &[&str]) {
         "passed",
         "{name}\n{text}"
     );
-}
-
-fn pg_target(pg: &Pg, db: &str) -> Vec<String> {
-    vec![
-        "-h".into(),
-        pg.socket_dir().display().to_string(),
-        "-p".into(),
-        pg.port().to_string(),
-        "-U".into(),
-        "postgres".into(),
-        "-d".into(),
-        db.into(),
-    ]
 }
 
 /// Rows inserted, updated, deleted per table (partitions in their root), as the ledger reads

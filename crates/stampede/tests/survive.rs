@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::pg_target;
 use serde_json::Value;
 use testkit::{MariaDb, Pg};
 
@@ -94,25 +97,12 @@ fn start(args: &[&str], pause_ms: u64) -> Running {
     Running { child, dir }
 }
 
-fn pg_target(pg: &Pg) -> Vec<String> {
-    vec![
-        "-h".into(),
-        pg.socket_dir().display().to_string(),
-        "-p".into(),
-        pg.port().to_string(),
-        "-U".into(),
-        "postgres".into(),
-        "-d".into(),
-        "postgres".into(),
-    ]
-}
-
 /// A server with pgbench's tables at scale 1.
 fn pg_loaded() -> Pg {
     let pg = Pg::start(&[testkit::THROWAWAY]);
     let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
         .args(["init", "tpcb", "-s", "1"])
-        .args(pg_target(&pg))
+        .args(pg_target(&pg, "postgres"))
         .output()
         .unwrap();
     assert!(
@@ -127,7 +117,7 @@ fn pg_loaded() -> Pg {
 fn tpcb(pg: &Pg, extra: &[&str], pause_ms: u64) -> Running {
     let mut args = vec!["run", "tpcb-like", "-t", "100", "-c", "2", "--no-observe"];
     args.extend(extra);
-    let target = pg_target(pg);
+    let target = pg_target(pg, "postgres");
     args.extend(target.iter().map(String::as_str));
     start(&args, pause_ms)
 }
@@ -276,7 +266,7 @@ fn a_server_that_stops_answering_costs_one_deadline_not_a_hang() {
 #[test]
 fn a_server_killed_mid_run_leaves_every_output_and_exit_2() {
     let pg = pg_loaded();
-    let target = pg_target(&pg);
+    let target = pg_target(&pg, "postgres");
     let mut args = vec!["run", "tpcb-like", "-T", "30", "-c", "2", "--no-observe"];
     args.extend(target.iter().map(String::as_str));
     let run = start(&args, 0);

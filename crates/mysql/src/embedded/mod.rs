@@ -594,18 +594,7 @@ impl EmbeddedMariaDb {
 
     /// Remove the temporary directory, if any; the error names it.
     fn remove_tempdir(&mut self) -> Result<(), String> {
-        match self.tempdir.take() {
-            Some(t) => {
-                let dir = t.keep();
-                last_resort::remove_tree(&dir).map_err(|e| {
-                    format!(
-                        "cannot remove the embedded server's directory {}: {e}; remove it by hand",
-                        dir.display()
-                    )
-                })
-            }
-            None => Ok(()),
-        }
+        last_resort::remove_tempdir(self.tempdir.take())
     }
 }
 

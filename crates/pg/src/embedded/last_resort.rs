@@ -215,6 +215,21 @@ pub fn remove_tree(dir: &Path) -> std::io::Result<()> {
     once().or_else(|_| once())
 }
 
+/// Remove an embedded server's temporary directory, if it has one (`take`n from its handle, so
+/// it is removed once); the error names it, with what to do.
+pub fn remove_tempdir(tempdir: Option<tempfile::TempDir>) -> Result<(), String> {
+    let Some(t) = tempdir else {
+        return Ok(());
+    };
+    let dir = t.keep();
+    remove_tree(&dir).map_err(|e| {
+        format!(
+            "cannot remove the embedded server's directory {}: {e}; remove it by hand",
+            dir.display()
+        )
+    })
+}
+
 /// Whether any process of process group `pgid` is alive (not a zombie: the group's leader is our
 /// child, and stays a zombie until its handle reaps it). Linux: /proc; elsewhere kill(2).
 fn group_alive(pgid: i32) -> bool {

@@ -204,6 +204,21 @@ pub struct Run {
     pub stderr: String,
 }
 
+/// stampede's arguments naming database `db` of a test server: `-h SOCKET -p PORT -U postgres
+/// -d DB`.
+pub fn pg_target(pg: &testkit::Pg, db: &str) -> Vec<String> {
+    vec![
+        "-h".into(),
+        pg.socket_dir().display().to_string(),
+        "-p".into(),
+        pg.port().to_string(),
+        "-U".into(),
+        "postgres".into(),
+        "-d".into(),
+        db.into(),
+    ]
+}
+
 pub fn stampede<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Run {
     let out = stampede_cmd().args(args).output().expect("stampede runs");
     Run {

@@ -218,3 +218,30 @@ fn a_table_pattern_sums_every_table_it_starts() {
     let t = l.lines.iter().find(|l| l.table.is_some()).expect("table");
     assert_eq!((t.server, t.verdict), (Some(3), Verdict::Within));
 }
+
+#[test]
+fn a_galera_cluster_leaves_write_statements_inconclusive_and_reads_exact() {
+    // Every node's appliers run the writes replicated to it, in its own Com_*: the cluster's
+    // sum is about one count per node, whatever the clients sent.
+    let (claims, clients, server) = probe(10);
+    let mut g = server;
+    g.statements_source = "Com_*";
+    g.tables = None;
+    g.galera = true;
+    if let Ok(s) = &mut g.statements {
+        s[Kind::Insert as usize] *= 3;
+    }
+    let mut i = inputs(&claims, clients, g);
+    i.dialect = Dialect::MySql;
+    let l = build(&i);
+    let line = |s: &str| {
+        (l.lines.iter())
+            .find(|l| l.subject() == s)
+            .unwrap_or_else(|| panic!("no {s} line: {l:#?}"))
+    };
+    let insert = line("insert statements");
+    assert_eq!(insert.verdict, Verdict::Inconclusive, "{insert:#?}");
+    assert!(insert.detail.contains("Galera"), "{}", insert.detail);
+    assert_eq!(line("select statements").verdict, Verdict::Exact);
+    assert!(!l.status().0.untrusted(), "{:?}", l.status());
+}
