@@ -35,7 +35,7 @@ impl<W: Workload> ThreadCtx<W> {
         &self,
         c: &Client<C>,
         txn: usize,
-        start_us: u64,
+        (start_us, sent_us): (u64, u64),
         end_us: u64,
         outcome: Outcome,
     ) {
@@ -49,6 +49,7 @@ impl<W: Workload> ThreadCtx<W> {
             op,
             start_us,
             end_us,
+            sent_us: sent_us.max(start_us),
             host: c.session.as_ref().and_then(|s| self.endpoint_of(s)),
             outcome,
         });

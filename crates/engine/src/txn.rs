@@ -189,7 +189,7 @@ async fn run_txn_on_session<W: Workload>(
                 ctx.record(
                     c,
                     txn,
-                    sched,
+                    (sched, begin),
                     ctx.now_us(),
                     Attempted::Failed(fault::kind_of(&e)),
                 );
@@ -253,7 +253,7 @@ async fn run_txn_on_session<W: Workload>(
                 rec.retries(txn, tries - 1);
                 drop(rec);
                 if ctx.spec.fault_run {
-                    ctx.record(c, txn, sched, end, Attempted::Ok);
+                    ctx.record(c, txn, (sched, begin), end, Attempted::Ok);
                 }
                 ctx.endpoint_committed(c.stats.endpoint, latency);
                 ctx.log(
@@ -294,7 +294,7 @@ async fn run_txn_on_session<W: Workload>(
                         ErrorClass::Serialization | ErrorClass::Deadlock
                     )
                 {
-                    break fault_failure(ctx, c, txn, sched, tries, &e).await;
+                    break fault_failure(ctx, c, txn, (sched, begin), tries, &e).await;
                 }
                 let kind = match ctx.workload.classify(&e) {
                     ErrorClass::Serialization => FailureKind::Serialization,
@@ -384,13 +384,13 @@ async fn fault_failure<W: Workload>(
     ctx: &ThreadCtx<W>,
     c: &mut Client<W::Client>,
     txn: usize,
-    sched: u64,
+    times: (u64, u64),
     tries: u32,
     e: &Error,
 ) -> TxnEnd {
     let class = ctx.workload.classify(e);
     let now = ctx.now_us();
-    ctx.record(c, txn, sched, now, fault::outcome_of(e, class));
+    ctx.record(c, txn, times, now, fault::outcome_of(e, class));
     let kind = match class {
         ErrorClass::Serialization => FailureKind::Serialization,
         ErrorClass::Deadlock => FailureKind::Deadlock,

@@ -3,10 +3,15 @@
 //!
 //! Downtime is the longest window between two successful completions of the same kind (write
 //! or read), anywhere in the run, or from the last success to the end of the run when none
-//! followed (then the window is `open`). Counting from completions rather than from the fault
-//! is what a user of the system sees: writes that were already stuck when the fault was
-//! injected are part of the outage. The window includes one ordinary interval of the probe's
-//! rate (at 100 writes/s, 10 ms), which is the resolution of the measurement.
+//! followed (then the window is `open`), in which that kind was in trouble: an attempt of the
+//! kind failed in it, a client could not reconnect in it, or an attempt of the kind was stuck
+//! across it (sent in its first half, not done before its end, and waiting on the server more
+//! than ten times the kind's median and at least 100 ms). A window without trouble is the schedule's ordinary interval, not an
+//! outage: a kind that never failed nor stalled has no downtime (0, no window), whatever its
+//! rate. Counting from completions rather than from the fault is what a user of the system
+//! sees: writes that were already stuck when the fault was injected are part of the outage. An
+//! outage's window includes one ordinary interval of the probe's rate (at 100 writes/s, 10 ms),
+//! which is the resolution of the measurement.
 //!
 //! Writes and reads are apart throughout ([`Op`], from the workload's
 //! `read_only`): a write window is measured from write completions alone, so a primary that
@@ -21,7 +26,7 @@ use report::failover::{
     Second, Window, WriteCounts,
 };
 
-use crate::{seconds, Attempt, FailoverSection, Fault, History, Op, Outcome};
+use crate::{seconds, Attempt, Connect, FailoverSection, Fault, History, Op, Outcome};
 
 /// The section's timeline fields (the audit's are left at zero: see [`crate::audit`]).
 /// `hosts` names the target's hosts by index; `end_us` is when the run ended.
@@ -44,14 +49,20 @@ pub fn analyse(history: &History, hosts: &[String], fault: &Fault, end_us: u64) 
     let first_start = attempts.iter().map(|a| a.start_us).min().unwrap_or(0);
     let has_reads = attempts.iter().any(|a| a.op == Op::Read);
     let has_writes = (attempts.iter()).any(|a| matches!(a.op, Op::Write { .. }));
+    let is_write = |a: &Attempt| matches!(a.op, Op::Write { .. });
+    let is_read = |a: &Attempt| a.op == Op::Read;
     // A run that never writes (select-only) has no write window, not one open all along.
     let write_window = if has_writes {
-        longest_gap(&write_ends, first_start, end_us)
+        let trouble = Trouble::of(&attempts, &history.connects, &is_write);
+        outage(&write_ends, first_start, end_us, |f, t| {
+            trouble.within(f, t)
+        })
     } else {
         None
     };
     let read_window = if has_reads {
-        longest_gap(&ok_reads, first_start, end_us)
+        let trouble = Trouble::of(&attempts, &history.connects, &is_read);
+        outage(&ok_reads, first_start, end_us, |f, t| trouble.within(f, t))
     } else {
         None
     };
@@ -283,23 +294,88 @@ fn slot(timeline: &mut Vec<Second>, us: u64) -> &mut Second {
     &mut timeline[i]
 }
 
-/// The longest window between consecutive times in `ends` (sorted), or from the last one to
-/// `end_us` (then open). With no times at all, the whole run from `start_us` is one open window.
-/// Returns `(from, to, open)`.
-fn longest_gap(ends: &[u64], start_us: u64, end_us: u64) -> Option<(u64, u64, bool)> {
+/// The least wait on the server that counts as a stall: a busy machine's ordinary queueing (a
+/// read behind a reload and a burst of reconnections on 2 cores waited 47 ms) is not an outage.
+const STALL_FLOOR_US: u64 = 100_000;
+
+/// What went wrong for one kind of attempt (writes or reads), to tell an outage from the
+/// schedule's ordinary interval: the ends of its failed attempts and of every failed
+/// reconnection (a client that cannot reconnect runs neither kind), and its stuck attempts.
+struct Trouble {
+    /// Ends of failures, sorted.
+    failed: Vec<u64>,
+    /// `(sent, end)` of attempts of the kind that waited on the server more than ten times the
+    /// kind's median and [`STALL_FLOOR_US`] (from when each was sent: a client busy reconnecting after another kind
+    /// failed has not sent its attempt, and that wait is not this kind's).
+    slow: Vec<(u64, u64)>,
+}
+
+impl Trouble {
+    fn of(attempts: &[&Attempt], connects: &[Connect], kind: &dyn Fn(&Attempt) -> bool) -> Self {
+        let mine: Vec<&Attempt> = attempts.iter().copied().filter(|a| kind(a)).collect();
+        let mut failed: Vec<u64> = (mine.iter())
+            .filter(|a| a.outcome != Outcome::Ok)
+            .map(|a| a.end_us)
+            .chain(
+                connects
+                    .iter()
+                    .filter(|c| c.outcome.is_err())
+                    .map(|c| c.end_us),
+            )
+            .collect();
+        failed.sort_unstable();
+        let waited = |a: &Attempt| a.end_us.saturating_sub(a.sent_us);
+        let mut ok: Vec<u64> = (mine.iter())
+            .filter(|a| a.outcome == Outcome::Ok)
+            .map(|a| waited(a))
+            .collect();
+        ok.sort_unstable();
+        let median = ok.get(ok.len() / 2).copied().unwrap_or(0);
+        let slow_us = (10 * median).max(STALL_FLOOR_US);
+        let slow = (mine.iter())
+            .filter(|a| waited(a) > slow_us)
+            .map(|a| (a.sent_us, a.end_us))
+            .collect();
+        Trouble { failed, slow }
+    }
+
+    /// Whether the window from `from` to `to` (`None`: to the end of the record) had a failure
+    /// in it, or a slow attempt sent in its first half (or before) and not done before its end.
+    fn within(&self, from: u64, to: Option<u64>) -> bool {
+        let i = self.failed.partition_point(|&e| e <= from);
+        let failed = (self.failed.get(i)).is_some_and(|&e| to.is_none_or(|t| e <= t));
+        failed
+            || (self.slow.iter()).any(|&(due, end)| match to {
+                Some(t) => due <= from + (t - from) / 2 && end >= t,
+                None => end > from,
+            })
+    }
+}
+
+/// The longest window in trouble (`troubled(from, to)`, `to` `None` for the tail) between
+/// consecutive times in `ends` (sorted), or from the last one to `end_us` (then open). With no
+/// times at all, the whole run from `start_us` is one open window. `None` when no window was in
+/// trouble. Returns `(from, to, open)`.
+fn outage(
+    ends: &[u64],
+    start_us: u64,
+    end_us: u64,
+    troubled: impl Fn(u64, Option<u64>) -> bool,
+) -> Option<(u64, u64, bool)> {
     let Some(&last) = ends.last() else {
         return (end_us > start_us).then_some((start_us, end_us, true));
     };
     let mut best = (ends.windows(2))
+        .filter(|w| troubled(w[0], Some(w[1])))
         .map(|w| (w[0], w[1], false))
         .max_by_key(|&(f, t, _)| (t - f, std::cmp::Reverse(f)));
-    if end_us > last {
+    if end_us > last && troubled(last, None) {
         let tail = (last, end_us, true);
         if best.is_none_or(|(f, t, _)| end_us - last > t - f) {
             best = Some(tail);
         }
     }
-    best.or(Some((last, last, false)))
+    best
 }
 
 /// Exact nearest-rank percentiles of microsecond values, in milliseconds.
@@ -333,6 +409,7 @@ mod tests {
             op: Op::Write { seq: Some(seq) },
             start_us: start_ms * 1000,
             end_us: end_ms * 1000,
+            sent_us: start_ms * 1000,
             host: Some(host),
             outcome: o,
         }
@@ -487,12 +564,14 @@ mod tests {
     fn reads_get_their_own_window() {
         let mut h = promoted();
         for t in (10..=4000).step_by(10) {
-            // Reads stop only between 1,500 and 2,000 ms (a standby kept answering).
+            // Reads stop only between 1,500 and 2,000 ms (a standby kept answering): the
+            // read due at 1,495 ms is stuck until 2,000 ms.
             if !(1500..2000).contains(&t) {
                 h.attempts.push(Attempt {
                     client: 2,
                     op: Op::Read,
-                    start_us: t * 1000 - 500,
+                    start_us: if t == 2000 { 1_495_000 } else { t * 1000 - 500 },
+                    sent_us: if t == 2000 { 1_495_000 } else { t * 1000 - 500 },
                     end_us: t * 1000,
                     host: Some(1),
                     outcome: Outcome::Ok,
@@ -515,6 +594,7 @@ mod tests {
     #[test]
     fn a_run_that_only_reads_has_no_write_window_and_its_phases_follow_the_reads() {
         let mut h = History::default();
+        // Reads every 10 ms, but the one due at 995 ms is stuck until 1,500 ms.
         for t in (10..=3000u64)
             .step_by(10)
             .filter(|t| !(1000..1500).contains(t))
@@ -522,7 +602,8 @@ mod tests {
             h.attempts.push(Attempt {
                 client: 0,
                 op: Op::Read,
-                start_us: t * 1000 - 100,
+                start_us: if t == 1500 { 995_000 } else { t * 1000 - 100 },
+                sent_us: if t == 1500 { 995_000 } else { t * 1000 - 100 },
                 end_us: t * 1000,
                 host: Some(0),
                 outcome: Outcome::Ok,
@@ -567,6 +648,7 @@ mod tests {
                 client: 1,
                 op: Op::Read,
                 start_us: (t - 5) * 1000 - 300,
+                sent_us: (t - 5) * 1000 - 300,
                 end_us: (t - 5) * 1000,
                 host: Some(0),
                 outcome: Outcome::Ok,
@@ -590,12 +672,10 @@ mod tests {
             "{}",
             s.write_downtime_s
         );
-        // Reads went on every 10 ms: their window is the ordinary interval.
-        assert!(
-            (s.read_downtime_s - 0.01).abs() < 1e-9,
-            "{}",
-            s.read_downtime_s
-        );
+        // Reads went on every 10 ms, none failed nor stalled: no read downtime at all (their
+        // intervals are the schedule's, not an outage).
+        assert_eq!(s.read_downtime_s, 0.0);
+        assert!(s.read_window.is_none());
         // Every error is a write's, of the read-only kind.
         assert!(!s.errors.is_empty());
         assert!(
@@ -670,6 +750,7 @@ mod tests {
                 client: 2,
                 op: Op::Read,
                 start_us: t * 1000 - 400,
+                sent_us: t * 1000 - 400,
                 end_us: t * 1000,
                 host: Some(host),
                 outcome,
@@ -722,12 +803,68 @@ mod tests {
 
     #[test]
     fn gaps_pick_the_longest_and_the_earliest_of_equals() {
-        assert_eq!(longest_gap(&[], 5, 10), Some((5, 10, true)));
-        assert_eq!(longest_gap(&[], 5, 5), None);
-        assert_eq!(longest_gap(&[1, 3, 5], 0, 5), Some((1, 3, false)));
-        assert_eq!(longest_gap(&[1, 3, 9], 0, 10), Some((3, 9, false)));
-        assert_eq!(longest_gap(&[1, 3], 0, 10), Some((3, 10, true)));
-        assert_eq!(longest_gap(&[4], 0, 4), Some((4, 4, false)));
+        let any = |_: u64, _: Option<u64>| true;
+        assert_eq!(outage(&[], 5, 10, any), Some((5, 10, true)));
+        assert_eq!(outage(&[], 5, 5, any), None);
+        assert_eq!(outage(&[1, 3, 5], 0, 5, any), Some((1, 3, false)));
+        assert_eq!(outage(&[1, 3, 9], 0, 10, any), Some((3, 9, false)));
+        assert_eq!(outage(&[1, 3], 0, 10, any), Some((3, 10, true)));
+        assert_eq!(outage(&[4], 0, 4, any), None);
+        // Only windows in trouble count: the longest quiet one is the schedule's.
+        let after_3 = |f: u64, _: Option<u64>| f >= 3;
+        assert_eq!(outage(&[1, 3, 4, 9], 0, 9, after_3), Some((4, 9, false)));
+        assert_eq!(outage(&[1, 3, 4], 0, 9, after_3), Some((4, 9, true)));
+        assert_eq!(outage(&[1, 2], 0, 9, after_3), None);
+    }
+
+    #[test]
+    fn trouble_is_a_failure_a_failed_reconnection_or_an_attempt_stuck_across_the_window() {
+        let read = |start_ms: u64, end_ms: u64, outcome| Attempt {
+            client: 0,
+            op: Op::Read,
+            start_us: start_ms * 1000,
+            end_us: end_ms * 1000,
+            sent_us: start_ms * 1000,
+            host: Some(0),
+            outcome,
+        };
+        let mut reads: Vec<Attempt> = (1..=10)
+            .map(|t| read(t * 10 - 1, t * 10, Outcome::Ok))
+            .collect();
+        // Due at 200 ms, done at 700 ms: stuck across 100..700.
+        reads.push(read(200, 700, Outcome::Ok));
+        reads.push(read(850, 900, Outcome::Failed(ErrorKind::Timeout)));
+        // Due at 1,200 ms but sent at 1,690 ms (its client was reconnecting after a failed
+        // write), done at 1,700 ms: late, but the server did not keep it waiting.
+        let mut late = read(1200, 1700, Outcome::Ok);
+        late.sent_us = 1_690_000;
+        reads.push(late);
+        let refs: Vec<&Attempt> = reads.iter().collect();
+        let connects = [Connect {
+            client: 1,
+            start_us: 1_000_000,
+            end_us: 1_010_000,
+            host: None,
+            outcome: Err(ErrorKind::Refused),
+        }];
+        let t = Trouble::of(&refs, &connects, &|a| a.op == Op::Read);
+        let ms = |v: u64| v * 1000;
+        assert!(!t.within(ms(10), Some(ms(20))), "an ordinary interval");
+        assert!(t.within(ms(100), Some(ms(700))), "stuck across it");
+        assert!(
+            !t.within(ms(100), Some(ms(150))),
+            "due after its first half"
+        );
+        assert!(t.within(ms(800), Some(ms(900))), "a failure ended in it");
+        assert!(t.within(ms(950), None), "a failed reconnection in the tail");
+        assert!(
+            !t.within(ms(1100), Some(ms(1700))),
+            "waiting on its own client"
+        );
+        assert!(!t.within(ms(1700), None), "nothing after");
+        // The failed reconnection is nothing to writes: there are none.
+        let w = Trouble::of(&refs, &[], &|a| matches!(a.op, Op::Write { .. }));
+        assert!(!w.within(0, None));
     }
 
     #[test]

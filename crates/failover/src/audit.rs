@@ -84,6 +84,7 @@ mod tests {
             client: 0,
             op: Op::Write { seq: Some(seq) },
             start_us: seq,
+            sent_us: seq,
             end_us: seq + 1,
             host: Some(0),
             outcome,

@@ -98,6 +98,9 @@ pub struct Attempt {
     /// Microseconds since the run's start: when it was due (its schedule) and when it ended.
     pub start_us: u64,
     pub end_us: u64,
+    /// When it was sent: after the client's reconnection, if it had to make one (`start_us`
+    /// when it did not wait). From here to `end_us` it waited on the server.
+    pub sent_us: u64,
     /// Index into the target's hosts of the session that ran it; `None` without a session.
     pub host: Option<usize>,
     pub outcome: Outcome,

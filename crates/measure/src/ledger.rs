@@ -177,6 +177,18 @@ pub fn writes_unreported(sql: &str) -> bool {
     })
 }
 
+/// Whether a statement calls a window function (`... OVER (...)`): MySQL and MariaDB compute
+/// them in an internal temporary table whose row updates `Handler_update` counts as if they
+/// were a table's (one per row the window covers), though the statement only reads.
+pub fn uses_window_functions(sql: &str) -> bool {
+    let s = sql.to_ascii_lowercase();
+    s.match_indices("over").any(|(i, _)| {
+        let before = i == 0 || !is_word(s.as_bytes()[i - 1]);
+        let rest = s[i + 4..].trim_start();
+        before && rest.starts_with('(') && !s[i + 4..].starts_with(|c: char| is_word(c as u8))
+    })
+}
+
 /// The first word of a statement, after blanks and comments (`-- ...`, `# ...`, `/* ... */`).
 fn first_word(sql: &str) -> &str {
     let mut s = sql;
@@ -427,6 +439,16 @@ mod tests {
             "WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x"
         ));
         assert!(!writes_unreported("UPDATE t SET a = 1"));
+        assert!(uses_window_functions(
+            "SELECT c_id FROM (SELECT c_id, ROW_NUMBER() OVER (ORDER BY c_first) AS n FROM c) x"
+        ));
+        assert!(uses_window_functions("SELECT count(*) over() FROM t"));
+        assert!(!uses_window_functions(
+            "SELECT overall FROM t WHERE rover (1)"
+        ));
+        assert!(!uses_window_functions(
+            "SELECT 1 FROM t WHERE a = 'x' OR b = 2"
+        ));
         assert!(!writes_unreported("WITH updated_at AS (SELECT 1) SELECT 2"));
     }
 

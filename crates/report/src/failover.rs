@@ -32,11 +32,12 @@ pub struct FailoverSection {
     /// From the fault to the first error any client saw; `None` when none saw one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detect_s: Option<f64>,
-    /// The longest window without a successful write, anywhere in the run.
+    /// The longest window without a successful write in which writes failed or stalled,
+    /// anywhere in the run (0 when they never did; see the `failover` crate's `analyse`).
     pub write_downtime_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_window: Option<Window>,
-    /// The longest window without a successful read.
+    /// The longest window without a successful read in which reads failed or stalled.
     pub read_downtime_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_window: Option<Window>,

@@ -55,24 +55,40 @@ pub struct ServerInfo {
 }
 
 /// When the server started, in seconds since the Unix epoch (PostgreSQL's
-/// `pg_postmaster_start_time()`; MySQL's now less `Uptime`, to the second): a later reading
-/// that differs tells a restart.
-pub async fn server_started(s: &mut Session) -> Result<Option<i64>> {
-    let sql = match s.dialect() {
-        target::Dialect::Postgres => {
-            "SELECT extract(epoch FROM pg_postmaster_start_time())::bigint"
-        }
-        target::Dialect::MySql => {
-            "SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS \
-             WHERE VARIABLE_NAME = 'UPTIME'"
-        }
+/// `pg_postmaster_start_time()`, to the microsecond; MySQL's `Uptime` taken from this machine's
+/// clock, to the second: a clock that differs from the server's differs the same way at every
+/// reading): a later reading that differs by more than [`start_tolerance_s`] tells a restart.
+/// On MySQL a `SHOW`, not a `SELECT` of `information_schema`: `Com_select` is what the
+/// statement ledger and a user comparing `Com_*` with sysbench's read, and this reading must
+/// not move it.
+pub async fn server_started(s: &mut Session) -> Result<Option<f64>> {
+    let (sql, column) = match s.dialect() {
+        target::Dialect::Postgres => ("SELECT extract(epoch FROM pg_postmaster_start_time())", 0),
+        target::Dialect::MySql => ("SHOW GLOBAL STATUS LIKE 'Uptime'", 1),
     };
     let rows = s.simple_query(sql).await?;
-    Ok(rows
-        .first()
-        .and_then(|r| r.first().cloned().flatten())
-        .and_then(|v| v.parse::<f64>().ok())
-        .map(|v| v as i64))
+    let value = (rows.first())
+        .and_then(|r| r.get(column).cloned().flatten())
+        .and_then(|v| v.parse::<f64>().ok());
+    Ok(match s.dialect() {
+        target::Dialect::Postgres => value,
+        target::Dialect::MySql => value.map(|uptime| {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64());
+            now - uptime
+        }),
+    })
+}
+
+/// How far two readings of [`server_started`] may differ and still be one server's life: a
+/// millisecond on PostgreSQL (its start time is exact), two seconds on MySQL (`Uptime` is whole
+/// seconds, read against this machine's clock at two moments).
+pub fn start_tolerance_s(dialect: target::Dialect) -> f64 {
+    match dialect {
+        target::Dialect::Postgres => 0.001,
+        target::Dialect::MySql => 2.0,
+    }
 }
 
 pub async fn server_info(s: &mut Session) -> Result<ServerInfo> {

@@ -82,6 +82,14 @@ fn all_passed(v: &Value, out: &str, mysql: bool) -> Vec<String> {
         .collect()
 }
 
+/// The detail of check `name`.
+fn detail<'a>(v: &'a Value, name: &str) -> &'a str {
+    (v["checks"].as_array().expect("checks").iter())
+        .find(|c| c["name"] == name)
+        .and_then(|c| c["detail"].as_str())
+        .unwrap_or_else(|| panic!("no check {name}: {}", v["checks"]))
+}
+
 /// The iibench section: series with inserts (and queries when asked), index samples, and the
 /// outgrow point against `cache_bytes`.
 fn assert_iibench_section(v: &Value, cache_bytes: u64, queries: bool) {
@@ -159,7 +167,15 @@ fn iibench_on_postgresql_counts_every_committed_row_and_finds_where_the_indexes_
     assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
     let v = read_json(&json);
     let names = all_passed(&v, &out, false);
-    assert_eq!(names, ["commit count", "row count", "index consistency"]);
+    assert_eq!(
+        names,
+        [
+            "commit count",
+            "statement ledger",
+            "row count",
+            "index consistency"
+        ]
+    );
     let rows: u64 = testkit::block_on(testkit::scalar(
         &cfg,
         "SELECT count(*) FROM purchases_index",
@@ -172,7 +188,7 @@ fn iibench_on_postgresql_counts_every_committed_row_and_finds_where_the_indexes_
     assert_eq!(rows % 200, 0, "{rows}");
     assert_eq!(committed(&out, "iibench insert") * 200, rows, "{out}");
     assert_iibench_section(&v, 1 << 20, true);
-    let detail = v["checks"][2]["detail"].as_str().unwrap();
+    let detail = detail(&v, "index consistency");
     for index in ["marketsegment", "registersegment", "pdc"] {
         assert!(detail.contains(index), "{detail}");
     }
@@ -236,7 +252,15 @@ fn crud_on_postgresql_keeps_inserted_minus_deleted_and_catches_a_row_added_behin
     assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
     let v = read_json(&json);
     let names = all_passed(&v, &out, false);
-    assert_eq!(names, ["commit count", "row counts", "index consistency"]);
+    assert_eq!(
+        names,
+        [
+            "commit count",
+            "statement ledger",
+            "row counts",
+            "index consistency"
+        ]
+    );
     // Every operation ran, each its own transaction type.
     assert_eq!(v["config"]["txn_types"].as_array().unwrap().len(), 8);
     for op in [
@@ -258,7 +282,7 @@ fn crud_on_postgresql_keeps_inserted_minus_deleted_and_catches_a_row_added_behin
     ))
     .parse()
     .unwrap();
-    let detail = v["checks"][1]["detail"].as_str().unwrap();
+    let detail = detail(&v, "row counts");
     assert!(detail.contains(&format!("({rows} rows now")), "{detail}");
 
     // A row inserted by someone else during the run: the count no longer adds up.
@@ -388,10 +412,7 @@ fn both_on_mariadb_with_a_small_buffer_pool() {
         .unwrap();
     assert_eq!(v["iibench"]["rows_inserted"].as_u64(), Some(rows));
     assert_iibench_section(&v, cache, true);
-    assert!(v["checks"][2]["detail"]
-        .as_str()
-        .unwrap()
-        .contains("CHECK TABLE OK"));
+    assert!(detail(&v, "index consistency").contains("CHECK TABLE OK"));
 
     m.fresh_database("cr");
     let target = vec!["-d".to_string(), m.socket_url("root", None, "cr")];
@@ -427,6 +448,6 @@ fn both_on_mariadb_with_a_small_buffer_pool() {
         .trim()
         .parse()
         .unwrap();
-    let detail = v["checks"][1]["detail"].as_str().unwrap();
+    let detail = detail(&v, "row counts");
     assert!(detail.contains(&format!("({rows} rows now")), "{detail}");
 }

@@ -25,7 +25,7 @@ const SCRIPT: &str = "\\set aid random(1, 100000 * :scale)\n\
     UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n\
     SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n\
     INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, :aid, :delta, CURRENT_TIMESTAMP);\n\
-    END;\n";
+    COMMIT;\n";
 
 /// One workload: what loads its tables and what runs it (the target is added).
 struct Case {
@@ -111,7 +111,18 @@ const CASES: &[Case] = &[
     Case {
         name: "failover-probe",
         init: &[],
-        run: &["run", "failover-probe", "-T", "2", "-R", "200", "-c", "2"],
+        // The table stays, so its rows can be counted after.
+        run: &[
+            "run",
+            "failover-probe",
+            "-T",
+            "2",
+            "-R",
+            "200",
+            "-c",
+            "2",
+            "--keep-probe",
+        ],
     },
 ];
 
@@ -377,8 +388,9 @@ fn the_failover_probe_s_writes_and_reads_agree_and_a_miscount_fails() {
 /// `Com_*` and `Handler_*` now, read here.
 fn status(m: &MariaDb) -> std::collections::BTreeMap<String, i64> {
     m.sql(
-        "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select', 'Com_insert', 'Com_update', \
-         'Com_delete', 'Handler_write', 'Handler_update', 'Handler_delete')",
+        "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select', 'Com_insert', \
+         'Com_insert_select', 'Com_replace', 'Com_update', 'Com_delete', 'Handler_write', \
+         'Handler_update', 'Handler_delete')",
     )
     .lines()
     .filter_map(|l| {
@@ -407,11 +419,28 @@ fn every_workload_s_ledger_agrees_with_mariadb() {
         };
         let (code, v, text) = run(&loaded, &target, &[]);
         assert_eq!(code, 0, "{}\n{text}", c.name);
-        agrees(c.name, &v, &text, &[]);
-        // The insert statements the ledger says the server counted are Com_insert's movement
-        // less stampede's own (none of its own sessions insert).
+        // TPC-C finds customers by last name with window functions, whose temporary tables'
+        // rows MariaDB counts in Handler_update: only that line may be inconclusive, and it
+        // must say so.
+        let windowed: &[&str] = if c.name == "tpcc" { &["update"] } else { &[] };
+        agrees(c.name, &v, &text, windowed);
+        if c.name == "tpcc" {
+            let l = (lines(&v).iter())
+                .find(|l| l["kind"] == "update" && l["unit"] == "rows")
+                .cloned()
+                .unwrap();
+            assert!(
+                l["detail"].as_str().unwrap().contains("window functions"),
+                "{l}"
+            );
+        }
+        // The insert statements the ledger says the server counted are Com_insert's,
+        // Com_insert_select's and Com_replace's movement less stampede's own (none of its own
+        // sessions insert): TPC-C's order lines are INSERT ... SELECT.
         let after = status(m);
-        let moved = after["Com_insert"] - before["Com_insert"];
+        let moved = (["Com_insert", "Com_insert_select", "Com_replace"].iter())
+            .map(|k| after[*k] - before[*k])
+            .sum::<i64>();
         let line = (lines(&v).iter()).find(|l| l["kind"] == "insert" && l["unit"] == "statements");
         assert_eq!(
             line.map_or(0, |l| l["server"].as_i64().unwrap()),

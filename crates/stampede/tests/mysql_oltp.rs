@@ -617,7 +617,7 @@ fn server_start_mysql_prints_a_url_that_works_and_no_run_prints_its_password() {
     let socket = format!("{data}/mysqld.sock");
     assert_eq!(
         out.trim(),
-        format!("-d 'mysql://root@localhost/stampede?socket={socket}&ssl-mode=DISABLED&connect-timeout=10'"),
+        format!("-d 'mysql://root@localhost/stampede?socket={socket}&ssl-mode=DISABLED'"),
         "{err}"
     );
     assert!(err.contains("skip_networking=ON"), "{err}");

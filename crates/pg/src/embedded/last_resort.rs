@@ -233,11 +233,17 @@ pub fn remove_tempdir(tempdir: Option<tempfile::TempDir>) -> Result<(), String> 
 /// Whether any process of process group `pgid` is alive (not a zombie: the group's leader is our
 /// child, and stays a zombie until its handle reaps it). Linux: /proc; elsewhere kill(2).
 fn group_alive(pgid: i32) -> bool {
-    let Ok(procs) = fs::read_dir("/proc") else {
+    match group_members(pgid) {
+        Some(n) => n > 0,
         // SAFETY: kill with signal 0 only checks for existence.
-        return unsafe { libc::kill(-pgid, 0) } == 0;
-    };
-    procs.flatten().any(|p| {
+        None => (unsafe { libc::kill(-pgid, 0) }) == 0,
+    }
+}
+
+/// How many live (not zombie) processes are in process group `pgid`; `None` without /proc.
+fn group_members(pgid: i32) -> Option<usize> {
+    let procs = fs::read_dir("/proc").ok()?;
+    let live = procs.flatten().filter(|p| {
         let name = p.file_name();
         let Some(pid) = name
             .to_str()
@@ -256,7 +262,8 @@ fn group_alive(pgid: i32) -> bool {
         let state = fields.next().unwrap_or("Z");
         let pgrp = fields.nth(1).and_then(|g| g.parse::<i32>().ok());
         pgrp == Some(pgid) && !matches!(state, "Z" | "X")
-    })
+    });
+    Some(live.count())
 }
 
 #[cfg(test)]
@@ -288,6 +295,16 @@ mod tests {
             .spawn()
             .unwrap();
         let pid = child.id() as i32;
+        // Signal only once the shell has set its trap and started its sleep: a SIGQUIT before
+        // the trap would end the shell at once, with nothing left for the SIGKILL to do.
+        let since = Instant::now();
+        while group_members(pid) < Some(2) {
+            assert!(
+                since.elapsed() < Duration::from_secs(10),
+                "sleep never started"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
         let reg = registry();
         let guard = reg.guard(Some(&dir), false);
         guard.running(pid, libc::SIGQUIT);

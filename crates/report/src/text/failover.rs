@@ -41,18 +41,22 @@ pub(super) fn lines(o: &mut String, f: &FailoverSection) {
             let _ = writeln!(o, "  no client saw an error{after}");
         }
     }
+    let calm = |w: Option<&Window>, attempted: u64, what: &str| match w {
+        None if attempted > 0 => format!(" (no {what} failed or stalled)"),
+        w => window(w),
+    };
     let _ = writeln!(
         o,
         "  write downtime: {:.3} s{}",
         f.write_downtime_s,
-        window(f.write_window.as_ref())
+        calm(f.write_window.as_ref(), f.writes.attempted, "write")
     );
-    if f.read_window.is_some() {
+    if f.read_window.is_some() || f.reads.attempted > 0 {
         let _ = writeln!(
             o,
             "  read downtime: {:.3} s{}",
             f.read_downtime_s,
-            window(f.read_window.as_ref())
+            calm(f.read_window.as_ref(), f.reads.attempted, "read")
         );
     }
     if let Some(h) = &f.last_write_old_primary {
@@ -191,6 +195,15 @@ mod tests {
         lines(&mut o, &f);
         assert!(o.contains("(from 9.990 s to the end of the run)"), "{o}");
         assert!(o.contains("  audit: not done: the target refused\n"), "{o}");
+        // Reads that never failed nor stalled: no read downtime, and the block says why.
+        f.read_window = None;
+        f.read_downtime_s = 0.0;
+        let mut o = String::new();
+        lines(&mut o, &f);
+        assert!(
+            o.contains("  read downtime: 0.000 s (no read failed or stalled)\n"),
+            "{o}"
+        );
     }
 
     #[test]

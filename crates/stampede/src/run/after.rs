@@ -96,11 +96,11 @@ pub(crate) struct Steps {
     /// that failed for it.
     cause: Option<String>,
     /// When the server started, read before the run (seconds since the epoch).
-    started: Option<i64>,
+    started: Option<f64>,
 }
 
 impl Steps {
-    pub(crate) fn new(timeout: Duration, started: Option<i64>) -> Steps {
+    pub(crate) fn new(timeout: Duration, started: Option<f64>) -> Steps {
         Steps {
             timeout,
             stop: None,
@@ -162,6 +162,7 @@ impl Steps {
     /// Whether the server restarted since the run began, is gone, or ended our session.
     fn server_state(&self, ctx: &super::Ctx) -> String {
         let started = self.started;
+        let tolerance = crate::environment::start_tolerance_s(ctx.conn().dialect());
         let now = ctx.rt.block_on(async {
             let connect = target::Session::connect(ctx.conn());
             match tokio::time::timeout(Duration::from_secs(5), connect).await {
@@ -179,7 +180,7 @@ impl Steps {
         });
         match now {
             Err(why) => format!("the server is down: {why}"),
-            Ok(Some(t)) if started.is_some_and(|s| (t - s).abs() > 2) => {
+            Ok(Some(t)) if started.is_some_and(|s| (t - s).abs() > tolerance) => {
                 "the server restarted since the run began".to_string()
             }
             Ok(_) => "the server ended stampede's checking session (an administrator's \

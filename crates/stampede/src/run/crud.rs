@@ -17,7 +17,7 @@ use workload::crud::{self, Crud, Op, MARK};
 use workload::tables::{self, Existing};
 use workload::{Rng, Workload as _};
 
-use super::{skipped, Ctx, Family, Finish};
+use super::{skipped_all, Ctx, Family, Finish};
 use crate::checks::ledger::{self, Part};
 use crate::console::{self, Failure};
 use crate::interrupt;
@@ -206,12 +206,13 @@ impl Family for Runner {
         None
     }
 
+    fn check_names(&self) -> &'static [&'static str] {
+        &["row counts", "index consistency"]
+    }
+
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>> {
         if !ctx.out.checks {
-            return Ok(vec![
-                skipped("row counts", "--no-check"),
-                skipped("index consistency", "--no-check"),
-            ]);
+            return Ok(skipped_all(self.check_names(), "--no-check"));
         }
         let w = self.workload.clone().expect("built before the run");
         let dialect = ctx.conn().dialect();

@@ -28,7 +28,7 @@ use workload::iibench::{self, IiBench, INSERT, MARK, TABLE};
 use workload::tables::{self, Existing};
 use workload::Workload as _;
 
-use super::{skipped, Ctx, Family, Finish};
+use super::{skipped_all, Ctx, Family, Finish};
 use crate::checks::ledger::{self, Part};
 use crate::console::{self, Failure};
 use crate::interrupt;
@@ -310,12 +310,13 @@ impl Family for Runner {
         None
     }
 
+    fn check_names(&self) -> &'static [&'static str] {
+        &["row count", "index consistency"]
+    }
+
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>> {
         if !ctx.out.checks {
-            return Ok(vec![
-                skipped("row count", "--no-check"),
-                skipped("index consistency", "--no-check"),
-            ]);
+            return Ok(skipped_all(self.check_names(), "--no-check"));
         }
         let inserts = outcome.total.txns.get(INSERT).map_or(0, |t| t.committed());
         let expected = self.rows_before + self.rows_inserted(inserts);

@@ -46,7 +46,7 @@ use crate::console::{self, Failure};
 use crate::plan::{Frontend, Job, Outputs, Plan};
 use crate::{environment, interrupt, targeting};
 
-pub(crate) use result::skipped;
+pub(crate) use result::{skipped, skipped_all};
 
 /// What a family's steps may read: the run's decisions and where it runs.
 pub(crate) struct Ctx<'a> {
@@ -146,6 +146,12 @@ pub(crate) trait Family {
     }
     /// The workload's own checks after the run.
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>>;
+    /// The names of the checks `checks` makes, so that when it cannot finish (the server went
+    /// away after the run) each is named as not verified. Empty (the default): one line,
+    /// "workload checks".
+    fn check_names(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// What the workload's own counters say its transactions did, table by table, for the
     /// statement ledger (`checks::ledger`): built from its transaction types' statements and
     /// counts. None (the default) leaves the ledger to the sessions' tally and the server.
@@ -275,9 +281,10 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     let conn = ctx.conn();
     if ctx.embedded() && first {
         family.load_embedded(ctx)?;
-        if ctx.out.observe && ctx.target.embedded.is_some() {
+        if (ctx.out.observe || ctx.out.checks) && ctx.target.embedded.is_some() {
             // The embedded server preloads pg_stat_statements; its views need the extension in
-            // the database (never created on a server stampede did not start).
+            // the database (never created on a server stampede did not start): the observer's
+            // top statements and the statement ledger's counts read them.
             ctx.with_session(async |s| {
                 s.simple_query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
                     .await?;
@@ -470,19 +477,21 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
         None => check_list.push(skipped("commit count", "--no-check")),
     }
     if let Some((read, closed_before)) = ledger {
-        let unreported = (result.config.txn_types.iter())
-            .flat_map(|t| &t.statements)
-            .any(|s| measure::ledger::writes_unreported(s));
+        let statements = || (result.config.txn_types.iter()).flat_map(|t| &t.statements);
+        let unreported = statements().any(|s| measure::ledger::writes_unreported(s));
+        let windowed = conn.dialect() == Dialect::MySql
+            && statements().any(|s| measure::ledger::uses_window_functions(s));
         let section = verify::ledger_section(
             ctx,
             family,
             &outcome,
             &fin,
-            (read, unreported),
+            (read, unreported, windowed),
             closed_before,
         );
         let (status, detail) = section.status();
-        let status = match (fault_run, status) {
+        let faulted = verify::faulted(ctx, &outcome);
+        let status = match (faulted, status) {
             // A fault may restart or replace the server: a mismatch says nothing for sure.
             (true, report::CheckStatus::Failed) => report::CheckStatus::Skipped,
             (_, s) => s,
@@ -490,7 +499,7 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
         check_list.push(Check {
             name: "statement ledger".into(),
             status,
-            detail: match (fault_run, status) {
+            detail: match (faulted, status) {
                 (true, report::CheckStatus::Skipped) => {
                     format!("inconclusive in a fault run: {detail}")
                 }
@@ -543,10 +552,19 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
         Some(_) => {}
         None => match steps.run(ctx, "workload checks", || family.checks(ctx, &outcome)) {
             Ok(c) => check_list.extend(c),
-            Err(c) => check_list.push(c),
+            Err(c) if family.check_names().is_empty() => check_list.push(c),
+            Err(c) => check_list.extend(family.check_names().iter().map(|&name| Check {
+                name: name.into(),
+                ..c.clone()
+            })),
         },
     }
     result.checks = check_list;
+    // Sections that carry what the checks found (TPC-C's consistency conditions), made again:
+    // the result saved when the engine stopped had them empty.
+    if let Some(t) = family.tpcc_result(&result) {
+        result.tpcc = Some(t);
+    }
     let fleet = match joined {
         Some(j) => {
             result.fleet = Some(j.section(&result, started_at, fleet_commits));

@@ -361,10 +361,14 @@ impl Family for Runner {
         })
     }
 
+    fn check_names(&self) -> &'static [&'static str] {
+        &["TPC-B invariant"]
+    }
+
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>> {
         let Some(before) = self.sums_before else {
             return Ok(vec![skipped(
-                "TPC-B invariant",
+                self.check_names()[0],
                 if self.job.custom() {
                     "custom scripts"
                 } else {

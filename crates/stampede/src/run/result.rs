@@ -14,6 +14,11 @@ pub(crate) fn skipped(name: &str, why: &str) -> Check {
     }
 }
 
+/// Every one of `names` skipped for the same reason.
+pub(crate) fn skipped_all(names: &[&str], why: &str) -> Vec<Check> {
+    names.iter().map(|n| skipped(n, why)).collect()
+}
+
 /// "15.18 (Debian 15.18-0+deb12u1)" -> "15.18", as pgbench prints the server's version.
 pub(crate) fn short_version(v: &str) -> String {
     v.split_whitespace().next().unwrap_or(v).to_string()

@@ -24,7 +24,7 @@ use workload::oltp::{BulkInsert, Dist, OltpWorkload, QueryCounts};
 use workload::{TxnType, Workload};
 
 use super::sysbench_checks as checks;
-use super::{skipped, Ctx, Family, Finish};
+use super::{skipped_all, Ctx, Family, Finish};
 use crate::checks::ledger::{self, Part};
 use crate::console;
 use crate::interrupt;
@@ -255,9 +255,13 @@ impl Family for Runner {
             .then(|| outcome.total.total().committed())
     }
 
+    fn check_names(&self) -> &'static [&'static str] {
+        &["row counts"]
+    }
+
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>> {
         let Some(before) = &self.rows_before else {
-            return Ok(vec![skipped("row counts", "--no-check")]);
+            return Ok(skipped_all(self.check_names(), "--no-check"));
         };
         let (conn, o) = (ctx.conn(), &self.job.opts);
         let committed = outcome.total.total().committed();

@@ -27,6 +27,18 @@ pub(super) struct Verdicts {
     pub(super) ledger: Option<checks::LedgerRead>,
 }
 
+/// Whether a fault run met a fault: one was injected (`--fault-cmd`, `--fault-at`), or its
+/// clients saw an attempt fail or had to reconnect (a fault the user caused by hand). Only
+/// then may the server have restarted or been replaced, so that a count that disagrees says
+/// nothing for sure; a probe run that met none is checked as any run.
+pub(super) fn faulted(ctx: &Ctx, outcome: &Outcome) -> bool {
+    let h = &outcome.history;
+    ctx.spec.fault_run
+        && (ctx.out.fault.is_some()
+            || !h.connects.is_empty()
+            || (h.attempts.iter()).any(|a| a.outcome != measure::attempts::Outcome::Ok))
+}
+
 /// The commit count: the baseline's sessions read the counters after the run.
 pub(super) fn commit(
     ctx: &Ctx,
@@ -94,7 +106,7 @@ pub(super) fn commit(
         }
         CommitVerdict::Inconclusive(detail) => (CheckStatus::Skipped, detail),
     };
-    let (status, detail) = match (ctx.spec.fault_run, status) {
+    let (status, detail) = match (faulted(ctx, outcome), status) {
         // Other sessions (the fault's own commands) and restarts make a fault run's count
         // say nothing for sure.
         (true, CheckStatus::Failed) => (
@@ -121,7 +133,7 @@ pub(super) fn ledger_section(
     family: &dyn Family,
     outcome: &Outcome,
     fin: &Finish,
-    (read, rows_unreported): (Option<checks::LedgerRead>, bool),
+    (read, rows_unreported, window_functions): (Option<checks::LedgerRead>, bool, bool),
     closed_before: measure::ledger::Tally,
 ) -> report::LedgerSection {
     let mut clients = outcome.tally;
@@ -152,6 +164,7 @@ pub(super) fn ledger_section(
         server,
         others,
         rows_unreported,
+        window_functions,
         dialect: ctx.conn().dialect(),
     })
 }

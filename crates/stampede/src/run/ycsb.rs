@@ -25,7 +25,7 @@ use report::{Check, CheckStatus, RunConfig};
 use workload::ycsb::{Op, Options, Start, Ycsb};
 use workload::Workload;
 
-use super::{skipped, Ctx, Family, Finish};
+use super::{skipped_all, Ctx, Family, Finish};
 use crate::checks::ledger::{self, Part};
 use crate::console::{self, Failure};
 use crate::interrupt;
@@ -236,6 +236,10 @@ impl Family for Runner {
 
     /// A surplus while autovacuum or autoanalyze ran is inconclusive, as for sysbench's and
     /// TPC-C's workloads.
+    fn check_names(&self) -> &'static [&'static str] {
+        &["row count", "field lengths"]
+    }
+
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>> {
         if let Some(w) = &self.workload {
             // What YCSB's measurements would add: rows per scan, and reads of a key that was
@@ -252,10 +256,7 @@ impl Family for Runner {
             }
         }
         if !ctx.out.checks {
-            return Ok(vec![
-                skipped("row count", "--no-check"),
-                skipped("field lengths", "--no-check"),
-            ]);
+            return Ok(skipped_all(self.check_names(), "--no-check"));
         }
         let o = &self.job.opts;
         let (rows, bad) = ctx

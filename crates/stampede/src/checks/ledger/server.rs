@@ -39,6 +39,9 @@ pub struct Counters {
     pub evicted: Option<i64>,
     /// A Galera node (`wsrep_ready`): its appliers write every replicated row again.
     pub galera: bool,
+    /// PostgreSQL: the database has foreign tables (postgres_fdw shards) or Citus: their rows
+    /// are written, and counted, on other servers.
+    pub remote_tables: bool,
 }
 
 impl Default for Counters {
@@ -52,6 +55,7 @@ impl Default for Counters {
             rollbacks: None,
             evicted: None,
             galera: false,
+            remote_tables: false,
         }
     }
 }
@@ -183,6 +187,17 @@ pub async fn pg(s: &mut Session, pss: &Result<Option<String>, String>) -> Result
         .await
         .context("reading pg_stat_database")?;
     c.rollbacks = Some(number(rows.first().and_then(|r| r.first())));
+    let rows = s
+        .simple_query(
+            "SELECT (EXISTS (SELECT 1 FROM pg_foreign_table) \
+             OR EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus'))::text",
+        )
+        .await
+        .context("looking for foreign and distributed tables")?;
+    c.remote_tables = (rows.first())
+        .and_then(|r| r.first().cloned().flatten())
+        .as_deref()
+        == Some("true");
     Ok(c)
 }
 
@@ -268,6 +283,7 @@ pub async fn mysql(s: &mut Session) -> Result<Counters> {
         rollbacks: None,
         evicted: None,
         galera,
+        remote_tables: false,
     })
 }
 
@@ -316,6 +332,7 @@ impl Counters {
                 _ => None,
             },
             galera: self.galera || after.galera,
+            remote_tables: self.remote_tables || after.remote_tables,
         }
     }
 
@@ -348,6 +365,7 @@ impl Counters {
                 (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
             };
             acc.galera |= p.galera;
+            acc.remote_tables |= p.remote_tables;
         }
         Some(acc)
     }

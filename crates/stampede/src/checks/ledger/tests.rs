@@ -18,6 +18,7 @@ fn pg_counters(statements: [i64; 7], rows: [i64; 7], tables: &[(&str, [i64; 7])]
         rollbacks: Some(0),
         evicted: Some(0),
         galera: false,
+        remote_tables: false,
     }
 }
 
@@ -60,6 +61,7 @@ fn inputs<'a>(claims: &'a [Claim], clients: Tally, server: Counters) -> Inputs<'
         server: Ok(server),
         others: false,
         rows_unreported: false,
+        window_functions: false,
         dialect: Dialect::Postgres,
     }
 }
@@ -243,5 +245,23 @@ fn a_galera_cluster_leaves_write_statements_inconclusive_and_reads_exact() {
     assert_eq!(insert.verdict, Verdict::Inconclusive, "{insert:#?}");
     assert!(insert.detail.contains("Galera"), "{}", insert.detail);
     assert_eq!(line("select statements").verdict, Verdict::Exact);
+    assert!(!l.status().0.untrusted(), "{:?}", l.status());
+}
+
+#[test]
+fn rows_on_foreign_or_distributed_tables_are_inconclusive_not_failed() {
+    // A postgres_fdw coordinator: the clients' rows are written on the shards, and this
+    // server's pg_stat_user_tables never sees them.
+    let (claims, clients, server) = probe(10);
+    let mut fdw = server;
+    fdw.rows = [0; 7];
+    fdw.tables = Some(std::collections::BTreeMap::new());
+    fdw.remote_tables = true;
+    let l = build(&inputs(&claims, clients, fdw));
+    let rows = (l.lines.iter())
+        .find(|l| l.subject() == "rows inserted")
+        .unwrap_or_else(|| panic!("{l:#?}"));
+    assert_eq!(rows.verdict, Verdict::Inconclusive, "{rows:#?}");
+    assert!(rows.detail.contains("foreign"), "{}", rows.detail);
     assert!(!l.status().0.untrusted(), "{:?}", l.status());
 }
