@@ -200,7 +200,9 @@ pub(super) fn emit(ctx: &Ctx, r: &RunResult) -> Result<i32> {
     if ctx.frontend == Frontend::Pgbench && !r.connections.aborted.is_empty() {
         console::error("Run was aborted; the above results are incomplete.");
     }
-    Ok(if r.interrupted {
+    // A signal that came during the checks ended them (each "not verified"), not the run: the
+    // result says it ran its course, the exit code that the user stopped it.
+    Ok(if r.interrupted || crate::interrupt::requested() {
         EXIT_INTERRUPTED
     } else if untrusted {
         EXIT_UNTRUSTED
