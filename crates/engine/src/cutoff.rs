@@ -1,5 +1,5 @@
 //! The run's end for a transaction still waiting on the server, on epoll and io_uring (threads
-//! mode has its sockets' own time-outs: `target::Unblock`).
+//! mode has its sockets' own time-outs: `sut::Unblock`).
 //!
 //! An event loop's thread waits for every one of its clients before it reports, so one client
 //! waiting on a row lock, or on a server that stopped answering, held the whole run open: `-T 2`
@@ -14,8 +14,8 @@
 //! long one (an iibench insert of 1,000 rows into a cache-starved index takes 300 ms) must
 //! complete and be counted, or the run's row-count checks see rows no transaction counted; only
 //! a wait past the grace (a lock held elsewhere, a server that stopped answering) is cut. Ctrl-C
-//! asks for the result now: threads mode's slice (`target::session::socket::BLOCKING_SLICE_MS`).
-//! Threads mode gives up on the same waits (`target::Unblock`'s deadline is `-T`'s plus the
+//! asks for the result now: threads mode's slice (`sut::session::socket::BLOCKING_SLICE_MS`).
+//! Threads mode gives up on the same waits (`sut::Unblock`'s deadline is `-T`'s plus the
 //! same grace).
 //!
 //! The registry holds a duplicate of each in-flight client's descriptor, not its number: a
@@ -29,13 +29,13 @@
 use std::cell::{Cell, RefCell};
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
-use target::Session;
+use sut::Session;
 
 /// How long after `-T`'s deadline a transaction may still wait for the server.
 pub(crate) const DEADLINE_GRACE_US: u64 = 5_000_000;
 
 /// How long after a stop (Ctrl-C) a transaction may still wait for the server.
-pub(crate) const STOP_GRACE_US: u64 = target::session::socket::BLOCKING_SLICE_MS * 1000;
+pub(crate) const STOP_GRACE_US: u64 = sut::session::socket::BLOCKING_SLICE_MS * 1000;
 
 /// One client's sockets: its session and its `--read-from` reader.
 #[derive(Default)]

@@ -25,7 +25,7 @@
 //! ```
 
 use measure::{FailureKind, Histogram};
-use target::Session;
+use sut::Session;
 use workload::Workload;
 
 use crate::worker::ThreadCtx;

@@ -45,7 +45,7 @@ use std::time::Instant;
 
 use tokio::io::unix::AsyncFd;
 
-pub(crate) use target::ring::mono_us;
+pub(crate) use sut::ring::mono_us;
 
 /// Microseconds since the measured start, one vDSO call per reading.
 #[derive(Clone, Copy, Debug)]
@@ -201,7 +201,7 @@ impl<F: Future> Future for JoinSet<'_, F> {
                 if t.park.get() {
                     // Threads mode: the executor does not wait between batches while a client
                     // runs; a due deadline is noticed here.
-                    target::ring::Deadline::expire(t);
+                    sut::ring::Deadline::expire(t);
                 }
                 // Fired, or newly armed by a sleeper (its waker must be registered).
                 if timer_fired || t.rearmed.get() {
@@ -261,16 +261,16 @@ pub(crate) fn park_block_on<F: Future>(fut: F, timer: &Timer) -> F::Output {
             return v;
         }
         while !un.woken.swap(false, std::sync::atomic::Ordering::SeqCst) {
-            let at = target::ring::Deadline::next_deadline_us(timer);
+            let at = sut::ring::Deadline::next_deadline_us(timer);
             match at {
                 Some(at) if at > mono_us() => {
                     let left = at.saturating_sub(mono_us());
                     std::thread::park_timeout(std::time::Duration::from_micros(left));
                     // Wakes the join set's timer slot (and so this thread) if it passed.
-                    target::ring::Deadline::expire(timer);
+                    sut::ring::Deadline::expire(timer);
                 }
                 Some(_) => {
-                    target::ring::Deadline::expire(timer);
+                    sut::ring::Deadline::expire(timer);
                     // A deadline nobody waits for any more (a sleep dropped with its join
                     // set): wait for a waker, not spin on it.
                     if !un.woken.load(std::sync::atomic::Ordering::SeqCst) {
@@ -296,8 +296,8 @@ pub(crate) struct Timer {
     armed: Cell<Option<u64>>,
     /// Armed since the join set last registered its waker for the timerfd.
     rearmed: Cell<bool>,
-    /// Driven by an io_uring ring (`target::ring`): no timerfd; the ring's wait ends at the
-    /// deadline and calls [`Timer::expire`](target::ring::Deadline::expire).
+    /// Driven by an io_uring ring (`sut::ring`): no timerfd; the ring's wait ends at the
+    /// deadline and calls [`Timer::expire`](sut::ring::Deadline::expire).
     ring: Cell<bool>,
     /// Ring mode: the join set's timer-slot waker.
     slot: RefCell<Option<Waker>>,
@@ -528,7 +528,7 @@ impl Timer {
     }
 }
 
-impl target::ring::Deadline for Timer {
+impl sut::ring::Deadline for Timer {
     fn next_deadline_us(&self) -> Option<u64> {
         self.armed.get().map(|at| self.clock.get().t0 + at.max(1))
     }
@@ -601,7 +601,7 @@ impl Drop for Sleep<'_> {
 
 /// Connection attempts on an engine thread time their `connect_timeout` here: the thread's
 /// runtime has no tokio timer (module notes).
-impl target::ConnectTimer for Timer {
+impl sut::ConnectTimer for Timer {
     type Sleep<'a> = Sleep<'a>;
     fn sleep(&self, d: std::time::Duration) -> Sleep<'_> {
         let us = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
@@ -709,7 +709,7 @@ mod tests {
     #[test]
     fn a_connect_timeout_that_did_not_expire_leaves_no_sleeper() {
         use std::time::Duration;
-        use target::session::timer::within;
+        use sut::session::timer::within;
         let rt = runtime();
         let timer = {
             let _g = rt.enter();

@@ -16,8 +16,8 @@
 //! is starting up (57P03) stays small.
 
 use measure::attempts::{Attempt, ErrorKind, History, Op, Outcome};
-use target::conninfo::SessionAttrs;
-use target::{Error, ErrorClass, Session, Target};
+use sut::conninfo::SessionAttrs;
+use sut::{Error, ErrorClass, Session, Target};
 use workload::{ClientWorkload, Workload};
 
 use crate::exec::Timer;
@@ -58,7 +58,7 @@ impl<W: Workload> ThreadCtx<W> {
 
 /// An error in an operator's words, from either protocol.
 pub(crate) fn kind_of(e: &Error) -> ErrorKind {
-    if let Some(n) = target::mysql::error_number(e) {
+    if let Some(n) = sut::mysql::error_number(e) {
         return match n {
             // ER_OPTION_PREVENTS_STATEMENT (read_only), ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
             // (a READ ONLY transaction, or tx_read_only), ER_READ_ONLY_MODE.
@@ -162,7 +162,7 @@ mod tests {
     use super::*;
 
     fn db(code: &str) -> Error {
-        Error::Db(Box::new(target::DbError {
+        Error::Db(Box::new(sut::DbError {
             severity: "ERROR".into(),
             code: code.into(),
             message: "m".into(),
@@ -196,7 +196,7 @@ mod tests {
     fn a_read_only_mysql_server_is_read_only_whatever_its_sqlstate() {
         // MySQL's read-only errors carry SQLSTATE HY000 or 25006: the number decides.
         let my = |n: u16, code: &str| {
-            Error::Db(Box::new(target::DbError {
+            Error::Db(Box::new(sut::DbError {
                 severity: "ERROR".into(),
                 code: code.into(),
                 message: "m".into(),

@@ -1,7 +1,7 @@
 //! How a run's clients wait for the server: the `--io` modes, what `--io auto` picks, and each
 //! engine thread's choice of driver for its measured run.
 //!
-//! * **threads**: one OS thread per client, its socket blocking (`target::Session::use_blocking`),
+//! * **threads**: one OS thread per client, its socket blocking (`sut::Session::use_blocking`),
 //!   the thread's futures driven by [`crate::exec::park_block_on`]. The kernel wakes exactly the
 //!   thread whose reply came and the read returns the data: 2.0 system calls per transaction
 //!   (`strace -f -c`, 1 client, select-only prepared: one sendto, one recvfrom, no epoll_wait;
@@ -10,7 +10,7 @@
 //!   that, threads and backends share the cores and each reply is a context switch, and the
 //!   ring does as well or better (the table at [`THREADS_CORES_PER_CLIENT`]). So a mode for a
 //!   client or two per machine (a latency test, a CI job), beside the ring.
-//! * **uring**: the thread's io_uring ring (`target::ring`, for either protocol's sessions), one
+//! * **uring**: the thread's io_uring ring (`sut::ring`, for either protocol's sessions), one
 //!   `io_uring_enter` per wake-up for all of a thread's connections: best with many clients per
 //!   thread (bench/IO_MODES.md; on MariaDB, bench/MYSQL.md: 16 clients, point selects, 0.70x
 //!   sysbench's CPU per transaction where epoll took 0.90x).
@@ -32,7 +32,7 @@ use crate::RunSpec;
 /// the runtime's epoll).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum IoMode {
-    /// io_uring (`target::ring`) where the kernel allows it, every session of the thread is a
+    /// io_uring (`sut::ring`) where the kernel allows it, every session of the thread is a
     /// plain socket (no TLS, no `-C`) and the run is not rate-limited (`-R`: see `choose_io`);
     /// epoll otherwise.
     #[default]
@@ -65,7 +65,7 @@ pub fn check_io(io: IoMode, connect_per_txn: bool) -> Result<(), String> {
                 .into(),
         );
     }
-    match target::ring::unavailable() {
+    match sut::ring::unavailable() {
         Some(why) => Err(format!(
             "--io uring: io_uring is not available here ({why}); use --io auto or epoll"
         )),
@@ -192,7 +192,7 @@ pub(crate) fn choose_io<W: Workload>(
     };
     let ring = match why {
         Some(w) => Err(w),
-        None => target::ring::Ring::new().map_err(|e| e.to_string()),
+        None => sut::ring::Ring::new().map_err(|e| e.to_string()),
     };
     let mut tot = ctx.totals.borrow_mut();
     match ring {
@@ -220,7 +220,7 @@ pub(crate) enum Driver {
     /// The runtime's epoll.
     Epoll,
     /// The thread's io_uring ring.
-    Ring(target::ring::Ring),
+    Ring(sut::ring::Ring),
     /// Threads mode: blocking sockets, [`crate::exec::park_block_on`].
     Park,
 }

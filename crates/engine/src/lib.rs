@@ -38,7 +38,7 @@
 //!    zero of every latency, schedule slot, tick and `-T` deadline, is taken after the barrier.
 //!
 //! ## Memory per client (issue 4: <= 24 KiB per connection at 10,000 connections)
-//! A client costs its session (buffers: see `target::Session`'s module header), its boxed
+//! A client costs its session (buffers: see `sut::Session`'s module header), its boxed
 //! future (~1.7 KiB for tpcb; the connect future is boxed apart so the ~2 KiB it needs is not
 //! carried by every client for its whole life), a waker in the thread's join set and its
 //! registration with the runtime's epoll. Connecting creates at most [`CONNECT_CONCURRENCY`]
@@ -118,7 +118,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use measure::{Interval, Recorder};
-use target::Target;
+use sut::Target;
 use tokio::sync::{oneshot, Notify};
 use workload::Streams;
 
@@ -140,7 +140,7 @@ pub(crate) struct Shared {
     pub released: AtomicBool,
     pub release: Notify,
     /// When blocking sockets (threads mode) give up waiting: Ctrl-C, `-T`'s deadline.
-    pub unblock: Arc<target::Unblock>,
+    pub unblock: Arc<sut::Unblock>,
 }
 
 impl Shared {
@@ -307,7 +307,7 @@ pub fn run<W: workload::Workload>(
         wake: Notify::new(),
         released: AtomicBool::new(false),
         release: Notify::new(),
-        unblock: Arc::new(target::Unblock::default()),
+        unblock: Arc::new(sut::Unblock::default()),
     });
     let (tx, rx) = mpsc::channel::<Msg>();
     let connect_start = Instant::now();
@@ -355,7 +355,7 @@ pub fn run<W: workload::Workload>(
                         Ok(x) => x,
                         Err(e) => {
                             let _ = tx.send(Msg::Connected {
-                                result: Err(target::Error::Io(e)),
+                                result: Err(sut::Error::Io(e)),
                             });
                             let _ = tx.send(Msg::Done {
                                 thread: t,
@@ -465,7 +465,7 @@ pub fn run<W: workload::Workload>(
 
         // ----- phase 1 -> 2: every thread connected, or the first error -----
         let mut connected = 0;
-        let mut first_err: Option<target::Error> = None;
+        let mut first_err: Option<sut::Error> = None;
         let mut early_done: Vec<(usize, Interval, Box<Totals>)> = Vec::new();
         while connected < threads {
             match recv(&handles, &done_flags) {

@@ -37,8 +37,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use target::conninfo::SessionAttrs;
-use target::{Error, Session, Target};
+use sut::conninfo::SessionAttrs;
+use sut::{Error, Session, Target};
 use workload::Workload;
 
 use crate::worker::{open, Opened, ThreadCtx};
@@ -236,11 +236,11 @@ mod tests {
     use super::*;
 
     fn pg(conninfo: &str) -> Target {
-        let flags = target::ConnFlags {
+        let flags = sut::ConnFlags {
             dbname: Some(conninfo.to_string()),
             ..Default::default()
         };
-        Target::Pg(target::ConnConfig::resolve(&flags, &|_| None).expect("conninfo"))
+        Target::Pg(sut::ConnConfig::resolve(&flags, &|_| None).expect("conninfo"))
     }
 
     fn three_hosts() -> Target {

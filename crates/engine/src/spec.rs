@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant, SystemTime};
 
 use measure::Interval;
-use target::QueryMode;
+use sut::QueryMode;
 
 use crate::{EndpointStats, IoMode, LogSpec, ReadFrom};
 
@@ -119,7 +119,7 @@ pub enum Event<'a> {
     /// not at the end); it is also in [`Outcome::aborted`].
     Aborted(&'a Abort),
     /// The server sent a client a notice or warning (a NoticeResponse), as it arrives.
-    Notice(&'a target::DbError),
+    Notice(&'a sut::DbError),
     /// Something said for information (pgbench's `pg_log_info`): `--verbose-errors`' lines.
     Info(&'a str),
 }
@@ -167,7 +167,7 @@ pub struct Outcome {
     /// True when the run was cut short by cancellation.
     pub interrupted: bool,
     /// Committed server transactions over every session of the run, counted on the wire
-    /// (`target::Session::server_commits`; connection start-up is not counted there).
+    /// (`sut::Session::server_commits`; connection start-up is not counted there).
     pub server_commits: u64,
     /// COMMIT statements that committed, per endpoint of the target (index into its hosts): on
     /// MySQL each node's `Com_commit` counts these (and the COMMITs that failed certification).
@@ -178,7 +178,7 @@ pub struct Outcome {
     /// after an error). `total.total().committed() + setup_commits == server_commits`.
     pub setup_commits: u64,
     /// Every client session's statements, by kind, as the server acknowledged them on the
-    /// wire (`target::Session::tally`; setup included): the client's side of the statement
+    /// wire (`sut::Session::tally`; setup included): the client's side of the statement
     /// ledger. Readers' sessions included.
     pub tally: measure::ledger::Tally,
     /// The part of `tally` the workload's `on_connect` sent (statement setup, not
@@ -234,7 +234,7 @@ pub struct Outcome {
 pub enum RunError {
     /// Initial connections failed (first error, redacted), nothing was measured.
     #[error("cannot open the initial connections: {0}")]
-    Connect(target::Error),
+    Connect(sut::Error),
     #[error("cannot start engine threads: {0}")]
     Threads(std::io::Error),
     /// The spec or the workload cannot run as given (no clients, weights that do not match the

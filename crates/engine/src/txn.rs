@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use measure::attempts::Outcome as Attempted;
 use measure::{FailureKind, Recorder};
-use target::{Error, ErrorClass, Session};
+use sut::{Error, ErrorClass, Session};
 use workload::{ClientWorkload, Sleeper, StatementTimer, TxnContext, Workload};
 
 use crate::exec::Timer;
@@ -281,7 +281,7 @@ async fn run_txn_on_session<W: Workload>(
             }
             Err(_) if session.released() || ctx.in_flight.was_cut() => {
                 // The run ended while the client was waiting for the server: threads mode's
-                // socket gave up (`target::Unblock`), or the event loop cut it off
+                // socket gave up (`sut::Unblock`), or the event loop cut it off
                 // (`crate::cutoff`). Not a failure of the transaction and not a commit:
                 // abandoned, and in doubt for the commit check.
                 ctx.totals.borrow_mut().abandoned += 1;

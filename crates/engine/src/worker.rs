@@ -5,19 +5,19 @@
 //! every progress boundary.
 //!
 //! Connecting runs on the runtime's epoll. The measured run and closing run on the thread's
-//! io_uring ring instead when it can have one ([`choose_io`], `target::ring`): the sessions are
+//! io_uring ring instead when it can have one ([`choose_io`], `sut::ring`): the sessions are
 //! moved onto it before the barrier and the same join set is then driven by the ring's
 //! `block_on`, the timer by the ring's timed waits.
 //!
 //! ## Threads mode (`--io threads`, or `--io auto`'s choice for few clients per core)
 //! The thread has one client. Connecting runs on the runtime's epoll as in the other modes; then,
-//! before the barrier, the sessions go into blocking mode (`target::Session::use_blocking`:
+//! before the barrier, the sessions go into blocking mode (`sut::Session::use_blocking`:
 //! deregistered, blocking `recv`/`send`) and the same join set, clients and timer are driven by
 //! [`crate::exec::park_block_on`] instead of the runtime: a client's read returns the reply
 //! directly (the kernel wakes this thread, and only it, when the reply comes), so a closed-loop
 //! client polls once for its whole run. Two things follow from that: the client yields when the
 //! thread's timer is due (a `-P` tick: [`run_client`]), and a read blocked past the run's end is
-//! given up by its socket (`target::Unblock`: within 100 ms of Ctrl-C, or 5 s after `-T`'s deadline); the
+//! given up by its socket (`sut::Unblock`: within 100 ms of Ctrl-C, or 5 s after `-T`'s deadline); the
 //! transaction is then abandoned, neither committed nor failed ([`crate::Outcome::abandoned`]).
 //! On epoll and io_uring the thread cuts off such a wait itself ([`crate::cutoff`]).
 //! A session that cannot block (TLS) keeps its thread on epoll, with the reason recorded.
@@ -35,7 +35,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use measure::attempts::History;
 use measure::{Interval, Recorder};
-use target::{Error, Session, Target};
+use sut::{Error, Session, Target};
 use tokio::sync::{oneshot, Notify};
 
 use crate::exec::{Clock, JoinSet, Timer};
@@ -103,7 +103,7 @@ pub(crate) enum Msg {
     /// A client aborted (also kept in the thread's totals), sent as it happens.
     Aborted(Abort),
     /// A notice a client's session received, sent as it arrives.
-    Notice(target::DbError),
+    Notice(sut::DbError),
     /// `--verbose-errors`: a line for information.
     Info(String),
     /// All this thread's clients are done: its last interval and its counters.
@@ -291,7 +291,7 @@ impl<W: Workload> ThreadCtx<W> {
     }
 
     pub(crate) fn abort(&self, client_id: u32, e: &Error, at: Option<String>) {
-        let reason = target::conninfo::redact(&e.to_string());
+        let reason = sut::conninfo::redact(&e.to_string());
         let a = Abort {
             client_id,
             reason,
@@ -475,7 +475,7 @@ pub(crate) async fn thread_main<W: Workload>(
         c.slot = slot;
     }
     // The measured run's I/O: the thread's io_uring ring when it can have one (see
-    // `target::ring`), else the runtime's epoll. Chosen and the sessions moved before the
+    // `sut::ring`), else the runtime's epoll. Chosen and the sessions moved before the
     // barrier, so none of it is measured.
     let driver = crate::io::choose_io(&ctx, &mut clients);
 
@@ -528,7 +528,7 @@ pub(crate) async fn thread_main<W: Workload>(
             r.block_on(run_and_close(&ctx, clients, thread, &tx, true), &ctx.timer)
         }
         // The thread's one client blocks in its reads: its socket's time-outs end a wait at the
-        // run's end (`target::Unblock`), not a timer this thread could not run meanwhile.
+        // run's end (`sut::Unblock`), not a timer this thread could not run meanwhile.
         crate::io::Driver::Park => {
             crate::exec::park_block_on(run_and_close(&ctx, clients, thread, &tx, false), &ctx.timer)
         }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use engine::{Event, IoMode, Outcome, RunSpec, Stop};
 use measure::FailureKind;
-use target::{ConnConfig, QueryMode, Session};
+use sut::{ConnConfig, QueryMode, Session};
 use testkit::{block_on, Pg, THROWAWAY};
 use workload::tpcb::{check_tpcb_invariant, Builtin, InvariantReport, TpcbWorkload};
 use workload::Streams;
@@ -82,10 +82,10 @@ fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
 }
 
 /// Every I/O mode a behaviour test runs in: a thread per client on a blocking socket, io_uring
-/// (where this machine allows it: `target::ring`), epoll.
+/// (where this machine allows it: `sut::ring`), epoll.
 fn io_modes() -> Vec<IoMode> {
     let mut modes = vec![IoMode::Threads, IoMode::Uring, IoMode::Epoll];
-    if let Some(why) = target::ring::unavailable() {
+    if let Some(why) = sut::ring::unavailable() {
         eprintln!("io_uring is not available here ({why}): its runs are left out");
         modes.retain(|m| *m != IoMode::Uring);
     }
@@ -135,7 +135,7 @@ fn run_with_cancel(
     let out = engine::run(
         &spec,
         w,
-        &target::Target::from(pg.conn_config().clone()),
+        &sut::Target::from(pg.conn_config().clone()),
         cancel,
         &mut |e| {
             if let Event::Connected { clients, .. } = e {
@@ -173,7 +173,7 @@ fn assert_commit_identity(out: &Outcome) {
     }
 }
 
-/// Both I/O paths (epoll, and io_uring where this machine allows it: `target::ring`) run every
+/// Both I/O paths (epoll, and io_uring where this machine allows it: `sut::ring`) run every
 /// builtin in every mode with the same exact counts and invariants.
 #[test]
 fn every_builtin_in_every_query_mode_commits_exactly_clients_times_t() {
@@ -292,7 +292,7 @@ fn weighted_mix_once(pg: &Pg, io: IoMode) {
     let out = engine::run(
         &s,
         w,
-        &target::Target::from(pg.conn_config().clone()),
+        &sut::Target::from(pg.conn_config().clone()),
         Arc::new(AtomicBool::new(false)),
         &mut |e| {
             if let Event::Progress(iv) = e {

@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use engine::{Event, IoMode, RunSpec, Stop};
-use target::{Error, QueryMode, Session, StmtId};
+use sut::{Error, QueryMode, Session, StmtId};
 use testkit::{Pg, THROWAWAY};
 use workload::{ClientWorkload, TxnContext, TxnType, Workload};
 
@@ -92,7 +92,7 @@ fn run(pg: &Pg, w: OneStatement, clients: u32) -> (engine::Outcome, Vec<String>,
     let out = engine::run(
         &spec(clients),
         w,
-        &target::Target::from(pg.conn_config().clone()),
+        &sut::Target::from(pg.conn_config().clone()),
         Arc::new(AtomicBool::new(false)),
         &mut |e| match e {
             Event::Aborted(a) => aborts.push(format!("{}: {}", a.client_id, a.reason)),

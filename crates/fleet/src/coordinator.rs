@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 
 use crate::{begin_wait, end_wait, settle_own_stats, sql};
 
@@ -23,7 +23,7 @@ pub struct Coordinator {
     session: Session,
     /// MySQL with several hosts: a session on each node but the one `session` is on.
     nodes: Vec<Session>,
-    conn: target::Target,
+    conn: sut::Target,
     name: String,
     cancel: Arc<AtomicBool>,
 }
@@ -90,7 +90,7 @@ async fn settle(c: &mut Coordinator, limit: Duration, alone: bool) -> Result<i64
 
 impl Coordinator {
     pub(crate) async fn open(
-        conn: &target::Target,
+        conn: &sut::Target,
         name: &str,
         cancel: Arc<AtomicBool>,
     ) -> Result<Coordinator> {

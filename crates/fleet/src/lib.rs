@@ -57,7 +57,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, bail, Context, Result};
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 
 pub use coordinator::{Coordinator, Finished, Stored};
 
@@ -157,7 +157,7 @@ pub struct Identity {
 
 /// Join the fleet: create the table if needed, check the fleet is new and of this size, take an
 /// index. Validates the name and size before any I/O.
-pub async fn join(conn: &target::Target, spec: &Spec, me: &Identity) -> Result<Member> {
+pub async fn join(conn: &sut::Target, spec: &Spec, me: &Identity) -> Result<Member> {
     check_name(&spec.name).map_err(|e| anyhow!(e))?;
     if spec.size == 0 {
         bail!("--fleet-size 0: a fleet has at least one process");
@@ -270,10 +270,10 @@ async fn insert_member(
 }
 
 fn is_deadlock(e: &anyhow::Error) -> bool {
-    e.downcast_ref::<target::Error>().is_some_and(|e| {
+    e.downcast_ref::<sut::Error>().is_some_and(|e| {
         matches!(
-            target::classify(e),
-            target::ErrorClass::Deadlock | target::ErrorClass::Serialization
+            sut::classify(e),
+            sut::ErrorClass::Deadlock | sut::ErrorClass::Serialization
         )
     })
 }
@@ -516,7 +516,7 @@ impl Member {
 }
 
 /// Read every stored result of fleet `name`, with its header (for `stampede fleet report`).
-pub async fn stored(conn: &target::Target, name: &str) -> Result<Stored> {
+pub async fn stored(conn: &sut::Target, name: &str) -> Result<Stored> {
     check_name(name).map_err(|e| anyhow!(e))?;
     let mut s = Session::connect(conn).await?;
     let r = coordinator::read_stored(&mut s, name).await;
@@ -525,7 +525,7 @@ pub async fn stored(conn: &target::Target, name: &str) -> Result<Stored> {
 }
 
 /// Remove fleet `name`'s rows, and the table when no fleet is left in it.
-pub async fn forget(conn: &target::Target, name: &str) -> Result<()> {
+pub async fn forget(conn: &sut::Target, name: &str) -> Result<()> {
     check_name(name).map_err(|e| anyhow!(e))?;
     let mut s = Session::connect(conn).await?;
     s.simple_query(&sql::forget(name)).await?;

@@ -17,7 +17,7 @@
 
 use anyhow::{Context, Result};
 use base64::Engine as _;
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 
 use crate::Identity;
 

@@ -10,9 +10,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use load::tpcb::{self, Generate, InitOptions, PartitionMethod};
-use target::conninfo::HostSpec;
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
-use target::{ConnConfig, SslMode};
+use sut::conninfo::HostSpec;
+use sut::embedded::{EmbeddedOptions, EmbeddedServer};
+use sut::{ConnConfig, SslMode};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

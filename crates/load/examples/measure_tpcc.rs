@@ -13,9 +13,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use load::tpcc::{self, rows::Generator, InitOptions, Table};
-use target::conninfo::HostSpec;
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
-use target::{ConnConfig, SslMode};
+use sut::conninfo::HostSpec;
+use sut::embedded::{EmbeddedOptions, EmbeddedServer};
+use sut::{ConnConfig, SslMode};
 
 fn generate(warehouses: u64) {
     let g = Generator::new(0, "2024-01-01 00:00:00");

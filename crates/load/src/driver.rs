@@ -43,7 +43,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use target::{Dialect, Session, Target};
+use sut::{Dialect, Session, Target};
 
 use crate::steps::exec;
 use crate::{Event, LoadError, TableProgress};
@@ -417,7 +417,7 @@ fn refuse_freeze(shared: &Shared, relation: &str, e: &LoadError) {
     if shared.freeze_ok.swap(false, Ordering::Relaxed) {
         let why = match e {
             LoadError::Db { cause, .. } => match &**cause {
-                target::Error::Db(db) => format!("{} (SQLSTATE {})", db.message, db.code),
+                sut::Error::Db(db) => format!("{} (SQLSTATE {})", db.message, db.code),
                 other => other.to_string(),
             },
             other => other.to_string(),
@@ -449,7 +449,7 @@ async fn copy_rows(
     let Some(s) = s.pg_mut() else {
         return Err(LoadError::db(
             sql,
-            target::Error::Config("COPY needs PostgreSQL".into()),
+            sut::Error::Config("COPY needs PostgreSQL".into()),
         ));
     };
     s.copy_in(&sql)
@@ -495,7 +495,7 @@ async fn copy_rows(
             counted.fetch_sub(sent, Ordering::Relaxed);
             Err(LoadError::db(
                 sql,
-                target::Error::Protocol(format!(
+                sut::Error::Protocol(format!(
                     "the server reports {n} rows copied, {sent} were sent"
                 )),
             ))
@@ -591,7 +591,7 @@ mod tests {
     fn freeze_refusals_are_recognised() {
         let db = |code: &str| LoadError::Db {
             context: "COPY".into(),
-            cause: Box::new(target::Error::Db(Box::new(target::DbError {
+            cause: Box::new(sut::Error::Db(Box::new(sut::DbError {
                 severity: "ERROR".into(),
                 code: code.into(),
                 message: "m".into(),

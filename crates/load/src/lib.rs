@@ -51,7 +51,7 @@ pub enum LoadError {
     #[error("{context}: {cause}")]
     Db {
         context: String,
-        cause: Box<target::Error>,
+        cause: Box<sut::Error>,
     },
     /// A table the operation needs does not exist.
     #[error("table {table} does not exist; load it first (stampede init {workload})")]
@@ -70,7 +70,7 @@ impl LoadError {
         }
     }
 
-    pub(crate) fn db(context: impl Into<String>, cause: target::Error) -> LoadError {
+    pub(crate) fn db(context: impl Into<String>, cause: sut::Error) -> LoadError {
         LoadError::Db {
             context: context.into(),
             cause: Box::new(cause),

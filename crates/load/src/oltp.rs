@@ -60,7 +60,7 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use target::{Dialect, Session, Target};
+use sut::{Dialect, Session, Target};
 
 use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
 use crate::steps::{check_cancel, exec, on_admin, Step};

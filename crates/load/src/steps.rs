@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use target::{Session, Target};
+use sut::{Session, Target};
 
 use crate::{Event, LoadError, Timings};
 

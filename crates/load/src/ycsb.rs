@@ -26,7 +26,7 @@ use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use target::{Dialect, Session, Target};
+use sut::{Dialect, Session, Target};
 use workload::ycsb::{columns, gen, row_values, InsertOrder};
 
 use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};

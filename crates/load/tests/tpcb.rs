@@ -8,7 +8,7 @@ use std::sync::Arc;
 use load::driver::{self, DriverOptions, RowSource, Task, TaskKind};
 use load::tpcb::{self, Generate, InitOptions, PartitionMethod, TpcbTables};
 use load::{Event, LoadError, TableProgress};
-use target::{ConnConfig, Session};
+use sut::{ConnConfig, Session};
 use testkit::{query, scalar, PerBinary, Pg};
 
 /// The shared server, started on first use and stopped (directory removed) at process exit.
@@ -423,7 +423,7 @@ fn cancellation_leaves_no_pgbench_tables() {
 fn invalid_options_fail_before_connecting() {
     rt().block_on(async {
         let nowhere = ConnConfig {
-            hosts: vec![target::conninfo::HostSpec {
+            hosts: vec![sut::conninfo::HostSpec {
                 host: "/nonexistent".into(),
                 port: 1,
             }],

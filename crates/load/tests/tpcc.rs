@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use load::tpcc::{self, InitOptions, InitReport, TABLES};
 use load::{Event, LoadError};
-use target::{ConnConfig, Session};
+use sut::{ConnConfig, Session};
 use testkit::{query, scalar, PerBinary, Pg, THROWAWAY};
 use workload::tpcc::spec::{valid_delta, NuC};
 
@@ -681,7 +681,7 @@ fn missing_tables_are_named_and_foreign_data_has_no_constants() {
 fn invalid_options_fail_before_connecting() {
     rt().block_on(async {
         let nowhere = ConnConfig {
-            hosts: vec![target::conninfo::HostSpec {
+            hosts: vec![sut::conninfo::HostSpec {
                 host: "/nonexistent".into(),
                 port: 1,
             }],

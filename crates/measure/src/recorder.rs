@@ -9,7 +9,7 @@
 use crate::Histogram;
 use serde::{Deserialize, Serialize};
 
-/// Why a transaction failed, sorted by SQLSTATE in `target::error` (one place).
+/// Why a transaction failed, sorted by SQLSTATE in `sut::error` (one place).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureKind {

@@ -1,4 +1,4 @@
-//! MySQL's errors in `target`'s types, and their classification by MySQL error number: the one
+//! MySQL's errors in `sut`'s types, and their classification by MySQL error number: the one
 //! place that says which MySQL errors are retryable, which mean the connection is gone, and
 //! which are fatal (STYLE.md, habit 8).
 //!
@@ -129,7 +129,7 @@ mod tests {
     fn errors_are_classified_by_number() {
         let deadlock = err(1213, b"40001", "Deadlock found when trying to get lock");
         assert_eq!(classify(&deadlock), ErrorClass::Deadlock);
-        // target's own table sees only the SQLSTATE: a serialization failure.
+        // sut's own table sees only the SQLSTATE: a serialization failure.
         assert_eq!(deadlock.class(), ErrorClass::Serialization);
         let timeout = err(1205, b"HY000", "Lock wait timeout exceeded");
         assert_eq!(classify(&timeout), ErrorClass::Deadlock);

@@ -1,4 +1,4 @@
-//! TLS for MySQL sessions (rustls with the ring provider, as `target`'s sessions): the rustls
+//! TLS for MySQL sessions (rustls with the ring provider, as `sut`'s sessions): the rustls
 //! configuration for each `ssl-mode`. The SSLRequest exchange itself ("Protocol::SSLRequest":
 //! the first 32 bytes of the handshake response with CLIENT_SSL, then the TLS handshake, then the
 //! whole response inside TLS) is the session's (`session::handshake`).
@@ -11,7 +11,7 @@
 //! * VERIFY_IDENTITY: VERIFY_CA and the certificate must name the host.
 //! * A client certificate from `ssl-cert` and `ssl-key` when both are given.
 //!
-//! Separate from `target`'s TLS module, which reads libpq's files (`~/.postgresql/root.crt`,
+//! Separate from `sut`'s TLS module, which reads libpq's files (`~/.postgresql/root.crt`,
 //! `sslrootcert=system`) and sets PostgreSQL's ALPN; what is common, the relaxed verifier and
 //! reading PEM certificates, is `pg::tls`'s.
 

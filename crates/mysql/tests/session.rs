@@ -480,7 +480,7 @@ async fn a_lock_wait_timeout_is_retryable() {
     assert_eq!(
         e.class(),
         ErrorClass::Other,
-        "target's SQLSTATE table cannot see it: use mysql::classify"
+        "sut's SQLSTATE table cannot see it: use mysql::classify"
     );
     // Only the statement was rolled back: b's transaction is still open.
     assert_eq!(b.transaction_status(), b'T');

@@ -19,12 +19,12 @@
 use std::collections::BTreeMap;
 
 use measure::server::{EndpointMetrics, Note, QueryWait, StatementDelta, WaitTotal};
-use target::{ConnConfig, Target};
+use sut::{ConnConfig, Target};
 
 use crate::{Error, Options, Part, Sampler, SamplerHandle, ServerMetrics};
 
 /// `host:port` as the target lists the host.
-fn name(h: &target::conninfo::HostSpec) -> String {
+fn name(h: &sut::conninfo::HostSpec) -> String {
     format!("{}:{}", h.host, h.port)
 }
 
@@ -37,8 +37,8 @@ pub(crate) fn start_each(conn: &ConnConfig, opts: &Options) -> Result<SamplerHan
     for h in &conn.hosts {
         let mut one = conn.clone();
         one.hosts = vec![h.clone()];
-        one.target_session_attrs = target::conninfo::SessionAttrs::Any;
-        one.load_balance_hosts = target::conninfo::LoadBalance::Disable;
+        one.target_session_attrs = sut::conninfo::SessionAttrs::Any;
+        one.load_balance_hosts = sut::conninfo::LoadBalance::Disable;
         match Sampler::start_one(&Target::Pg(one), opts, name(h)) {
             Ok(p) => parts.push(p),
             Err(e) => {

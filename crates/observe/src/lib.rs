@@ -24,7 +24,7 @@
 //! `pg_stat_checkpointer`, `pg_stat_wal`, `pg_stat_io`, `pg_locks`), and the `pg_stat_statements`
 //! page (F.32 in 15); details in `sql`.
 //!
-//! A MySQL or MariaDB target ([`target::Target::MySql`]) is watched the same way by
+//! A MySQL or MariaDB target ([`sut::Target::MySql`]) is watched the same way by
 //! `mysql_sampler` into the same [`ServerMetrics`]: the processlist's sessions with their current
 //! `performance_schema` wait, statement digests, waits by time, `SHOW GLOBAL
 //! STATUS` (InnoDB's buffer pool, redo log, row locks, history list; Galera's flow control and
@@ -50,7 +50,7 @@ mod sql;
 use std::time::{Duration, Instant};
 
 pub use measure::server::ServerMetrics;
-use target::Target;
+use sut::Target;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
 pub use sampler::is_local;

@@ -19,8 +19,8 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use measure::replication::{p95, ReplicaLag};
-use target::conninfo::SessionAttrs;
-use target::{Session, Target};
+use sut::conninfo::SessionAttrs;
+use sut::{Session, Target};
 
 use crate::Error;
 
@@ -123,7 +123,7 @@ impl Watch {
                             seen.add(&rows);
                         }
                         Err(e) => {
-                            seen.error = Some(target::conninfo::redact(&e.to_string()));
+                            seen.error = Some(sut::conninfo::redact(&e.to_string()));
                             break;
                         }
                     }

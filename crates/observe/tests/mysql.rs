@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use measure::ServerMetrics;
 use observe::{Options, Sampler};
-use target::mysql::{Conninfo, Session};
-use target::{QueryMode, Target, Value};
+use sut::mysql::{Conninfo, Session};
+use sut::{QueryMode, Target, Value};
 use testkit::{block_on, MariaDb};
 
 /// Rows in the test table.

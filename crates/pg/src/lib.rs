@@ -1,7 +1,7 @@
 //! # pg: PostgreSQL as a target
 //!
 //! The PostgreSQL side of the two protocols (`mysql` is the other); the engine, workloads and
-//! loaders reach both through `target`'s interface, never this crate's session directly, except
+//! loaders reach both through `sut`'s interface, never this crate's session directly, except
 //! for PostgreSQL-only features (COPY, io_uring, pg_stat views).
 //!
 //! Owns: how to reach a server (libpq's conventions in [`conninfo`]: URLs, `key=value` strings,

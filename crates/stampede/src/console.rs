@@ -109,7 +109,7 @@ pub fn hint(msg: &str) {
 
 /// A server's notice or warning (or an error shown as a notice), as libpq's default notice
 /// processor prints it: its own `SEVERITY:  message` lines, no prefix of ours.
-pub fn server_notice(n: &target::DbError) {
+pub fn server_notice(n: &sut::DbError) {
     eprintln!("{n}");
 }
 
@@ -172,7 +172,7 @@ impl Failure {
 /// [`Failure`] anywhere in the chain decides the code and adds its hint; other errors print
 /// their chain of causes (`context: cause`) and exit 1. Passwords never reach the terminal.
 pub fn report(e: &anyhow::Error) -> i32 {
-    let redact = |s: &str| target::conninfo::redact(s);
+    let redact = |s: &str| sut::conninfo::redact(s);
     match e.chain().find_map(|c| c.downcast_ref::<Failure>()) {
         Some(f) => {
             // Context added above the failure (`initialising TPC-B on ...: cause`).
@@ -200,7 +200,7 @@ pub fn report(e: &anyhow::Error) -> i32 {
 /// `None` when the cause says it all. One place, so that `run`, `init`, `check` and `reset`
 /// give the same advice for the same refusal.
 pub fn todo_for(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
-    let target = if let Some(t) = e.downcast_ref::<target::Error>() {
+    let target = if let Some(t) = e.downcast_ref::<sut::Error>() {
         t
     } else if let Some(load::LoadError::Db { cause, .. }) = e.downcast_ref::<load::LoadError>() {
         cause
@@ -210,11 +210,11 @@ pub fn todo_for(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
         return None;
     };
     match target {
-        target::Error::Connect { .. } => {
+        sut::Error::Connect { .. } => {
             Some("check that the server is running and the target (-h/-p/-d) is right")
         }
-        target::Error::Auth { .. } => Some("check the user and password (PGPASSWORD, ~/.pgpass)"),
-        target::Error::Db(db) => match db.code.as_str() {
+        sut::Error::Auth { .. } => Some("check the user and password (PGPASSWORD, ~/.pgpass)"),
+        sut::Error::Db(db) => match db.code.as_str() {
             "53300" => Some("lower -c, or raise the server's max_connections"),
             "3D000" => Some("create the database first (createdb), or name another with -d"),
             "42501" => Some("grant the user the privilege, or run as the tables' owner"),

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use anyhow::Result;
-use target::Session;
+use sut::Session;
 
 /// Server settings recorded with every result (issue: foundation, item 8).
 pub const SERVER_SETTINGS: &[&str] = &[
@@ -63,16 +63,16 @@ pub struct ServerInfo {
 /// not move it.
 pub async fn server_started(s: &mut Session) -> Result<Option<f64>> {
     let (sql, column) = match s.dialect() {
-        target::Dialect::Postgres => ("SELECT extract(epoch FROM pg_postmaster_start_time())", 0),
-        target::Dialect::MySql => ("SHOW GLOBAL STATUS LIKE 'Uptime'", 1),
+        sut::Dialect::Postgres => ("SELECT extract(epoch FROM pg_postmaster_start_time())", 0),
+        sut::Dialect::MySql => ("SHOW GLOBAL STATUS LIKE 'Uptime'", 1),
     };
     let rows = s.simple_query(sql).await?;
     let value = (rows.first())
         .and_then(|r| r.get(column).cloned().flatten())
         .and_then(|v| v.parse::<f64>().ok());
     Ok(match s.dialect() {
-        target::Dialect::Postgres => value,
-        target::Dialect::MySql => value.map(|uptime| {
+        sut::Dialect::Postgres => value,
+        sut::Dialect::MySql => value.map(|uptime| {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0.0, |d| d.as_secs_f64());
@@ -84,10 +84,10 @@ pub async fn server_started(s: &mut Session) -> Result<Option<f64>> {
 /// How far two readings of [`server_started`] may differ and still be one server's life: a
 /// millisecond on PostgreSQL (its start time is exact), two seconds on MySQL (`Uptime` is whole
 /// seconds, read against this machine's clock at two moments).
-pub fn start_tolerance_s(dialect: target::Dialect) -> f64 {
+pub fn start_tolerance_s(dialect: sut::Dialect) -> f64 {
     match dialect {
-        target::Dialect::Postgres => 0.001,
-        target::Dialect::MySql => 2.0,
+        sut::Dialect::Postgres => 0.001,
+        sut::Dialect::MySql => 2.0,
     }
 }
 

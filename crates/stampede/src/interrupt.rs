@@ -150,7 +150,7 @@ fn stop_now(set: &libc::sigset_t, sig: libc::c_int) -> ! {
         "\nstampede: interrupted again ({}), stopping at once",
         name(sig)
     );
-    let problems = target::embedded::last_resort::stop_all(GRACE, &mut |wait| more(set, wait));
+    let problems = sut::embedded::last_resort::stop_all(GRACE, &mut |wait| more(set, wait));
     for p in problems {
         eprintln!("stampede: {p}");
     }

@@ -22,7 +22,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use anyhow::Result;
 use report::Routing;
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 use workload::script::{CommandKind, ScriptSet, SqlPart};
 
 use crate::console::{self, Failure};

@@ -4,15 +4,15 @@
 //! also when a command fails or is interrupted.
 
 use anyhow::{Context, Result};
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
-use target::mysql::embedded::{EmbeddedMariaDb, EmbeddedMariaDbOptions};
-use target::{ConnConfig, ConnFlags};
+use sut::embedded::{EmbeddedOptions, EmbeddedServer};
+use sut::mysql::embedded::{EmbeddedMariaDb, EmbeddedMariaDbOptions};
+use sut::{ConnConfig, ConnFlags};
 
 use crate::cli::TargetArgs;
 use crate::console::Failure;
 
 pub struct Target {
-    pub conn: target::Target,
+    pub conn: sut::Target,
     /// Present when stampede started the server itself.
     pub embedded: Option<EmbeddedServer>,
     /// The embedded MariaDB, when stampede started it.
@@ -42,7 +42,7 @@ pub fn embedded_mysql_database(args: &TargetArgs) -> Option<String> {
         .next()
         .unwrap_or("");
     Some(if db.is_empty() {
-        target::mysql::embedded::DATABASE.to_string()
+        sut::mysql::embedded::DATABASE.to_string()
     } else {
         db.to_string()
     })
@@ -68,12 +68,12 @@ fn open_mariadb(args: &TargetArgs, db: &str, quiet: bool) -> Result<Target> {
         describe_mariadb(&server);
     }
     let conn = server.conninfo().with_database(db);
-    if db != target::mysql::embedded::DATABASE {
+    if db != sut::mysql::embedded::DATABASE {
         let mut admin = server.conninfo();
         admin.database = None;
         let rt = crate::commands::setup_runtime()?;
         rt.block_on(async {
-            let mut s = target::Session::connect(&admin).await?;
+            let mut s = sut::Session::connect(&admin).await?;
             s.simple_query(&format!("CREATE DATABASE IF NOT EXISTS `{db}`"))
                 .await?;
             s.close().await;
@@ -82,7 +82,7 @@ fn open_mariadb(args: &TargetArgs, db: &str, quiet: bool) -> Result<Target> {
         .with_context(|| format!("creating database {db} on the embedded MariaDB"))?;
     }
     Ok(Target {
-        conn: target::Target::MySql(vec![conn]),
+        conn: sut::Target::MySql(vec![conn]),
         embedded: None,
         embedded_mysql: Some(server),
     })
@@ -185,21 +185,21 @@ pub fn validate(args: &TargetArgs) -> Result<()> {
 
 /// The target the options name: a `mysql://` URL given with `-d` is a MySQL target, anything
 /// else follows libpq's conventions.
-pub fn resolve_remote(args: &TargetArgs) -> Result<target::Target> {
+pub fn resolve_remote(args: &TargetArgs) -> Result<sut::Target> {
     if let Some(m) = &args.mysql {
-        return Ok(target::Target::MySql(m.clone()));
+        return Ok(sut::Target::MySql(m.clone()));
     }
     let db = args.dbname.as_deref().or(args.positional_dbname.as_deref());
     if let Some(url) = db.filter(|d| is_mysql_url(d)) {
-        let mut list = target::parse_mysql_url(url)?;
+        let mut list = sut::parse_mysql_url(url)?;
         for c in &mut list {
             if let (None, Some(p)) = (&c.password, &args.password) {
-                c.password = Some(target::mysql::Password(p.0.clone()));
+                c.password = Some(sut::mysql::Password(p.0.clone()));
             }
         }
-        return Ok(target::Target::MySql(list));
+        return Ok(sut::Target::MySql(list));
     }
-    resolve_pg(args).map(target::Target::Pg)
+    resolve_pg(args).map(sut::Target::Pg)
 }
 
 /// Whether the options name a MySQL target (before anything connects).

@@ -629,7 +629,7 @@ fn every_io_mode_ends_on_time_and_on_ctrl_c_while_a_client_waits_on_a_row_lock()
         ("epoll", None, "I/O: epoll"),
         ("auto", Some("-C"), "I/O: epoll"),
     ];
-    match target::ring::unavailable() {
+    match sut::ring::unavailable() {
         None => modes.push(("uring", None, "I/O: io_uring (2 of 2 engine threads)")),
         Some(why) => eprintln!("io_uring is not available here ({why}): its run is left out"),
     }

@@ -35,8 +35,8 @@ fn stampede(args: &[&str]) -> (i32, String, String) {
 /// An independent writer: every 20 ms, a fresh session (read-write over both hosts) inserts a
 /// row; the instants of its successes, from `origin`.
 fn independent_probe(conn: String, stop: Arc<AtomicBool>, origin: Instant) -> Vec<f64> {
-    let cfg = target::ConnConfig::resolve(
-        &target::ConnFlags {
+    let cfg = sut::ConnConfig::resolve(
+        &sut::ConnFlags {
             dbname: Some(conn),
             ..Default::default()
         },
@@ -46,7 +46,7 @@ fn independent_probe(conn: String, stop: Arc<AtomicBool>, origin: Instant) -> Ve
     let mut ok = Vec::new();
     while !stop.load(Ordering::Relaxed) {
         let done = block_on(async {
-            let mut s = target::Session::connect(&cfg).await.ok()?;
+            let mut s = sut::Session::connect(&cfg).await.ok()?;
             s.simple_query("INSERT INTO probe_loop VALUES (1)")
                 .await
                 .ok()?;
@@ -80,8 +80,8 @@ fn promote(standby: &Pg) -> String {
 /// successes. Its session stays open through a read-only spell (the inserts fail with 25006
 /// and the session is still usable), as a pooled application connection would.
 fn inserting_session(conn: String, stop: Arc<AtomicBool>) -> Vec<f64> {
-    let cfg = target::ConnConfig::resolve(
-        &target::ConnFlags {
+    let cfg = sut::ConnConfig::resolve(
+        &sut::ConnFlags {
             dbname: Some(conn),
             ..Default::default()
         },
@@ -90,7 +90,7 @@ fn inserting_session(conn: String, stop: Arc<AtomicBool>) -> Vec<f64> {
     .unwrap();
     let origin = Instant::now();
     block_on(async {
-        let mut s = target::Session::connect(&cfg).await.unwrap();
+        let mut s = sut::Session::connect(&cfg).await.unwrap();
         let mut ok = Vec::new();
         while !stop.load(Ordering::Relaxed) {
             match s.simple_query("INSERT INTO probe_loop VALUES (1)").await {

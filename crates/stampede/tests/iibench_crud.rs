@@ -16,7 +16,7 @@ mod common;
 
 use common::pg_target;
 use serde_json::Value;
-use target::ConnConfig;
+use sut::ConnConfig;
 use testkit::{MariaDb, PerBinary, Pg};
 
 static PG: PerBinary = PerBinary::new(&[testkit::THROWAWAY, &[("shared_buffers", "1MB")]]);

@@ -214,7 +214,7 @@ fn agrees(name: &str, v: &Value, text: &str, inconclusive: &[&str]) {
 
 /// Rows inserted, updated, deleted per table (partitions in their root), as the ledger reads
 /// them.
-fn pg_rows(cfg: &target::ConnConfig) -> std::collections::BTreeMap<String, [i64; 3]> {
+fn pg_rows(cfg: &sut::ConnConfig) -> std::collections::BTreeMap<String, [i64; 3]> {
     let rows = testkit::block_on(testkit::query(
         cfg,
         "SELECT coalesce(pg_partition_root(relid), relid)::regclass::text, sum(n_tup_ins), \

@@ -175,7 +175,7 @@ fn per_transaction_logs_one_file_per_thread_and_one_line_per_transaction() {
 fn aggregated_logs_add_up_to_the_processed_count() {
     let srv = server();
     let mut modes = vec![("threads", "I/O: threads"), ("epoll", "I/O: epoll")];
-    if target::ring::unavailable().is_none() {
+    if sut::ring::unavailable().is_none() {
         modes.push(("uring", "I/O: io_uring"));
     }
     for (io, want) in modes {

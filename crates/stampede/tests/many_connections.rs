@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::{stampede, stampede_cmd};
 use serde_json::Value;
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
+use sut::embedded::{EmbeddedOptions, EmbeddedServer};
 
 const CLIENTS: u32 = 500;
 

@@ -211,7 +211,7 @@ fn every_oltp_run_on_mariadb_passes_its_checks() {
         ("threads", "threads (a blocking socket per client"),
         ("epoll", "epoll (--io epoll)"),
     ];
-    match target::ring::unavailable() {
+    match sut::ring::unavailable() {
         None => modes.push(("uring", "io_uring (")),
         Some(why) => eprintln!("io_uring is not available here ({why}): its runs are left out"),
     }
@@ -600,8 +600,8 @@ fn server_start_mysql_prints_a_url_that_works_and_no_run_prints_its_password() {
         .prefix("stampede-srv-")
         .tempdir()
         .unwrap();
-    if let Some(u) = target::embedded::os::server_account("MariaDB", "mysql").unwrap() {
-        target::embedded::os::chown(parent.path(), &u).unwrap();
+    if let Some(u) = sut::embedded::os::server_account("MariaDB", "mysql").unwrap() {
+        sut::embedded::os::chown(parent.path(), &u).unwrap();
     }
     let data = parent.path().join("m");
     let data = data.to_str().unwrap();

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use common::oltp::{database, fixture, init, query, rt, scalar_i64};
 use engine::{RunSpec, Stop};
 use load::oltp as loader;
-use target::{ConnConfig, QueryMode, Session};
+use sut::{ConnConfig, QueryMode, Session};
 use workload::oltp::{OltpWorkload, Options, Test};
 
 fn spec(clients: u32, per_client: u64) -> RunSpec {

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use engine::{Outcome, RunError, RunSpec, Stop};
 use measure::FailureKind;
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
-use target::{ConnConfig, QueryMode, Session};
+use sut::embedded::{EmbeddedOptions, EmbeddedServer};
+use sut::{ConnConfig, QueryMode, Session};
 use workload::script::exec::NoTimer;
 use workload::script::vars::{CLIENT_ID, DEFAULT_SEED, RANDOM_SEED, SCALE};
 use workload::script::{

@@ -9,7 +9,7 @@ mod pgbouncer;
 
 use common::stampede;
 use serde_json::Value;
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
+use sut::embedded::{EmbeddedOptions, EmbeddedServer};
 
 /// The tests take turns: each loads the machine (64 clients, thousands of connections), and
 /// a storm's connect latency is what it measures.

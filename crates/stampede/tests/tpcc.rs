@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use common::oltp::{database, query, rt, scalar_i64};
-use target::{ConnConfig, QueryMode, Session};
+use sut::{ConnConfig, QueryMode, Session};
 use workload::tpcc::spec::{self, NuC, Uniform};
 use workload::tpcc::{consistency, Kind, Options, Tpcc, TpccClient};
 use workload::{ClientWorkload, Rng, Sleeper, StatementTimer, TxnContext, Workload};
@@ -44,7 +44,7 @@ fn workload(w: u32) -> Tpcc {
             c: C,
             think: false,
         },
-        target::Dialect::Postgres,
+        sut::Dialect::Postgres,
     )
     .unwrap()
 }

@@ -12,7 +12,7 @@
 
 use std::process::Command;
 
-use target::{QueryMode, Session, Value};
+use sut::{QueryMode, Session, Value};
 use testkit::MariaDb;
 use workload::tpcc::{spec, sql};
 
@@ -232,10 +232,8 @@ fn written_rows_follow_clause_2(db: &MariaDb) {
 /// Clause 2.5.2.2 / 2.6.2.2: of the customers with a last name, ordered by C_FIRST, the one at
 /// position n/2 rounded up; as Order-Status's and Payment's MySQL statements find it.
 async fn middle_customers(db: &MariaDb, url: &str) {
-    let conn = target::parse_mysql_url(url).unwrap();
-    let mut s = Session::connect(&target::Target::MySql(conn))
-        .await
-        .unwrap();
+    let conn = sut::parse_mysql_url(url).unwrap();
+    let mut s = Session::connect(&sut::Target::MySql(conn)).await.unwrap();
     let os = s.register(sql::MYSQL.os_customer_name[0], QueryMode::Prepared);
     let pay = s.register(sql::MYSQL.pay_customer_name[0], QueryMode::Prepared);
     let mut names: Vec<String> = (0..1000)

@@ -11,7 +11,7 @@
 //! Dev-only (`publish = false`, a `[dev-dependencies]` entry only): it panics instead of
 //! returning errors, since a test that cannot start its server must fail, never skip (STYLE.md,
 //! Tests). `target` depends on it too (its tests); Cargo allows that dev-dependency cycle, and
-//! the integration tests see one `target` crate.
+//! the integration tests see one `sut` crate.
 //!
 //! ## Module layout
 //! `server`: [`Pg`] and its lifetimes, psql/pgbench; `sql`: [`query`], [`scalar`], [`block_on`];

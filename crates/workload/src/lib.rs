@@ -28,7 +28,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 pub use random::{ClientStreams, Rng, Streams};
-use target::{Error, ErrorClass, QueryMode, Session};
+use sut::{Error, ErrorClass, QueryMode, Session};
 
 /// A transaction type a workload offers (pgbench: a builtin or a script).
 #[derive(Clone, Debug)]
@@ -56,10 +56,10 @@ pub trait Workload: Send + Sync + 'static {
     }
 
     /// How the engine treats an error of this workload's transactions: by default the one
-    /// table of each protocol ([`target::classify`]: SQLSTATE, or MySQL's error number). A workload may make more errors retryable (sysbench's
+    /// table of each protocol ([`sut::classify`]: SQLSTATE, or MySQL's error number). A workload may make more errors retryable (sysbench's
     /// OLTP scripts: 23505 from delete+insert, as sysbench's pgsql driver ignores it).
     fn classify(&self, e: &Error) -> ErrorClass {
-        target::classify(e)
+        sut::classify(e)
     }
 
     /// Whether transaction type `txn` (index into `txn_types()`) only reads, so `--read-from`

@@ -22,7 +22,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use target::{Dialect, Error, QueryMode, Session, StmtId, Value};
+use sut::{Dialect, Error, QueryMode, Session, StmtId, Value};
 
 use crate::{ClientWorkload, TxnContext, TxnType, Workload};
 

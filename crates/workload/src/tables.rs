@@ -16,7 +16,7 @@
 //! - MySQL: `CHECK TABLE` (InnoDB checks each index and that the secondary indexes hold as many
 //!   records as the clustered one), and each index counted with `FORCE INDEX`.
 
-use target::{Dialect, Error, Session};
+use sut::{Dialect, Error, Session};
 
 /// The first column of the first row.
 async fn scalar(s: &mut Session, sql: &str) -> Result<Option<String>, Error> {

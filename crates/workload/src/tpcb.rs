@@ -34,7 +34,7 @@
 
 use std::fmt;
 
-use target::{Dialect, Error, QueryMode, Session, StmtId, Value};
+use sut::{Dialect, Error, QueryMode, Session, StmtId, Value};
 
 use crate::{ClientWorkload, TxnContext, TxnType, Workload};
 

@@ -53,7 +53,7 @@ use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use target::ConnConfig;
+use sut::ConnConfig;
 
 pub use fdw::{server_name, suffix as shard_suffix};
 pub use run::{check_server, execute};

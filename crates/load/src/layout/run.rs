@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use target::{Session, Target};
+use sut::{Session, Target};
 
 use super::{plan_with, Layout, On, ShardedOptions};
 use crate::steps::check_cancel;

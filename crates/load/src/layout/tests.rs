@@ -14,7 +14,7 @@ fn opts(layout: Layout, shape: Shape) -> ShardedOptions {
 
 fn shard(conninfo: &str) -> ConnConfig {
     ConnConfig::resolve(
-        &target::ConnFlags {
+        &sut::ConnFlags {
             dbname: Some(conninfo.into()),
             ..Default::default()
         },

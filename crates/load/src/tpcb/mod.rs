@@ -109,7 +109,7 @@ mod tests;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use target::{Dialect, Session, Target};
+use sut::{Dialect, Session, Target};
 
 use crate::driver::{self, DriverOptions};
 pub use crate::split_rows;

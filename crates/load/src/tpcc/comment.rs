@@ -4,7 +4,7 @@
 //! a split load write the same dates). On PostgreSQL a `COMMENT ON TABLE`, on MySQL the table's
 //! `COMMENT`.
 
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 use workload::tpcc::spec::NuC;
 
 use super::table_exists;

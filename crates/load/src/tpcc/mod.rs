@@ -93,7 +93,7 @@ use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use target::{Dialect, Session, Target};
+use sut::{Dialect, Session, Target};
 use workload::tpcc::spec::{NuC, CUSTOMERS, DISTRICTS, ITEMS, NEW_ORDERS, ORDERS};
 
 use crate::driver::{self, DriverOptions, Task, TaskKind};
@@ -683,10 +683,7 @@ async fn create_tables(
         .first()
         .and_then(|r| r.first().cloned().flatten())
         .ok_or_else(|| {
-            LoadError::db(
-                now,
-                target::Error::Protocol("no row for the load time".into()),
-            )
+            LoadError::db(now, sut::Error::Protocol("no row for the load time".into()))
         })?;
     let constants = rows::constants_for_seed(opts.seed);
 

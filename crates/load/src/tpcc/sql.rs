@@ -8,7 +8,7 @@
 //! go-tpc's four secondary indexes keep their names and columns. No foreign keys (go-tpc's
 //! `--use-fk` is off by default).
 
-use target::Dialect;
+use sut::Dialect;
 
 use super::Table;
 

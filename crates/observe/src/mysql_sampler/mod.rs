@@ -45,8 +45,8 @@ use measure::server::{
     background_totals, wait_totals, ActivitySample, BackgroundSessions, CounterSample, NodeMetrics,
     Note, ObserverCost, OsSample, ServerMetrics, StatementDelta, WaitTime, CPU, MYSQL_PREFIX,
 };
-use target::mysql::{Conninfo, Session};
-use target::Error as DbErr;
+use sut::mysql::{Conninfo, Session};
+use sut::Error as DbErr;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::mysql_sql::{self as sql, Caps};

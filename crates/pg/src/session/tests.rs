@@ -1,6 +1,6 @@
 //! Unit tests of the session's pure parts: simple-mode interpolation, command tags, server
 //! versions, error fields and DataRows; and a compile-time check that sessions are `Send`.
-//! Tests against a live server are in `crates/target/tests/`.
+//! Tests against a live server are in `crates/sut/tests/`.
 
 use bytes::BytesMut;
 

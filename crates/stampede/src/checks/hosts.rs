@@ -49,7 +49,7 @@ pub struct HostsBaseline {
 }
 
 /// The target naming only host `i`, with any session accepted (see the module header).
-pub fn only_host(conn: &target::Target, i: usize) -> Result<target::Target> {
+pub fn only_host(conn: &sut::Target, i: usize) -> Result<sut::Target> {
     let Some(c) = conn.pg() else {
         anyhow::bail!("the per-host commit count needs a PostgreSQL target");
     };
@@ -60,25 +60,25 @@ pub fn only_host(conn: &target::Target, i: usize) -> Result<target::Target> {
         .cloned()
         .with_context(|| format!("the target has no host number {}", i + 1))?;
     c.hosts = vec![host];
-    c.target_session_attrs = target::conninfo::SessionAttrs::Any;
-    c.load_balance_hosts = target::conninfo::LoadBalance::Disable;
-    Ok(target::Target::Pg(c))
+    c.target_session_attrs = sut::conninfo::SessionAttrs::Any;
+    c.load_balance_hosts = sut::conninfo::LoadBalance::Disable;
+    Ok(sut::Target::Pg(c))
 }
 
 /// How a host is named in the check's words: `host:port`, or the socket directory and port.
-fn name(conn: &target::Target, i: usize) -> String {
+fn name(conn: &sut::Target, i: usize) -> String {
     let (host, port) = conn.endpoint_name(i).unwrap_or_default();
     format!("{host}:{port}")
 }
 
 /// A baseline on every host of the target.
-pub async fn commit_baseline(conn: &target::Target, ledger: bool) -> Result<HostsBaseline> {
+pub async fn commit_baseline(conn: &sut::Target, ledger: bool) -> Result<HostsBaseline> {
     let mut hosts = Vec::with_capacity(conn.endpoints());
     for i in 0..conn.endpoints() {
         let one = only_host(conn, i)?;
         let b = host_baseline(&one, ledger)
             .await
-            .map_err(|e| target::conninfo::redact(&format!("{e:#}")));
+            .map_err(|e| sut::conninfo::redact(&format!("{e:#}")));
         hosts.push((name(conn, i), b));
     }
     if hosts.iter().all(|(_, b)| b.is_err()) {
@@ -184,7 +184,7 @@ pub fn per_host(
 
 /// The observer's connections on each host of the target.
 pub fn observer_per_host(
-    conn: &target::Target,
+    conn: &sut::Target,
     metrics: Option<&measure::server::ServerMetrics>,
 ) -> Vec<u64> {
     let mut v = vec![0; conn.endpoints()];
@@ -290,19 +290,19 @@ mod tests {
 
     #[test]
     fn a_host_alone_accepts_any_session() {
-        let flags = target::ConnFlags {
+        let flags = sut::ConnFlags {
             dbname: Some(
                 "host=a,b,c port=1,2,3 target_session_attrs=read-write load_balance_hosts=random"
                     .into(),
             ),
             ..Default::default()
         };
-        let conn = target::Target::Pg(target::ConnConfig::resolve(&flags, &|_| None).unwrap());
+        let conn = sut::Target::Pg(sut::ConnConfig::resolve(&flags, &|_| None).unwrap());
         let one = only_host(&conn, 1).unwrap();
         let c = one.pg().unwrap();
         assert_eq!(c.hosts.len(), 1);
         assert_eq!((c.hosts[0].host.as_str(), c.hosts[0].port), ("b", 2));
-        assert_eq!(c.target_session_attrs, target::conninfo::SessionAttrs::Any);
+        assert_eq!(c.target_session_attrs, sut::conninfo::SessionAttrs::Any);
         assert!(only_host(&conn, 3).is_err());
     }
 }

@@ -46,7 +46,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use report::CheckStatus;
-use target::Session;
+use sut::Session;
 
 async fn scalar_i128(s: &mut Session, sql: &str) -> Result<i128> {
     let rows = s
@@ -201,15 +201,15 @@ pub(crate) async fn ledger_counters(
     pss: &Result<Option<String>, String>,
 ) -> Result<ledger::Counters, String> {
     let r = match s.dialect() {
-        target::Dialect::Postgres => ledger::server::pg(s, pss).await,
-        target::Dialect::MySql => ledger::server::mysql(s).await,
+        sut::Dialect::Postgres => ledger::server::pg(s, pss).await,
+        sut::Dialect::MySql => ledger::server::mysql(s).await,
     };
-    r.map_err(|e| target::conninfo::redact(&format!("{e:#}")))
+    r.map_err(|e| sut::conninfo::redact(&format!("{e:#}")))
 }
 
 /// Open the baseline session, calibrate the commits one connection startup costs on this server,
 /// and read the baseline; with `ledger`, the statement ledger's counters too.
-pub async fn commit_baseline(conn: &target::Target, ledger: bool) -> Result<CommitBaseline> {
+pub async fn commit_baseline(conn: &sut::Target, ledger: bool) -> Result<CommitBaseline> {
     let mut session = Session::connect(conn).await?;
     // Its statements are counted apart (`LedgerRead::own`).
     session.unrecorded();
@@ -517,8 +517,8 @@ pub fn check_tpcb(
 /// `pg_stat_database.xact_commit` like the clients': sysbench's and TPC-C's writes trigger them
 /// within seconds on small tables, and pgbench's on its tellers and branches: every run reads
 /// them around its commit count ([`commit_status`]).
-pub(crate) async fn maintenance_runs(conn: &target::Target) -> Result<i64> {
-    if conn.dialect() == target::Dialect::MySql {
+pub(crate) async fn maintenance_runs(conn: &sut::Target) -> Result<i64> {
+    if conn.dialect() == sut::Dialect::MySql {
         // No autovacuum there, and Com_commit counts only COMMIT statements.
         return Ok(0);
     }

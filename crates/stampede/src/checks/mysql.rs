@@ -26,7 +26,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use target::Session;
+use sut::Session;
 
 use super::{CommitCheck, CommitVerdict};
 
@@ -151,7 +151,7 @@ impl GaleraConflicts {
 }
 
 /// Open a session on every endpoint of the target and read each one's `Com_commit`.
-pub async fn commit_baseline(conn: &target::Target, ledger: bool) -> Result<MySqlBaseline> {
+pub async fn commit_baseline(conn: &sut::Target, ledger: bool) -> Result<MySqlBaseline> {
     let mut nodes = Vec::new();
     for i in 0..conn.endpoints() {
         let one = conn.starting_at(i);

@@ -75,11 +75,11 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    pub fn mode(self) -> target::QueryMode {
+    pub fn mode(self) -> sut::QueryMode {
         match self {
-            Protocol::Simple => target::QueryMode::Simple,
-            Protocol::Extended => target::QueryMode::Extended,
-            Protocol::Prepared => target::QueryMode::Prepared,
+            Protocol::Simple => sut::QueryMode::Simple,
+            Protocol::Extended => sut::QueryMode::Extended,
+            Protocol::Prepared => sut::QueryMode::Prepared,
         }
     }
 

@@ -17,7 +17,7 @@ macro_rules! bail {
     ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
 }
 use clap::Args;
-use target::conninfo::Password;
+use sut::conninfo::Password;
 
 use super::TargetArgs;
 
@@ -224,7 +224,7 @@ impl PgsqlArgs {
     /// hosts and ports are lists, paired by position, the ports cycling; sockets instead of
     /// hosts). No host, port or socket at all: the embedded MariaDB.
     fn apply_mysql(&self, t: &mut TargetArgs) -> Result<()> {
-        use target::mysql::{Conninfo, Password as MyPassword, SslMode};
+        use sut::mysql::{Conninfo, Password as MyPassword, SslMode};
         if let Some(pg) = self.given().iter().find(|n| n.starts_with("--pgsql-")) {
             bail!("{pg} is a pgsql option, but --db-driver=mysql was given: use the --mysql-* options");
         }

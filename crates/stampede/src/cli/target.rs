@@ -47,11 +47,11 @@ pub struct TargetArgs {
     /// PGPASSWORD and the password file, not over one written in a connection string (libpq's
     /// order: connection string, then options, then the environment).
     #[arg(skip)]
-    pub password: Option<target::conninfo::Password>,
+    pub password: Option<sut::conninfo::Password>,
     /// A MySQL target named by options rather than a URL (sysbench's `--mysql-host`,
     /// `--mysql-port`, ... with `--db-driver=mysql`): one entry per host.
     #[arg(skip)]
-    pub mysql: Option<Vec<target::mysql::Conninfo>>,
+    pub mysql: Option<Vec<sut::mysql::Conninfo>>,
     /// `--db-driver=mysql` without a host, or a `mysql://` URL without one: the embedded
     /// MariaDB, with this database.
     #[arg(skip)]

@@ -55,7 +55,7 @@ pub fn check(mut args: CheckArgs) -> Result<i32> {
     let conn = targeting::resolve_remote(&args.target)?;
     let rt = setup_runtime()?;
     let lines: Vec<(bool, String)> = rt.block_on(async {
-        let mut s = target::Session::connect(&conn).await?;
+        let mut s = sut::Session::connect(&conn).await?;
         let r = match d {
             Dataset::Tpcb => tpcb(&mut s).await,
             Dataset::Oltp | Dataset::OltpBulk => oltp(&mut s, args.tables).await,
@@ -79,7 +79,7 @@ pub fn check(mut args: CheckArgs) -> Result<i32> {
     Ok(if ok { EXIT_OK } else { EXIT_UNTRUSTED })
 }
 
-async fn tpcb(s: &mut target::Session) -> Result<Vec<(bool, String)>> {
+async fn tpcb(s: &mut sut::Session) -> Result<Vec<(bool, String)>> {
     if let load::tpcb::TpcbTables::Missing(t) = load::tpcb::inspect(s).await? {
         return Err(Failure::setup(
             format!("table {t} does not exist"),
@@ -97,7 +97,7 @@ async fn tpcb(s: &mut target::Session) -> Result<Vec<(bool, String)>> {
     )])
 }
 
-async fn oltp(s: &mut target::Session, tables: u32) -> Result<Vec<(bool, String)>> {
+async fn oltp(s: &mut sut::Session, tables: u32) -> Result<Vec<(bool, String)>> {
     let mut out = Vec::new();
     for t in 1..=tables {
         let rows = s
@@ -134,7 +134,7 @@ async fn oltp(s: &mut target::Session, tables: u32) -> Result<Vec<(bool, String)
     Ok(out)
 }
 
-async fn tpcc(s: &mut target::Session) -> Result<Vec<(bool, String)>> {
+async fn tpcc(s: &mut sut::Session) -> Result<Vec<(bool, String)>> {
     let w = crate::run::tpcc::loaded_warehouses(s).await?;
     let conditions = workload::tpcc::consistency::check(s).await?;
     let mut out = vec![(true, format!("{w} warehouse(s) loaded"))];

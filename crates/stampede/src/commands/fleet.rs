@@ -93,14 +93,14 @@ pub(crate) fn merged(stored: &fleet::Stored, name: &str) -> Result<RunResult> {
 /// (the others were still writing); the merged result gets the fleet's.
 pub(crate) fn workload_checks(
     rt: &tokio::runtime::Runtime,
-    conn: &target::Target,
+    conn: &sut::Target,
     m: &mut RunResult,
 ) -> Result<()> {
     let Some(t) = &mut m.tpcc else {
         return Ok(());
     };
     let conditions = rt.block_on(async {
-        let mut s = target::Session::connect(conn).await?;
+        let mut s = sut::Session::connect(conn).await?;
         let c = workload::tpcc::consistency::check(&mut s).await;
         s.close().await;
         anyhow::Ok(c?)
@@ -205,7 +205,7 @@ pub(crate) fn manifest(a: &ManifestArgs) -> Result<String> {
             "leave them out of the args after --",
         ));
     }
-    if target::conninfo::redact_args(&a.args) != a.args {
+    if sut::conninfo::redact_args(&a.args) != a.args {
         return Err(Failure::usage(
             "the args after -- hold a password; a manifest must not",
             format!("store it in the Secret {} (key {})", a.secret, a.secret_key),

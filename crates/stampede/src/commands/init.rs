@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use load::tpcb::{Generate, InitOptions, PartitionMethod};
 use load::{Event, LoadError};
-use target::Session;
+use sut::Session;
 use workload::oltp::Dist;
 
 use super::init_fleet::Split;
@@ -257,7 +257,7 @@ fn init_tpcb(args: InitArgs) -> Result<i32> {
     targeting::validate(&args.target)?;
     if targeting::names_mysql(&args.target) {
         // Before connecting: what MySQL has no counterpart for.
-        opts.validate_for(target::Dialect::MySql).map_err(|e| {
+        opts.validate_for(sut::Dialect::MySql).map_err(|e| {
             Failure::usage(e.to_string(), "leave these options out for a MySQL target")
         })?;
     }
@@ -277,7 +277,7 @@ fn init_tpcb(args: InitArgs) -> Result<i32> {
 
 /// Load TPC-B on the embedded server before a run: the defaults plus `scale`.
 pub fn load_tpcb_defaults(
-    conn: &target::Target,
+    conn: &sut::Target,
     scale: i64,
     rt: &tokio::runtime::Runtime,
 ) -> Result<()> {
@@ -299,7 +299,7 @@ pub fn load_tpcb_defaults(
 
 /// Returns the exit code: 0, or 130 when interrupted (after the loader dropped what it created).
 fn load_tpcb(
-    conn: &target::Target,
+    conn: &sut::Target,
     opts: &InitOptions,
     quiet: bool,
     rt: &tokio::runtime::Runtime,

@@ -49,7 +49,7 @@ impl Split {
     /// Run `steps` of the load; returns the plan in words.
     async fn steps(
         &self,
-        conn: &target::Target,
+        conn: &sut::Target,
         steps: Steps,
         on_event: &mut dyn FnMut(&Event<'_>),
     ) -> Result<String, LoadError> {
@@ -75,7 +75,7 @@ impl Split {
 
 pub(super) fn load(
     rt: &tokio::runtime::Runtime,
-    conn: &target::Target,
+    conn: &sut::Target,
     plan: &FleetPlan,
     mut split: Split,
     quiet: bool,

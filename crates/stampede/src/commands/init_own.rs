@@ -37,7 +37,7 @@ pub(super) fn init(args: InitArgs, dataset: Dataset) -> Result<i32> {
     let started = Instant::now();
     let dialect = target.conn.dialect();
     let r = rt.block_on(async {
-        let mut s = target::Session::connect(&target.conn).await?;
+        let mut s = sut::Session::connect(&target.conn).await?;
         let r = match dataset {
             Dataset::Iibench => crate::run::iibench::create(&mut s, dialect).await,
             _ => crate::run::crud::load(&mut s, dialect, args.tables, args.table_size).await,

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
-use target::mysql::embedded::{EmbeddedMariaDb, EmbeddedMariaDbOptions};
+use sut::embedded::{EmbeddedOptions, EmbeddedServer};
+use sut::mysql::embedded::{EmbeddedMariaDb, EmbeddedMariaDbOptions};
 
 use crate::cli::{ServerAction, ServerArgs, ServerDirArgs};
 use crate::targeting;
@@ -15,7 +15,7 @@ use crate::targeting;
 /// `/var/lib/stampede/server`: the server then runs as another account (PostgreSQL refuses to
 /// run as root), which cannot enter root's home.
 fn default_data_dir(name: &str) -> Result<PathBuf> {
-    if target::embedded::is_root() {
+    if sut::embedded::is_root() {
         return Ok(PathBuf::from("/var/lib/stampede").join(name));
     }
     if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {

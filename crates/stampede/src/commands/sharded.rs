@@ -7,7 +7,7 @@
 use anyhow::{Context, Result};
 use load::layout::{self, Layout, Shape, ShardedOptions};
 use load::{Event, LoadError};
-use target::ConnConfig;
+use sut::ConnConfig;
 
 use crate::cli::{InitArgs, LayoutArg};
 use crate::commands::setup_runtime;
@@ -125,13 +125,13 @@ fn shard(s: &str) -> Result<ConnConfig> {
             "give it as 'host=... port=... dbname=...' or postgresql://host:port/db",
         ));
     }
-    let flags = target::ConnFlags {
+    let flags = sut::ConnFlags {
         dbname: Some(s.to_string()),
         ..Default::default()
     };
     ConnConfig::resolve(&flags, &|k| std::env::var(k).ok()).map_err(|e| {
         usage(
-            target::conninfo::redact(&format!("--shard: {e}")),
+            sut::conninfo::redact(&format!("--shard: {e}")),
             "give it as 'host=... port=... dbname=...'",
         )
     })

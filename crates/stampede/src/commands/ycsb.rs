@@ -72,7 +72,7 @@ pub(super) fn init(args: InitArgs, name: &str) -> Result<i32> {
 }
 
 /// `check ycsb`: every row's fields present at the loaded length.
-pub(super) async fn check(s: &mut target::Session) -> Result<Vec<(bool, String)>> {
+pub(super) async fn check(s: &mut sut::Session) -> Result<Vec<(bool, String)>> {
     let t = match load::ycsb::inspect(s).await {
         Ok(t) => t,
         Err(LoadError::Missing { .. }) => {

@@ -161,7 +161,7 @@ pub(crate) fn plan(a: &mut RunArgs) -> Result<(CacheCurveJob, RunSpec)> {
         stop: Stop::Duration(point_read),
         rate_tps: None,
         latency_limit: None,
-        mode: target::QueryMode::Prepared,
+        mode: sut::QueryMode::Prepared,
         max_tries: 1,
         connect_per_txn: false,
         progress: None,

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use engine::{RunSpec, Stop};
-use target::QueryMode;
+use sut::QueryMode;
 use workload::crud::Mix;
 
 use super::{parse_seed, positive};

@@ -408,7 +408,7 @@ impl Plan {
     /// starts: enough open files (raising the soft limit when allowed, refusing with how to raise
     /// it otherwise; see `environment::ensure_fd_limit`), and an embedded server that accepts them
     /// all (`max_connections` from the clients unless `--set`, the rule in
-    /// `target::embedded::max_connections_for`).
+    /// `sut::embedded::max_connections_for`).
     fn prepare_for_clients(&mut self) -> Result<()> {
         // A sweep's largest step, and the storm's idle connections besides its busy clients.
         let mut clients = self.spec.clients.max(1);
@@ -428,10 +428,10 @@ impl Plan {
             kv.split_once('=')
                 .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case("max_connections"))
         });
-        let wanted = target::embedded::max_connections_for(clients);
+        let wanted = sut::embedded::max_connections_for(clients);
         if targeting::wants_embedded(&self.target)
             && !user_set
-            && wanted > target::embedded::max_connections_for(0)
+            && wanted > sut::embedded::max_connections_for(0)
         {
             self.target
                 .settings
@@ -495,7 +495,7 @@ pub(crate) fn common_spec(a: &RunArgs, clients: u32, jobs: u32, stop: engine::St
         stop,
         rate_tps: None,
         latency_limit: None,
-        mode: target::QueryMode::Prepared,
+        mode: sut::QueryMode::Prepared,
         max_tries: 1,
         connect_per_txn: a.connect,
         progress: tick(a.progress.filter(|p| *p > 0.0)),

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use engine::{RunSpec, Stop};
-use target::QueryMode;
+use sut::QueryMode;
 use workload::script::{parse_define, ScriptSet};
 use workload::tpcb::{self, Builtin};
 

@@ -42,7 +42,7 @@ pub(crate) fn plan(a: &RunArgs) -> Result<RunSpec> {
     let rate = positive(a.rate, "-R/--rate")?.unwrap_or(DEFAULT_RATE);
     Ok(RunSpec {
         rate_tps: Some(rate),
-        mode: a.protocol.map_or(target::QueryMode::Prepared, |p| p.mode()),
+        mode: a.protocol.map_or(sut::QueryMode::Prepared, |p| p.mode()),
         max_tries: 1,
         connect_per_txn: false,
         seed: parse_seed(a.random_seed.as_deref())?,

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use engine::{RunSpec, Stop};
-use target::QueryMode;
+use sut::QueryMode;
 use workload::oltp::{BulkInsert, Dist, OltpWorkload, Options, RandType, Test};
 
 use super::{parse_seed, Frontend};

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use engine::{RunSpec, Stop};
-use target::QueryMode;
+use sut::QueryMode;
 
 use super::parse_seed;
 use crate::cli::RunArgs;

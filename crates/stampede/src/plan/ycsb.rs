@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use engine::{RunSpec, Stop};
-use target::QueryMode;
+use sut::QueryMode;
 use workload::ycsb::{props, Options};
 
 use super::parse_seed;

@@ -145,10 +145,10 @@ impl Steps {
             });
             return why;
         }
-        let text = target::conninfo::redact(&format!("{e:#}"));
+        let text = sut::conninfo::redact(&format!("{e:#}"));
         let lost = e.chain().any(|c| {
-            c.downcast_ref::<target::Error>()
-                .is_some_and(|t| t.class() == target::ErrorClass::ConnectionLost)
+            c.downcast_ref::<sut::Error>()
+                .is_some_and(|t| t.class() == sut::ErrorClass::ConnectionLost)
         });
         if !lost {
             return text;
@@ -164,12 +164,12 @@ impl Steps {
         let started = self.started;
         let tolerance = crate::environment::start_tolerance_s(ctx.conn().dialect());
         let now = ctx.rt.block_on(async {
-            let connect = target::Session::connect(ctx.conn());
+            let connect = sut::Session::connect(ctx.conn());
             match tokio::time::timeout(Duration::from_secs(5), connect).await {
                 Err(_) => Err("it does not answer a new connection within 5 s".to_string()),
                 Ok(Err(e)) => Err(format!(
                     "it refuses new connections: {}",
-                    target::conninfo::redact(&e.to_string())
+                    sut::conninfo::redact(&e.to_string())
                 )),
                 Ok(Ok(mut s)) => {
                     let r = crate::environment::server_started(&mut s).await;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use report::{Check, RunConfig};
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 use workload::crud::{self, Crud, Op, MARK};
 use workload::tables::{self, Existing};
 use workload::{Rng, Workload as _};

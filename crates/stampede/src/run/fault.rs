@@ -109,7 +109,7 @@ impl Injector {
 fn inject(spec: FaultSpec, origin: Instant, shared: &(Mutex<State>, Condvar)) -> Injected {
     let (lock, cv) = shared;
     let due = origin + spec.at;
-    let redacted = spec.cmd.as_deref().map(target::conninfo::redact);
+    let redacted = spec.cmd.as_deref().map(sut::conninfo::redact);
     let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
     loop {
         if st.ended {

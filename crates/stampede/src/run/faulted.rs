@@ -128,7 +128,7 @@ pub(crate) fn section(
             });
         }
         Some(Err(e)) => {
-            let e = target::conninfo::redact(&format!("{e:#}"));
+            let e = sut::conninfo::redact(&format!("{e:#}"));
             s.audit_error = Some(e.clone());
             checks.push(Check {
                 name: "audit".into(),

@@ -23,7 +23,7 @@ use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use report::iibench::{IibenchPoint, IibenchSection, IndexSample};
 use report::{Check, CheckStatus, RunConfig, RunResult};
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 use workload::iibench::{self, IiBench, INSERT, MARK, TABLE};
 use workload::tables::{self, Existing};
 use workload::Workload as _;
@@ -119,7 +119,7 @@ struct Sampler {
 }
 
 impl Sampler {
-    fn start(conn: target::Target) -> Sampler {
+    fn start(conn: sut::Target) -> Sampler {
         let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::spawn(move || {
             let mut out = Sampled {
@@ -264,7 +264,7 @@ impl Family for Runner {
         if let Some(e) = &sampled.error {
             console::warning(&format!(
                 "iibench: the indexes' size could not be sampled: {}",
-                target::conninfo::redact(e)
+                sut::conninfo::redact(e)
             ));
         }
         let fin = Finish {

@@ -38,7 +38,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use report::{Check, CheckStatus, RunConfig, SysbenchSection};
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 
 use crate::checks::{self, CommitCheck};
 use crate::commands::setup_runtime;
@@ -58,7 +58,7 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    pub fn conn(&self) -> &target::Target {
+    pub fn conn(&self) -> &sut::Target {
         &self.target.conn
     }
 
@@ -650,33 +650,33 @@ pub(crate) fn base_config(
 /// "could not create connection for setup"; stampede says how to fix the target.
 fn first_connection(ctx: &Ctx, e: anyhow::Error) -> anyhow::Error {
     let frontend = ctx.frontend;
-    let Some(te) = e.downcast_ref::<target::Error>() else {
+    let Some(te) = e.downcast_ref::<sut::Error>() else {
         return e;
     };
     if !matches!(
         te,
-        target::Error::Connect { .. } | target::Error::Auth { .. } | target::Error::Db(_)
+        sut::Error::Connect { .. } | sut::Error::Auth { .. } | sut::Error::Db(_)
     ) {
         return e;
     }
     if frontend == Frontend::Pgbench {
-        console::error(&target::conninfo::redact(
+        console::error(&sut::conninfo::redact(
             &crate::dropin::pgbench::libpq_connect_error(te, ctx.conn()),
         ));
         return Failure::setup("could not create connection for setup", "");
     }
     let todo = match te {
-        target::Error::Auth { .. } => "check the user and password (PGPASSWORD, ~/.pgpass)",
-        target::Error::Db(_) => "check the database name (-d) and the user's privileges",
+        sut::Error::Auth { .. } => "check the user and password (PGPASSWORD, ~/.pgpass)",
+        sut::Error::Db(_) => "check the database name (-d) and the user's privileges",
         _ => "check that the server is running and the target (-h/-p/-d) is right",
     };
-    Failure::setup(target::conninfo::redact(&format!("{e:#}")), todo)
+    Failure::setup(sut::conninfo::redact(&format!("{e:#}")), todo)
 }
 
 /// The engine's error, as the person reads it: a run that could not start is a setup failure
 /// (exit 1), with what to do.
 fn run_error(e: RunError) -> anyhow::Error {
-    let text = target::conninfo::redact(&format!("{e:#}"));
+    let text = sut::conninfo::redact(&format!("{e:#}"));
     match e {
         RunError::Invalid(_) => Failure::usage(text, ""),
         _ => Failure::setup(text, console::todo_for(&e).unwrap_or_default()),

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use report::{Check, CheckStatus, RunConfig};
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 use workload::script::{ScriptConfig, ScriptWorkload};
 use workload::tpcb::{Builtin, TpcbWorkload};
 use workload::{TxnType, Workload};
@@ -430,7 +430,7 @@ async fn count_branches(s: &mut Session, dbname: &str) -> Result<Option<i64>> {
             .first()
             .and_then(|r| r.first().cloned().flatten())
             .and_then(|v| v.parse().ok())),
-        Err(target::Error::Db(e)) => {
+        Err(sut::Error::Db(e)) => {
             let hint = match e.code.as_str() {
                 "42P01" => format!(
                     "Perhaps you need to do initialization (\"pgbench -i\") in database \"{dbname}\"."

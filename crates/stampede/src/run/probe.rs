@@ -14,7 +14,7 @@ use std::sync::Arc;
 use anyhow::Result;
 use engine::{Event, Outcome, RunError};
 use report::RunConfig;
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 use workload::probe::{self, ProbeWorkload};
 use workload::Workload as _;
 

@@ -153,7 +153,7 @@ pub(super) fn environment_info(
 /// one host). Counted as they ran (`engine::EndpointStats`), so a client that moved during the
 /// run (a failover's reconnection) leaves what it ran before on the host it ran on, and is one
 /// of the clients of each host it had a session on.
-fn endpoints(conn: &target::Target, outcome: &engine::Outcome) -> Vec<report::Endpoint> {
+fn endpoints(conn: &sut::Target, outcome: &engine::Outcome) -> Vec<report::Endpoint> {
     if conn.endpoints() < 2 {
         return Vec::new();
     }
@@ -196,22 +196,22 @@ fn endpoints(conn: &target::Target, outcome: &engine::Outcome) -> Vec<report::En
 }
 
 /// The command line as given, with every password removed, in whatever spelling
-/// (`target::conninfo::redact_args`, the one redaction every printed form uses).
+/// (`sut::conninfo::redact_args`, the one redaction every printed form uses).
 pub(super) fn command_line() -> Vec<String> {
-    target::conninfo::redact_args(&std::env::args().collect::<Vec<_>>())
+    sut::conninfo::redact_args(&std::env::args().collect::<Vec<_>>())
 }
 
 /// The server sampler for a run; a sampler that cannot start is a warning (the run goes on
 /// without server metrics), never a failure. PostgreSQL and MySQL/MariaDB targets alike (a MySQL
 /// target with several endpoints is observed on its first, and on every node for Galera's wsrep
 /// status).
-pub(crate) fn start_observer(conn: &target::Target) -> Option<observe::SamplerHandle> {
+pub(crate) fn start_observer(conn: &sut::Target) -> Option<observe::SamplerHandle> {
     match observe::Sampler::start(conn, &observe::Options::default()) {
         Ok(h) => Some(h),
         Err(e) => {
             crate::console::warning(&format!(
                 "{}; running without server metrics",
-                target::conninfo::redact(&format!("{e:#}"))
+                sut::conninfo::redact(&format!("{e:#}"))
             ));
             None
         }

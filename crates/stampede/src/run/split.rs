@@ -40,7 +40,7 @@ pub(super) fn check(spec: &RunSpec, target: &targeting::Target) -> Result<()> {
 
 /// With `--read-from` (standby or any): sample each standby's lag on the primary while the
 /// run goes (`observe::replication`). A watch that cannot start is a warning, never a failure.
-pub(super) fn watch(spec: &RunSpec, conn: &target::Target) -> Option<observe::replication::Watch> {
+pub(super) fn watch(spec: &RunSpec, conn: &sut::Target) -> Option<observe::replication::Watch> {
     if !matches!(
         spec.read_from,
         Some(engine::ReadFrom::Standby | engine::ReadFrom::Any)
@@ -52,7 +52,7 @@ pub(super) fn watch(spec: &RunSpec, conn: &target::Target) -> Option<observe::re
         Err(e) => {
             console::warning(&format!(
                 "{}; running without replication lag",
-                target::conninfo::redact(&format!("{e:#}"))
+                sut::conninfo::redact(&format!("{e:#}"))
             ));
             None
         }

@@ -32,7 +32,7 @@ use report::storm::{
     BackendMemory, ConnectLatency, ConnectionStormSection, StormFailure, StormStep,
 };
 use report::{Check, CheckStatus, RunConfig};
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 
 use super::{pgbench, Ctx, Family, Finish};
 use crate::plan::storm::StormJob;
@@ -81,17 +81,17 @@ impl Runner {
 /// The kind of a failed attempt: `too_many_connections` (PostgreSQL's 53300, MySQL's 1040,
 /// pgbouncer's "no more connections allowed"), `timeout`, `refused` (nothing listens, or the
 /// listen queue is full: a unix socket says EAGAIN then), `other`.
-pub fn failure_kind(e: &target::Error) -> &'static str {
+pub fn failure_kind(e: &sut::Error) -> &'static str {
     use std::io::ErrorKind as K;
     if e.sqlstate() == Some("53300")
-        || target::mysql::error_number(e) == Some(1040)
+        || sut::mysql::error_number(e) == Some(1040)
         || e.to_string().contains("no more connections allowed")
     {
         return "too_many_connections";
     }
     let io = match e {
-        target::Error::Connect { cause, .. } => Some(cause),
-        target::Error::Io(cause) => Some(cause),
+        sut::Error::Connect { cause, .. } => Some(cause),
+        sut::Error::Io(cause) => Some(cause),
         _ => None,
     };
     match io.map(std::io::Error::kind) {
@@ -113,7 +113,7 @@ impl Stormed {
 /// The storm's thread: wait for the busy clients' start, open the connections on schedule,
 /// hold them until `stop`, measure, close.
 fn storm(
-    conn: target::Target,
+    conn: sut::Target,
     job: StormJob,
     local_pg: bool,
     start: tokio::sync::oneshot::Receiver<Instant>,
@@ -159,7 +159,7 @@ fn storm(
                         st.timeline.push(((done - t0).as_micros() as u64, open));
                     }
                     Ok(Err(e)) => {
-                        let msg = target::conninfo::redact(&format!("{e:#}"));
+                        let msg = sut::conninfo::redact(&format!("{e:#}"));
                         st.fail(failure_kind(&e), msg);
                     }
                     Err(_) => st.fail(
@@ -227,7 +227,7 @@ async fn join_all<F: std::future::Future>(futs: impl IntoIterator<Item = F>) -> 
 /// Memory of the held sessions' backends (module notes).
 /// `probe` counts the session it opens and the commits it made there.
 async fn backend_memory(
-    conn: &target::Target,
+    conn: &sut::Target,
     held: &[Session],
     local_pg: bool,
     probe: &mut (u64, u64),
@@ -535,14 +535,14 @@ mod tests {
 
     #[test]
     fn failures_are_sorted_by_kind() {
-        let refused = target::Error::Connect {
+        let refused = sut::Error::Connect {
             target: "x".into(),
             cause: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
         };
         assert_eq!(failure_kind(&refused), "refused");
-        let timeout = target::Error::Io(std::io::Error::from(std::io::ErrorKind::TimedOut));
+        let timeout = sut::Error::Io(std::io::Error::from(std::io::ErrorKind::TimedOut));
         assert_eq!(failure_kind(&timeout), "timeout");
-        let other = target::Error::Protocol("bad".into());
+        let other = sut::Error::Protocol("bad".into());
         assert_eq!(failure_kind(&other), "other");
     }
 }

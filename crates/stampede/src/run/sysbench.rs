@@ -19,7 +19,7 @@ use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use load::oltp::{InitOptions, KeyDraw};
 use report::{Check, RunConfig, SysbenchSection};
-use target::Session;
+use sut::Session;
 use workload::oltp::{BulkInsert, Dist, OltpWorkload, QueryCounts};
 use workload::{TxnType, Workload};
 
@@ -144,7 +144,7 @@ impl Family for Runner {
             Loaded::Bulk(w) => w.txn_types().to_vec(),
         };
         self.loaded = Some(loaded);
-        if conn.dialect() == target::Dialect::Postgres && self.job.test != SbTest::BulkInsert {
+        if conn.dialect() == sut::Dialect::Postgres && self.job.test != SbTest::BulkInsert {
             let stmts = crate::routing::sysbench_statements(&self.types);
             let require = self.job.require_single_shard;
             self.routing = ctx.with_session(async |s| {
@@ -208,7 +208,7 @@ impl Family for Runner {
                 s.close().await;
                 Ok(r.map(|c| (c, tally))?)
             })
-            .map_err(|e| anyhow::anyhow!(target::conninfo::redact(&format!("{e:#}"))))
+            .map_err(|e| anyhow::anyhow!(sut::conninfo::redact(&format!("{e:#}"))))
             .context("sending bulk_insert's last buffered rows")?;
         Ok(Finish {
             commits,

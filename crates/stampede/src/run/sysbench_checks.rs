@@ -7,11 +7,11 @@
 //! n summing to the events committed.
 
 use anyhow::{bail, Context, Result};
-use target::Session;
+use sut::Session;
 use workload::oltp::{Options, Test};
 
 /// Rows per table, with a hint when the tables are missing.
-pub(super) async fn rows(conn: &target::Target, tables: u32) -> Result<Vec<i64>> {
+pub(super) async fn rows(conn: &sut::Target, tables: u32) -> Result<Vec<i64>> {
     let mut s = Session::connect(conn).await?;
     let r = load::oltp::row_counts(&mut s, tables).await;
     s.close().await;
@@ -66,7 +66,7 @@ pub(super) fn row_check(
 }
 
 /// `bulk_insert`'s tables before a run: present and empty, or a clear error.
-pub(super) async fn bulk_tables_empty(conn: &target::Target, tables: u32) -> Result<()> {
+pub(super) async fn bulk_tables_empty(conn: &sut::Target, tables: u32) -> Result<()> {
     let state = bulk_state(conn, tables).await?;
     let full: Vec<String> = state
         .iter()
@@ -86,7 +86,7 @@ pub(super) async fn bulk_tables_empty(conn: &target::Target, tables: u32) -> Res
 }
 
 /// `(rows, max(id))` of `sbtest1..tables`, with a hint when the tables are missing.
-pub(super) async fn bulk_state(conn: &target::Target, tables: u32) -> Result<Vec<(i64, i64)>> {
+pub(super) async fn bulk_state(conn: &sut::Target, tables: u32) -> Result<Vec<(i64, i64)>> {
     let mut s = Session::connect(conn).await?;
     let r = load::oltp::bulk_state(&mut s, tables).await;
     s.close().await;

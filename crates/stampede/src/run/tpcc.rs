@@ -52,7 +52,7 @@ pub(crate) struct Runner {
     workload: Option<Arc<Tpcc>>,
     conditions: Vec<Condition>,
     /// The target's protocol, whose schema names the tables (`new_order` or `new_orders`).
-    dialect: target::Dialect,
+    dialect: sut::Dialect,
 }
 
 impl Runner {
@@ -62,7 +62,7 @@ impl Runner {
             job,
             workload: None,
             conditions: Vec::new(),
-            dialect: target::Dialect::Postgres,
+            dialect: sut::Dialect::Postgres,
         }
     }
 
@@ -77,7 +77,7 @@ impl Runner {
 }
 
 /// The loaded warehouses, or what to do when TPC-C's tables are not there.
-pub(crate) async fn loaded_warehouses(s: &mut target::Session) -> Result<u32> {
+pub(crate) async fn loaded_warehouses(s: &mut sut::Session) -> Result<u32> {
     match load::tpcc::warehouses(s).await {
         Ok(0) => Err(Failure::setup(
             "TPC-C's warehouse table is empty",
@@ -189,8 +189,8 @@ impl Family for Runner {
         let delivered = (10 * del).saturating_sub(self.counter(|c| &c.delivery_skipped));
         // go-tpc's schema on PostgreSQL, tpcc-mysql's on MySQL (`workload::tpcc::sql`).
         let new_order = match self.dialect {
-            target::Dialect::Postgres => "new_order",
-            target::Dialect::MySql => "new_orders",
+            sut::Dialect::Postgres => "new_order",
+            sut::Dialect::MySql => "new_orders",
         };
         let orders = Bounds::up_to(no, no_failed);
         // Lines of rolled-back and failed New-Orders ran too: up to 15 each (clause 2.4.1.3).

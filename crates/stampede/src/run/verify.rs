@@ -15,7 +15,7 @@ pub(super) struct Counted<'a> {
     pub(super) outcome: &'a Outcome,
     pub(super) fin: &'a Finish,
     pub(super) observer_connections: u64,
-    pub(super) conn: &'a target::Target,
+    pub(super) conn: &'a sut::Target,
     pub(super) server_metrics: Option<&'a measure::server::ServerMetrics>,
     pub(super) watched: Option<&'a observe::replication::Watched>,
 }

@@ -13,7 +13,7 @@ pub mod tmpfs;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
+use sut::embedded::{EmbeddedOptions, EmbeddedServer};
 
 pub struct Server {
     pub pg: EmbeddedServer,

@@ -6,8 +6,8 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use load::oltp::{self as loader, KeyDraw};
-use target::embedded::{EmbeddedOptions, EmbeddedServer};
-use target::{ConnConfig, Session};
+use sut::embedded::{EmbeddedOptions, EmbeddedServer};
+use sut::{ConnConfig, Session};
 use workload::oltp::Dist;
 
 pub struct Fixture {

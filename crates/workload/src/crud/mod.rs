@@ -20,7 +20,7 @@ pub mod mix;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use target::{Dialect, Error, QueryMode, Session, StmtId, Value};
+use sut::{Dialect, Error, QueryMode, Session, StmtId, Value};
 
 pub use mix::{Mix, Op};
 

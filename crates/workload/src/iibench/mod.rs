@@ -25,7 +25,7 @@
 //! Clients: the first `clients - query_clients` insert, the rest query (`next_txn`), so the
 //! engine runs both roles in one run and results break down by transaction type.
 
-use target::{Dialect, Error, QueryMode, Session, StmtId, Value};
+use sut::{Dialect, Error, QueryMode, Session, StmtId, Value};
 
 use crate::{ClientWorkload, Rng, TxnContext, TxnType, Workload};
 

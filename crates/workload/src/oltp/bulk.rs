@@ -31,7 +31,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use target::{Error, ErrorClass, QueryMode, Session};
+use sut::{Error, ErrorClass, QueryMode, Session};
 
 use crate::{ClientWorkload, TxnContext, TxnType, Workload};
 
@@ -145,7 +145,7 @@ impl Workload for BulkInsert {
     fn classify(&self, e: &Error) -> ErrorClass {
         match e.sqlstate() {
             Some("23505") => ErrorClass::Other,
-            _ => target::classify(e),
+            _ => sut::classify(e),
         }
     }
 }
@@ -251,7 +251,7 @@ mod tests {
         assert_eq!(w.tables(), 3);
         assert_eq!(w.new_client(2).index, 2);
         let db = |code: &str| {
-            Error::Db(Box::new(target::DbError {
+            Error::Db(Box::new(sut::DbError {
                 severity: "ERROR".into(),
                 code: code.into(),
                 message: "m".into(),

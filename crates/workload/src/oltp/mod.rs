@@ -51,7 +51,7 @@ pub mod rand;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-use target::{Error, ErrorClass, QueryMode, Session, StmtId, Value};
+use sut::{Error, ErrorClass, QueryMode, Session, StmtId, Value};
 
 use crate::{ClientWorkload, Rng, TxnContext, TxnType, Workload};
 pub use bulk::BulkInsert;
@@ -462,7 +462,7 @@ impl Workload for OltpWorkload {
     fn classify(&self, e: &Error) -> ErrorClass {
         match e.sqlstate() {
             Some("23505") => ErrorClass::Serialization,
-            _ => target::classify(e),
+            _ => sut::classify(e),
         }
     }
 }
@@ -732,7 +732,7 @@ mod tests {
     fn duplicate_key_is_retryable() {
         let w = OltpWorkload::new(Test::WriteOnly, Options::default()).unwrap();
         let db = |code: &str| {
-            Error::Db(Box::new(target::DbError {
+            Error::Db(Box::new(sut::DbError {
                 severity: "ERROR".into(),
                 code: code.into(),
                 message: "m".into(),

@@ -1,7 +1,7 @@
 //! Running a compiled script, without I/O: the meta-commands that need no server or clock
 //! (`\set`, `\if`/`\elif`/`\else`/`\endif`, `\shell`, `\setshell`) execute here; SQL commands,
 //! `\sleep` and the pipeline commands are handed to the caller as [`Action`]s. The execution part
-//! (a `Workload` over `target::Session`) drives an [`Interp`]; the tests drive it with a stub.
+//! (a `Workload` over `sut::Session`) drives an [`Interp`]; the tests drive it with a stub.
 //!
 //! Owns: pgbench's run-time semantics of meta-commands (pgbench.c `executeMetaCommand`,
 //! `evaluateSleep`, `runShellCommand`, the conditional state machine of `advanceConnectionState`
@@ -19,7 +19,7 @@ use std::fmt;
 use std::io::Read;
 use std::process::{Command as Process, Stdio};
 
-use target::Dialect;
+use sut::Dialect;
 
 use crate::random::Rng;
 use crate::StatementTimer;

@@ -43,7 +43,7 @@
 
 use std::sync::Arc;
 
-use target::{Dialect, Error, ErrorClass, QueryMode, Session, StmtId, Value};
+use sut::{Dialect, Error, ErrorClass, QueryMode, Session, StmtId, Value};
 
 use super::exec::{simple_sql_in, store_row, Action, Interp, ScriptError};
 use super::parse::{CommandKind, ParseError, ResultVars, Script, SqlCommand, SqlPart, MAX_ARGS};
@@ -447,7 +447,7 @@ impl ScriptClient {
     /// A server error: retryable ones (and lost connections) as they are, for the engine;
     /// others with pgbench's message (`readCommandResponse`, PGRES_FATAL_ERROR).
     fn sql_failed(&self, script: usize, command: usize, query: usize, e: Error) -> Error {
-        match (&e, target::classify(&e)) {
+        match (&e, sut::classify(&e)) {
             (Error::Db(db), ErrorClass::Other) => Error::Script(format!(
                 "client {} script {} aborted in command {} query {}: {}",
                 self.id, script, command, query, db
@@ -604,7 +604,7 @@ impl ScriptClient {
             };
             match r {
                 Ok(()) => {}
-                Err(Error::Db(e)) if e.code == target::session::PIPELINE_ABORTED => {}
+                Err(Error::Db(e)) if e.code == sut::session::PIPELINE_ABORTED => {}
                 Err(e @ Error::Db(_)) => {
                     first.get_or_insert(e);
                 }

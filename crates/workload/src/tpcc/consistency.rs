@@ -12,7 +12,7 @@
 //! which MySQL lacks, is a UNION ALL of the two sides' per-district sums, grouped again (the
 //! same districts compared, a missing side counting 0).
 
-use target::{Dialect, Error, Session};
+use sut::{Dialect, Error, Session};
 
 /// One condition's verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]

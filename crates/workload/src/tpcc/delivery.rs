@@ -12,7 +12,7 @@
 //!
 //! [`Counters::delivery_skipped`]: super::Counters::delivery_skipped
 
-use target::{Error, Session, Value};
+use sut::{Error, Session, Value};
 
 use super::spec::{Uniform, DISTRICTS};
 use super::{found, step, stmt, TpccClient};

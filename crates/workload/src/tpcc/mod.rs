@@ -41,7 +41,7 @@ mod stock_level;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use target::{Error, QueryMode, Session, StmtId, Value};
+use sut::{Error, QueryMode, Session, StmtId, Value};
 
 use crate::{ClientWorkload, Rng, TxnContext, TxnType, Workload};
 use spec::{NuC, Uniform, DISTRICTS};
@@ -123,7 +123,7 @@ pub struct Tpcc {
 impl Tpcc {
     /// The workload for a target of `protocol`: the transaction types list its dialect's
     /// statements (each client takes the dialect of its own session, [`sql::for_target`]).
-    pub fn new(opts: Options, protocol: target::Dialect) -> Result<Tpcc, String> {
+    pub fn new(opts: Options, protocol: sut::Dialect) -> Result<Tpcc, String> {
         if opts.warehouses == 0 {
             return Err("-w (warehouses) must be at least 1".into());
         }
@@ -330,7 +330,7 @@ async fn stmt(
     cx: &mut TxnContext<'_>,
     idx: usize,
     id: StmtId,
-) -> Result<target::StmtResult, Error> {
+) -> Result<sut::StmtResult, Error> {
     cx.timer.start();
     let r = s.execute(id, &[]).await;
     cx.timer.end(idx, r.is_ok());
@@ -345,7 +345,7 @@ async fn step(
     idx: usize,
     st: &Step,
     params: &[Value<'_>],
-) -> Result<target::StmtResult, Error> {
+) -> Result<sut::StmtResult, Error> {
     cx.timer.start();
     let r = run_step(s, st, params).await;
     cx.timer.end(idx, r.is_ok());
@@ -356,7 +356,7 @@ async fn run_step(
     s: &mut Session,
     st: &Step,
     params: &[Value<'_>],
-) -> Result<target::StmtResult, Error> {
+) -> Result<sut::StmtResult, Error> {
     let first = s
         .execute(st.ids[0], &params[..st.needs[0] as usize])
         .await?;
@@ -378,7 +378,7 @@ async fn run_step(
 }
 
 /// Whether a step found what it looked for: a row returned or affected.
-fn found(r: &target::StmtResult) -> bool {
+fn found(r: &sut::StmtResult) -> bool {
     r.rows > 0 || r.affected > 0
 }
 
@@ -485,7 +485,7 @@ mod tests {
                 c,
                 think: false,
             },
-            target::Dialect::Postgres,
+            sut::Dialect::Postgres,
         )
         .unwrap()
     }
@@ -567,7 +567,7 @@ mod tests {
                 think: true,
                 ..workload(1).opts
             },
-            target::Dialect::Postgres,
+            sut::Dialect::Postgres,
         )
         .unwrap();
         let mut c = w.new_client(0);

@@ -14,7 +14,7 @@
 //! New-Orders lock the same stock rows in the same order and cannot deadlock on them (as
 //! HammerDB's procedure does); the unused item, the largest id, stays last.
 
-use target::{Error, Session, Value};
+use sut::{Error, Session, Value};
 
 use super::spec::{self, Uniform, ITEMS};
 use super::{found, step, stmt, Line, TpccClient};

@@ -8,7 +8,7 @@
 //! date, carrier); that order's lines (item, supplying warehouse, quantity, amount, delivery
 //! date).
 
-use target::{Error, Session, Value};
+use sut::{Error, Session, Value};
 
 use super::new_order::missing;
 use super::spec::{self, Uniform};

@@ -12,7 +12,7 @@
 //! ids and amount, truncated at 500 characters; the HISTORY row, H_DATA the warehouse's and
 //! district's names separated by four spaces.
 
-use target::{Error, Session, Value};
+use sut::{Error, Session, Value};
 
 use super::new_order::missing;
 use super::spec::{self, Uniform};

@@ -47,7 +47,7 @@
 //! Stock-Level is one autocommitted SELECT in both dialects; every other transaction is
 //! `BEGIN` ... `COMMIT` (or `ROLLBACK`, New-Order's 1%).
 
-use target::Dialect as Protocol;
+use sut::Dialect as Protocol;
 
 /// One step's statements (module header, "Steps").
 pub type Step = &'static [&'static str];

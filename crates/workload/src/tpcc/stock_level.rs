@@ -7,7 +7,7 @@
 //! warehouse is below the threshold, in one statement, in its own transaction (2.8.2.3 allows
 //! the weakest isolation here).
 
-use target::{Error, Session, Value};
+use sut::{Error, Session, Value};
 
 use super::spec::Uniform;
 use super::{step, TpccClient};

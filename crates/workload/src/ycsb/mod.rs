@@ -34,7 +34,7 @@ pub mod props;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use target::{Dialect, Error, QueryMode, Session, StmtId, Value};
+use sut::{Dialect, Error, QueryMode, Session, StmtId, Value};
 
 use crate::{ClientWorkload, Rng, TxnContext, TxnType, Workload};
 use gen::{InsertKeys, OpChooser, ScrambledZipfian, SkewedLatest, Zipfian};

@@ -34,7 +34,7 @@ pub mod server;
 
 use measure::ledger::{Bounds, Claim, Kind, Tally};
 use report::ledger::{LedgerLine, LedgerSection, Unit, Verdict};
-use target::Dialect;
+use sut::Dialect;
 
 pub use server::Counters;
 

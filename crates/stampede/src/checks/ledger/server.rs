@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
 use measure::ledger::Kind;
-use target::Session;
+use sut::Session;
 
 /// The server's counters at one moment.
 #[derive(Clone, Debug, PartialEq, Eq)]

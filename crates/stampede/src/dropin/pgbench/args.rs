@@ -18,7 +18,7 @@
 //!
 //! Exit statuses: 0 for `--help`, `-V`, `-b list`, `--show-script`; 1 for every error here.
 
-use target::QueryMode;
+use sut::QueryMode;
 use workload::tpcb::Builtin;
 
 use super::help::{builtin_list, show_script, usage, version_line};

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use target::QueryMode;
+use sut::QueryMode;
 use workload::tpcb::Builtin;
 
 use super::args::*;

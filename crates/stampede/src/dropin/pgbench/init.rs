@@ -15,8 +15,8 @@ use std::time::Instant;
 use anyhow::Result;
 use load::tpcb::{self, InitOptions, NACCOUNTS, NBRANCHES, NTELLERS};
 use load::RowSource;
-use target::session::Session;
-use target::ConnConfig;
+use sut::session::Session;
+use sut::ConnConfig;
 
 use super::libpq_connect_error;
 use crate::commands::setup_runtime;
@@ -34,7 +34,7 @@ pub struct InitPlan {
 
 /// A failed statement, as pgbench's `executeStatement` reports it: `query failed: ...` and the
 /// query as detail; exit 1.
-fn query_failed(e: target::Error, sql: &str) -> anyhow::Error {
+fn query_failed(e: sut::Error, sql: &str) -> anyhow::Error {
     let mut f = Failure::setup(format!("query failed: {e}"), "");
     if let Some(x) = f.downcast_mut::<Failure>() {
         x.detail = Some(format!("Query was: {sql}"));

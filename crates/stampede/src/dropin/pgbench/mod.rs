@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use report::RunResult;
-use target::QueryMode;
+use sut::QueryMode;
 use workload::script::ScriptSet;
 
 use self::args::{Host, Msg, Options, Outcome, ScriptSource, ScriptSpec};
@@ -58,7 +58,7 @@ pub fn summary(r: &RunResult) -> String {
 
 /// A connection failure in libpq's words (`PQerrorMessage` of a failed `PQconnectdb`), which
 /// pgbench prints as they are.
-pub fn libpq_connect_error(e: &target::Error, conn: &target::Target) -> String {
+pub fn libpq_connect_error(e: &sut::Error, conn: &sut::Target) -> String {
     let Some(conn) = conn.pg() else {
         return e.to_string();
     };
@@ -78,7 +78,7 @@ pub fn libpq_connect_error(e: &target::Error, conn: &target::Target) -> String {
         }
     };
     match e {
-        target::Error::Connect { target, cause } => {
+        sut::Error::Connect { target, cause } => {
             let why = cause.to_string();
             let why = why.split("; ").next().unwrap_or(&why);
             let why = why.split(" (os error").next().unwrap_or(why);
@@ -97,7 +97,7 @@ pub fn libpq_connect_error(e: &target::Error, conn: &target::Target) -> String {
                 server(target)
             )
         }
-        target::Error::Auth { target, message } => {
+        sut::Error::Auth { target, message } => {
             format!(
                 "connection to server {} failed: FATAL:  {message}",
                 server(target)
@@ -105,7 +105,7 @@ pub fn libpq_connect_error(e: &target::Error, conn: &target::Target) -> String {
         }
         // A server error during start-up (a database that does not exist): the host it came
         // from is the target's first.
-        target::Error::Db(db) => match conn.hosts.first() {
+        sut::Error::Db(db) => match conn.hosts.first() {
             Some(h) => format!(
                 "connection to server {} failed: {db}",
                 server(&h.describe())

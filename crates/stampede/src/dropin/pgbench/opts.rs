@@ -2,7 +2,7 @@
 //! with every option in pgbench's meaning and with pgbench's defaults, and what the parser asks of
 //! the outside world while it runs ([`Host`]). Parsed by [`super::args::parse`].
 
-use target::QueryMode;
+use sut::QueryMode;
 use workload::tpcb::Builtin;
 
 /// What the command line asks for.

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use load::Event;
-use target::conninfo::Password;
+use sut::conninfo::Password;
 
 use self::args::{on, Args, GENERAL, OLTP};
 use crate::cli::{RunArgs, TargetArgs};
@@ -59,7 +59,7 @@ pub fn run_header(spec: &engine::RunSpec, out: &Outputs) -> String {
 /// sysbench's FATAL: on standard output, exit 1.
 fn fatal(msg: &str) -> Result<i32> {
     // Every message passes through redaction, as stampede's own errors do (`console::report`).
-    println!("FATAL: {}", target::conninfo::redact(msg));
+    println!("FATAL: {}", sut::conninfo::redact(msg));
     Ok(1)
 }
 
@@ -184,8 +184,8 @@ fn is_mysql(a: &Args) -> bool {
 /// `--mysql-socket` when sockets are given), each with the `--mysql-port` at the same position
 /// (the ports cycle when fewer); user, password and database from their options (sysbench's
 /// defaults `sbtest`, empty, `sbtest`); `--mysql-ssl=on` requires TLS, off disables it.
-fn mysql_endpoints(a: &Args) -> Result<Vec<target::mysql::Conninfo>> {
-    use target::mysql::{Conninfo, Password, SslMode};
+fn mysql_endpoints(a: &Args) -> Result<Vec<sut::mysql::Conninfo>> {
+    use sut::mysql::{Conninfo, Password, SslMode};
     let list = |k: &str| -> Vec<String> {
         a.get(k)
             .split(',')
@@ -237,7 +237,7 @@ fn mysql_endpoints(a: &Args) -> Result<Vec<target::mysql::Conninfo>> {
             c.port = port_at(i)?;
             // libmysqlclient: "localhost" is the unix socket unless told otherwise.
             c.socket = (h == "localhost" && !a.opts.contains_key("mysql-port"))
-                .then(|| target::mysql::DEFAULT_SOCKET.into());
+                .then(|| sut::mysql::DEFAULT_SOCKET.into());
             Ok(c)
         })
         .collect()
@@ -278,7 +278,7 @@ fn prepare(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
     let conn = targeting::resolve_remote(t)?;
     let rt = setup_runtime()?;
     let existing = rt.block_on(async {
-        let mut s = target::Session::connect(&conn).await?;
+        let mut s = sut::Session::connect(&conn).await?;
         let r = load::oltp::existing_tables(&mut s, n).await;
         s.close().await;
         anyhow::Ok(r?)
@@ -358,7 +358,7 @@ fn prepare(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
     match r {
         Ok(_) => Ok(0),
         Err(load::LoadError::Interrupted) => Ok(1),
-        Err(e) => fatal(&target::conninfo::redact(&e.to_string())),
+        Err(e) => fatal(&sut::conninfo::redact(&e.to_string())),
     }
 }
 
@@ -371,7 +371,7 @@ fn prewarm(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
     let conn = targeting::resolve_remote(t)?;
     let rt = setup_runtime()?;
     let r = rt.block_on(async {
-        let mut s = target::Session::connect(&conn).await?;
+        let mut s = sut::Session::connect(&conn).await?;
         for i in 1..=n {
             println!("Prewarming table sbtest{i}");
             s.simple_query(&format!(
@@ -388,7 +388,7 @@ fn prewarm(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
     });
     match r {
         Ok(()) => Ok(0),
-        Err(e) => fatal(&target::conninfo::redact(&format!("{e:#}"))),
+        Err(e) => fatal(&sut::conninfo::redact(&format!("{e:#}"))),
     }
 }
 
@@ -398,7 +398,7 @@ fn cleanup(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
     let conn = targeting::resolve_remote(t)?;
     let rt = setup_runtime()?;
     let r = rt.block_on(async {
-        let mut s = target::Session::connect(&conn).await?;
+        let mut s = sut::Session::connect(&conn).await?;
         for i in 1..=n {
             println!("Dropping table 'sbtest{i}'...");
             s.simple_query(&format!("DROP TABLE IF EXISTS sbtest{i}"))
@@ -409,7 +409,7 @@ fn cleanup(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
     });
     match r {
         Ok(()) => Ok(0),
-        Err(e) => fatal(&target::conninfo::redact(&format!("{e:#}"))),
+        Err(e) => fatal(&sut::conninfo::redact(&format!("{e:#}"))),
     }
 }
 
@@ -503,7 +503,7 @@ fn run(a: Args, test: &Test, target: TargetArgs) -> Result<i32> {
         Ok(0) => Ok(0),
         Ok(130) => Ok(130),
         Ok(_) => Ok(1),
-        Err(e) => fatal(&target::conninfo::redact(&format!("{e:#}"))),
+        Err(e) => fatal(&sut::conninfo::redact(&format!("{e:#}"))),
     }
 }
 

@@ -35,7 +35,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result};
 use report::{CacheCurve, CachePoint, Check, CheckStatus, RunResult};
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 
 use crate::cli::TargetArgs;
 use crate::commands::setup_runtime;
@@ -141,7 +141,7 @@ fn method(d: Dialect) -> String {
 
 async fn measure(
     s: &mut Session,
-    conn: &target::Target,
+    conn: &sut::Target,
     job: &CacheCurveJob,
     server: &ServerInfo,
     sizes: &[u64],
@@ -258,7 +258,7 @@ struct PointReads {
 /// `job.clients` sessions reading random rows by primary key for `job.point_read` (module
 /// notes); each flushes its statistics before it closes.
 async fn point_reads(
-    conn: &target::Target,
+    conn: &sut::Target,
     job: &CacheCurveJob,
     rows: u64,
     seed: u64,
@@ -273,14 +273,11 @@ async fn point_reads(
         .map(|(i, mut s)| {
             let mut x = seed ^ (i as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9);
             tokio::spawn(async move {
-                let stmt = s.register(
-                    &sql::point_read_sql(s.dialect()),
-                    target::QueryMode::Prepared,
-                );
+                let stmt = s.register(&sql::point_read_sql(s.dialect()), sut::QueryMode::Prepared);
                 let (mut done, mut missed) = (0u64, 0u64);
                 while Instant::now() < deadline {
                     let id = 1 + splitmix(&mut x) % rows.max(1);
-                    let r = s.execute(stmt, &[target::Value::Int(id as i64)]).await?;
+                    let r = s.execute(stmt, &[sut::Value::Int(id as i64)]).await?;
                     done += 1;
                     missed += u64::from(r.rows != 1);
                 }

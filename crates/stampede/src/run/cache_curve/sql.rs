@@ -25,7 +25,7 @@
 //! while point reads, which touch pages again, keep more of them.
 
 use anyhow::{anyhow, Context, Result};
-use target::{Dialect, Session};
+use sut::{Dialect, Session};
 
 use crate::console::Failure;
 

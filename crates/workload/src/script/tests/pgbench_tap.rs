@@ -397,7 +397,7 @@ fn pgbench_s_script_cases_fail_where_pgbench_fails_with_its_words() {
 #[test]
 fn sql_too_many_args_in_prepared_mode() {
     use crate::script::ScriptSet;
-    use target::QueryMode;
+    use sut::QueryMode;
     let script = |n: usize| {
         format!(
             "-- MAX_ARGS=256 for prepared\n\\set i 0\nSELECT LEAST({})",

@@ -5,7 +5,7 @@ use crate::random::Rng;
 use crate::script::exec::{params, simple_sql, simple_sql_in, Action, Param};
 use crate::script::parse::{CommandKind, Script};
 use crate::script::vars::{Symbols, Value};
-use target::Dialect;
+use sut::Dialect;
 
 #[test]
 fn tpcb_like_script_compiles_as_pgbench_shows_it() {

@@ -1,4 +1,4 @@
-//! # target: the system under test, whichever protocol it speaks
+//! # sut: the system under test, whichever protocol it speaks
 //!
 //! The interface the engine, the workloads and the loaders use (issue 15: "a target interface
 //! that the engine and workloads use without knowing which protocol is underneath"). A
@@ -19,8 +19,8 @@
 //!
 //! The value, statement and error types are `pg`'s, re-exported here (`mysql` uses the same
 //! ones): [`Value`], [`StmtId`], [`QueryMode`], [`StmtResult`], [`Error`], [`DbError`],
-//! [`ErrorClass`]. Everything else of `pg` is re-exported too (`target::ConnConfig`,
-//! `target::embedded`, ...), so PostgreSQL's names keep one path.
+//! [`ErrorClass`]. Everything else of `pg` is re-exported too (`sut::ConnConfig`,
+//! `sut::embedded`, ...), so PostgreSQL's names keep one path.
 //!
 //! Must not touch: time measurement, workloads, argv, output formatting. Nothing here formats a
 //! password: [`Target::redacted`] is the printable form.
