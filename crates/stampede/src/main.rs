@@ -19,6 +19,7 @@ mod interrupt;
 mod plan;
 mod routing;
 mod run;
+mod runtime;
 mod targeting;
 mod workloads;
 

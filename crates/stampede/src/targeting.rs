@@ -71,7 +71,7 @@ fn open_mariadb(args: &TargetArgs, db: &str, quiet: bool) -> Result<Target> {
     if db != sut::mysql::embedded::DATABASE {
         let mut admin = server.conninfo();
         admin.database = None;
-        let rt = crate::commands::setup_runtime()?;
+        let rt = crate::runtime::setup()?;
         rt.block_on(async {
             let mut s = sut::Session::connect(&admin).await?;
             s.simple_query(&format!("CREATE DATABASE IF NOT EXISTS `{db}`"))

@@ -450,7 +450,11 @@ mod tests {
                 Family::Tpcc => assert_eq!(w.name, "tpcc"),
                 Family::Probe => assert_eq!(w.name, "failover-probe"),
                 Family::Ycsb => assert!(
-                    crate::plan::ycsb::options(w.name, &[]).is_ok_and(|o| o.workload.is_some())
+                    (w.name.strip_prefix("ycsb-").and_then(|l| l.chars().next()))
+                        .and_then(workload::ycsb::props::core_workload)
+                        .is_some(),
+                    "{}",
+                    w.name
                 ),
                 Family::CacheCurve => assert_eq!(w.name, "cache-curve"),
                 Family::Iibench => assert_eq!(w.name, "iibench"),

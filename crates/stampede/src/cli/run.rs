@@ -336,11 +336,11 @@ pub struct RunArgs {
     /// Do not watch the server during the run (wait events, pg_stat_statements, counters, OS).
     #[arg(long = "no-observe", help_heading = CHECKS)]
     pub no_observe: bool,
-    /// Give each check after the run this many seconds (a server that stops answering makes
-    /// the check "not verified" then, and the measured result is kept).
-    #[arg(long = "check-timeout", value_name = "SECONDS", default_value_t = crate::plan::Defaults::CHECK_TIMEOUT_S,
+    /// Give each check after the run this many seconds, 120 by default (a server that stops
+    /// answering makes the check "not verified" then, and the measured result is kept).
+    #[arg(long = "check-timeout", value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(1..), help_heading = CHECKS)]
-    pub check_timeout: u64,
+    pub check_timeout: Option<u64>,
 
     /// The scripts already read and compiled (`stampede pgbench` reads each `-f` file when
     /// pgbench does, in its option loop; standard input cannot be read twice).

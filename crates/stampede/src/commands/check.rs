@@ -17,8 +17,8 @@ use anyhow::Result;
 
 use crate::cli::CheckArgs;
 use crate::commands::init::dataset;
-use crate::commands::setup_runtime;
 use crate::console::{self, Failure, EXIT_OK, EXIT_UNTRUSTED};
+use crate::runtime;
 use crate::targeting;
 use crate::workloads::Dataset;
 
@@ -53,7 +53,7 @@ pub fn check(mut args: CheckArgs) -> Result<i32> {
         ));
     }
     let conn = targeting::resolve_remote(&args.target)?;
-    let rt = setup_runtime()?;
+    let rt = runtime::setup()?;
     let lines: Vec<(bool, String)> = rt.block_on(async {
         let mut s = sut::Session::connect(&conn).await?;
         let r = match d {

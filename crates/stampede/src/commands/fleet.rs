@@ -10,15 +10,15 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
-use report::RunResult;
+use anyhow::Result;
 use serde_json::json;
 
 use crate::cli::{FleetAction, FleetCmdArgs, FleetReportArgs, ManifestArgs, MergeArgs};
 use crate::commands::report::read_run;
-use crate::commands::setup_runtime;
-use crate::console::{self, Failure, EXIT_OK, EXIT_UNTRUSTED};
+use crate::console::{self, Failure, EXIT_OK};
 use crate::files::{self, Dash, Request, RunOutputs};
+use crate::run::fleet_result::{emit, emit_saved, merged, workload_checks};
+use crate::runtime;
 use crate::targeting;
 
 pub fn run(args: FleetCmdArgs) -> Result<i32> {
@@ -42,103 +42,6 @@ pub fn run(args: FleetCmdArgs) -> Result<i32> {
     }
 }
 
-/// The merged result of a fleet's stored results, with the fleet's commit check when both
-/// snapshots were taken.
-pub(crate) fn merged(stored: &fleet::Stored, name: &str) -> Result<RunResult> {
-    let mut results = Vec::new();
-    for (i, json) in &stored.results {
-        if let Some(j) = json {
-            results.push(
-                report::read_json(j.as_bytes())
-                    .with_context(|| format!("fleet {name}: process {i}'s stored result"))?,
-            );
-        }
-    }
-    if results.is_empty() {
-        let why = stored
-            .failure
-            .as_deref()
-            .unwrap_or("no process has stored a result yet");
-        return Err(Failure::setup(format!("fleet {name}: {why}"), ""));
-    }
-    let mut m =
-        report::merge::merge(&results, Some(stored.size)).map_err(|e| anyhow::anyhow!(e))?;
-    m.command_line = vec![
-        "stampede".into(),
-        "fleet".into(),
-        "report".into(),
-        name.into(),
-    ];
-    if let Some(f) = &mut m.fleet {
-        if let (Some(s0), Some(s1)) = (stored.s0, stored.s1) {
-            let c = report::fleet::commit_check(
-                f,
-                &report::fleet::Snapshots {
-                    before: s0,
-                    after: s1,
-                    counter: stored.counter,
-                    others: stored.others,
-                },
-            );
-            m.checks.insert(0, c.clone());
-            f.commit_check = Some(c);
-        }
-    }
-    Ok(m)
-}
-
-/// The workload's checks that hold for the whole fleet, run once every process is done:
-/// TPC-C's consistency conditions (clause 3.3.2, which hold on any transaction-consistent
-/// database, so they are checked on the data as it is now). Each process skipped its own
-/// (the others were still writing); the merged result gets the fleet's.
-pub(crate) fn workload_checks(
-    rt: &tokio::runtime::Runtime,
-    conn: &sut::Target,
-    m: &mut RunResult,
-) -> Result<()> {
-    let Some(t) = &mut m.tpcc else {
-        return Ok(());
-    };
-    let conditions = rt.block_on(async {
-        let mut s = sut::Session::connect(conn).await?;
-        let c = workload::tpcc::consistency::check(&mut s).await;
-        s.close().await;
-        anyhow::Ok(c?)
-    })?;
-    t.consistency = conditions
-        .iter()
-        .map(|c| report::TpccCondition {
-            clause: c.clause.into(),
-            rule: c.rule.into(),
-            violations: c.violations,
-            applies: c.applies,
-        })
-        .collect();
-    let mut check = crate::run::tpcc::consistency_check(&conditions);
-    check.name = format!("fleet: {}", check.name);
-    m.checks.push(check);
-    Ok(())
-}
-
-/// Print the merged result; save it as asked; the exit code of a run (a file not written is a
-/// result that needs a look, as a failed check is).
-pub(crate) fn emit(m: &RunResult, files: &RunOutputs) -> i32 {
-    emit_saved(m, files).0
-}
-
-/// [`emit`], and whether every file was written.
-fn emit_saved(m: &RunResult, files: &RunOutputs) -> (i32, bool) {
-    print!("{}", report::render_text(m));
-    let saved = files.save(m, "merged result");
-    let failed = m.checks.iter().any(|c| c.status.untrusted());
-    let code = if failed || !saved {
-        EXIT_UNTRUSTED
-    } else {
-        EXIT_OK
-    };
-    (code, saved)
-}
-
 fn report(a: FleetReportArgs) -> Result<i32> {
     fleet::check_name(&a.name).map_err(|e| Failure::usage(e, ""))?;
     let files = RunOutputs::check(a.json.as_deref(), a.html.as_deref(), &[])?;
@@ -150,7 +53,7 @@ fn report(a: FleetReportArgs) -> Result<i32> {
         ));
     }
     let conn = targeting::resolve_remote(&a.target)?;
-    let rt = setup_runtime()?;
+    let rt = runtime::setup()?;
     let stored = rt.block_on(fleet::stored(&conn, &a.name))?;
     let mut m = merged(&stored, &a.name)?;
     workload_checks(&rt, &conn, &mut m)?;

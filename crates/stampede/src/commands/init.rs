@@ -8,10 +8,8 @@
 //! (`--rand-type=special`), as `sysbench oltp_common prepare` does.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use load::tpcb::{Generate, InitOptions, PartitionMethod};
 use load::{Event, LoadError};
 use sut::Session;
@@ -19,9 +17,10 @@ use workload::oltp::Dist;
 
 use super::init_fleet::Split;
 use crate::cli::{InitArgs, PartitionMethod as CliMethod, ResetArgs};
-use crate::commands::setup_runtime;
 use crate::console::{self, Failure};
+use crate::run::loading::{default_jobs, load_tpcb, LoadView};
 use crate::run::sysbench::DistKey;
+use crate::runtime;
 use crate::workloads::{self, Dataset};
 use crate::{interrupt, targeting};
 
@@ -67,19 +66,6 @@ fn list() -> String {
     );
     s.push_str(&workloads::list());
     s
-}
-
-/// Loader connections when `-j` is not given. An unpartitioned pgbench_accounts loads fastest
-/// through one connection: a single COPY FREEZE in the transaction that created the table is the
-/// only way to write frozen rows, and the VACUUM that parallel plain COPY needs afterwards costs
-/// more than it saved (scale 50 on 2 cores: 1 connection 6.58 s, 2 connections 7.60 s, pgbench -i
-/// 6.97 s; `cargo run --release -p load --example measure_load`). Partitions load in parallel,
-/// each frozen, one connection per partition up to the CPU count.
-fn default_jobs(partitions: u32) -> usize {
-    let cpus = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    (partitions as usize).clamp(1, cpus.max(1))
 }
 
 fn options(a: &InitArgs) -> Result<InitOptions> {
@@ -275,127 +261,6 @@ fn init_tpcb(args: InitArgs) -> Result<i32> {
     Ok(code)
 }
 
-/// Load TPC-B on the embedded server before a run: the defaults plus `scale`.
-pub fn load_tpcb_defaults(
-    conn: &sut::Target,
-    scale: i64,
-    rt: &tokio::runtime::Runtime,
-) -> Result<()> {
-    let opts = InitOptions {
-        scale,
-        jobs: default_jobs(0),
-        cancel: interrupt::flag(),
-        ..Default::default()
-    };
-    opts.validate()?;
-    match load_tpcb(conn, &opts, false, rt)? {
-        0 => Ok(()),
-        _ => Err(Failure::setup(
-            "interrupted while loading; nothing was measured",
-            "",
-        )),
-    }
-}
-
-/// Returns the exit code: 0, or 130 when interrupted (after the loader dropped what it created).
-fn load_tpcb(
-    conn: &sut::Target,
-    opts: &InitOptions,
-    quiet: bool,
-    rt: &tokio::runtime::Runtime,
-) -> Result<i32> {
-    let mut view = LoadView::new(quiet);
-    let r = rt.block_on(load::tpcb::init(conn, opts, &mut |e| view.event(e)));
-    view.finish();
-    match r {
-        Ok(report) => {
-            if report.freeze_refused {
-                console::note("the server refused COPY FREEZE; the data was loaded without it");
-            }
-            eprintln!("{}", report.timings);
-            Ok(0)
-        }
-        Err(LoadError::Interrupted) => {
-            console::note("initialisation interrupted: no pgbench table is left looking loaded");
-            Ok(crate::console::EXIT_INTERRUPTED)
-        }
-        Err(e) => Err(e).context(format!("initialising TPC-B on {}", conn.redacted())),
-    }
-}
-
-/// What the user sees while loading: pgbench's step lines, and during generation a progress bar
-/// (terminal) or a line every 5 s (pipe, log file).
-pub(super) struct LoadView {
-    quiet: bool,
-    bar: Option<ProgressBar>,
-    last_line: Instant,
-}
-
-impl LoadView {
-    pub(super) fn new(quiet: bool) -> Self {
-        LoadView {
-            quiet,
-            bar: None,
-            last_line: Instant::now(),
-        }
-    }
-
-    pub(super) fn event(&mut self, e: &Event<'_>) {
-        match e {
-            Event::StepStarted(step) => {
-                if !self.quiet {
-                    eprintln!("{step}...");
-                }
-            }
-            Event::Rows { tables, elapsed } => {
-                let done: u64 = tables.iter().map(|t| t.rows_done).sum();
-                let total: u64 = tables.iter().map(|t| t.rows_total).sum();
-                if self.quiet {
-                    return;
-                }
-                let bar = self.bar.get_or_insert_with(|| {
-                    let b = ProgressBar::new(total);
-                    b.set_style(
-                        ProgressStyle::with_template(
-                            "{bar:40} {pos}/{len} rows ({percent}%) {per_sec} elapsed {elapsed} ETA {eta}",
-                        )
-                        .expect("static template"),
-                    );
-                    b
-                });
-                bar.set_length(total);
-                bar.set_position(done);
-                if bar.is_hidden() && self.last_line.elapsed() >= Duration::from_secs(5) {
-                    self.last_line = Instant::now();
-                    let secs = elapsed.as_secs_f64();
-                    let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
-                    let remaining = if rate > 0.0 {
-                        (total - done) as f64 / rate
-                    } else {
-                        0.0
-                    };
-                    eprintln!(
-                        "{done} of {total} tuples ({}%) done (elapsed {secs:.2} s, remaining {remaining:.2} s, {rate:.0} rows/s)",
-                        (done * 100).checked_div(total).unwrap_or(100)
-                    );
-                }
-            }
-            Event::StepFinished { .. } => {
-                if let Some(b) = self.bar.take() {
-                    b.finish_and_clear();
-                }
-            }
-            Event::Notice(msg) => eprintln!("{msg}"),
-        }
-    }
-
-    pub(super) fn finish(&mut self) {
-        if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
-        }
-    }
-}
-
 pub fn reset(mut args: ResetArgs) -> Result<i32> {
     if dataset(&args.workload, false)? != Dataset::Tpcb {
         return Err(Failure::usage(
@@ -414,7 +279,7 @@ pub fn reset(mut args: ResetArgs) -> Result<i32> {
         ));
     }
     let conn = targeting::resolve_remote(&args.target)?;
-    let rt = setup_runtime()?;
+    let rt = runtime::setup()?;
     let timings = rt.block_on(async {
         let mut s = Session::connect(&conn).await?;
         let r = load::tpcb::reset(&mut s, &mut |e| {
@@ -466,7 +331,7 @@ fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
     args.pgsql.apply(&mut args.target)?;
     targeting::validate(&args.target)?;
     let fleet = crate::plan::fleet_of(&args.fleet, targeting::wants_embedded(&args.target))?;
-    let rt = setup_runtime()?;
+    let rt = runtime::setup()?;
     let target = targeting::open(&args.target, args.quiet)?;
     let quiet = args.quiet;
     let code = if bulk {
@@ -524,7 +389,7 @@ pub(super) fn open_to_load(
     args: &crate::cli::TargetArgs,
     quiet: bool,
 ) -> Result<(tokio::runtime::Runtime, targeting::Target)> {
-    let rt = setup_runtime()?;
+    let rt = runtime::setup()?;
     let target = targeting::open(args, quiet)?;
     if (target.embedded.is_some() || target.embedded_mysql.is_some()) && !args.keep_server {
         console::note(

@@ -16,10 +16,6 @@ mod ycsb;
 
 use anyhow::Result;
 
-pub(crate) use self::fleet::{
-    emit as fleet_emit, merged as fleet_merged, workload_checks as fleet_workload_checks,
-};
-
 use crate::cli::{Cli, Command};
 
 pub fn dispatch(cli: Cli) -> Result<i32> {
@@ -39,11 +35,4 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         // `stampede` alone: `stampede run` with its defaults (there is one set).
         None => run::run(crate::cli::default_run()),
     }
-}
-
-/// A runtime for the setup path (loading, checks). The measured run uses the engine's own threads.
-pub fn setup_runtime() -> Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?)
 }

@@ -10,8 +10,8 @@ use load::{Event, LoadError};
 use sut::ConnConfig;
 
 use crate::cli::{InitArgs, LayoutArg};
-use crate::commands::setup_runtime;
 use crate::console::{self, Failure};
+use crate::runtime;
 use crate::workloads::Dataset;
 use crate::{interrupt, targeting};
 
@@ -163,7 +163,7 @@ pub fn init(args: InitArgs, dataset: Dataset) -> Result<i32> {
         ));
     }
     let conn = targeting::resolve_remote(&args.target)?;
-    let rt = setup_runtime()?;
+    let rt = runtime::setup()?;
     let quiet = args.quiet;
     let r = rt.block_on(layout::execute(&conn, &opts, &mut |e| {
         if let (false, Event::StepStarted(s)) = (quiet, e) {

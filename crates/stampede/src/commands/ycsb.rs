@@ -6,9 +6,9 @@
 use anyhow::{Context, Result};
 use load::LoadError;
 
-use super::init::LoadView;
 use crate::cli::InitArgs;
 use crate::console::{self, Failure};
+use crate::run::loading::LoadView;
 use crate::{interrupt, targeting};
 
 /// `init ycsb`: the options of the init command that apply, the properties, the load.

@@ -103,7 +103,7 @@ pub struct Outputs {
     /// pgbench's `--progress-timestamp`: progress lines say the time of day.
     pub progress_timestamp: bool,
     /// `--fault-at`: a fault run (`run::fault`).
-    pub fault: Option<crate::run::fault::FaultSpec>,
+    pub fault: Option<FaultSpec>,
     /// `--sweep`: the run repeated over a parameter (`run::sweep`).
     pub sweep: Option<sweep::SweepSpec>,
     /// `--fleet`: this process is one of a fleet (`run::member`).
@@ -119,6 +119,14 @@ pub struct FleetPlan {
     pub index: Option<u32>,
     /// `--fleet-timeout` (default 60 s).
     pub timeout: std::time::Duration,
+}
+
+/// The fault of a fault run, as asked for (`--fault-at T [--fault-cmd CMD]`; `run::fault`
+/// injects it).
+#[derive(Clone, Debug)]
+pub struct FaultSpec {
+    pub at: std::time::Duration,
+    pub cmd: Option<String>,
 }
 
 /// stampede's own defaults (module notes).
@@ -380,11 +388,9 @@ impl Plan {
             sysbench_progress,
             files,
             checks: !a.no_check,
-            // 0: not given (a drop-in's translated arguments, built from Default).
-            check_timeout: std::time::Duration::from_secs(match a.check_timeout {
-                0 => Defaults::CHECK_TIMEOUT_S,
-                s => s,
-            }),
+            check_timeout: std::time::Duration::from_secs(
+                a.check_timeout.unwrap_or(Defaults::CHECK_TIMEOUT_S),
+            ),
             observe: !a.no_observe,
             defaulted,
             progress_timestamp: a.progress_timestamp,
@@ -588,7 +594,7 @@ pub(crate) fn fleet_of(f: &crate::cli::FleetArgs, embedded: bool) -> Result<Opti
     }))
 }
 
-fn fault_spec(a: &RunArgs, spec: &RunSpec) -> Result<Option<crate::run::fault::FaultSpec>> {
+fn fault_spec(a: &RunArgs, spec: &RunSpec) -> Result<Option<FaultSpec>> {
     let Some(at) = a.fault_at else {
         return Ok(None);
     };
@@ -632,7 +638,7 @@ fn fault_spec(a: &RunArgs, spec: &RunSpec) -> Result<Option<crate::run::fault::F
             "drop -C: a fault run reconnects its clients when their sessions break",
         ));
     }
-    Ok(Some(crate::run::fault::FaultSpec {
+    Ok(Some(FaultSpec {
         at: Duration::from_secs_f64(at),
         cmd: a.fault_cmd.clone(),
     }))

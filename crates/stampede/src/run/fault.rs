@@ -19,13 +19,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::console;
-
-/// What the user asked for.
-#[derive(Clone, Debug)]
-pub(crate) struct FaultSpec {
-    pub at: Duration,
-    pub cmd: Option<String>,
-}
+pub(crate) use crate::plan::FaultSpec;
 
 /// What happened.
 #[derive(Clone, Debug, Default)]

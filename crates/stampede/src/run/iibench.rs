@@ -128,7 +128,7 @@ impl Sampler {
                 connections: 0,
                 error: None,
             };
-            let rt = match crate::commands::setup_runtime() {
+            let rt = match crate::runtime::setup() {
                 Ok(rt) => rt,
                 Err(e) => {
                     out.error = Some(format!("{e:#}"));

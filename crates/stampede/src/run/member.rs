@@ -166,10 +166,10 @@ impl Joined {
         // A process whose session is gone without a result is lost; one still running is
         // waited for (its -T is the fleet's).
         let done = ctx.rt.block_on(c.finish(Duration::from_secs(24 * 3600)))?;
-        let mut merged = crate::commands::fleet_merged(&done.stored, &name)?;
-        crate::commands::fleet_workload_checks(ctx.rt, ctx.conn(), &mut merged)?;
+        let mut merged = super::fleet_result::merged(&done.stored, &name)?;
+        super::fleet_result::workload_checks(ctx.rt, ctx.conn(), &mut merged)?;
         println!("\nfleet {name}: the merged result of its processes");
-        let fleet_code = crate::commands::fleet_emit(&merged, &Default::default());
+        let fleet_code = super::fleet_result::emit(&merged, &Default::default());
         Ok(match (code, fleet_code) {
             (EXIT_OK, c) => c,
             (c, EXIT_OK) => c,

@@ -18,7 +18,9 @@ mod cache_curve;
 pub(crate) mod crud;
 pub(crate) mod fault;
 mod faulted;
+pub(crate) mod fleet_result;
 pub(crate) mod iibench;
+pub(crate) mod loading;
 mod member;
 mod output;
 pub mod pgbench;
@@ -31,6 +33,7 @@ pub mod sysbench;
 mod sysbench_checks;
 pub mod tpcc;
 mod verify;
+pub(crate) mod voice;
 pub mod ycsb;
 
 use std::time::Instant;
@@ -41,9 +44,9 @@ use report::{Check, CheckStatus, RunConfig, SysbenchSection};
 use sut::{Dialect, Session};
 
 use crate::checks::{self, CommitCheck};
-use crate::commands::setup_runtime;
 use crate::console::{self, Failure};
 use crate::plan::{Frontend, Job, Outputs, Plan};
+use crate::runtime;
 use crate::{environment, interrupt, targeting};
 
 pub(crate) use result::{skipped, skipped_all};
@@ -215,7 +218,7 @@ pub fn execute(plan: Plan) -> Result<i32> {
             return Err(Failure::usage(cause, todo));
         }
     }
-    let rt = setup_runtime()?;
+    let rt = runtime::setup()?;
     let target = targeting::open(&target_args, frontend != Frontend::Native)?;
     let ctx = Ctx {
         frontend,
@@ -661,7 +664,7 @@ fn first_connection(ctx: &Ctx, e: anyhow::Error) -> anyhow::Error {
     }
     if frontend == Frontend::Pgbench {
         console::error(&sut::conninfo::redact(
-            &crate::dropin::pgbench::libpq_connect_error(te, ctx.conn()),
+            &voice::pgbench::libpq_connect_error(te, ctx.conn()),
         ));
         return Failure::setup("could not create connection for setup", "");
     }

@@ -6,7 +6,7 @@
 //!   pgbench's summary block, stampede's additions, sysbench's blocks for its workloads and
 //!   what the server did (standard output).
 //! - `stampede pgbench`: what pgbench 18 prints, and nothing more: its version line, its
-//!   progress lines, its summary, "Run was aborted" (`crate::dropin::pgbench`).
+//!   progress lines, its summary, "Run was aborted" (`run::voice`).
 //! - `stampede sysbench`: sysbench 1.0.20's banner, options block, progress lines (standard
 //!   output, as sysbench prints them) and summary blocks.
 
@@ -45,9 +45,9 @@ pub(super) fn header(ctx: &Ctx, server: &ServerInfo, describe: &str) {
                 println!("defaults used: {}", ctx.out.defaulted.join(" "));
             }
         }
-        Frontend::Pgbench => println!("{}", crate::dropin::pgbench::version_line(&server.version)),
+        Frontend::Pgbench => println!("{}", super::voice::pgbench::version_line(&server.version)),
         Frontend::Sysbench => {
-            print!("{}", crate::dropin::sysbench::run_header(ctx.spec, ctx.out));
+            print!("{}", super::voice::sysbench::run_header(ctx.spec, ctx.out));
         }
     }
 }
@@ -186,7 +186,7 @@ pub(super) fn emit(ctx: &Ctx, r: &RunResult) -> Result<i32> {
     }
     match ctx.frontend {
         Frontend::Native => print!("{}", report::render_text(r)),
-        Frontend::Pgbench => print!("{}", crate::dropin::pgbench::summary(r)),
+        Frontend::Pgbench => print!("{}", super::voice::pgbench::summary(r)),
         Frontend::Sysbench => print!("{}", report::render_sysbench_output(r)),
     }
     // A file that cannot be written loses no other output and no number: the summary is

@@ -29,10 +29,10 @@ use workload::script::{ScriptConfig, ScriptWorkload};
 use workload::tpcb::{Builtin, TpcbWorkload};
 use workload::{TxnType, Workload};
 
+use super::loading;
 use super::{skipped, Ctx, Family, Finish};
 use crate::checks::ledger::{self, Part};
 use crate::checks::{self, TpcbCoverage, TpcbSums};
-use crate::commands::init;
 use crate::console;
 use crate::interrupt;
 use crate::plan::pgbench::{PgbenchJob, Vacuum};
@@ -165,7 +165,7 @@ impl Family for Runner {
             true => self.job.scale.unwrap_or(EMBEDDED_DEFAULT_SCALE),
             false => EMBEDDED_DEFAULT_SCALE,
         };
-        init::load_tpcb_defaults(ctx.conn(), scale, ctx.rt)
+        loading::load_tpcb_defaults(ctx.conn(), scale, ctx.rt)
     }
 
     fn before(&mut self, ctx: &Ctx) -> Result<()> {

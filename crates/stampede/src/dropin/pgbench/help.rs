@@ -10,8 +10,7 @@ use workload::tpcb::Builtin;
 
 use super::args::{ALL_INIT_STEPS, DEFAULT_INIT_STEPS};
 
-/// The PostgreSQL release whose pgbench `stampede pgbench` follows (REL_18_STABLE).
-pub const PGBENCH_VERSION: &str = "18.3";
+use super::PGBENCH_VERSION;
 
 /// `pgbench -V` / `--version` (standard output).
 pub fn version_line() -> String {

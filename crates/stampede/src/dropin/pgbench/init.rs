@@ -19,9 +19,9 @@ use sut::session::Session;
 use sut::ConnConfig;
 
 use super::libpq_connect_error;
-use crate::commands::setup_runtime;
 use crate::console::{self, Failure};
 use crate::interrupt;
+use crate::runtime;
 
 /// pgbench's `LOG_STEP_SECONDS`: with `-q`, a progress line every 5 s.
 const LOG_STEP_SECONDS: f64 = 5.0;
@@ -51,7 +51,7 @@ async fn exec(s: &mut Session, sql: &str) -> Result<()> {
 }
 
 pub fn run(plan: &InitPlan, conn: &ConnConfig) -> Result<i32> {
-    let rt = setup_runtime()?;
+    let rt = runtime::setup()?;
     rt.block_on(async {
         let mut s = match Session::connect(conn).await {
             Ok(s) => s,

@@ -26,35 +26,13 @@ use sut::conninfo::Password;
 
 use self::args::{on, Args, GENERAL, OLTP};
 use crate::cli::{RunArgs, TargetArgs};
-use crate::commands::setup_runtime;
-use crate::plan::{Frontend, Outputs, Plan};
+use crate::plan::{Frontend, Plan};
 use crate::run::sysbench::DistKey;
+use crate::runtime;
 use crate::{interrupt, targeting};
 
 /// sysbench's banner, the first line of everything it prints.
 pub const BANNER: &str = "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)";
-
-/// What sysbench prints between its banner and the first report of a run.
-pub fn run_header(spec: &engine::RunSpec, out: &Outputs) -> String {
-    let mut s = format!(
-        "Running the test with following options:\nNumber of threads: {}\n",
-        spec.clients
-    );
-    if let Some(r) = spec.rate_tps {
-        s.push_str(&format!("Target transaction rate: {}/sec\n", r as u64));
-    }
-    if let Some(p) = out.progress_s {
-        s.push_str(&format!(
-            "Report intermediate results every {} second(s)\n",
-            p as u64
-        ));
-    }
-    s.push_str(
-        "Initializing random number generator from current time\n\n\n\
-         Initializing worker threads...\n\nThreads started!\n\n",
-    );
-    s
-}
 
 /// sysbench's FATAL: on standard output, exit 1.
 fn fatal(msg: &str) -> Result<i32> {
@@ -276,7 +254,7 @@ fn tables(a: &Args, test: &Test) -> u32 {
 fn prepare(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
     let n = tables(a, test);
     let conn = targeting::resolve_remote(t)?;
-    let rt = setup_runtime()?;
+    let rt = runtime::setup()?;
     let existing = rt.block_on(async {
         let mut s = sut::Session::connect(&conn).await?;
         let r = load::oltp::existing_tables(&mut s, n).await;
@@ -369,7 +347,7 @@ fn prewarm(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
     let n = tables(a, test);
     let size = a.int("table-size").max(0);
     let conn = targeting::resolve_remote(t)?;
-    let rt = setup_runtime()?;
+    let rt = runtime::setup()?;
     let r = rt.block_on(async {
         let mut s = sut::Session::connect(&conn).await?;
         for i in 1..=n {
@@ -396,7 +374,7 @@ fn prewarm(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
 fn cleanup(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
     let n = tables(a, test);
     let conn = targeting::resolve_remote(t)?;
-    let rt = setup_runtime()?;
+    let rt = runtime::setup()?;
     let r = rt.block_on(async {
         let mut s = sut::Session::connect(&conn).await?;
         for i in 1..=n {

@@ -38,15 +38,15 @@ use report::{CacheCurve, CachePoint, Check, CheckStatus, RunResult};
 use sut::{Dialect, Session};
 
 use crate::cli::TargetArgs;
-use crate::commands::setup_runtime;
 use crate::console::{self, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNTRUSTED};
 use crate::environment::{self, ServerInfo};
 use crate::plan::{cache_curve::sizes_for, CacheCurveJob, Outputs};
+use crate::runtime;
 use crate::{interrupt, targeting};
 
 /// Carry out a cache curve: the process's exit code.
 pub(crate) fn execute(target_args: TargetArgs, job: CacheCurveJob, out: Outputs) -> Result<i32> {
-    let rt = setup_runtime()?;
+    let rt = runtime::setup()?;
     let target = targeting::open(&target_args, false)?;
     let ran = rt.block_on(run(&target, &job, &out));
     let closed = targeting::close(target, target_args.keep_server);
