@@ -308,7 +308,11 @@ fn a_mariadb_load_shows_commits_digests_innodb_and_waits() {
     );
     assert_eq!(c.errors, 0);
     assert_eq!(c.connections, 1);
-    assert!(c.busy_ms < 0.25 * metrics.window_end_ms as f64, "{c:?}");
+    // Its time is accounted (how small it is, is bench/'s to say: never a timing here).
+    assert!(
+        c.busy_ms > 0.0 && c.max_sample_ms > 0.0 && c.max_sample_ms <= c.busy_ms,
+        "{c:?}"
+    );
     eprintln!(
         "cost: {} samples, {} statements, {:.1} ms busy, {:.1} ms CPU over {} ms",
         c.samples, c.queries, c.busy_ms, c.cpu_ms, metrics.window_end_ms

@@ -144,8 +144,13 @@ fn a_write_load_shows_waits_statements_commits_and_the_machine() {
     // Two round trips (four statements) a sample, plus about 25 for the probe, the three
     // snapshots and waiting for the run's sessions to go.
     assert!(m.cost.queries <= 4 * m.cost.samples + 30, "{:?}", m.cost);
+    // Its time is accounted: the longest sample is part of the whole, which lies inside the
+    // window (how small a share is bench/'s to say; timings are never asserted here: a
+    // loaded machine stretches every query).
     assert!(
-        m.cost.busy_ms < 0.05 * m.window_end_ms as f64,
+        m.cost.max_sample_ms > 0.0
+            && m.cost.max_sample_ms <= m.cost.busy_ms
+            && m.cost.busy_ms < m.window_end_ms as f64,
         "{:?}",
         m.cost
     );
