@@ -1,7 +1,28 @@
 //! The app crate's top-level modules import one another one way only (ARCHITECTURE.md): the
 //! command line and the drop-ins become a plan, the plan is run, the run's result is checked
-//! and reported. A `use crate::x` that points back up makes a cycle, which this test names.
-//! It reads the sources, as a reviewer would: paths written `crate::module`, comments aside.
+//! and reported. Each module may import only those after it in [`LAYERS`]; a `use crate::x`
+//! that points back up is named here, and so is a cycle. It reads the sources, as a reviewer
+//! would: paths written `crate::module`, comments aside.
+
+/// The app crate's top-level modules, from the top (ARCHITECTURE.md, "The app crate").
+const LAYERS: &[&str] = &[
+    "main",
+    "commands",
+    "dropin",
+    "run",
+    "checks",
+    "plan",
+    "workloads",
+    "targeting",
+    "cli",
+    "environment",
+    "files",
+    "routing",
+    "runtime",
+    "failpoint",
+    "interrupt",
+    "console",
+];
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -82,6 +103,26 @@ fn the_app_crates_top_modules_import_one_way() {
             }
         }
     }
+    let unplaced: Vec<&String> = tops
+        .iter()
+        .filter(|t| !LAYERS.contains(&t.as_str()))
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "modules not in LAYERS (place each in the list, and in ARCHITECTURE.md): {unplaced:?}"
+    );
+    let rank = |m: &str| LAYERS.iter().position(|l| *l == m).unwrap();
+    let upward: Vec<String> = edges
+        .iter()
+        .flat_map(|(from, to)| to.iter().map(move |(t, file)| (from, t, file)))
+        .filter(|(from, to, _)| rank(to) <= rank(from))
+        .map(|(from, to, file)| format!("{from} -> {to} ({file})"))
+        .collect();
+    assert!(
+        upward.is_empty(),
+        "imports that point up the layers:\n  {}",
+        upward.join("\n  ")
+    );
     assert!(
         edges.get("run").is_some_and(|e| e.contains_key("plan")),
         "the scan found no edge run -> plan: it no longer reads the sources ({edges:?})"
