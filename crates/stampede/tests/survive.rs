@@ -162,9 +162,33 @@ fn sh(cmd: &mut Command) {
     );
 }
 
+/// Signal a process of a server this test started. One that ended since the list was read (an
+/// autovacuum worker, a session's backend) is not an error: there is nothing left to signal.
 fn signal(pid: i32, sig: libc::c_int) {
-    // SAFETY: signalling a server this test started.
-    assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
+    // SAFETY: kill(2) on a pid this test read from /proc; no memory is passed.
+    let rc = unsafe { libc::kill(pid, sig) };
+    let gone = std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+    assert!(rc == 0 || gone, "kill({pid}, {sig}) failed");
+}
+
+/// The server's processes stopped (SIGSTOP) until this is dropped, even by a failed assertion:
+/// a server left stopped would hang the test's own shutdown of it.
+struct Stopped(Vec<i32>);
+
+impl Stopped {
+    fn all(pids: Vec<i32>) -> Stopped {
+        pids.iter().for_each(|&p| signal(p, libc::SIGSTOP));
+        Stopped(pids)
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        for &p in &self.0 {
+            // SAFETY: as in `signal`; errors are ignored here (the process may have ended).
+            unsafe { libc::kill(p, libc::SIGCONT) };
+        }
+    }
 }
 
 #[test]
@@ -239,11 +263,10 @@ fn a_server_that_stops_answering_costs_one_deadline_not_a_hang() {
     run.wait_saved_before_checks();
     let pm = pg.pid().expect("the postmaster");
     // Every process of the server stops: the backends too.
-    let pids = descendants_and(pm);
-    pids.iter().for_each(|&p| signal(p, libc::SIGSTOP));
+    let stopped = Stopped::all(descendants_and(pm));
     let t0 = Instant::now();
     let r = std::panic::catch_unwind(move || run.finish());
-    pids.iter().for_each(|&p| signal(p, libc::SIGCONT));
+    drop(stopped);
     let (code, out, err, v) = r.unwrap();
     assert_eq!(code, 2, "{out}\n{err}");
     measured(&v, &out);

@@ -1,6 +1,7 @@
 //! Loading from the command line's side: what a person sees while tables fill (pgbench's step
 //! lines, a progress bar or a line every 5 s), and TPC-B's load as `stampede init` and a run on
-//! the embedded server do it. Below both `run` and `commands`, which share it.
+//! the embedded server do it. Here in `run`, whose runners load the embedded server; `commands`
+//! (`init`, `ycsb`), above it, use it too.
 
 use std::time::{Duration, Instant};
 
