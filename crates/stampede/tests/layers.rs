@@ -57,28 +57,31 @@ fn top(src: &Path, file: &str) -> String {
 /// Every `crate::name` a file names outside comments, `use crate::{a, b}` included.
 fn named(text: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for line in text.lines() {
-        let code = line.split("//").next().unwrap_or("");
-        let mut rest = code;
-        while let Some(i) = rest.find("crate::") {
-            rest = &rest[i + "crate::".len()..];
-            if let Some(group) = rest.strip_prefix('{') {
-                let end = group.find('}').unwrap_or(group.len());
-                for part in group[..end].split(',') {
-                    let name: String = part
-                        .trim()
-                        .chars()
-                        .take_while(|c| c.is_alphanumeric() || *c == '_')
-                        .collect();
-                    out.insert(name);
-                }
-            } else {
-                let name: String = rest
+    // Comments off, lines joined: a `use crate::{...}` group that rustfmt wrapped is one.
+    let code: String = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut rest = code.as_str();
+    while let Some(i) = rest.find("crate::") {
+        rest = &rest[i + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let end = group.find('}').unwrap_or(group.len());
+            for part in group[..end].split(',') {
+                let name: String = part
+                    .trim()
                     .chars()
                     .take_while(|c| c.is_alphanumeric() || *c == '_')
                     .collect();
                 out.insert(name);
             }
+        } else {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            out.insert(name);
         }
     }
     out
