@@ -48,7 +48,7 @@ use crate::txnlog::{Logged, TxnLog};
 use crate::{Abort, ClientStats, RunSpec, Shared};
 
 /// At most this many connection attempts in flight per thread while opening the initial
-/// connections (a connection storm helps nobody; the server's accept queue is finite, and
+/// connections (a burst of connects helps nobody; the server's accept queue is finite, and
 /// PostgreSQL forks a backend per connection: on 2 cores more in flight only queues).
 pub(crate) const CONNECT_CONCURRENCY: usize = 32;
 
@@ -59,10 +59,10 @@ const RETRY_FOR_US: u64 = 30_000_000;
 const RETRY_FIRST_US: u64 = 1_000;
 const RETRY_MAX_US: u64 = 100_000;
 
-/// True for a connection error worth retrying in a connection storm: the socket's listen queue
+/// True for a connection error worth retrying while many connections open at once: the socket's listen queue
 /// was full (EAGAIN / WouldBlock from `connect`). Refusals (nothing listening, "too many clients"
 /// from the server) are not retried: waiting would not change them.
-fn storm_full(e: &Error) -> bool {
+fn listen_queue_full(e: &Error) -> bool {
     matches!(e, Error::Connect { cause, .. } if cause.kind() == std::io::ErrorKind::WouldBlock)
 }
 
@@ -79,7 +79,7 @@ pub(crate) async fn connect_retrying(
         // Boxed: the connect future (~2 KiB) would otherwise be part of every client's future
         // for its whole life, though it runs only at the start (or per transaction under -C).
         match Box::pin(Session::connect_timed(conn, timer)).await {
-            Err(e) if storm_full(&e) && timer.now_us() < give_up => {
+            Err(e) if listen_queue_full(&e) && timer.now_us() < give_up => {
                 retries += 1;
                 timer.sleep_until(timer.now_us() + pause).await;
                 pause = (pause * 2).min(RETRY_MAX_US);
@@ -466,7 +466,7 @@ pub(crate) async fn thread_main<W: Workload>(
             }
         });
     }
-    // The timer serves the retry pauses of a connection storm.
+    // The timer serves the retry pauses of connects refused by a full listen queue.
     JoinSet::new(workers, Some(&ctx.timer)).await;
     let mut clients = opened.into_inner();
     // In client order, as before (the openers finish in any order).

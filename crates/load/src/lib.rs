@@ -26,10 +26,9 @@ pub mod driver;
 mod insert;
 pub mod layout;
 pub mod oltp;
-mod steps;
+pub mod steps;
 pub mod tpcb;
 pub mod tpcc;
-pub mod ycsb;
 
 use std::time::Duration;
 
@@ -70,7 +69,7 @@ impl LoadError {
         }
     }
 
-    pub(crate) fn db(context: impl Into<String>, cause: sut::Error) -> LoadError {
+    pub fn db(context: impl Into<String>, cause: sut::Error) -> LoadError {
         LoadError::Db {
             context: context.into(),
             cause: Box::new(cause),

@@ -12,13 +12,13 @@ use crate::{Event, LoadError, Timings};
 
 /// One named step of an `init` (pgbench's "drop tables", "primary keys", ...): announced when
 /// started, timed, and recorded in the timings with its finish event.
-pub(crate) struct Step {
+pub struct Step {
     name: &'static str,
     t: Instant,
 }
 
 impl Step {
-    pub(crate) fn start(name: &'static str, on_event: &mut dyn FnMut(&Event<'_>)) -> Step {
+    pub fn start(name: &'static str, on_event: &mut dyn FnMut(&Event<'_>)) -> Step {
         on_event(&Event::StepStarted(name));
         Step {
             name,
@@ -26,7 +26,7 @@ impl Step {
         }
     }
 
-    pub(crate) fn finish(self, timings: &mut Timings, on_event: &mut dyn FnMut(&Event<'_>)) {
+    pub fn finish(self, timings: &mut Timings, on_event: &mut dyn FnMut(&Event<'_>)) {
         let elapsed = self.t.elapsed();
         timings.steps.push((self.name, elapsed));
         on_event(&Event::StepFinished {
@@ -37,7 +37,7 @@ impl Step {
 }
 
 /// Run one statement; an error names the statement.
-pub(crate) async fn exec(s: &mut Session, sql: &str) -> Result<(), LoadError> {
+pub async fn exec(s: &mut Session, sql: &str) -> Result<(), LoadError> {
     s.simple_query(sql)
         .await
         .map(|_| ())
@@ -45,7 +45,7 @@ pub(crate) async fn exec(s: &mut Session, sql: &str) -> Result<(), LoadError> {
 }
 
 /// `Err(Interrupted)` once the cancel flag is raised.
-pub(crate) fn check_cancel(cancel: &AtomicBool) -> Result<(), LoadError> {
+pub fn check_cancel(cancel: &AtomicBool) -> Result<(), LoadError> {
     if cancel.load(Ordering::Relaxed) {
         Err(LoadError::Interrupted)
     } else {
@@ -56,7 +56,7 @@ pub(crate) fn check_cancel(cancel: &AtomicBool) -> Result<(), LoadError> {
 /// After an `init` failed (or was interrupted) once it had created its tables: run `drop_sql`
 /// on the admin session, or on a new one if that session broke, and say what happened through
 /// a Notice. Best effort: the original error is what the caller returns. Closes `admin`.
-pub(crate) async fn undo_create(
+pub async fn undo_create(
     cfg: &Target,
     mut admin: Session,
     created: bool,
@@ -95,7 +95,7 @@ pub(crate) async fn undo_create(
 /// tables. When the steps fail (or are interrupted) after that, the tables are dropped again
 /// with `drop_sql` ([`undo_create`]), so no table is left looking loaded. Returns what the
 /// steps returned and their timings.
-pub(crate) async fn on_admin<R>(
+pub async fn on_admin<R>(
     cfg: &Target,
     drop_sql: &[&str],
     what: &str,

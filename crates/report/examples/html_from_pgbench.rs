@@ -138,11 +138,10 @@ fn main() {
         replication: Vec::new(),
         routing: Vec::new(),
         cache_curve: None,
-        iibench: None,
         sweep: None,
-        connection_storm: None,
         ledger: None,
         fleet: None,
+        sections: Default::default(),
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

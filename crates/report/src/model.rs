@@ -86,17 +86,10 @@ pub struct RunResult {
     /// `None` for other workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_curve: Option<crate::CacheCurve>,
-    /// The insert benchmark's rates, index sizes and outgrow point (`run iibench`); `None`
-    /// for other workloads.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub iibench: Option<crate::iibench::IibenchSection>,
     /// `--sweep`: every step of the sweep and its knee; the rest of the result is the last
     /// step's. `None` for a single run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<crate::sweep::SweepSection>,
-    /// `connection-storm`'s account of the connections it opened; `None` for other workloads.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connection_storm: Option<crate::storm::ConnectionStormSection>,
     /// A fleet run (`--fleet`): this process's part (one process), or, merged, every
     /// process's share, the lost ones and the fleet's commit check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,6 +99,11 @@ pub struct RunResult {
     /// the server's counters at all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ledger: Option<crate::ledger::LedgerSection>,
+    /// The workload families' own sections (iibench's rates and outgrow point, the connection
+    /// storm's account, ...), each a field of the JSON's top level under its family's key, kept
+    /// as read and rendered by the family's view (`crate::section`).
+    #[serde(flatten)]
+    pub sections: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 /// One host of a target with several, as the run used it: each transaction counts for the host

@@ -8,12 +8,14 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod checks;
+mod choices;
 mod cli;
 mod commands;
 mod console;
 mod dropin;
 mod environment;
 mod failpoint;
+mod families;
 mod files;
 mod interrupt;
 mod plan;
@@ -41,6 +43,7 @@ fn main() {
         _ => (Voice::Stampede, None),
     };
     console::set_voice(voice);
+    families::install_views();
     interrupt::install();
     let result = match (voice, dropin_args) {
         (Voice::Pgbench, Some(args)) => dropin::pgbench::main(args),

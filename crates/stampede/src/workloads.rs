@@ -451,7 +451,7 @@ mod tests {
                 Family::Probe => assert_eq!(w.name, "failover-probe"),
                 Family::Ycsb => assert!(
                     (w.name.strip_prefix("ycsb-").and_then(|l| l.chars().next()))
-                        .and_then(workload::ycsb::props::core_workload)
+                        .and_then(crate::families::ycsb::txn::props::core_workload)
                         .is_some(),
                     "{}",
                     w.name

@@ -12,8 +12,6 @@
 //! hands each transaction the client's stream and restores it before a retry, so a retried
 //! transaction draws the same values (pgbench `--max-tries`), without the workload doing anything.
 
-pub mod crud;
-pub mod iibench;
 pub mod oltp;
 pub mod probe;
 pub mod random;
@@ -22,7 +20,6 @@ pub mod script;
 pub mod tables;
 pub mod tpcb;
 pub mod tpcc;
-pub mod ycsb;
 
 use std::future::Future;
 use std::pin::Pin;

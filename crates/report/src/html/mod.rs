@@ -206,17 +206,14 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     if let Some(t) = &r.tpcc {
         tpcc::section(&mut o, r, t);
     }
-    if let Some(t) = &r.iibench {
-        crate::iibench::html_section(&mut o, t);
+    for (view, v) in crate::section::present(r) {
+        view.html(r, v, &mut o);
     }
     if let Some(f) = &r.failover {
         failover::section(&mut o, f);
     }
     if let Some(s) = &r.sweep {
         crate::sweep::html_section(&mut o, s);
-    }
-    if let Some(s) = &r.connection_storm {
-        crate::storm::html_section(&mut o, s);
     }
     if let Some(f) = &r.fleet {
         crate::fleet::html_section(&mut o, f);

@@ -248,11 +248,10 @@ pub fn result(
         replication: Vec::new(),
         routing: Vec::new(),
         cache_curve: None,
-        iibench: None,
         sweep: None,
-        connection_storm: None,
         ledger: None,
         fleet: None,
+        sections: Default::default(),
     }
 }
 

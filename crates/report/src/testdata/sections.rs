@@ -1,5 +1,5 @@
 //! Test fixtures: each workload family's section of a result (sysbench, failover, TPC-C,
-//! iibench, a sweep, a connection storm, a fleet), filled as its run fills it.
+//! a sweep, a fleet), filled as its run fills it.
 
 use std::collections::BTreeMap;
 
@@ -156,37 +156,6 @@ pub fn tpcc_section() -> crate::TpccSection {
     }
 }
 
-/// An iibench section whose indexes outgrew the cache halfway.
-pub fn iibench_section() -> crate::iibench::IibenchSection {
-    use crate::iibench::{IibenchPoint, IibenchSection, IndexSample};
-    let mut t = IibenchSection {
-        rows_per_commit: 1000,
-        insert_clients: 1,
-        query_clients: 1,
-        rows_inserted: 40_000,
-        insert_rows_per_s: 10_000.0,
-        queries_per_s: 120.0,
-        series: (1..=4)
-            .map(|i| IibenchPoint {
-                t_s: f64::from(i),
-                insert_rows_per_s: 10_000.0,
-                queries_per_s: 120.0,
-            })
-            .collect(),
-        cache_bytes: 1 << 20,
-        cache_setting: "shared_buffers".into(),
-        index_samples: (0..8)
-            .map(|i| IndexSample {
-                t_s: f64::from(i) * 0.5,
-                index_bytes: (i as u64 + 1) << 18,
-            })
-            .collect(),
-        outgrown: None,
-    };
-    t.locate_outgrown();
-    t
-}
-
 /// A sweep over clients 1, 2, 4, 8 with its knee at 2: 1 failed a check, 8 lost clients.
 pub fn sweep_section() -> crate::sweep::SweepSection {
     let step = |v: &str, tps: f64, p99: f64| crate::sweep::SweepStep {
@@ -229,46 +198,6 @@ pub fn sweep_section() -> crate::sweep::SweepSection {
         warmup_s: 1.0,
         knee: crate::sweep::find_knee(&steps),
         steps,
-    }
-}
-
-/// A connection storm with every part filled.
-pub fn storm_section() -> crate::storm::ConnectionStormSection {
-    use crate::storm::*;
-    ConnectionStormSection {
-        target_connections: 2000,
-        connect_rate_per_s: 500.0,
-        busy_clients: 2,
-        attempted: 2000,
-        opened: 1990,
-        held_at_end: 1990,
-        ramp_s: 4.0,
-        connect_latency_ms: ConnectLatency {
-            mean: 2.0,
-            p50: 1.5,
-            p90: 3.0,
-            p99: 9.0,
-            p999: 20.0,
-            max: 25.0,
-        },
-        failures: vec![StormFailure {
-            kind: "too_many_connections".into(),
-            count: 10,
-            example: "FATAL 53300: sorry, too many clients already".into(),
-        }],
-        memory: BackendMemory {
-            source: "/proc/PID/smaps_rollup of 1990 backends".into(),
-            backends: 1990,
-            private_bytes_per_backend: Some(1.5e6),
-            pss_bytes_per_backend: Some(2.0e6),
-            rss_bytes_per_backend: Some(9.0e6),
-        },
-        steps: vec![StormStep {
-            open_connections: 1000,
-            seconds: 2.0,
-            tps: 3000.0,
-            p99_ms: 1.2,
-        }],
     }
 }
 

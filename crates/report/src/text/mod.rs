@@ -129,9 +129,11 @@ pub fn render_text(r: &RunResult) -> String {
         out.push('\n');
         out.push_str(&crate::render_sysbench_summary(r));
     }
-    if let Some(s) = &r.connection_storm {
-        out.push('\n');
-        out.push_str(&crate::storm::render_text(s));
+    for (view, v) in crate::section::present(r) {
+        if let Some(block) = view.text_block(r, v) {
+            out.push('\n');
+            out.push_str(&block);
+        }
     }
     if let Some(s) = &r.sweep {
         out.push('\n');

@@ -142,8 +142,8 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
     if let Some(t) = &r.tpcc {
         tpcc_lines(o, t);
     }
-    if let Some(t) = &r.iibench {
-        crate::iibench::text_lines(o, t);
+    for (view, v) in crate::section::present(r) {
+        view.summary_lines(r, v, o);
     }
     if !r.endpoints.is_empty() {
         let _ = writeln!(o, "endpoints:");

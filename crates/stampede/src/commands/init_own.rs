@@ -39,8 +39,8 @@ pub(super) fn init(args: InitArgs, dataset: Dataset) -> Result<i32> {
     let r = rt.block_on(async {
         let mut s = sut::Session::connect(&target.conn).await?;
         let r = match dataset {
-            Dataset::Iibench => crate::run::iibench::create(&mut s, dialect).await,
-            _ => crate::run::crud::load(&mut s, dialect, args.tables, args.table_size).await,
+            Dataset::Iibench => crate::families::iibench::create(&mut s, dialect).await,
+            _ => crate::families::crud::load(&mut s, dialect, args.tables, args.table_size).await,
         };
         s.close().await;
         r

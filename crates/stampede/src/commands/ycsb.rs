@@ -25,7 +25,7 @@ pub(super) fn init(args: InitArgs, name: &str) -> Result<i32> {
     }
     let o = crate::plan::ycsb::options(name, &args.property)?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let opts = load::ycsb::InitOptions {
+    let opts = crate::families::ycsb::loader::InitOptions {
         recordcount: o.recordcount,
         fieldcount: o.fieldcount,
         fieldlength: o.fieldlength,
@@ -39,9 +39,11 @@ pub(super) fn init(args: InitArgs, name: &str) -> Result<i32> {
     targeting::validate(&args.target)?;
     let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
     let mut view = LoadView::new(args.quiet);
-    let r = rt.block_on(load::ycsb::init(&target.conn, &opts, &mut |e| {
-        view.event(e)
-    }));
+    let r = rt.block_on(crate::families::ycsb::loader::init(
+        &target.conn,
+        &opts,
+        &mut |e| view.event(e),
+    ));
     view.finish();
     let code = match r {
         Ok(report) => {
@@ -73,7 +75,7 @@ pub(super) fn init(args: InitArgs, name: &str) -> Result<i32> {
 
 /// `check ycsb`: every row's fields present at the loaded length.
 pub(super) async fn check(s: &mut sut::Session) -> Result<Vec<(bool, String)>> {
-    let t = match load::ycsb::inspect(s).await {
+    let t = match crate::families::ycsb::loader::inspect(s).await {
         Ok(t) => t,
         Err(LoadError::Missing { .. }) => {
             return Err(Failure::setup(
@@ -86,7 +88,7 @@ pub(super) async fn check(s: &mut sut::Session) -> Result<Vec<(bool, String)>> {
     let len = (t.recorded.as_ref().map(|r| r.fieldlength))
         .or(t.fieldlength)
         .unwrap_or(0);
-    let (rows, bad) = load::ycsb::check(s, t.fieldcount, len).await?;
+    let (rows, bad) = crate::families::ycsb::loader::check(s, t.fieldcount, len).await?;
     Ok(vec![(
         bad == 0,
         format!(

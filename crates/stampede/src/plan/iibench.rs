@@ -11,10 +11,12 @@
 
 use std::time::Duration;
 
+use crate::families::crud::txn::Mix;
+pub use crate::families::crud::CrudJob;
+pub use crate::families::iibench::IibenchJob;
 use anyhow::Result;
 use engine::{RunSpec, Stop};
 use sut::QueryMode;
-use workload::crud::Mix;
 
 use super::{parse_seed, positive};
 use crate::cli::RunArgs;
@@ -22,19 +24,6 @@ use crate::console::Failure;
 
 macro_rules! bail {
     ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
-}
-
-/// What an iibench run decided.
-pub struct IibenchJob {
-    pub opts: workload::iibench::Options,
-}
-
-/// What a CRUD-mix run decided.
-pub struct CrudJob {
-    pub tables: u32,
-    pub rows: u64,
-    pub batch: u32,
-    pub mix: Mix,
 }
 
 /// The engine's spec for `clients` clients, shared by both (module notes).
@@ -86,7 +75,7 @@ pub(crate) fn plan_iibench(a: &RunArgs) -> Result<(IibenchJob, RunSpec)> {
     if inserters < 1 {
         bail!("-c/--client (the inserting clients) must be at least 1");
     }
-    let defaults = workload::iibench::Options::default();
+    let defaults = crate::families::iibench::txn::Options::default();
     let query_clients = a.iibench.query_clients.unwrap_or(0);
     if query_clients > 0 && a.rate.is_some() {
         return Err(Failure::usage(
@@ -94,7 +83,7 @@ pub(crate) fn plan_iibench(a: &RunArgs) -> Result<(IibenchJob, RunSpec)> {
             "drop -R, or --query-clients (the original paces only its inserts)",
         ));
     }
-    let opts = workload::iibench::Options {
+    let opts = crate::families::iibench::txn::Options {
         rows_per_commit: a
             .iibench
             .rows_per_commit

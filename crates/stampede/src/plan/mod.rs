@@ -33,6 +33,7 @@ use std::time::Duration;
 use anyhow::Result;
 use engine::RunSpec;
 
+pub use crate::choices::{FaultSpec, FleetPlan, Frontend, Outputs};
 use crate::cli::{Protocol, RunArgs, TargetArgs};
 use crate::console::Failure;
 use crate::files::RunOutputs;
@@ -45,15 +46,6 @@ pub use pgbench::PgbenchJob;
 pub use sysbench::SysbenchJob;
 pub use tpcc::TpccJob;
 pub use ycsb::YcsbJob;
-
-/// Which command line the plan came from: it decides the defaults and whose conventions the
-/// output follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Frontend {
-    Native,
-    Pgbench,
-    Sysbench,
-}
 
 /// Everything a run needs, decided before any I/O.
 pub struct Plan {
@@ -82,51 +74,6 @@ pub enum Job {
     Crud(CrudJob),
     /// The connection storm: the busy clients' select-only run, and the storm's shape.
     Storm(PgbenchJob, storm::StormJob),
-}
-
-/// What the run writes, and what it adds to the measurement.
-pub struct Outputs {
-    /// A progress line every this many seconds.
-    pub progress_s: Option<f64>,
-    /// sysbench's progress lines on standard output instead of stampede's on standard error.
-    pub sysbench_progress: bool,
-    /// `--json` and `--html`, checked before any I/O (`crate::files`).
-    pub files: RunOutputs,
-    /// The commit count and the workload's own checks after the run.
-    pub checks: bool,
-    /// `--check-timeout`: each check's deadline (`run::after`).
-    pub check_timeout: std::time::Duration,
-    /// Watch the server during the run.
-    pub observe: bool,
-    /// stampede's defaults this run used, as the options that would have given them.
-    pub defaulted: Vec<String>,
-    /// pgbench's `--progress-timestamp`: progress lines say the time of day.
-    pub progress_timestamp: bool,
-    /// `--fault-at`: a fault run (`run::fault`).
-    pub fault: Option<FaultSpec>,
-    /// `--sweep`: the run repeated over a parameter (`run::sweep`).
-    pub sweep: Option<sweep::SweepSpec>,
-    /// `--fleet`: this process is one of a fleet (`run::member`).
-    pub fleet: Option<FleetPlan>,
-}
-
-/// `--fleet NAME --fleet-size N [--fleet-index I]`, validated.
-#[derive(Clone, Debug)]
-pub struct FleetPlan {
-    pub name: String,
-    pub size: u32,
-    /// `--fleet-index`, else `JOB_COMPLETION_INDEX`; `None`: assigned on joining.
-    pub index: Option<u32>,
-    /// `--fleet-timeout` (default 60 s).
-    pub timeout: std::time::Duration,
-}
-
-/// The fault of a fault run, as asked for (`--fault-at T [--fault-cmd CMD]`; `run::fault`
-/// injects it).
-#[derive(Clone, Debug)]
-pub struct FaultSpec {
-    pub at: std::time::Duration,
-    pub cmd: Option<String>,
 }
 
 /// stampede's own defaults (module notes).

@@ -18,20 +18,7 @@ pub const DEFAULT_BUSY: u32 = 2;
 /// Seconds the run holds every connection after the ramp, when -T is not given.
 pub const HOLD_S: u64 = 5;
 
-/// What the storm does beside the busy clients' run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StormJob {
-    pub connections: u64,
-    pub rate: f64,
-    pub busy: u32,
-}
-
-impl StormJob {
-    /// Seconds the attempts take at the rate.
-    pub fn ramp_s(&self) -> f64 {
-        self.connections as f64 / self.rate
-    }
-}
+pub use crate::families::storm::StormJob;
 
 fn usage(cause: String, todo: &str) -> anyhow::Error {
     Failure::usage(cause, todo)

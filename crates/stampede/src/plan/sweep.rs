@@ -13,47 +13,8 @@
 
 use anyhow::Result;
 
+pub use crate::choices::sweep::{Param, SweepSpec};
 use crate::console::Failure;
-
-/// What a sweep varies.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Param {
-    Clients,
-    Rate,
-    /// A server setting, by name.
-    Setting(String),
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct SweepSpec {
-    pub param: Param,
-    /// The values, as given (`set:` values are passed to the server as written).
-    pub values: Vec<String>,
-    /// Seconds left out at the start of each step.
-    pub warmup_s: f64,
-}
-
-impl SweepSpec {
-    /// The parameter's name in the result: `clients`, `rate`, `set:NAME`.
-    pub fn parameter(&self) -> String {
-        match &self.param {
-            Param::Clients => "clients".into(),
-            Param::Rate => "rate".into(),
-            Param::Setting(n) => format!("set:{n}"),
-        }
-    }
-
-    /// The most clients any step runs (for the open-files limit and max_connections).
-    pub fn max_clients(&self, base: u32) -> u32 {
-        match self.param {
-            Param::Clients => (self.values.iter())
-                .filter_map(|v| v.parse::<u32>().ok())
-                .max()
-                .unwrap_or(base),
-            _ => base,
-        }
-    }
-}
 
 fn bad(why: impl Into<String>) -> anyhow::Error {
     Failure::usage(

@@ -10,10 +10,11 @@
 
 use std::time::Duration;
 
+use crate::families::ycsb::txn::{props, Options};
+pub use crate::families::ycsb::YcsbJob;
 use anyhow::Result;
 use engine::{RunSpec, Stop};
 use sut::QueryMode;
-use workload::ycsb::{props, Options};
 
 use super::parse_seed;
 use crate::cli::RunArgs;
@@ -21,13 +22,6 @@ use crate::console::Failure;
 
 macro_rules! bail {
     ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
-}
-
-/// Everything a YCSB run decided from its command line.
-pub struct YcsbJob {
-    /// The workload's name (`ycsb-a`).
-    pub name: &'static str,
-    pub opts: Options,
 }
 
 /// The core workload a name (`ycsb-a`) stands for, with the properties over it.

@@ -14,8 +14,8 @@ use failover::{analyse, audit, Fault, History};
 use report::{Check, CheckStatus};
 
 use super::fault::Injected;
-use super::probe::Audited;
 use super::Ctx;
+use crate::families::Audited;
 
 /// The section and the checks. `end_us`: the end of the measured run on the engine's clock.
 pub(crate) fn section(

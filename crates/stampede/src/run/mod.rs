@@ -13,13 +13,10 @@
 //! server commits, its own checks and its part of the result. What is printed and how follows
 //! the plan's front end (`output`).
 
-mod after;
 mod cache_curve;
-pub(crate) mod crud;
 pub(crate) mod fault;
 mod faulted;
 pub(crate) mod fleet_result;
-pub(crate) mod iibench;
 pub(crate) mod loading;
 mod member;
 mod output;
@@ -27,170 +24,27 @@ pub mod pgbench;
 pub(crate) mod probe;
 mod result;
 mod split;
-pub(crate) mod storm;
 mod sweep;
 pub mod sysbench;
 mod sysbench_checks;
 pub mod tpcc;
 mod verify;
 pub(crate) mod voice;
-pub mod ycsb;
 
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
-use report::{Check, CheckStatus, RunConfig, SysbenchSection};
-use sut::{Dialect, Session};
+use report::Check;
+use sut::Dialect;
 
-use crate::checks::{self, CommitCheck};
+use crate::checks;
 use crate::console::{self, Failure};
-use crate::plan::{Frontend, Job, Outputs, Plan};
+use crate::plan::{Frontend, Job, Plan};
 use crate::runtime;
-use crate::{environment, interrupt, targeting};
+use crate::{environment, families, interrupt, targeting};
 
-pub(crate) use result::{skipped, skipped_all};
-
-/// What a family's steps may read: the run's decisions and where it runs.
-pub(crate) struct Ctx<'a> {
-    pub frontend: Frontend,
-    pub spec: &'a engine::RunSpec,
-    pub out: &'a Outputs,
-    pub target: &'a targeting::Target,
-    pub rt: &'a tokio::runtime::Runtime,
-}
-
-impl Ctx<'_> {
-    pub fn conn(&self) -> &sut::Target {
-        &self.target.conn
-    }
-
-    /// stampede started the server (PostgreSQL or MariaDB): the family loads its data.
-    pub fn embedded(&self) -> bool {
-        self.target.embedded.is_some() || self.target.embedded_mysql.is_some()
-    }
-
-    /// Drive a future on the run's runtime. Before the engine starts, a signal abandons it
-    /// (`interrupt::or_interrupted`: a server that accepts the connection and never answers
-    /// does not hold Ctrl-C up); within a check after the run, it runs under that check's
-    /// deadline and interrupt (`after`).
-    pub fn block_on<T>(&self, f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
-        after::block_on(self.rt, interrupt::or_interrupted(f))
-    }
-
-    /// One session for a step, closed afterwards; its notices are printed.
-    pub fn with_session<T>(&self, f: impl AsyncFnOnce(&mut Session) -> Result<T>) -> Result<T> {
-        self.block_on(async {
-            let mut s = Session::connect(self.conn()).await?;
-            let r = f(&mut s).await;
-            for n in s.take_notices() {
-                console::server_notice(&n);
-            }
-            s.close().await;
-            r
-        })
-    }
-}
-
-/// What happened after the engine returned that the commit count must know (sysbench
-/// bulk_insert's rows still buffered when the run ended, sent on a session of their own).
-#[derive(Default)]
-pub(crate) struct Finish {
-    pub commits: u64,
-    pub connections: u64,
-    /// What the finishing session sent (the workload's own statements), for the ledger.
-    pub tally: measure::ledger::Tally,
-}
-
-/// What differs between families of workloads (module notes).
-pub(crate) trait Family {
-    /// Load the workload's tables on a new embedded server.
-    fn load_embedded(&mut self, ctx: &Ctx) -> Result<()>;
-    /// Before the run: find the data and its size, pre-run maintenance, the baselines of the
-    /// workload's own checks (when `ctx.out.checks`).
-    fn before(&mut self, ctx: &Ctx) -> Result<()>;
-    /// The workload in the header's words (`tpcb-like, scale 10`).
-    fn describe(&self) -> String;
-    /// The routing check's verdicts, made in `before` (sharded tables only).
-    fn routing(&self) -> Vec<report::Routing> {
-        Vec::new()
-    }
-    /// sysbench's section, for its progress lines and summary; `None` for other families.
-    fn sysbench_section(&self) -> Option<SysbenchSection> {
-        None
-    }
-    /// The measured run.
-    fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError>;
-    /// After the engine, even after an error or Ctrl-C: what the workload still must send.
-    fn finish(&mut self, _ctx: &Ctx) -> Result<Finish> {
-        Ok(Finish::default())
-    }
-    /// The transactions the server must have committed for this outcome (not counting setup).
-    fn counted_commits(&self, outcome: &Outcome, fin: &Finish) -> u64;
-    /// What of this run cannot be done on a MySQL target, refused before connecting: the
-    /// cause and what to do instead; `None` when it runs there.
-    fn mysql_refusal(&self) -> Option<(String, String)> {
-        None
-    }
-    /// On MySQL: the COMMIT statements the counted transactions sent (what `Com_commit`
-    /// counts), or `None` when they are autocommitted statements, which it does not count.
-    fn mysql_commits(&self, outcome: &Outcome, fin: &Finish) -> Option<u64> {
-        Some(self.counted_commits(outcome, fin))
-    }
-    /// The verdict of an exact commit count (sysbench's runs call a surplus during autovacuum
-    /// inconclusive).
-    fn commit_status(
-        &self,
-        _ctx: &Ctx,
-        c: CommitCheck,
-        maintenance: i64,
-    ) -> Result<(CheckStatus, String)> {
-        Ok(checks::commit_status(&c, maintenance))
-    }
-    /// The workload's own checks after the run.
-    fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>>;
-    /// The names of the checks `checks` makes, so that when it cannot finish (the server went
-    /// away after the run) each is named as not verified. Empty (the default): one line,
-    /// "workload checks".
-    fn check_names(&self) -> &'static [&'static str] {
-        &[]
-    }
-    /// What the workload's own counters say its transactions did, table by table, for the
-    /// statement ledger (`checks::ledger`): built from its transaction types' statements and
-    /// counts. None (the default) leaves the ledger to the sessions' tally and the server.
-    fn ledger_claims(&self, _outcome: &Outcome, _fin: &Finish) -> Vec<measure::ledger::Claim> {
-        Vec::new()
-    }
-    /// The result's configuration.
-    fn config(&self, ctx: &Ctx) -> RunConfig;
-    /// sysbench's section of the result, measured.
-    fn sysbench_result(&self, _outcome: &Outcome, _fin: &Finish) -> Option<SysbenchSection> {
-        None
-    }
-    /// A fault run's audit: the rows the probe's table holds after the run (`probe`); `None`
-    /// for a family whose writes are not audited.
-    fn audit(&mut self, _ctx: &Ctx) -> Option<Result<probe::Audited>> {
-        None
-    }
-    /// TPC-C's section of the result, from the assembled result.
-    fn tpcc_result(&self, _result: &report::RunResult) -> Option<report::TpccSection> {
-        None
-    }
-    /// The insert benchmark's section of the result, from the assembled result.
-    fn iibench_result(
-        &self,
-        _result: &report::RunResult,
-    ) -> Option<report::iibench::IibenchSection> {
-        None
-    }
-    /// The connection storm's section, from the assembled result (`storm`).
-    fn storm_result(
-        &self,
-        _result: &report::RunResult,
-    ) -> Option<report::storm::ConnectionStormSection> {
-        None
-    }
-}
+pub(crate) use crate::families::{after, base_config, skipped, skipped_all, Ctx, Family, Finish};
 
 /// Carry out a plan: the process's exit code.
 pub fn execute(plan: Plan) -> Result<i32> {
@@ -206,12 +60,15 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Job::Sysbench(j) => Box::new(sysbench::Runner::new(j)),
         Job::Tpcc(j) => Box::new(tpcc::Runner::new(j)),
         Job::Probe { keep } => Box::new(probe::Runner::new(keep)),
-        Job::Ycsb(j) => Box::new(ycsb::Runner::new(j)),
+        Job::Ycsb(j) => Box::new(families::ycsb::Runner::new(j)),
         // Not an engine run: a sequence of its own (`cache_curve`).
         Job::CacheCurve(j) => return cache_curve::execute(target_args, j, out),
-        Job::Iibench(j) => Box::new(iibench::Runner::new(j)),
-        Job::Crud(j) => Box::new(crud::Runner::new(j)),
-        Job::Storm(j, s) => Box::new(storm::Runner::new(j, s, frontend)),
+        Job::Iibench(j) => Box::new(families::iibench::Runner::new(j)),
+        Job::Crud(j) => Box::new(families::crud::Runner::new(j)),
+        Job::Storm(j, s) => Box::new(families::storm::Runner::new(
+            Box::new(pgbench::Runner::new(j, frontend)),
+            s,
+        )),
     };
     if targeting::names_mysql(&target_args) {
         if let Some((cause, todo)) = family.mysql_refusal() {
@@ -601,52 +458,11 @@ fn assembled(
         sysbench,
     );
     result.tpcc = family.tpcc_result(&result);
-    result.iibench = family.iibench_result(&result);
     result.routing = family.routing();
-    result.connection_storm = family.storm_result(&result);
-    result
-}
-
-/// The part of a result's configuration every family fills the same way, from the engine's
-/// spec and the outputs: `workload`, its transaction types (with their weights) and the rest.
-/// A family sets what differs afterwards (pgbench's scale and partitions, say).
-pub(crate) fn base_config(
-    ctx: &Ctx,
-    workload: String,
-    types: &[workload::TxnType],
-    weights: impl IntoIterator<Item = u32>,
-) -> RunConfig {
-    let spec = ctx.spec;
-    RunConfig {
-        workload,
-        txn_types: (types.iter())
-            .zip(weights)
-            .map(|(t, weight)| report::TxnTypeConfig {
-                name: t.name.clone(),
-                weight,
-                statements: t.statements.clone(),
-            })
-            .collect(),
-        clients: spec.clients,
-        threads: spec.threads,
-        duration_s: match spec.stop {
-            engine::Stop::Duration(d) => Some(d.as_secs()),
-            engine::Stop::Transactions(_) => None,
-        },
-        transactions_per_client: match spec.stop {
-            engine::Stop::Transactions(n) => Some(n),
-            engine::Stop::Duration(_) => None,
-        },
-        rate_tps: spec.rate_tps,
-        latency_limit_ms: spec.latency_limit.map(|d| d.as_secs_f64() * 1000.0),
-        query_mode: format!("{:?}", spec.mode).to_lowercase(),
-        max_tries: spec.max_tries,
-        connect_per_txn: spec.connect_per_txn,
-        progress_s: ctx.out.progress_s,
-        random_seed: spec.seed,
-        per_statement: spec.per_statement,
-        ..Default::default()
+    if let Some((key, section)) = family.section(&result) {
+        result.sections.insert(key.into(), section);
     }
+    result
 }
 
 /// The run's first connection failed: nothing can be measured. pgbench says libpq's words, then

@@ -20,15 +20,8 @@ use workload::Workload as _;
 
 use super::{Ctx, Family, Finish};
 use crate::console::Failure;
+use crate::families::Audited;
 use crate::interrupt;
-
-/// What the audit read.
-pub(crate) struct Audited {
-    /// The host it read from, as `host:port`.
-    pub host: String,
-    /// Each sequence number present, with how many rows carry it.
-    pub rows: Vec<(u64, u64)>,
-}
 
 pub(crate) struct Runner {
     workload: Option<Arc<ProbeWorkload>>,

@@ -2,22 +2,9 @@
 //! (redacted), times, target, environment, connections, intervals, checks; and starting the
 //! server sampler.
 
-use report::{Check, CheckStatus, RunResult};
+use report::{Check, RunResult};
 
 use crate::{environment, targeting};
-
-pub(crate) fn skipped(name: &str, why: &str) -> Check {
-    Check {
-        name: name.into(),
-        status: CheckStatus::Skipped,
-        detail: format!("skipped ({why})"),
-    }
-}
-
-/// Every one of `names` skipped for the same reason.
-pub(crate) fn skipped_all(names: &[&str], why: &str) -> Vec<Check> {
-    names.iter().map(|n| skipped(n, why)).collect()
-}
 
 /// "15.18 (Debian 15.18-0+deb12u1)" -> "15.18", as pgbench prints the server's version.
 pub(crate) fn short_version(v: &str) -> String {
@@ -99,11 +86,10 @@ pub(super) fn assemble(
         replication: Vec::new(),
         routing: Vec::new(),
         cache_curve: None,
-        iibench: None,
         sweep: None,
-        connection_storm: None,
         ledger: None,
         fleet: None,
+        sections: Default::default(),
     }
 }
 

@@ -392,11 +392,10 @@ fn result(
         replication: Vec::new(),
         routing: Vec::new(),
         cache_curve: Some(curve),
-        iibench: None,
         sweep: None,
-        connection_storm: None,
         ledger: None,
         fleet: None,
+        sections: Default::default(),
     }
 }
 

@@ -24,7 +24,7 @@ use sut::{Dialect, Error, QueryMode, Session, StmtId, Value};
 
 pub use mix::{Mix, Op};
 
-use crate::{ClientWorkload, Rng, TxnContext, TxnType, Workload};
+use workload::{ClientWorkload, Rng, TxnContext, TxnType, Workload};
 
 /// The tables' comment: how stampede recognises a table of its own (it drops no other).
 pub const MARK: &str = "created by stampede crud";
@@ -116,7 +116,6 @@ pub struct Options {
     pub rows: u64,
     /// Rows of each batched operation (IN-list, batch insert, update, delete).
     pub batch: u32,
-    pub mix: Mix,
 }
 
 /// The SQL of operation `op` on table `t`.

@@ -1,4 +1,4 @@
-//! The insert benchmark's part of a result (`stampede run iibench`): the insert and query rates
+//! The insert benchmark's part of a result (`stampede run iibench`), stored under the key `iibench`: the insert and query rates
 //! over time, the secondary indexes' size against the server's cache as sampled during the run,
 //! and the point where the indexes outgrew the cache with the insert rate before and after it
 //! (the question iibench exists to answer: what happens to inserts when the indexes no longer
@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::svg::{Chart, Kind, Marker, Series};
+use report::svg::{Chart, Kind, Marker, Series};
 
 /// iibench's section of a result.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -106,6 +106,33 @@ impl IibenchSection {
     }
 }
 
+impl report::section::Section for IibenchSection {
+    const KEY: &'static str = "iibench";
+}
+
+/// How the section renders (`report::section`): lines in stampede's summary, and a section of
+/// the HTML report.
+pub(crate) struct View;
+pub(crate) static VIEW: View = View;
+
+impl report::section::View for View {
+    fn key(&self) -> &'static str {
+        <IibenchSection as report::section::Section>::KEY
+    }
+
+    fn summary_lines(&self, _r: &report::RunResult, v: &serde_json::Value, o: &mut String) {
+        if let Ok(t) = IibenchSection::deserialize(v) {
+            text_lines(o, &t);
+        }
+    }
+
+    fn html(&self, _r: &report::RunResult, v: &serde_json::Value, o: &mut String) {
+        if let Ok(t) = IibenchSection::deserialize(v) {
+            html_section(o, &t);
+        }
+    }
+}
+
 fn mib(b: u64) -> f64 {
     b as f64 / (1024.0 * 1024.0)
 }
@@ -162,7 +189,7 @@ pub(crate) fn html_section(o: &mut String, t: &IibenchSection) {
     let mut s = String::new();
     text_lines(&mut s, t);
     for line in s.lines() {
-        let _ = write!(o, "<p>{}</p>", crate::svg::esc(line));
+        let _ = write!(o, "<p>{}</p>", report::svg::esc(line));
     }
     let marker = |c: &mut Chart| {
         if let Some(g) = &t.outgrown {
@@ -229,6 +256,54 @@ pub(crate) fn html_section(o: &mut String, t: &IibenchSection) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An iibench section whose indexes outgrew the cache halfway.
+    pub(crate) fn full() -> IibenchSection {
+        let mut t = IibenchSection {
+            rows_per_commit: 1000,
+            insert_clients: 1,
+            query_clients: 1,
+            rows_inserted: 40_000,
+            insert_rows_per_s: 10_000.0,
+            queries_per_s: 120.0,
+            series: (1..=4)
+                .map(|i| IibenchPoint {
+                    t_s: f64::from(i),
+                    insert_rows_per_s: 10_000.0,
+                    queries_per_s: 120.0,
+                })
+                .collect(),
+            cache_bytes: 1 << 20,
+            cache_setting: "shared_buffers".into(),
+            index_samples: (0..8)
+                .map(|i| IndexSample {
+                    t_s: f64::from(i) * 0.5,
+                    index_bytes: (i as u64 + 1) << 18,
+                })
+                .collect(),
+            outgrown: None,
+        };
+        t.locate_outgrown();
+        t
+    }
+
+    #[test]
+    fn the_section_is_what_the_schema_declares() {
+        let v = serde_json::to_value(full()).unwrap();
+        let optional = [
+            "outgrown",
+            "insert_rows_per_s_before",
+            "insert_rows_per_s_after",
+        ];
+        let nested = [
+            ("/series/0", "/properties/series/items"),
+            ("/index_samples/0", "/properties/index_samples/items"),
+            ("/outgrown", "/properties/outgrown"),
+        ];
+        let key = <IibenchSection as report::section::Section>::KEY;
+        let wrong = report::section::schema_mismatches(key, &v, &optional, &nested);
+        assert_eq!(wrong, Vec::<String>::new());
+    }
 
     fn section() -> IibenchSection {
         IibenchSection {

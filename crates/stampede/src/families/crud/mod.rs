@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use report::{Check, RunConfig};
 use sut::{Dialect, Session};
-use workload::crud::{self, Crud, Op, MARK};
+use txn::{Crud, Op, MARK};
 use workload::tables::{self, Existing};
 use workload::{Rng, Workload as _};
 
@@ -21,7 +21,6 @@ use super::{skipped_all, Ctx, Family, Finish};
 use crate::checks::ledger::{self, Part};
 use crate::console::{self, Failure};
 use crate::interrupt;
-use crate::plan::CrudJob;
 
 /// Rows per loading INSERT.
 const LOAD_BATCH: u64 = 1000;
@@ -33,7 +32,7 @@ const LOAD_SEED: u64 = 0xC2D0;
 pub(crate) async fn load(s: &mut Session, dialect: Dialect, tables: u32, rows: u64) -> Result<()> {
     let mut ours = Vec::new();
     for t in 1..=tables {
-        let name = crud::table(t);
+        let name = txn::table(t);
         match tables::existing(s, dialect, &name, MARK).await? {
             Existing::Foreign => {
                 return Err(Failure::setup(
@@ -52,22 +51,32 @@ pub(crate) async fn load(s: &mut Session, dialect: Dialect, tables: u32, rows: u
         s.simple_query(&format!("DROP TABLE {name}")).await?;
     }
     for t in 1..=tables {
-        for sql in crud::create_sql(dialect, t) {
+        for sql in txn::create_sql(dialect, t) {
             s.simple_query(&sql).await?;
         }
         let mut rng = Rng::from_seed(LOAD_SEED ^ u64::from(t));
         let mut first = 1;
         while first <= rows {
             let last = (first + LOAD_BATCH - 1).min(rows);
-            s.simple_query(&crud::load_sql(t, first, last, rows, &mut rng))
+            s.simple_query(&txn::load_sql(t, first, last, rows, &mut rng))
                 .await?;
             first = last + 1;
         }
-        if let Some(sql) = crud::after_load_sql(dialect, t, rows) {
+        if let Some(sql) = txn::after_load_sql(dialect, t, rows) {
             s.simple_query(&sql).await?;
         }
     }
     Ok(())
+}
+
+pub mod txn;
+
+/// What a CRUD-mix run decided.
+pub struct CrudJob {
+    pub tables: u32,
+    pub rows: u64,
+    pub batch: u32,
+    pub mix: txn::Mix,
 }
 
 pub(crate) struct Runner {
@@ -104,7 +113,7 @@ impl Family for Runner {
         self.before = ctx.with_session(async |s| {
             let mut counts = Vec::new();
             for t in 1..=tables {
-                let name = crud::table(t);
+                let name = txn::table(t);
                 if tables::existing(s, dialect, &name, MARK).await? == Existing::Absent {
                     return Err(Failure::setup(
                         format!("the table {name} does not exist"),
@@ -118,11 +127,10 @@ impl Family for Runner {
             }
             Ok(counts)
         })?;
-        let opts = crud::Options {
+        let opts = txn::Options {
             tables,
             rows: self.job.rows,
             batch: self.job.batch,
-            mix: self.job.mix.clone(),
         };
         let w = Crud::new(dialect, opts).map_err(|e| Failure::usage(e, ""))?;
         self.workload = Some(Arc::new(w));
@@ -187,7 +195,7 @@ impl Family for Runner {
             for (kind, rows) in [(Kind::Insert, c.inserted(t)), (Kind::Delete, c.deleted(t))] {
                 claims.push(Claim {
                     kind,
-                    table: workload::crud::table(t),
+                    table: txn::table(t),
                     statements: None,
                     rows: Some(Bounds::up_to(rows, failed * batch)),
                     from: "rows the committed statements reported".into(),
@@ -222,9 +230,9 @@ impl Family for Runner {
             let mut counts = Vec::new();
             let mut verdicts = Vec::new();
             for t in 1..=tables {
-                let name = crud::table(t);
+                let name = txn::table(t);
                 counts.push(tables::count(s, &name).await?);
-                let index = crud::index(t);
+                let index = txn::index(t);
                 verdicts.extend(
                     tables::check_indexes(s, dialect, &name, &[(&index, "k")], may_install).await?,
                 );
@@ -245,7 +253,7 @@ impl Family for Runner {
             if before + ins != after + del {
                 wrong.push(format!(
                     "{} has {after} rows, expected {before} + {ins} inserted - {del} deleted = {}",
-                    crud::table(t),
+                    txn::table(t),
                     (before + ins).saturating_sub(del)
                 ));
             }

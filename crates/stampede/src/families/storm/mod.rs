@@ -28,23 +28,36 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use engine::{Event, Outcome, RunError};
-use report::storm::{
-    BackendMemory, ConnectLatency, ConnectionStormSection, StormFailure, StormStep,
-};
 use report::{Check, CheckStatus, RunConfig};
+use section::{BackendMemory, ConnectLatency, ConnectionStormSection, StormFailure, StormStep};
 use sut::{Dialect, Session};
 
-use super::{pgbench, Ctx, Family, Finish};
-use crate::plan::storm::StormJob;
-use crate::plan::{Frontend, PgbenchJob};
+use super::{Ctx, Family, Finish};
 
 /// An attempt that has not opened a session after this long is a timeout.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Backends whose `/proc` memory is read, at most (spread over the held ones).
 const MEMORY_SAMPLE: usize = 200;
 
+pub(crate) mod section;
+
+/// What the storm does beside the busy clients' run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StormJob {
+    pub connections: u64,
+    pub rate: f64,
+    pub busy: u32,
+}
+
+impl StormJob {
+    /// Seconds the attempts take at the rate.
+    pub fn ramp_s(&self) -> f64 {
+        self.connections as f64 / self.rate
+    }
+}
+
 pub(crate) struct Runner {
-    inner: pgbench::Runner,
+    inner: Box<dyn Family>,
     job: StormJob,
     stormed: Option<Stormed>,
 }
@@ -69,9 +82,10 @@ struct Stormed {
 }
 
 impl Runner {
-    pub(crate) fn new(job: PgbenchJob, storm: StormJob, frontend: Frontend) -> Runner {
+    /// The storm around `inner`, the busy clients' run (pgbench's select-only).
+    pub(crate) fn new(inner: Box<dyn Family>, storm: StormJob) -> Runner {
         Runner {
-            inner: pgbench::Runner::new(job, frontend),
+            inner,
             job: storm,
             stormed: None,
         }
@@ -471,7 +485,13 @@ impl Family for Runner {
         c
     }
 
-    fn storm_result(&self, result: &report::RunResult) -> Option<ConnectionStormSection> {
+    fn section(&self, result: &report::RunResult) -> Option<(&'static str, serde_json::Value)> {
+        report::section::keyed(&self.storm_section(result)?)
+    }
+}
+
+impl Runner {
+    fn storm_section(&self, result: &report::RunResult) -> Option<ConnectionStormSection> {
         let s = self.stormed.as_ref()?;
         Some(ConnectionStormSection {
             target_connections: self.job.connections,

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::svg::{esc, Chart, Kind, Series};
+use report::svg::{esc, Chart, Kind, Series};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConnectionStormSection {
@@ -106,6 +106,33 @@ pub struct StormStep {
 
 /// "private 1065 kB, pss 1079 kB, rss 16555 kB (how)": the figures measured, or "not measured
 /// (why)"; `source` already escaped for HTML where needed.
+impl report::section::Section for ConnectionStormSection {
+    const KEY: &'static str = "connection_storm";
+}
+
+/// How the section renders (`report::section`): a block after the summaries, and a section of
+/// the HTML report.
+pub(crate) struct View;
+pub(crate) static VIEW: View = View;
+
+impl report::section::View for View {
+    fn key(&self) -> &'static str {
+        <ConnectionStormSection as report::section::Section>::KEY
+    }
+
+    fn text_block(&self, _r: &report::RunResult, v: &serde_json::Value) -> Option<String> {
+        ConnectionStormSection::deserialize(v)
+            .ok()
+            .map(|s| render_text(&s))
+    }
+
+    fn html(&self, _r: &report::RunResult, v: &serde_json::Value, o: &mut String) {
+        if let Ok(s) = ConnectionStormSection::deserialize(v) {
+            html_section(o, &s);
+        }
+    }
+}
+
 fn memory_words(m: &BackendMemory, sep: &str, source: &str) -> String {
     let parts: Vec<String> = [
         ("private", m.private_bytes_per_backend),
@@ -247,6 +274,64 @@ pub fn html_section(o: &mut String, s: &ConnectionStormSection) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A connection storm with every part filled.
+    pub(crate) fn full() -> ConnectionStormSection {
+        ConnectionStormSection {
+            target_connections: 2000,
+            connect_rate_per_s: 500.0,
+            busy_clients: 2,
+            attempted: 2000,
+            opened: 1990,
+            held_at_end: 1990,
+            ramp_s: 4.0,
+            connect_latency_ms: ConnectLatency {
+                mean: 2.0,
+                p50: 1.5,
+                p90: 3.0,
+                p99: 9.0,
+                p999: 20.0,
+                max: 25.0,
+            },
+            failures: vec![StormFailure {
+                kind: "too_many_connections".into(),
+                count: 10,
+                example: "FATAL 53300: sorry, too many clients already".into(),
+            }],
+            memory: BackendMemory {
+                source: "/proc/PID/smaps_rollup of 1990 backends".into(),
+                backends: 1990,
+                private_bytes_per_backend: Some(1.5e6),
+                pss_bytes_per_backend: Some(2.0e6),
+                rss_bytes_per_backend: Some(9.0e6),
+            },
+            steps: vec![StormStep {
+                open_connections: 1000,
+                seconds: 2.0,
+                tps: 3000.0,
+                p99_ms: 1.2,
+            }],
+        }
+    }
+
+    #[test]
+    fn the_section_is_what_the_schema_declares() {
+        let v = serde_json::to_value(full()).unwrap();
+        let optional = [
+            "private_bytes_per_backend",
+            "pss_bytes_per_backend",
+            "rss_bytes_per_backend",
+        ];
+        let nested = [
+            ("/connect_latency_ms", "/properties/connect_latency_ms"),
+            ("/failures/0", "/properties/failures/items"),
+            ("/memory", "/properties/memory"),
+            ("/steps/0", "/properties/steps/items"),
+        ];
+        let key = <ConnectionStormSection as report::section::Section>::KEY;
+        let wrong = report::section::schema_mismatches(key, &v, &optional, &nested);
+        assert_eq!(wrong, Vec::<String>::new());
+    }
 
     #[test]
     fn text_and_html_say_what_was_not_measured() {

@@ -26,12 +26,12 @@ use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use super::txn::{columns, gen, row_values, InsertOrder};
 use sut::{Dialect, Session, Target};
-use workload::ycsb::{columns, gen, row_values, InsertOrder};
 
-use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
-use crate::steps::{check_cancel, exec, undo_create, Step};
-use crate::{Event, LoadError, TableProgress, Timings};
+use load::driver::{self, DriverOptions, RowSource, Task, TaskKind};
+use load::steps::{check_cancel, exec, undo_create, Step};
+use load::{Event, LoadError, TableProgress, Timings};
 
 pub const DROP_SQL: &str = "DROP TABLE IF EXISTS usertable";
 
@@ -171,7 +171,7 @@ impl RowSource for Rows {
 /// Cut `0..n` into the load's key ranges (module header).
 pub fn ranges(n: u64, jobs: usize) -> Vec<Range<u64>> {
     let parts = (n / MIN_TASK_ROWS).clamp(1, 4 * jobs.max(1) as u64);
-    crate::split_rows(n, if jobs <= 1 { 1 } else { parts })
+    load::split_rows(n, if jobs <= 1 { 1 } else { parts })
 }
 
 /// `stampede init ycsb`: drop, create, generate, primary key, vacuum. An error or the cancel

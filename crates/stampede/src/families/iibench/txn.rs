@@ -27,7 +27,7 @@
 
 use sut::{Dialect, Error, QueryMode, Session, StmtId, Value};
 
-use crate::{ClientWorkload, Rng, TxnContext, TxnType, Workload};
+use workload::{ClientWorkload, Rng, TxnContext, TxnType, Workload};
 
 pub const TABLE: &str = "purchases_index";
 /// The table's comment: how stampede recognises a table of its own (it drops no other).

@@ -27,7 +27,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use crate::Rng;
+use workload::Rng;
 
 /// `ZipfianGenerator.ZIPFIAN_CONSTANT`.
 pub const ZIPFIAN_CONSTANT: f64 = 0.99;
@@ -132,10 +132,6 @@ impl Zipfian {
             zeta2theta,
             countforzeta: items,
         }
-    }
-
-    pub fn items(&self) -> u64 {
-        self.items
     }
 
     /// `nextValue()`: a draw over the constructed items.
@@ -263,6 +259,7 @@ impl InsertKeys {
     }
 
     /// Keys handed out so far, counting from `start`.
+    #[cfg(test)]
     pub fn handed_out(&self) -> u64 {
         self.next.load(Ordering::Relaxed)
     }

@@ -21,10 +21,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
-use report::iibench::{IibenchPoint, IibenchSection, IndexSample};
 use report::{Check, CheckStatus, RunConfig, RunResult};
+use section::{IibenchPoint, IibenchSection, IndexSample};
 use sut::{Dialect, Session};
-use workload::iibench::{self, IiBench, INSERT, MARK, TABLE};
+use txn::{IiBench, INSERT, MARK, TABLE};
 use workload::tables::{self, Existing};
 use workload::Workload as _;
 
@@ -32,7 +32,6 @@ use super::{skipped_all, Ctx, Family, Finish};
 use crate::checks::ledger::{self, Part};
 use crate::console::{self, Failure};
 use crate::interrupt;
-use crate::plan::IibenchJob;
 
 const SAMPLE_EVERY: Duration = Duration::from_millis(500);
 
@@ -51,7 +50,7 @@ pub(crate) async fn create(s: &mut Session, dialect: Dialect) -> Result<()> {
         }
         Existing::Absent => {}
     }
-    for sql in iibench::create_sql(dialect) {
+    for sql in txn::create_sql(dialect) {
         s.simple_query(&sql).await?;
     }
     Ok(())
@@ -176,6 +175,14 @@ impl Sampler {
             error: Some("the sampler thread panicked".into()),
         })
     }
+}
+
+pub(crate) mod section;
+pub mod txn;
+
+/// What an iibench run decided.
+pub struct IibenchJob {
+    pub opts: txn::Options,
 }
 
 pub(crate) struct Runner {
@@ -324,7 +331,7 @@ impl Family for Runner {
         let may_install = ctx.embedded();
         let (rows, verdicts) = ctx.with_session(async |s| {
             let rows = tables::count(s, TABLE).await?;
-            let leads: Vec<(&str, &str)> = (iibench::INDEXES.iter())
+            let leads: Vec<(&str, &str)> = (txn::INDEXES.iter())
                 .map(|(n, cols)| (*n, cols.split(',').next().unwrap_or(cols)))
                 .collect();
             let v = tables::check_indexes(s, dialect, TABLE, &leads, may_install).await?;
@@ -352,7 +359,32 @@ impl Family for Runner {
         super::base_config(ctx, "iibench".into(), &types, weights)
     }
 
-    fn iibench_result(&self, r: &RunResult) -> Option<IibenchSection> {
+    fn section(&self, result: &report::RunResult) -> Option<(&'static str, serde_json::Value)> {
+        report::section::keyed(&self.iibench_section(result)?)
+    }
+}
+
+/// One check for every secondary index of one or more tables; the detail names each index
+/// and what was found.
+pub(crate) fn index_check(verdicts: &[tables::IndexVerdict]) -> Check {
+    let failed = verdicts.iter().filter(|v| !v.ok).count();
+    let detail = (verdicts.iter())
+        .map(|v| format!("{}: {}", v.index, v.detail))
+        .collect::<Vec<_>>()
+        .join("; ");
+    Check {
+        name: "index consistency".into(),
+        status: if failed == 0 && !verdicts.is_empty() {
+            CheckStatus::Passed
+        } else {
+            CheckStatus::Failed
+        },
+        detail,
+    }
+}
+
+impl Runner {
+    fn iibench_section(&self, r: &RunResult) -> Option<IibenchSection> {
         let o = &self.job.opts;
         let per_commit = f64::from(o.rows_per_commit);
         let committed = |txns: &[measure::TxnStats], q: bool| -> u64 {
@@ -401,24 +433,5 @@ impl Family for Runner {
         };
         t.locate_outgrown();
         Some(t)
-    }
-}
-
-/// One check for every secondary index of one or more tables; the detail names each index
-/// and what was found.
-pub(crate) fn index_check(verdicts: &[tables::IndexVerdict]) -> Check {
-    let failed = verdicts.iter().filter(|v| !v.ok).count();
-    let detail = (verdicts.iter())
-        .map(|v| format!("{}: {}", v.index, v.detail))
-        .collect::<Vec<_>>()
-        .join("; ");
-    Check {
-        name: "index consistency".into(),
-        status: if failed == 0 && !verdicts.is_empty() {
-            CheckStatus::Passed
-        } else {
-            CheckStatus::Failed
-        },
-        detail,
     }
 }

@@ -22,14 +22,23 @@ use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use load::LoadError;
 use report::{Check, CheckStatus, RunConfig};
-use workload::ycsb::{Op, Options, Start, Ycsb};
+use txn::{Op, Options, Start, Ycsb};
 use workload::Workload;
 
 use super::{skipped_all, Ctx, Family, Finish};
 use crate::checks::ledger::{self, Part};
 use crate::console::{self, Failure};
 use crate::interrupt;
-use crate::plan::YcsbJob;
+
+pub(crate) mod loader;
+pub mod txn;
+
+/// Everything a YCSB run decided from its command line.
+pub struct YcsbJob {
+    /// The workload's name (`ycsb-a`).
+    pub name: &'static str,
+    pub opts: Options,
+}
 
 pub(crate) struct Runner {
     job: YcsbJob,
@@ -57,7 +66,7 @@ impl Runner {
 }
 
 /// The options a loaded table imposes on the run (module header).
-fn reconcile(opts: &mut Options, t: &load::ycsb::Loaded) -> Result<()> {
+fn reconcile(opts: &mut Options, t: &loader::Loaded) -> Result<()> {
     let clash = |prop: &str, given: String, table: String| {
         Failure::usage(
             format!("-p {prop}={given}, but usertable holds {table}"),
@@ -130,7 +139,7 @@ fn reconcile(opts: &mut Options, t: &load::ycsb::Loaded) -> Result<()> {
 impl Family for Runner {
     fn load_embedded(&mut self, ctx: &Ctx) -> Result<()> {
         let o = &self.job.opts;
-        let opts = load::ycsb::InitOptions {
+        let opts = loader::InitOptions {
             recordcount: o.recordcount,
             fieldcount: o.fieldcount,
             fieldlength: o.fieldlength,
@@ -146,13 +155,13 @@ impl Family for Runner {
             o.recordcount
         ));
         ctx.rt
-            .block_on(load::ycsb::init(ctx.conn(), &opts, &mut |_| {}))
+            .block_on(loader::init(ctx.conn(), &opts, &mut |_| {}))
             .context("loading usertable on the embedded server")?;
         Ok(())
     }
 
     fn before(&mut self, ctx: &Ctx) -> Result<()> {
-        let loaded = ctx.with_session(async |s| match load::ycsb::inspect(s).await {
+        let loaded = ctx.with_session(async |s| match loader::inspect(s).await {
             Ok(l) => Ok(l),
             Err(LoadError::Missing { .. }) => Err(Failure::setup(
                 "YCSB's table usertable does not exist",
@@ -203,15 +212,15 @@ impl Family for Runner {
                 true => Bounds { min: 0, max: 1 },
                 false => Bounds::exact(1),
             }),
-            ..Part::one_row(Kind::Update, workload::ycsb::TABLE)
+            ..Part::one_row(Kind::Update, txn::TABLE)
         };
-        let read = Part::read(workload::ycsb::TABLE);
+        let read = Part::read(txn::TABLE);
         let claims = (w.ops().iter().enumerate())
             .flat_map(|(i, op)| {
                 let parts = match op {
                     Op::Read | Op::Scan => vec![read],
                     Op::Update => vec![update],
-                    Op::Insert => vec![Part::one_row(Kind::Insert, workload::ycsb::TABLE)],
+                    Op::Insert => vec![Part::one_row(Kind::Insert, txn::TABLE)],
                     Op::ReadModifyWrite => vec![read, update],
                 };
                 let (committed, attempts) = ledger::counts(outcome, i);
@@ -259,8 +268,8 @@ impl Family for Runner {
             return Ok(skipped_all(self.check_names(), "--no-check"));
         }
         let o = &self.job.opts;
-        let (rows, bad) = ctx
-            .with_session(async |s| Ok(load::ycsb::check(s, o.fieldcount, o.fieldlength).await?))?;
+        let (rows, bad) =
+            ctx.with_session(async |s| Ok(loader::check(s, o.fieldcount, o.fieldlength).await?))?;
         let inserted = self.committed(outcome, Op::Insert);
         let expected = self.rows_before + inserted;
         let status = |ok: bool| match ok {

@@ -36,9 +36,9 @@ use std::sync::Arc;
 
 use sut::{Dialect, Error, QueryMode, Session, StmtId, Value};
 
-use crate::{ClientWorkload, Rng, TxnContext, TxnType, Workload};
 use gen::{InsertKeys, OpChooser, ScrambledZipfian, SkewedLatest, Zipfian};
-pub use props::{Distribution, InsertOrder, Op, Options, PropError};
+pub use props::{Distribution, InsertOrder, Op, Options};
+use workload::{ClientWorkload, Rng, TxnContext, TxnType, Workload};
 
 /// The table (YCSB's `table` default).
 pub const TABLE: &str = "usertable";
@@ -277,10 +277,6 @@ impl Ycsb {
         }
     }
 
-    pub fn options(&self) -> &Options {
-        &self.opts
-    }
-
     /// The operation of each transaction type, in `txn_types()` order.
     pub fn ops(&self) -> &[Op] {
         &self.ops
@@ -288,17 +284,6 @@ impl Ycsb {
 
     pub fn counters(&self) -> &Counters {
         &self.counters
-    }
-
-    /// Insert keys handed out during the run (committed or not).
-    pub fn inserts_attempted(&self) -> u64 {
-        self.keys.handed_out() - self.start.rows.max(1)
-    }
-
-    /// The index of the transaction type chosen for the uniform `u` (the chooser of every
-    /// client; exposed for the proportions' test).
-    pub fn choose_from(&self, u: f64) -> usize {
-        self.chooser.next_from(u)
     }
 }
 

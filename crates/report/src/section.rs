@@ -1,0 +1,213 @@
+//! A workload family's own part of a result, known to this crate only by its key.
+//!
+//! A family (its folder in the app crate) defines a typed section, stores it in
+//! [`RunResult::sections`](crate::RunResult) under its key (a field of the JSON's top level,
+//! declared in the schema's `$defs` under the same name) and renders it through a [`View`]. The
+//! binary installs the views of every family it knows once, at start ([`install`]); each
+//! rendering (the text summary, the HTML report) asks them for their blocks, in the order they
+//! were installed. A result read back from JSON keeps every section, known or not, and writes it
+//! out again unchanged; a section that no installed view claims is not rendered.
+//!
+//! Why a process-wide table and not a parameter of every renderer: the renderers are called
+//! from many places (the end of a run, `stampede report`, a fleet's merge, `compare`), and the
+//! set of families is a property of the program, not of a call.
+
+use std::sync::OnceLock;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::RunResult;
+
+/// How one family's section renders.
+pub trait View: Sync {
+    /// The section's key in the result (and in the schema's `$defs`).
+    fn key(&self) -> &'static str;
+    /// Lines in stampede's summary, after the run's own lines (each ending in `\n`).
+    fn summary_lines(&self, _r: &RunResult, _v: &serde_json::Value, _o: &mut String) {}
+    /// A block of its own after the summaries, or `None` (each line ending in `\n`).
+    fn text_block(&self, _r: &RunResult, _v: &serde_json::Value) -> Option<String> {
+        None
+    }
+    /// Its `<section>` of the HTML report.
+    fn html(&self, _r: &RunResult, _v: &serde_json::Value, _o: &mut String) {}
+}
+
+static VIEWS: OnceLock<&'static [&'static dyn View]> = OnceLock::new();
+
+/// Install the families' views; the first call wins (the binary calls it once at start; tests
+/// may call it again with the same table).
+pub fn install(views: &'static [&'static dyn View]) {
+    let _ = VIEWS.set(views);
+}
+
+/// The installed views whose sections `r` holds, in installation order, with each section.
+pub(crate) fn present(
+    r: &RunResult,
+) -> impl Iterator<Item = (&'static dyn View, &serde_json::Value)> {
+    let views: &'static [&'static dyn View] = VIEWS.get().copied().unwrap_or(&[]);
+    views
+        .iter()
+        .filter_map(move |v| r.sections.get(v.key()).map(|s| (*v, s)))
+}
+
+/// A typed section's key, for [`RunResult::section`] and [`RunResult::set_section`].
+pub trait Section: Serialize + DeserializeOwned {
+    const KEY: &'static str;
+}
+
+impl RunResult {
+    /// The section of type `S`, when the result holds one that reads as `S`.
+    pub fn section<S: Section>(&self) -> Option<S> {
+        let v = self.sections.get(S::KEY)?;
+        serde_json::from_value(v.clone()).ok()
+    }
+
+    /// Store (or replace) the section of type `S`; `None` removes it.
+    pub fn set_section<S: Section>(&mut self, s: Option<&S>) {
+        match s.and_then(|s| serde_json::to_value(s).ok()) {
+            Some(v) => {
+                self.sections.insert(S::KEY.to_string(), v);
+            }
+            None => {
+                self.sections.remove(S::KEY);
+            }
+        }
+    }
+}
+
+/// The schema's declaration of a family section against a value of it: every key written is
+/// declared, every required key is written (`optional` lists the keys a section may omit),
+/// recursively for the objects named in `nested` (a JSON pointer into the value and the
+/// matching pointer into the declaration). Empty when they agree. For the families' tests: the
+/// schema file is this crate's ([`crate::SCHEMA`]).
+pub fn schema_mismatches(
+    key: &str,
+    value: &serde_json::Value,
+    optional: &[&str],
+    nested: &[(&str, &str)],
+) -> Vec<String> {
+    let schema: serde_json::Value = match serde_json::from_str(crate::SCHEMA) {
+        Ok(s) => s,
+        Err(e) => return vec![format!("the schema does not parse: {e}")],
+    };
+    let def = &schema["$defs"][key];
+    let mut out = Vec::new();
+    let mut pairs = vec![(String::new(), def, value)];
+    for (vp, dp) in nested {
+        match (def.pointer(dp), value.pointer(vp)) {
+            (Some(d), Some(v)) => pairs.push((vp.to_string(), d, v)),
+            _ => out.push(format!(
+                "{key}{vp}: not in the value or not declared at {dp}"
+            )),
+        }
+    }
+    for (at, d, v) in pairs {
+        let (Some(written), Some(declared)) = (v.as_object(), d["properties"].as_object()) else {
+            out.push(format!(
+                "{key}{at}: not an object, or declared without properties"
+            ));
+            continue;
+        };
+        let required: Vec<&str> = (d["required"].as_array().into_iter().flatten())
+            .filter_map(|k| k.as_str())
+            .collect();
+        for k in written.keys() {
+            if !declared.contains_key(k) {
+                out.push(format!("{key}{at}: `{k}` is written but not declared"));
+            }
+        }
+        for k in declared.keys() {
+            if !written.contains_key(k) {
+                out.push(format!("{key}{at}: `{k}` is declared but not written"));
+            }
+        }
+        for k in written.keys() {
+            let must = !optional.contains(&k.as_str());
+            if must != required.contains(&k.as_str()) {
+                out.push(format!(
+                    "{key}{at}: `{k}` should be {} in the schema",
+                    if must { "required" } else { "optional" }
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A typed section as [`RunResult::sections`] holds it: its key and its JSON value.
+pub fn keyed<S: Section>(s: &S) -> Option<(&'static str, serde_json::Value)> {
+    serde_json::to_value(s).ok().map(|v| (S::KEY, v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct Counted {
+        n: u64,
+    }
+
+    impl Section for Counted {
+        const KEY: &'static str = "counted";
+    }
+
+    struct CountedView;
+
+    impl View for CountedView {
+        fn key(&self) -> &'static str {
+            Counted::KEY
+        }
+        fn summary_lines(&self, _r: &RunResult, v: &serde_json::Value, o: &mut String) {
+            o.push_str(&format!("counted: {}\n", v["n"]));
+        }
+        fn text_block(&self, _r: &RunResult, v: &serde_json::Value) -> Option<String> {
+            Some(format!("counted block: {}\n", v["n"]))
+        }
+        fn html(&self, _r: &RunResult, v: &serde_json::Value, o: &mut String) {
+            o.push_str(&format!("<section id=\"counted\">{}</section>", v["n"]));
+        }
+    }
+
+    static VIEWS: &[&dyn View] = &[&CountedView];
+
+    #[test]
+    fn a_family_section_is_kept_through_json_and_rendered_by_its_view() {
+        install(VIEWS);
+        let mut r = crate::testdata::sysbench_run();
+        r.set_section(Some(&Counted { n: 42 }));
+        // One no view claims: kept as read, written again, not rendered.
+        r.sections
+            .insert("unclaimed".into(), serde_json::json!({"x": [1, 2]}));
+        let mut json = Vec::new();
+        crate::write_json(&r, &mut json).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        assert_eq!(v["counted"]["n"], 42, "a field of the top level");
+        let back = crate::read_json(&json[..]).unwrap();
+        assert_eq!(back.section::<Counted>(), Some(Counted { n: 42 }));
+        assert_eq!(back.sections["unclaimed"], serde_json::json!({"x": [1, 2]}));
+        let text = crate::render_text(&back);
+        assert!(text.contains("counted: 42\n"), "{text}");
+        assert!(text.contains("\ncounted block: 42\n"), "{text}");
+        assert!(!text.contains("unclaimed"), "{text}");
+        let html = crate::html::render(&back, None);
+        assert!(html.contains("<section id=\"counted\">42</section>"));
+        let mut gone = back.clone();
+        gone.set_section::<Counted>(None);
+        assert!(gone.section::<Counted>().is_none());
+    }
+
+    #[test]
+    fn schema_mismatches_name_what_differs() {
+        // `sweep` is declared in the schema; a value with an extra key and a missing one.
+        let v = serde_json::json!({"parameter": "clients", "bogus": 1});
+        let wrong = schema_mismatches("sweep", &v, &[], &[]);
+        assert!(wrong
+            .iter()
+            .any(|w| w.contains("`bogus` is written but not declared")));
+        assert!(wrong
+            .iter()
+            .any(|w| w.contains("`steps` is declared but not written")));
+    }
+}

@@ -1,0 +1,103 @@
+//! What a plan decided besides the engine's spec and the workload: whose command line it came
+//! from ([`Frontend`]), what the run writes and adds ([`Outputs`]: files, checks, the observer,
+//! a fault, a sweep, a fleet). Below the families, which read it through their `Ctx`; `plan`
+//! fills it.
+
+use crate::files::RunOutputs;
+
+/// Which command line the plan came from: it decides the defaults and whose conventions the
+/// output follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frontend {
+    Native,
+    Pgbench,
+    Sysbench,
+}
+
+/// What the run writes, and what it adds to the measurement.
+pub struct Outputs {
+    /// A progress line every this many seconds.
+    pub progress_s: Option<f64>,
+    /// sysbench's progress lines on standard output instead of stampede's on standard error.
+    pub sysbench_progress: bool,
+    /// `--json` and `--html`, checked before any I/O (`crate::files`).
+    pub files: RunOutputs,
+    /// The commit count and the workload's own checks after the run.
+    pub checks: bool,
+    /// `--check-timeout`: each check's deadline (`run::after`).
+    pub check_timeout: std::time::Duration,
+    /// Watch the server during the run.
+    pub observe: bool,
+    /// stampede's defaults this run used, as the options that would have given them.
+    pub defaulted: Vec<String>,
+    /// pgbench's `--progress-timestamp`: progress lines say the time of day.
+    pub progress_timestamp: bool,
+    /// `--fault-at`: a fault run (`run::fault`).
+    pub fault: Option<FaultSpec>,
+    /// `--sweep`: the run repeated over a parameter (`run::sweep`).
+    pub sweep: Option<sweep::SweepSpec>,
+    /// `--fleet`: this process is one of a fleet (`run::member`).
+    pub fleet: Option<FleetPlan>,
+}
+
+/// `--fleet NAME --fleet-size N [--fleet-index I]`, validated.
+#[derive(Clone, Debug)]
+pub struct FleetPlan {
+    pub name: String,
+    pub size: u32,
+    /// `--fleet-index`, else `JOB_COMPLETION_INDEX`; `None`: assigned on joining.
+    pub index: Option<u32>,
+    /// `--fleet-timeout` (default 60 s).
+    pub timeout: std::time::Duration,
+}
+
+/// The fault of a fault run, as asked for (`--fault-at T [--fault-cmd CMD]`; `run::fault`
+/// injects it).
+#[derive(Clone, Debug)]
+pub struct FaultSpec {
+    pub at: std::time::Duration,
+    pub cmd: Option<String>,
+}
+
+/// `--sweep` read (`plan::sweep`).
+pub mod sweep {
+    /// What a sweep varies.
+    #[derive(Clone, Debug, PartialEq)]
+    pub enum Param {
+        Clients,
+        Rate,
+        /// A server setting, by name.
+        Setting(String),
+    }
+
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct SweepSpec {
+        pub param: Param,
+        /// The values, as given (`set:` values are passed to the server as written).
+        pub values: Vec<String>,
+        /// Seconds left out at the start of each step.
+        pub warmup_s: f64,
+    }
+
+    impl SweepSpec {
+        /// The parameter's name in the result: `clients`, `rate`, `set:NAME`.
+        pub fn parameter(&self) -> String {
+            match &self.param {
+                Param::Clients => "clients".into(),
+                Param::Rate => "rate".into(),
+                Param::Setting(n) => format!("set:{n}"),
+            }
+        }
+
+        /// The most clients any step runs (for the open-files limit and max_connections).
+        pub fn max_clients(&self, base: u32) -> u32 {
+            match self.param {
+                Param::Clients => (self.values.iter())
+                    .filter_map(|v| v.parse::<u32>().ok())
+                    .max()
+                    .unwrap_or(base),
+                _ => base,
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! The workload families: what the run asks of each ([`Family`], [`Ctx`]) and one folder per
+//! family that holds all of it: its transactions, its tables and loader, its runner (checks,
+//! ledger claims, configuration), its section of the result and how that renders, its tests.
+//!
+//! The house above (`run`, `plan`, `commands`) knows a family through [`Family`] and the one
+//! line per family where a plan's job becomes a runner (`run::execute`); `report` knows a
+//! family's section only by its key and its [`report::section::View`] ([`VIEWS`]). The folders
+//! so far: YCSB (`ycsb`), the insert benchmark (`iibench`), the CRUD mix (`crud`) and the
+//! connection storm (`storm`); TPC-B and pgbench scripts, sysbench OLTP, TPC-C, the failover
+//! probe and the cache curve still live in `run`, `workload`, `load` and `report`, each behind
+//! the same trait.
+//!
+//! Layers (ARCHITECTURE.md): a family may use `checks`, `targeting`, `choices` and what lies
+//! below them, never `run`, `plan` or `commands`.
+
+pub(crate) mod after;
+pub(crate) mod crud;
+pub(crate) mod iibench;
+pub(crate) mod storm;
+pub mod ycsb;
+
+use anyhow::Result;
+use engine::{Event, Outcome, RunError};
+use report::{Check, CheckStatus, RunConfig, SysbenchSection};
+use sut::Session;
+
+use crate::checks::{self, CommitCheck};
+use crate::choices::{Frontend, Outputs};
+use crate::{console, interrupt, targeting};
+
+/// The families' views of their sections, for every rendering of a result
+/// (`report::section::install`, called once by `main`).
+pub(crate) static VIEWS: &[&dyn report::section::View] =
+    &[&iibench::section::VIEW, &storm::section::VIEW];
+
+/// Install [`VIEWS`] (idempotent).
+pub(crate) fn install_views() {
+    report::section::install(VIEWS);
+}
+
+/// What a fault run's audit found in the probe's table (`run::probe`).
+pub(crate) struct Audited {
+    /// The host it read from, as `host:port`.
+    pub host: String,
+    /// Each sequence number present, with how many rows carry it.
+    pub rows: Vec<(u64, u64)>,
+}
+
+pub(crate) fn skipped(name: &str, why: &str) -> Check {
+    Check {
+        name: name.into(),
+        status: CheckStatus::Skipped,
+        detail: format!("skipped ({why})"),
+    }
+}
+
+/// Every one of `names` skipped for the same reason.
+pub(crate) fn skipped_all(names: &[&str], why: &str) -> Vec<Check> {
+    names.iter().map(|n| skipped(n, why)).collect()
+}
+
+/// What a family's steps may read: the run's decisions and where it runs.
+pub(crate) struct Ctx<'a> {
+    pub frontend: Frontend,
+    pub spec: &'a engine::RunSpec,
+    pub out: &'a Outputs,
+    pub target: &'a targeting::Target,
+    pub rt: &'a tokio::runtime::Runtime,
+}
+
+impl Ctx<'_> {
+    pub fn conn(&self) -> &sut::Target {
+        &self.target.conn
+    }
+
+    /// stampede started the server (PostgreSQL or MariaDB): the family loads its data.
+    pub fn embedded(&self) -> bool {
+        self.target.embedded.is_some() || self.target.embedded_mysql.is_some()
+    }
+
+    /// Drive a future on the run's runtime. Before the engine starts, a signal abandons it
+    /// (`interrupt::or_interrupted`: a server that accepts the connection and never answers
+    /// does not hold Ctrl-C up); within a check after the run, it runs under that check's
+    /// deadline and interrupt (`after`).
+    pub fn block_on<T>(&self, f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+        after::block_on(self.rt, interrupt::or_interrupted(f))
+    }
+
+    /// One session for a step, closed afterwards; its notices are printed.
+    pub fn with_session<T>(&self, f: impl AsyncFnOnce(&mut Session) -> Result<T>) -> Result<T> {
+        self.block_on(async {
+            let mut s = Session::connect(self.conn()).await?;
+            let r = f(&mut s).await;
+            for n in s.take_notices() {
+                console::server_notice(&n);
+            }
+            s.close().await;
+            r
+        })
+    }
+}
+
+/// What happened after the engine returned that the commit count must know (sysbench
+/// bulk_insert's rows still buffered when the run ended, sent on a session of their own).
+#[derive(Default)]
+pub(crate) struct Finish {
+    pub commits: u64,
+    pub connections: u64,
+    /// What the finishing session sent (the workload's own statements), for the ledger.
+    pub tally: measure::ledger::Tally,
+}
+
+/// What differs between families of workloads (module notes).
+pub(crate) trait Family {
+    /// Load the workload's tables on a new embedded server.
+    fn load_embedded(&mut self, ctx: &Ctx) -> Result<()>;
+    /// Before the run: find the data and its size, pre-run maintenance, the baselines of the
+    /// workload's own checks (when `ctx.out.checks`).
+    fn before(&mut self, ctx: &Ctx) -> Result<()>;
+    /// The workload in the header's words (`tpcb-like, scale 10`).
+    fn describe(&self) -> String;
+    /// The routing check's verdicts, made in `before` (sharded tables only).
+    fn routing(&self) -> Vec<report::Routing> {
+        Vec::new()
+    }
+    /// sysbench's section, for its progress lines and summary; `None` for other families.
+    fn sysbench_section(&self) -> Option<SysbenchSection> {
+        None
+    }
+    /// The measured run.
+    fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError>;
+    /// After the engine, even after an error or Ctrl-C: what the workload still must send.
+    fn finish(&mut self, _ctx: &Ctx) -> Result<Finish> {
+        Ok(Finish::default())
+    }
+    /// The transactions the server must have committed for this outcome (not counting setup).
+    fn counted_commits(&self, outcome: &Outcome, fin: &Finish) -> u64;
+    /// What of this run cannot be done on a MySQL target, refused before connecting: the
+    /// cause and what to do instead; `None` when it runs there.
+    fn mysql_refusal(&self) -> Option<(String, String)> {
+        None
+    }
+    /// On MySQL: the COMMIT statements the counted transactions sent (what `Com_commit`
+    /// counts), or `None` when they are autocommitted statements, which it does not count.
+    fn mysql_commits(&self, outcome: &Outcome, fin: &Finish) -> Option<u64> {
+        Some(self.counted_commits(outcome, fin))
+    }
+    /// The verdict of an exact commit count (sysbench's runs call a surplus during autovacuum
+    /// inconclusive).
+    fn commit_status(
+        &self,
+        _ctx: &Ctx,
+        c: CommitCheck,
+        maintenance: i64,
+    ) -> Result<(CheckStatus, String)> {
+        Ok(checks::commit_status(&c, maintenance))
+    }
+    /// The workload's own checks after the run.
+    fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>>;
+    /// The names of the checks `checks` makes, so that when it cannot finish (the server went
+    /// away after the run) each is named as not verified. Empty (the default): one line,
+    /// "workload checks".
+    fn check_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// What the workload's own counters say its transactions did, table by table, for the
+    /// statement ledger (`checks::ledger`): built from its transaction types' statements and
+    /// counts. None (the default) leaves the ledger to the sessions' tally and the server.
+    fn ledger_claims(&self, _outcome: &Outcome, _fin: &Finish) -> Vec<measure::ledger::Claim> {
+        Vec::new()
+    }
+    /// The result's configuration.
+    fn config(&self, ctx: &Ctx) -> RunConfig;
+    /// sysbench's section of the result, measured.
+    fn sysbench_result(&self, _outcome: &Outcome, _fin: &Finish) -> Option<SysbenchSection> {
+        None
+    }
+    /// A fault run's audit: the rows the probe's table holds after the run (`probe`); `None`
+    /// for a family whose writes are not audited.
+    fn audit(&mut self, _ctx: &Ctx) -> Option<Result<Audited>> {
+        None
+    }
+    /// TPC-C's section of the result, from the assembled result.
+    fn tpcc_result(&self, _result: &report::RunResult) -> Option<report::TpccSection> {
+        None
+    }
+    /// The family's own section of the result (`report::section`), from the assembled
+    /// result: its key and value; `None` for a family whose numbers are the generic ones.
+    fn section(&self, _result: &report::RunResult) -> Option<(&'static str, serde_json::Value)> {
+        None
+    }
+}
+
+/// The part of a result's configuration every family fills the same way, from the engine's
+/// spec and the outputs: `workload`, its transaction types (with their weights) and the rest.
+/// A family sets what differs afterwards (pgbench's scale and partitions, say).
+pub(crate) fn base_config(
+    ctx: &Ctx,
+    workload: String,
+    types: &[workload::TxnType],
+    weights: impl IntoIterator<Item = u32>,
+) -> RunConfig {
+    let spec = ctx.spec;
+    RunConfig {
+        workload,
+        txn_types: (types.iter())
+            .zip(weights)
+            .map(|(t, weight)| report::TxnTypeConfig {
+                name: t.name.clone(),
+                weight,
+                statements: t.statements.clone(),
+            })
+            .collect(),
+        clients: spec.clients,
+        threads: spec.threads,
+        duration_s: match spec.stop {
+            engine::Stop::Duration(d) => Some(d.as_secs()),
+            engine::Stop::Transactions(_) => None,
+        },
+        transactions_per_client: match spec.stop {
+            engine::Stop::Transactions(n) => Some(n),
+            engine::Stop::Duration(_) => None,
+        },
+        rate_tps: spec.rate_tps,
+        latency_limit_ms: spec.latency_limit.map(|d| d.as_secs_f64() * 1000.0),
+        query_mode: format!("{:?}", spec.mode).to_lowercase(),
+        max_tries: spec.max_tries,
+        connect_per_txn: spec.connect_per_txn,
+        progress_s: ctx.out.progress_s,
+        random_seed: spec.seed,
+        per_statement: spec.per_statement,
+        ..Default::default()
+    }
+}
