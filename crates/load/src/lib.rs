@@ -17,10 +17,10 @@
 //! - [`oltp`]: sysbench's `sbtestN` tables (`sysbench oltp_common prepare`).
 //! - [`tpcc`]: TPC-C's nine tables (clause 4.3.3.1 data, go-tpc's PostgreSQL schema), and the
 //!   load's NURand constants recorded with them.
-//! - [`ycsb`]: YCSB's `usertable` (`stampede init ycsb`), recorded in its comment.
 //! - [`layout`]: the sharded layouts of the tpcb and oltp tables (Citus, Aurora Limitless,
 //!   postgres_fdw partitions), as a plan of SQL steps that `--dry-run` prints and `init` runs.
-//! - Later workloads are modules beside these that build a task list and hand it to the driver.
+//! - Later workloads build a task list and hand it to the driver from their family folder in
+//!   the app crate (YCSB's `usertable`: `families::ycsb::loader`), with [`steps`] for the rest.
 
 pub mod driver;
 mod insert;

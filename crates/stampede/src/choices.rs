@@ -24,7 +24,7 @@ pub struct Outputs {
     pub files: RunOutputs,
     /// The commit count and the workload's own checks after the run.
     pub checks: bool,
-    /// `--check-timeout`: each check's deadline (`run::after`).
+    /// `--check-timeout`: each check's deadline (`families::after`).
     pub check_timeout: std::time::Duration,
     /// Watch the server during the run.
     pub observe: bool,

@@ -5,7 +5,7 @@
 //!   on the server (a connection attempt to a server that accepts and never answers), is
 //!   abandoned at once ([`or_interrupted`]); the checks after a run the signal cut short run
 //!   to their end (they verify the partial result), and a signal that comes while the checks
-//!   run ends them, each "not verified", the result kept (`run::after`, through [`count`]);
+//!   run ends them, each "not verified", the result kept (`families::after`, through [`count`]);
 //!   the embedded server is stopped and its directory removed as after any run. Exit 130.
 //! - The second stops now, on the signal thread: the embedded servers are stopped at once
 //!   (PostgreSQL's immediate shutdown, SIGKILL for MariaDB; SIGKILL for whatever is left after
@@ -57,7 +57,7 @@ pub fn requested() -> bool {
     flag().load(Ordering::SeqCst)
 }
 
-/// Signals received so far: a step that began after some can tell a new one (`run::after`).
+/// Signals received so far: a step that began after some can tell a new one (`families::after`).
 pub fn count() -> u32 {
     *SIGNALS.borrow()
 }

@@ -21,15 +21,15 @@ pub enum Family {
     Tpcc,
     /// The failover probe (`run::probe`, `stampede failover`).
     Probe,
-    /// YCSB's core workloads A to F (`run::ycsb`).
+    /// YCSB's core workloads A to F (`families::ycsb`).
     Ycsb,
     /// The cache curve (`run::cache_curve`).
     CacheCurve,
-    /// The insert benchmark (`run::iibench`).
+    /// The insert benchmark (`families::iibench`).
     Iibench,
-    /// The CRUD mix (`run::crud`).
+    /// The CRUD mix (`families::crud`).
     Crud,
-    /// The connection storm (`run::storm`): idle connections opened at a rate, and select-only
+    /// The connection storm (`families::storm`): idle connections opened at a rate, and select-only
     /// on pgbench's tables meanwhile.
     Storm,
 }

@@ -1,7 +1,8 @@
 //! # workload: what a transaction does
 //!
-//! Owns the [`Workload`] trait and its implementations, one module per workload ([`tpcb`], [`oltp`];
-//! `script/` for pgbench's language; `tpcc/`, `ycsb/`). A workload owns the
+//! Owns the [`Workload`] trait, and the implementations of the families not yet in a folder of
+//! their own in the app crate (`families/<name>/txn`, where YCSB, iibench and CRUD live): one
+//! module per workload ([`tpcb`], [`oltp`]; `script/` for pgbench's language; `tpcc/`). A workload owns the
 //! transaction: which statements, with which random values, and the checks that must hold after a
 //! run. It never owns time: the engine decides when a transaction starts, measures it, retries it
 //! and stops the run.

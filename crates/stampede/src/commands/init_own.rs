@@ -1,6 +1,6 @@
 //! `stampede init iibench` and `stampede init crud`: the tables of stampede's own workloads,
-//! made by the same code the embedded server uses before a run (`run::iibench::create`,
-//! `run::crud::load`). A table of the same name that stampede did not create is refused before
+//! made by the same code the embedded server uses before a run (`families::iibench::create`,
+//! `families::crud::load`). A table of the same name that stampede did not create is refused before
 //! anything is dropped.
 
 use std::time::Instant;

@@ -1,6 +1,6 @@
 //! `stampede init ycsb` (YCSB's load phase: `ycsb load jdbc -P workloads/workloada -p
 //! recordcount=N`) and `stampede check ycsb`: YCSB's `usertable` loaded in parallel by
-//! `load::ycsb`, with YCSB's properties (`-p KEY=VALUE`) for its shape. `init ycsb-a` ... `init
+//! `families::ycsb::loader`, with YCSB's properties (`-p KEY=VALUE`) for its shape. `init ycsb-a` ... `init
 //! ycsb-f` load the same table: YCSB's six core workloads share it.
 
 use anyhow::{Context, Result};

@@ -9,16 +9,14 @@
 //! `--rows-per-commit` rows) per second, and the engine's rate paces every client, so it is
 //! refused with query clients (the original paces only its inserts: `--inserts_per_second`).
 
-use std::time::Duration;
-
 use crate::families::crud::txn::Mix;
 pub use crate::families::crud::CrudJob;
 pub use crate::families::iibench::IibenchJob;
 use anyhow::Result;
-use engine::{RunSpec, Stop};
+use engine::RunSpec;
 use sut::QueryMode;
 
-use super::{parse_seed, positive};
+use super::parse_seed;
 use crate::cli::RunArgs;
 use crate::console::Failure;
 
@@ -41,25 +39,12 @@ fn spec(a: &RunArgs, name: &str, clients: u32, weights: Vec<u32>) -> Result<RunS
     if jobs < 1 {
         bail!("-j/--jobs must be at least 1");
     }
-    let stop = match (a.transactions, a.time) {
-        (Some(_), Some(_)) => bail!("-t and -T: give one of them"),
-        (Some(0), None) => bail!("-t/--transactions must be at least 1"),
-        (Some(t), None) => Stop::Transactions(t),
-        (None, Some(0)) => bail!("-T/--time must be at least 1"),
-        (None, t) => Stop::Duration(Duration::from_secs(t.unwrap_or(10))),
-    };
-    let limit = positive(a.latency_limit, "-L/--latency-limit")?;
-    let max_tries = match (a.max_tries, stop) {
-        (None, Stop::Duration(_)) => 0,
-        (None, Stop::Transactions(_)) => 1_000_000,
-        (Some(0), Stop::Transactions(_)) => {
-            bail!("--max-tries=0 (unlimited) needs -T, or the run might never end")
-        }
-        (Some(n), _) => n,
-    };
+    let stop = super::stop_rule(a)?;
+    let (rate, limit) = super::rate_and_limit(a)?;
+    let max_tries = super::retrying_max_tries(a, stop)?;
     let spec = RunSpec {
-        rate_tps: positive(a.rate, "-R/--rate")?,
-        latency_limit: limit.map(|ms| Duration::from_secs_f64(ms / 1000.0)),
+        rate_tps: rate,
+        latency_limit: limit,
         mode: a.protocol.map_or(QueryMode::Prepared, |p| p.mode()),
         max_tries,
         seed: parse_seed(a.random_seed.as_deref())?,

@@ -591,6 +591,65 @@ fn fault_spec(a: &RunArgs, spec: &RunSpec) -> Result<Option<FaultSpec>> {
     }))
 }
 
+/// `-c` and `-j` of a family whose runs default both to 1: each at least 1.
+pub(crate) fn clients_and_jobs(a: &RunArgs) -> Result<(u32, u32)> {
+    let (clients, jobs) = (a.clients.unwrap_or(1), a.jobs.unwrap_or(1));
+    if clients < 1 {
+        return Err(Failure::usage("-c/--client must be at least 1", ""));
+    }
+    if jobs < 1 {
+        return Err(Failure::usage("-j/--jobs must be at least 1", ""));
+    }
+    Ok((clients, jobs))
+}
+
+/// `-t N` or `-T S` (one of them, each at least 1); `-T 10` when neither is given.
+pub(crate) fn stop_rule(a: &RunArgs) -> Result<engine::Stop> {
+    use engine::Stop;
+    let bad = |why: &str| Err(Failure::usage(why, ""));
+    match (a.transactions, a.time) {
+        (Some(_), Some(_)) => bad("-t and -T: give one of them"),
+        (Some(0), None) => bad("-t/--transactions must be at least 1"),
+        (Some(t), None) => Ok(Stop::Transactions(t)),
+        (None, Some(0)) => bad("-T/--time must be at least 1"),
+        (None, t) => Ok(Stop::Duration(Duration::from_secs(t.unwrap_or(10)))),
+    }
+}
+
+/// `-M` of a workload that sends its values as parameters: `-M simple` cannot carry them.
+pub(crate) fn parameter_mode(a: &RunArgs, what: &str) -> Result<sut::QueryMode> {
+    let mode = a.protocol.map_or(sut::QueryMode::Prepared, |p| p.mode());
+    if mode == sut::QueryMode::Simple {
+        return Err(Failure::usage(
+            format!("{what} sends its keys and values as parameters: -M simple cannot carry them"),
+            "use -M prepared (the default) or -M extended",
+        ));
+    }
+    Ok(mode)
+}
+
+/// `--max-tries` where failed transactions are retried by default: unlimited under `-T`, a
+/// million under `-t` (so that a run of N transactions ends); `0` only with `-T`.
+pub(crate) fn retrying_max_tries(a: &RunArgs, stop: engine::Stop) -> Result<u32> {
+    use engine::Stop;
+    match (a.max_tries, stop) {
+        (None, Stop::Duration(_)) => Ok(0),
+        (None, Stop::Transactions(_)) => Ok(1_000_000),
+        (Some(0), Stop::Transactions(_)) => Err(Failure::usage(
+            "--max-tries=0 (unlimited) needs -T, or the run might never end",
+            "",
+        )),
+        (Some(n), _) => Ok(n),
+    }
+}
+
+/// `-R` and `-L` (positive when given), into the spec's rate and latency limit.
+pub(crate) fn rate_and_limit(a: &RunArgs) -> Result<(Option<f64>, Option<Duration>)> {
+    let rate = positive(a.rate, "-R/--rate")?;
+    let limit = positive(a.latency_limit, "-L/--latency-limit")?;
+    Ok((rate, limit.map(|ms| Duration::from_secs_f64(ms / 1000.0))))
+}
+
 /// A value that must be positive and finite, or absent.
 pub fn positive(v: Option<f64>, flag: &str) -> Result<Option<f64>> {
     match v {

@@ -26,14 +26,7 @@ pub(crate) fn plan(a: &RunArgs) -> Result<RunSpec> {
     if a.connect {
         bail!("the failover probe keeps a session per client and reconnects it: drop -C");
     }
-    let clients = a.clients.unwrap_or(1);
-    let jobs = a.jobs.unwrap_or(1);
-    if clients < 1 {
-        bail!("-c/--client must be at least 1");
-    }
-    if jobs < 1 {
-        bail!("-j/--jobs must be at least 1");
-    }
+    let (clients, jobs) = super::clients_and_jobs(a)?;
     let stop = match (a.transactions, a.time) {
         (Some(_), _) => bail!("the failover probe runs for a time: give -T, not -t"),
         (None, Some(0)) => bail!("-T/--time must be at least 1"),

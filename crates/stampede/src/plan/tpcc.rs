@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use anyhow::Result;
 use engine::{RunSpec, Stop};
-use sut::QueryMode;
 
 use super::parse_seed;
 use crate::cli::RunArgs;
@@ -61,50 +60,17 @@ pub(crate) fn plan(a: &RunArgs) -> Result<(TpccJob, RunSpec)> {
     if a.log {
         bail!("--log is not supported for tpcc yet; the JSON result holds every interval");
     }
-    let clients = a.clients.unwrap_or(1);
-    let jobs = a.jobs.unwrap_or(1);
-    if clients < 1 {
-        bail!("-c/--client must be at least 1");
-    }
-    if jobs < 1 {
-        bail!("-j/--jobs must be at least 1");
-    }
+    let (clients, jobs) = super::clients_and_jobs(a)?;
     if a.tpcc.warehouses == Some(0) {
         bail!("-w/--warehouses must be at least 1");
     }
-    let stop = match (a.transactions, a.time) {
-        (Some(_), Some(_)) => bail!("-t and -T: give one of them"),
-        (Some(0), None) => bail!("-t/--transactions must be at least 1"),
-        (Some(t), None) => Stop::Transactions(t),
-        (None, Some(0)) => bail!("-T/--time must be at least 1"),
-        (None, t) => Stop::Duration(Duration::from_secs(t.unwrap_or(10))),
-    };
-    let mode = a.protocol.map_or(QueryMode::Prepared, |p| p.mode());
-    if mode == QueryMode::Simple {
-        return Err(Failure::usage(
-            "tpcc sends its inputs as parameters: -M simple cannot carry them",
-            "use -M prepared (the default) or -M extended",
-        ));
-    }
-    let rate = a.rate;
-    if rate.is_some_and(|r| !(r > 0.0 && r.is_finite())) {
-        bail!("-R/--rate must be positive");
-    }
+    let stop = super::stop_rule(a)?;
+    let mode = super::parameter_mode(a, "tpcc")?;
+    let (rate, limit) = super::rate_and_limit(a)?;
     if rate.is_some() && a.tpcc.spec {
         bail!("--spec paces each terminal with keying and think times: -R cannot be added");
     }
-    let limit = a.latency_limit;
-    if limit.is_some_and(|l| !(l > 0.0 && l.is_finite())) {
-        bail!("-L/--latency-limit must be positive");
-    }
-    let max_tries = match (a.max_tries, stop) {
-        (None, Stop::Duration(_)) => 0,
-        (None, Stop::Transactions(_)) => 1_000_000,
-        (Some(0), Stop::Transactions(_)) => {
-            bail!("--max-tries=0 (unlimited) needs -T, or the run might never end")
-        }
-        (Some(n), _) => n,
-    };
+    let max_tries = super::retrying_max_tries(a, stop)?;
     if a.tpcc.spec {
         if let Stop::Duration(d) = stop {
             if d < Duration::from_secs(600) {
@@ -119,7 +85,7 @@ pub(crate) fn plan(a: &RunArgs) -> Result<(TpccJob, RunSpec)> {
     }
     let spec = RunSpec {
         rate_tps: rate,
-        latency_limit: limit.map(|ms| Duration::from_secs_f64(ms / 1000.0)),
+        latency_limit: limit,
         mode,
         max_tries,
         seed: parse_seed(a.random_seed.as_deref())?,

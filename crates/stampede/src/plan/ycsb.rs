@@ -1,5 +1,5 @@
 //! The plan of a YCSB run (`stampede run ycsb-a` ... `ycsb-f`), decided before any I/O: the
-//! core workload's file with the `-p KEY=VALUE` properties over it (`workload::ycsb::props`,
+//! core workload's file with the `-p KEY=VALUE` properties over it (`families::ycsb::txn::props`,
 //! where an unknown property is an error naming it), and the engine's [`RunSpec`].
 //!
 //! YCSB's `operationcount` ends a YCSB run; here -T or -t does (stampede's one set of
@@ -8,13 +8,10 @@
 //! would have been told. The simple protocol is refused: YCSB's JDBC binding sends every key
 //! and value as a parameter.
 
-use std::time::Duration;
-
 use crate::families::ycsb::txn::{props, Options};
 pub use crate::families::ycsb::YcsbJob;
 use anyhow::Result;
 use engine::{RunSpec, Stop};
-use sut::QueryMode;
 
 use super::parse_seed;
 use crate::cli::RunArgs;
@@ -50,46 +47,20 @@ pub(crate) fn plan(a: &RunArgs, name: &'static str) -> Result<(YcsbJob, RunSpec)
         bail!("--log is not supported for YCSB yet; the JSON result holds every interval");
     }
     let mut opts = options(name, &a.ycsb.property)?;
-    let clients = a.clients.unwrap_or(1);
-    let jobs = a.jobs.unwrap_or(1);
-    if clients < 1 {
-        bail!("-c/--client must be at least 1");
-    }
-    if jobs < 1 {
-        bail!("-j/--jobs must be at least 1");
-    }
-    let stop = match (a.transactions, a.time) {
-        (Some(_), Some(_)) => bail!("-t and -T: give one of them"),
-        (Some(0), None) => bail!("-t/--transactions must be at least 1"),
-        (Some(t), None) => Stop::Transactions(t),
-        (None, Some(0)) => bail!("-T/--time must be at least 1"),
-        (None, t) => Stop::Duration(Duration::from_secs(t.unwrap_or(10))),
-    };
+    let (clients, jobs) = super::clients_and_jobs(a)?;
+    let stop = super::stop_rule(a)?;
     if let (Stop::Transactions(t), false) = (stop, opts.was_given("operationcount")) {
         opts.operationcount = t.saturating_mul(u64::from(clients));
     }
-    let mode = a.protocol.map_or(QueryMode::Prepared, |p| p.mode());
-    if mode == QueryMode::Simple {
-        return Err(Failure::usage(
-            format!("{name} sends its keys and values as parameters: -M simple cannot carry them"),
-            "use -M prepared (the default) or -M extended",
-        ));
-    }
-    let rate = a.rate;
-    if rate.is_some_and(|r| !(r > 0.0 && r.is_finite())) {
-        bail!("-R/--rate must be positive");
-    }
-    let limit = a.latency_limit;
-    if limit.is_some_and(|l| !(l > 0.0 && l.is_finite())) {
-        bail!("-L/--latency-limit must be positive");
-    }
+    let mode = super::parameter_mode(a, name)?;
+    let (rate, limit) = super::rate_and_limit(a)?;
     let max_tries = a.max_tries.unwrap_or(1);
     if max_tries == 0 && matches!(stop, Stop::Transactions(_)) {
         bail!("--max-tries=0 (unlimited) needs -T, or the run might never end");
     }
     let spec = RunSpec {
         rate_tps: rate,
-        latency_limit: limit.map(|ms| Duration::from_secs_f64(ms / 1000.0)),
+        latency_limit: limit,
         mode,
         max_tries,
         seed: parse_seed(a.random_seed.as_deref())?,

@@ -7,7 +7,7 @@
 //! InnoDB's persistent statistics, refreshed by `ANALYZE TABLE` before each read, since they
 //! are otherwise recalculated only after 10% of the table changed) and compares it with the
 //! cache (`shared_buffers`, `innodb_buffer_pool_size`). The first sample above the cache is the
-//! outgrow point (`report::iibench`). Its statements are autocommitted: on PostgreSQL each is a
+//! outgrow point (`section`). Its statements are autocommitted: on PostgreSQL each is a
 //! commit the commit count is told about (`Finish`), on MySQL none is a COMMIT.
 //!
 //! On a server you name, the table must exist (`stampede init iibench`, or iibench.py's

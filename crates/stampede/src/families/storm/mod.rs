@@ -9,7 +9,7 @@
 //! after the busy clients' start, the same origin as the run's intervals), each in a task of its
 //! own, so a slow connect does not hold back the next: the rate is offered load, as `-R` is.
 //!
-//! What is measured, in `report::storm`'s terms:
+//! What is measured, in `section`'s terms:
 //! - connect latency: from the attempt's start to a session ready for queries (startup,
 //!   authentication, the server's parameters), into an HDR histogram; an attempt gives up after
 //!   [`CONNECT_TIMEOUT`] and counts as a timeout;

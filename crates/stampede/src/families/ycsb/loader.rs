@@ -4,7 +4,7 @@
 //! for YCSB's own table), and YCSB's load phase's rows: keys `user` + the key number, hashed by
 //! FNV-1a 64 unless `insertorder=ordered` (`CoreWorkload.buildKeyName`), `fieldcount` values of
 //! `fieldlength` characters each, a pure function of (seed, key number)
-//! (`workload::ycsb::row_values`).
+//! (`txn::row_values`).
 //!
 //! Owns `usertable` and nothing else: `init` drops and recreates exactly it (`DROP TABLE IF
 //! EXISTS usertable`, never CASCADE), as `init tpcb` does pgbench's four tables.

@@ -1,5 +1,5 @@
-//! The YCSB family: `stampede run ycsb-a` ... `ycsb-f` on `usertable` (`load::ycsb`), the
-//! operations of `workload::ycsb`.
+//! The YCSB family: `stampede run ycsb-a` ... `ycsb-f` on `usertable` (`loader`), the
+//! operations of `txn`.
 //!
 //! On a server you name, `usertable` must be loaded (`stampede init ycsb -p recordcount=N`, or
 //! YCSB's own load phase); the embedded server loads `-p recordcount` (default 1,000, as YCSB's
