@@ -51,6 +51,20 @@ pub struct FleetPlan {
     pub timeout: std::time::Duration,
 }
 
+impl FleetPlan {
+    /// The fleet crate's terms for joining it; a signal cancels the wait.
+    pub fn spec(&self) -> fleet::Spec {
+        fleet::Spec {
+            name: self.name.clone(),
+            size: self.size,
+            index: self.index,
+            join_timeout: self.timeout,
+            lead: fleet::DEFAULT_LEAD,
+            cancel: crate::interrupt::flag(),
+        }
+    }
+}
+
 /// The fault of a fault run, as asked for (`--fault-at T [--fault-cmd CMD]`; `run::fault`
 /// injects it).
 #[derive(Clone, Debug)]

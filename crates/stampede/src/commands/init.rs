@@ -351,16 +351,11 @@ fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
     } else if let Some(plan) = &fleet {
         super::init_fleet::load(&rt, &target.conn, plan, Split::Oltp(opts), quiet)
     } else {
-        let r = rt.block_on(load::oltp::init(&target.conn, &opts, &mut |e| {
-            if quiet {
-                return;
-            }
-            match e {
-                Event::StepStarted(s) => eprintln!("{s}..."),
-                Event::Notice(n) => console::note(n),
-                _ => {}
-            }
-        }));
+        let r = rt.block_on(load::oltp::init(
+            &target.conn,
+            &opts,
+            &mut steps_said(quiet),
+        ));
         match r {
             Ok(report) => {
                 eprintln!("{}", report.plan);
@@ -398,4 +393,15 @@ pub(super) fn open_to_load(
         );
     }
     Ok((rt, target))
+}
+
+/// A load's events as `init` says them on standard error: each step as it starts, and the
+/// server's notices; nothing under `--quiet`.
+pub(super) fn steps_said(quiet: bool) -> impl FnMut(&Event<'_>) {
+    move |e| match e {
+        _ if quiet => {}
+        Event::StepStarted(s) => eprintln!("{s}..."),
+        Event::Notice(n) => console::note(n),
+        _ => {}
+    }
 }

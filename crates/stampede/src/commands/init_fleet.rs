@@ -80,28 +80,12 @@ pub(super) fn load(
     mut split: Split,
     quiet: bool,
 ) -> Result<i32> {
-    let spec = fleet::Spec {
-        name: plan.name.clone(),
-        size: plan.size,
-        index: plan.index,
-        join_timeout: plan.timeout,
-        lead: fleet::DEFAULT_LEAD,
-        cancel: crate::interrupt::flag(),
-    };
+    let spec = plan.spec();
     let me = fleet::Identity {
         hostname: crate::environment::client_info().hostname,
         clients: 0,
     };
-    let mut on_event = |e: &Event<'_>| {
-        if quiet {
-            return;
-        }
-        match e {
-            Event::StepStarted(s) => eprintln!("{s}..."),
-            Event::Notice(n) => console::note(n),
-            _ => {}
-        }
-    };
+    let mut on_event = super::init::steps_said(quiet);
     let only = |create, rows, finish| Steps {
         create,
         rows,

@@ -16,7 +16,6 @@ use anyhow::Result;
 use engine::RunSpec;
 use sut::QueryMode;
 
-use super::parse_seed;
 use crate::cli::RunArgs;
 use crate::console::Failure;
 
@@ -42,16 +41,9 @@ fn spec(a: &RunArgs, name: &str, clients: u32, weights: Vec<u32>) -> Result<RunS
     let stop = super::stop_rule(a)?;
     let (rate, limit) = super::rate_and_limit(a)?;
     let max_tries = super::retrying_max_tries(a, stop)?;
-    let spec = RunSpec {
-        rate_tps: rate,
-        latency_limit: limit,
-        mode: a.protocol.map_or(QueryMode::Prepared, |p| p.mode()),
-        max_tries,
-        seed: parse_seed(a.random_seed.as_deref())?,
-        weights,
-        ..super::common_spec(a, clients, jobs, stop)
-    };
-    engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
+    let mode = a.protocol.map_or(QueryMode::Prepared, |p| p.mode());
+    let mut spec = super::family_spec(a, (clients, jobs, stop), mode, (rate, limit), max_tries)?;
+    spec.weights = weights;
     Ok(spec)
 }
 

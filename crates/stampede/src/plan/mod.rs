@@ -643,6 +643,27 @@ pub(crate) fn retrying_max_tries(a: &RunArgs, stop: engine::Stop) -> Result<u32>
     }
 }
 
+/// A family's spec from what its plan step read, with the run's seed and the common rest
+/// (`common_spec`); an I/O mode the engine cannot drive so is a usage error.
+pub(crate) fn family_spec(
+    a: &RunArgs,
+    (clients, jobs, stop): (u32, u32, engine::Stop),
+    mode: sut::QueryMode,
+    (rate_tps, latency_limit): (Option<f64>, Option<Duration>),
+    max_tries: u32,
+) -> Result<RunSpec> {
+    let spec = RunSpec {
+        rate_tps,
+        latency_limit,
+        mode,
+        max_tries,
+        seed: parse_seed(a.random_seed.as_deref())?,
+        ..common_spec(a, clients, jobs, stop)
+    };
+    engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
+    Ok(spec)
+}
+
 /// `-R` and `-L` (positive when given), into the spec's rate and latency limit.
 pub(crate) fn rate_and_limit(a: &RunArgs) -> Result<(Option<f64>, Option<Duration>)> {
     let rate = positive(a.rate, "-R/--rate")?;

@@ -16,7 +16,6 @@ use std::time::Duration;
 use anyhow::Result;
 use engine::{RunSpec, Stop};
 
-use super::parse_seed;
 use crate::cli::RunArgs;
 use crate::console::Failure;
 
@@ -83,15 +82,7 @@ pub(crate) fn plan(a: &RunArgs) -> Result<(TpccJob, RunSpec)> {
             }
         }
     }
-    let spec = RunSpec {
-        rate_tps: rate,
-        latency_limit: limit,
-        mode,
-        max_tries,
-        seed: parse_seed(a.random_seed.as_deref())?,
-        ..super::common_spec(a, clients, jobs, stop)
-    };
-    engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
+    let spec = super::family_spec(a, (clients, jobs, stop), mode, (rate, limit), max_tries)?;
     Ok((
         TpccJob {
             warehouses: a.tpcc.warehouses,

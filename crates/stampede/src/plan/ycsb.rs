@@ -13,7 +13,6 @@ pub use crate::families::ycsb::YcsbJob;
 use anyhow::Result;
 use engine::{RunSpec, Stop};
 
-use super::parse_seed;
 use crate::cli::RunArgs;
 use crate::console::Failure;
 
@@ -58,14 +57,6 @@ pub(crate) fn plan(a: &RunArgs, name: &'static str) -> Result<(YcsbJob, RunSpec)
     if max_tries == 0 && matches!(stop, Stop::Transactions(_)) {
         bail!("--max-tries=0 (unlimited) needs -T, or the run might never end");
     }
-    let spec = RunSpec {
-        rate_tps: rate,
-        latency_limit: limit,
-        mode,
-        max_tries,
-        seed: parse_seed(a.random_seed.as_deref())?,
-        ..super::common_spec(a, clients, jobs, stop)
-    };
-    engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
+    let spec = super::family_spec(a, (clients, jobs, stop), mode, (rate, limit), max_tries)?;
     Ok((YcsbJob { name, opts }, spec))
 }

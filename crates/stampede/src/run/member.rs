@@ -43,14 +43,7 @@ pub(crate) struct Joined {
 
 /// Join the fleet and wait for its start (process 0 decides it).
 pub(crate) fn join(ctx: &Ctx, plan: &FleetPlan) -> Result<Joined> {
-    let spec = fleet::Spec {
-        name: plan.name.clone(),
-        size: plan.size,
-        index: plan.index,
-        join_timeout: plan.timeout,
-        lead: fleet::DEFAULT_LEAD,
-        cancel: crate::interrupt::flag(),
-    };
+    let spec = plan.spec();
     let me = fleet::Identity {
         hostname: crate::environment::client_info().hostname,
         clients: ctx.spec.clients,
