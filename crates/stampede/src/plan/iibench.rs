@@ -10,8 +10,8 @@
 //! refused with query clients (the original paces only its inserts: `--inserts_per_second`).
 
 use crate::families::crud::txn::Mix;
-pub use crate::families::crud::CrudJob;
-pub use crate::families::iibench::IibenchJob;
+use crate::families::crud::Job as CrudJob;
+use crate::families::iibench::Job as IibenchJob;
 use anyhow::Result;
 use engine::RunSpec;
 use sut::QueryMode;

@@ -38,14 +38,12 @@ use crate::cli::{Protocol, RunArgs, TargetArgs};
 use crate::console::Failure;
 use crate::files::RunOutputs;
 use crate::workloads::{self, Family};
-use crate::{environment, targeting};
+use crate::{environment, families, targeting};
 
 pub use cache_curve::CacheCurveJob;
-pub use iibench::{CrudJob, IibenchJob};
 pub use pgbench::PgbenchJob;
 pub use sysbench::SysbenchJob;
 pub use tpcc::TpccJob;
-pub use ycsb::YcsbJob;
 
 /// Everything a run needs, decided before any I/O.
 pub struct Plan {
@@ -65,15 +63,15 @@ pub enum Job {
         keep: bool,
     },
     /// YCSB's core workloads (`ycsb`).
-    Ycsb(YcsbJob),
+    Ycsb(families::ycsb::Job),
     /// `run cache-curve`: not an engine run (`run::cache_curve`).
     CacheCurve(CacheCurveJob),
     /// The insert benchmark (`iibench`).
-    Iibench(IibenchJob),
+    Iibench(families::iibench::Job),
     /// The CRUD mix (`iibench`'s module too).
-    Crud(CrudJob),
+    Crud(families::crud::Job),
     /// The connection storm: the busy clients' select-only run, and the storm's shape.
-    Storm(PgbenchJob, storm::StormJob),
+    Storm(PgbenchJob, families::storm::Job),
 }
 
 /// stampede's own defaults (module notes).

@@ -18,7 +18,7 @@ pub const DEFAULT_BUSY: u32 = 2;
 /// Seconds the run holds every connection after the ramp, when -T is not given.
 pub const HOLD_S: u64 = 5;
 
-pub use crate::families::storm::StormJob;
+use crate::families::storm::Job as StormJob;
 
 fn usage(cause: String, todo: &str) -> anyhow::Error {
     Failure::usage(cause, todo)

@@ -9,7 +9,7 @@
 //! and value as a parameter.
 
 use crate::families::ycsb::txn::{props, Options};
-pub use crate::families::ycsb::YcsbJob;
+use crate::families::ycsb::Job as YcsbJob;
 use anyhow::Result;
 use engine::{RunSpec, Stop};
 

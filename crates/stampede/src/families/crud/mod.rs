@@ -72,7 +72,7 @@ pub(crate) async fn load(s: &mut Session, dialect: Dialect, tables: u32, rows: u
 pub mod txn;
 
 /// What a CRUD-mix run decided.
-pub struct CrudJob {
+pub struct Job {
     pub tables: u32,
     pub rows: u64,
     pub batch: u32,
@@ -80,14 +80,14 @@ pub struct CrudJob {
 }
 
 pub(crate) struct Runner {
-    job: CrudJob,
+    job: Job,
     workload: Option<Arc<Crud>>,
     /// Each table's rows before the run.
     before: Vec<u64>,
 }
 
 impl Runner {
-    pub(crate) fn new(job: CrudJob) -> Runner {
+    pub(crate) fn new(job: Job) -> Runner {
         Runner {
             job,
             workload: None,

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use report::{Check, CheckStatus, RunConfig, RunResult};
-use section::{IibenchPoint, IibenchSection, IndexSample};
+use section::{Iibench, IndexSample, Point};
 use sut::{Dialect, Session};
 use txn::{IiBench, INSERT, MARK, TABLE};
 use workload::tables::{self, Existing};
@@ -181,12 +181,12 @@ pub(crate) mod section;
 pub mod txn;
 
 /// What an iibench run decided.
-pub struct IibenchJob {
+pub struct Job {
     pub opts: txn::Options,
 }
 
 pub(crate) struct Runner {
-    job: IibenchJob,
+    job: Job,
     workload: Option<Arc<IiBench>>,
     rows_before: u64,
     cache: (u64, String),
@@ -196,7 +196,7 @@ pub(crate) struct Runner {
 }
 
 impl Runner {
-    pub(crate) fn new(job: IibenchJob) -> Runner {
+    pub(crate) fn new(job: Job) -> Runner {
         Runner {
             job,
             workload: None,
@@ -384,7 +384,7 @@ pub(crate) fn index_check(verdicts: &[tables::IndexVerdict]) -> Check {
 }
 
 impl Runner {
-    fn iibench_section(&self, r: &RunResult) -> Option<IibenchSection> {
+    fn iibench_section(&self, r: &RunResult) -> Option<Iibench> {
         let o = &self.job.opts;
         let per_commit = f64::from(o.rows_per_commit);
         let committed = |txns: &[measure::TxnStats], q: bool| -> u64 {
@@ -397,7 +397,7 @@ impl Runner {
             .filter(|i| i.end_us > i.start_us)
             .map(|i| {
                 let d = i.duration_s();
-                IibenchPoint {
+                Point {
                     t_s: i.end_us as f64 / 1e6,
                     insert_rows_per_s: committed(&i.txns, false) as f64 * per_commit / d,
                     queries_per_s: committed(&i.txns, true) as f64 / d,
@@ -418,7 +418,7 @@ impl Runner {
             })
             .collect();
         let inserts = committed(&r.total.txns, false);
-        let mut t = IibenchSection {
+        let mut t = Iibench {
             rows_per_commit: o.rows_per_commit,
             insert_clients: r.config.clients - o.query_clients,
             query_clients: o.query_clients,

@@ -12,7 +12,7 @@ use report::svg::{Chart, Kind, Marker, Series};
 
 /// iibench's section of a result.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct IibenchSection {
+pub struct Iibench {
     /// Rows of each insert (one statement, one commit).
     pub rows_per_commit: u32,
     pub insert_clients: u32,
@@ -23,7 +23,7 @@ pub struct IibenchSection {
     pub insert_rows_per_s: f64,
     pub queries_per_s: f64,
     /// One point per progress interval (`-P`).
-    pub series: Vec<IibenchPoint>,
+    pub series: Vec<Point>,
     /// The server's cache, bytes, and the setting it comes from (`shared_buffers`,
     /// `innodb_buffer_pool_size`).
     pub cache_bytes: u64,
@@ -38,7 +38,7 @@ pub struct IibenchSection {
 
 /// The rates of one progress interval.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct IibenchPoint {
+pub struct Point {
     /// The interval's end, seconds since the measured start.
     pub t_s: f64,
     pub insert_rows_per_s: f64,
@@ -69,7 +69,7 @@ pub struct Outgrown {
     pub insert_rows_per_s_after: Option<f64>,
 }
 
-impl IibenchSection {
+impl Iibench {
     /// Find the outgrow point from the samples and the series (`series` intervals start where
     /// the previous ended, the first at 0).
     pub fn locate_outgrown(&mut self) {
@@ -106,7 +106,7 @@ impl IibenchSection {
     }
 }
 
-impl report::section::Section for IibenchSection {
+impl report::section::Section for Iibench {
     const KEY: &'static str = "iibench";
 }
 
@@ -117,17 +117,17 @@ pub(crate) static VIEW: View = View;
 
 impl report::section::View for View {
     fn key(&self) -> &'static str {
-        <IibenchSection as report::section::Section>::KEY
+        <Iibench as report::section::Section>::KEY
     }
 
     fn summary_lines(&self, _r: &report::RunResult, v: &serde_json::Value, o: &mut String) {
-        if let Ok(t) = IibenchSection::deserialize(v) {
+        if let Ok(t) = Iibench::deserialize(v) {
             text_lines(o, &t);
         }
     }
 
     fn html(&self, _r: &report::RunResult, v: &serde_json::Value, o: &mut String) {
-        if let Ok(t) = IibenchSection::deserialize(v) {
+        if let Ok(t) = Iibench::deserialize(v) {
             html_section(o, &t);
         }
     }
@@ -142,7 +142,7 @@ fn rate(r: Option<f64>) -> String {
 }
 
 /// The text summary's lines.
-pub(crate) fn text_lines(o: &mut String, t: &IibenchSection) {
+pub(crate) fn text_lines(o: &mut String, t: &Iibench) {
     let _ = writeln!(
         o,
         "iibench: {} rows inserted ({:.0} rows/s, {} per commit, {} insert client{}), \
@@ -184,7 +184,7 @@ pub(crate) fn text_lines(o: &mut String, t: &IibenchSection) {
 }
 
 /// The HTML report's section: rates over time, index size against the cache.
-pub(crate) fn html_section(o: &mut String, t: &IibenchSection) {
+pub(crate) fn html_section(o: &mut String, t: &Iibench) {
     o.push_str("<section id=\"iibench\"><h2>Insert benchmark</h2>");
     let mut s = String::new();
     text_lines(&mut s, t);
@@ -258,8 +258,8 @@ mod tests {
     use super::*;
 
     /// An iibench section whose indexes outgrew the cache halfway.
-    pub(crate) fn full() -> IibenchSection {
-        let mut t = IibenchSection {
+    pub(crate) fn full() -> Iibench {
+        let mut t = Iibench {
             rows_per_commit: 1000,
             insert_clients: 1,
             query_clients: 1,
@@ -267,7 +267,7 @@ mod tests {
             insert_rows_per_s: 10_000.0,
             queries_per_s: 120.0,
             series: (1..=4)
-                .map(|i| IibenchPoint {
+                .map(|i| Point {
                     t_s: f64::from(i),
                     insert_rows_per_s: 10_000.0,
                     queries_per_s: 120.0,
@@ -300,13 +300,13 @@ mod tests {
             ("/index_samples/0", "/properties/index_samples/items"),
             ("/outgrown", "/properties/outgrown"),
         ];
-        let key = <IibenchSection as report::section::Section>::KEY;
+        let key = <Iibench as report::section::Section>::KEY;
         let wrong = report::section::schema_mismatches(key, &v, &optional, &nested);
         assert_eq!(wrong, Vec::<String>::new());
     }
 
-    fn section() -> IibenchSection {
-        IibenchSection {
+    fn section() -> Iibench {
+        Iibench {
             rows_per_commit: 100,
             insert_clients: 1,
             query_clients: 1,
@@ -314,7 +314,7 @@ mod tests {
             insert_rows_per_s: 2000.0,
             queries_per_s: 50.0,
             series: (1..=3)
-                .map(|i| IibenchPoint {
+                .map(|i| Point {
                     t_s: i as f64,
                     insert_rows_per_s: [3000.0, 2000.0, 1000.0][i - 1],
                     queries_per_s: 50.0,

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use engine::{Event, Outcome, RunError};
 use report::{Check, CheckStatus, RunConfig};
-use section::{BackendMemory, ConnectLatency, ConnectionStormSection, StormFailure, StormStep};
+use section::{BackendMemory, ConnectLatency, ConnectionStorm, StormFailure, StormStep};
 use sut::{Dialect, Session};
 
 use super::{Ctx, Family, Finish};
@@ -43,13 +43,13 @@ pub(crate) mod section;
 
 /// What the storm does beside the busy clients' run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct StormJob {
+pub struct Job {
     pub connections: u64,
     pub rate: f64,
     pub busy: u32,
 }
 
-impl StormJob {
+impl Job {
     /// Seconds the attempts take at the rate.
     pub fn ramp_s(&self) -> f64 {
         self.connections as f64 / self.rate
@@ -58,7 +58,7 @@ impl StormJob {
 
 pub(crate) struct Runner {
     inner: Box<dyn Family>,
-    job: StormJob,
+    job: Job,
     stormed: Option<Stormed>,
 }
 
@@ -83,7 +83,7 @@ struct Stormed {
 
 impl Runner {
     /// The storm around `inner`, the busy clients' run (pgbench's select-only).
-    pub(crate) fn new(inner: Box<dyn Family>, storm: StormJob) -> Runner {
+    pub(crate) fn new(inner: Box<dyn Family>, storm: Job) -> Runner {
         Runner {
             inner,
             job: storm,
@@ -128,7 +128,7 @@ impl Stormed {
 /// hold them until `stop`, measure, close.
 fn storm(
     conn: sut::Target,
-    job: StormJob,
+    job: Job,
     local_pg: bool,
     start: tokio::sync::oneshot::Receiver<Instant>,
     stop: tokio::sync::oneshot::Receiver<()>,
@@ -491,9 +491,9 @@ impl Family for Runner {
 }
 
 impl Runner {
-    fn storm_section(&self, result: &report::RunResult) -> Option<ConnectionStormSection> {
+    fn storm_section(&self, result: &report::RunResult) -> Option<ConnectionStorm> {
         let s = self.stormed.as_ref()?;
-        Some(ConnectionStormSection {
+        Some(ConnectionStorm {
             target_connections: self.job.connections,
             connect_rate_per_s: self.job.rate,
             busy_clients: self.job.busy,

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use report::svg::{esc, Chart, Kind, Series};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ConnectionStormSection {
+pub struct ConnectionStorm {
     /// `-c`: the idle connections asked for.
     pub target_connections: u64,
     /// `--connect-rate`: attempts per second.
@@ -106,7 +106,7 @@ pub struct StormStep {
 
 /// "private 1065 kB, pss 1079 kB, rss 16555 kB (how)": the figures measured, or "not measured
 /// (why)"; `source` already escaped for HTML where needed.
-impl report::section::Section for ConnectionStormSection {
+impl report::section::Section for ConnectionStorm {
     const KEY: &'static str = "connection_storm";
 }
 
@@ -117,17 +117,17 @@ pub(crate) static VIEW: View = View;
 
 impl report::section::View for View {
     fn key(&self) -> &'static str {
-        <ConnectionStormSection as report::section::Section>::KEY
+        <ConnectionStorm as report::section::Section>::KEY
     }
 
     fn text_block(&self, _r: &report::RunResult, v: &serde_json::Value) -> Option<String> {
-        ConnectionStormSection::deserialize(v)
+        ConnectionStorm::deserialize(v)
             .ok()
             .map(|s| render_text(&s))
     }
 
     fn html(&self, _r: &report::RunResult, v: &serde_json::Value, o: &mut String) {
-        if let Ok(s) = ConnectionStormSection::deserialize(v) {
+        if let Ok(s) = ConnectionStorm::deserialize(v) {
             html_section(o, &s);
         }
     }
@@ -150,7 +150,7 @@ fn memory_words(m: &BackendMemory, sep: &str, source: &str) -> String {
 }
 
 /// The section as text, every line ending in `\n`.
-pub fn render_text(s: &ConnectionStormSection) -> String {
+pub fn render_text(s: &ConnectionStorm) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -204,7 +204,7 @@ pub fn render_text(s: &ConnectionStormSection) -> String {
 }
 
 /// The section in HTML: the figures, and the busy clients' tps and p99 against the open count.
-pub fn html_section(o: &mut String, s: &ConnectionStormSection) {
+pub fn html_section(o: &mut String, s: &ConnectionStorm) {
     o.push_str("<section id=\"connection-storm\"><h2>Connection storm</h2>");
     let l = &s.connect_latency_ms;
     let _ = write!(
@@ -276,8 +276,8 @@ mod tests {
     use super::*;
 
     /// A connection storm with every part filled.
-    pub(crate) fn full() -> ConnectionStormSection {
-        ConnectionStormSection {
+    pub(crate) fn full() -> ConnectionStorm {
+        ConnectionStorm {
             target_connections: 2000,
             connect_rate_per_s: 500.0,
             busy_clients: 2,
@@ -328,14 +328,14 @@ mod tests {
             ("/memory", "/properties/memory"),
             ("/steps/0", "/properties/steps/items"),
         ];
-        let key = <ConnectionStormSection as report::section::Section>::KEY;
+        let key = <ConnectionStorm as report::section::Section>::KEY;
         let wrong = report::section::schema_mismatches(key, &v, &optional, &nested);
         assert_eq!(wrong, Vec::<String>::new());
     }
 
     #[test]
     fn text_and_html_say_what_was_not_measured() {
-        let s = ConnectionStormSection {
+        let s = ConnectionStorm {
             target_connections: 100,
             opened: 90,
             attempted: 100,

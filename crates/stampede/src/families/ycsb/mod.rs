@@ -34,20 +34,20 @@ pub(crate) mod loader;
 pub mod txn;
 
 /// Everything a YCSB run decided from its command line.
-pub struct YcsbJob {
+pub struct Job {
     /// The workload's name (`ycsb-a`).
     pub name: &'static str,
     pub opts: Options,
 }
 
 pub(crate) struct Runner {
-    job: YcsbJob,
+    job: Job,
     workload: Option<Arc<Ycsb>>,
     rows_before: u64,
 }
 
 impl Runner {
-    pub(crate) fn new(job: YcsbJob) -> Runner {
+    pub(crate) fn new(job: Job) -> Runner {
         Runner {
             job,
             workload: None,
