@@ -13,6 +13,9 @@
 //! - [`driver`]: the machinery every workload shares — a queue of [`driver::Task`]s (COPY a row
 //!   range of a [`driver::RowSource`], or run SQL) worked off by `jobs` connections, with
 //!   progress, cancellation and the rules for when `COPY ... FREEZE` is legal.
+//! - [`pipeline`]: the one loader pipeline (drop and create, the rows in parallel parts, keys,
+//!   indexes and analyze, cleanup of half-made tables) that each family's `init` describes
+//!   with a [`pipeline::Loader`].
 //! - [`tpcb`]: pgbench's four tables (`pgbench -i`), `init`, `reset`, scale detection.
 //! - [`oltp`]: sysbench's `sbtestN` tables (`sysbench oltp_common prepare`).
 //! - [`tpcc`]: TPC-C's nine tables (clause 4.3.3.1 data, go-tpc's PostgreSQL schema), and the
@@ -20,12 +23,14 @@
 //! - [`ycsb`]: YCSB's `usertable` (`stampede init ycsb`), recorded in its comment.
 //! - [`layout`]: the sharded layouts of the tpcb and oltp tables (Citus, Aurora Limitless,
 //!   postgres_fdw partitions), as a plan of SQL steps that `--dry-run` prints and `init` runs.
-//! - Later workloads are modules beside these that build a task list and hand it to the driver.
+//! - Later workloads describe their tables as a [`pipeline::Loader`] (from any crate) and hand
+//!   it to [`pipeline::run`].
 
 pub mod driver;
 mod insert;
 pub mod layout;
 pub mod oltp;
+pub mod pipeline;
 mod steps;
 pub mod tpcb;
 pub mod tpcc;
