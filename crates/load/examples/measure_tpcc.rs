@@ -8,14 +8,13 @@
 //! (A socket directory of `-` starts an embedded server, with stampede's default settings, and
 //! removes it afterwards.)
 
+mod common;
+
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
 use load::tpcc::{self, rows::Generator, InitOptions, Table};
-use sut::conninfo::HostSpec;
-use sut::embedded::{EmbeddedOptions, EmbeddedServer};
-use sut::{ConnConfig, SslMode};
 
 fn generate(warehouses: u64) {
     let g = Generator::new(0, "2024-01-01 00:00:00");
@@ -54,33 +53,7 @@ fn main() {
         generate(arg(1).parse().unwrap_or(1));
         return;
     }
-    let mut _server = None;
-    let cfg = if arg(0) == "-" || arg(0).is_empty() {
-        let s = EmbeddedServer::start(&EmbeddedOptions::default()).expect("embedded server");
-        let c = s.conn_config();
-        _server = Some(s);
-        c
-    } else {
-        ConnConfig {
-            hosts: vec![HostSpec {
-                host: arg(0),
-                port: arg(1).parse().unwrap(),
-            }],
-            user: "postgres".into(),
-            dbname: arg(2),
-            password: None,
-            passfile: None,
-            sslmode: SslMode::Disable,
-            sslrootcert: None,
-            sslcert: None,
-            sslkey: None,
-            application_name: "stampede-measure".into(),
-            connect_timeout: None,
-            options: None,
-            target_session_attrs: Default::default(),
-            load_balance_hosts: Default::default(),
-        }
-    };
+    let (cfg, _server) = common::server(&args);
     let opts = InitOptions {
         warehouses: arg(3).parse().unwrap_or(10),
         jobs: arg(4).parse().unwrap_or(2),
@@ -88,11 +61,7 @@ fn main() {
         cancel: Arc::new(AtomicBool::new(false)),
         ..Default::default()
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let report = rt
+    let report = common::runtime()
         .block_on(tpcc::init(&cfg.clone().into(), &opts, &mut |e| match e {
             load::Event::Notice(n) => eprintln!("notice: {n}"),
             load::Event::StepFinished { step, elapsed } => {

@@ -309,32 +309,18 @@ async fn run_task(
                 Some(c) => format!("{relation} ({c})"),
                 None => relation.clone(),
             };
+            let job = CopyJob {
+                target: &target,
+                source: &**source,
+                rows: rows.clone(),
+                slot: task.slot,
+                shared,
+            };
             if s.dialect() == Dialect::MySql {
-                return insert_task(
-                    s,
-                    relation,
-                    &target,
-                    *whole,
-                    &**source,
-                    rows.clone(),
-                    task.slot,
-                    shared,
-                    buf,
-                )
-                .await;
+                return insert_task(s, relation, *whole, &job, buf).await;
             }
             if !*whole {
-                copy_rows(
-                    s,
-                    &target,
-                    false,
-                    &**source,
-                    rows.clone(),
-                    task.slot,
-                    shared,
-                    buf,
-                )
-                .await?;
+                copy_rows(s, &job, false, buf).await?;
                 shared.plain_tasks.fetch_add(1, Ordering::Relaxed);
                 return Ok(());
             }
@@ -363,36 +349,14 @@ async fn run_task(
                     exec(s, &begin).await?;
                 }
             }
-            match copy_rows(
-                s,
-                &target,
-                use_freeze,
-                &**source,
-                rows.clone(),
-                task.slot,
-                shared,
-                buf,
-            )
-            .await
-            {
+            match copy_rows(s, &job, use_freeze, buf).await {
                 Ok(()) => {}
                 Err(e) if use_freeze && is_freeze_refusal(&e) => {
                     abandon(s, true).await;
                     refuse_freeze(shared, relation, &e);
                     exec(s, &begin).await?;
                     use_freeze = false;
-                    if let Err(e) = copy_rows(
-                        s,
-                        &target,
-                        false,
-                        &**source,
-                        rows.clone(),
-                        task.slot,
-                        shared,
-                        buf,
-                    )
-                    .await
-                    {
+                    if let Err(e) = copy_rows(s, &job, false, buf).await {
                         abandon(s, true).await;
                         return Err(e);
                     }
@@ -428,23 +392,28 @@ fn refuse_freeze(shared: &Shared, relation: &str, e: &LoadError) {
     }
 }
 
-/// Stream rows `rows` with one COPY. Progress is counted per chunk and taken back if the COPY
-/// fails (its rows are not committed). On cancel: CopyFail, then Interrupted.
-#[allow(clippy::too_many_arguments)]
-async fn copy_rows(
-    s: &mut Session,
-    target: &str,
-    freeze: bool,
-    source: &dyn RowSource,
+/// The rows of one COPY task: where they go (`relation (columns)`), where they come from, and
+/// the progress slot they count towards.
+struct CopyJob<'a> {
+    target: &'a str,
+    source: &'a dyn RowSource,
     rows: Range<u64>,
     slot: usize,
-    shared: &Shared,
+    shared: &'a Shared,
+}
+
+/// Stream a job's rows with one COPY. Progress is counted per chunk and taken back if the COPY
+/// fails (its rows are not committed). On cancel: CopyFail, then Interrupted.
+async fn copy_rows(
+    s: &mut Session,
+    job: &CopyJob<'_>,
+    freeze: bool,
     buf: &mut Vec<u8>,
 ) -> Result<(), LoadError> {
     let sql = if freeze {
-        format!("COPY {target} FROM STDIN WITH (FREEZE ON)")
+        format!("COPY {} FROM STDIN WITH (FREEZE ON)", job.target)
     } else {
-        format!("COPY {target} FROM STDIN")
+        format!("COPY {} FROM STDIN", job.target)
     };
     let Some(s) = s.pg_mut() else {
         return Err(LoadError::db(
@@ -455,15 +424,15 @@ async fn copy_rows(
     s.copy_in(&sql)
         .await
         .map_err(|e| LoadError::db(sql.clone(), e))?;
-    let counted = &shared.done[slot];
+    let counted = &job.shared.done[job.slot];
     let mut sent: u64 = 0;
     let mut pending: u64 = 0;
     buf.clear();
     let result: Result<u64, LoadError> = async {
-        for unit in rows.clone() {
-            pending += source.write_unit(unit, buf);
+        for unit in job.rows.clone() {
+            pending += job.source.write_unit(unit, buf);
             if buf.len() >= CHUNK_BYTES {
-                if shared.stopping() {
+                if job.shared.stopping() {
                     return Err(LoadError::Interrupted);
                 }
                 s.copy_data(buf)
@@ -513,16 +482,11 @@ async fn copy_rows(
 /// MySQL: one task's rows as multi-row INSERTs in one transaction (a whole table is emptied
 /// first: TRUNCATE commits by itself there). Progress is counted per statement and taken back
 /// if the transaction fails.
-#[allow(clippy::too_many_arguments)]
 async fn insert_task(
     s: &mut Session,
     relation: &str,
-    target: &str,
     whole: bool,
-    source: &dyn RowSource,
-    rows: Range<u64>,
-    slot: usize,
-    shared: &Shared,
+    job: &CopyJob<'_>,
     buf: &mut Vec<u8>,
 ) -> Result<(), LoadError> {
     use crate::insert::{lines, push_tuple, BYTES_PER_INSERT, ROWS_PER_INSERT};
@@ -530,26 +494,26 @@ async fn insert_task(
         exec(s, &format!("TRUNCATE TABLE {relation}")).await?;
     }
     exec(s, "START TRANSACTION").await?;
-    let counted = &shared.done[slot];
-    let head = format!("INSERT INTO {target} VALUES ");
+    let counted = &job.shared.done[job.slot];
+    let head = format!("INSERT INTO {} VALUES ", job.target);
     let mut sql = String::with_capacity(BYTES_PER_INSERT + 64 * 1024);
     let mut sent: u64 = 0;
     let result: Result<(), LoadError> = async {
         let mut in_stmt: u64 = 0;
         let mut pending: u64 = 0;
-        for unit in rows {
+        for unit in job.rows.clone() {
             buf.clear();
-            pending += source.write_unit(unit, buf);
+            pending += job.source.write_unit(unit, buf);
             for line in lines(buf) {
                 sql.push_str(if in_stmt == 0 { &head } else { "," });
                 push_tuple(&mut sql, line);
                 in_stmt += 1;
             }
             if in_stmt >= ROWS_PER_INSERT || sql.len() >= BYTES_PER_INSERT {
-                if shared.stopping() {
+                if job.shared.stopping() {
                     return Err(LoadError::Interrupted);
                 }
-                insert(s, &sql, target).await?;
+                insert(s, &sql, job.target).await?;
                 sql.clear();
                 in_stmt = 0;
                 counted.fetch_add(pending, Ordering::Relaxed);
@@ -558,7 +522,7 @@ async fn insert_task(
             }
         }
         if in_stmt > 0 {
-            insert(s, &sql, target).await?;
+            insert(s, &sql, job.target).await?;
         }
         counted.fetch_add(pending, Ordering::Relaxed);
         sent += pending;
@@ -571,7 +535,7 @@ async fn insert_task(
         abandon(s, true).await;
         return Err(e);
     }
-    shared.plain_tasks.fetch_add(1, Ordering::Relaxed);
+    job.shared.plain_tasks.fetch_add(1, Ordering::Relaxed);
     Ok(())
 }
 

@@ -13,19 +13,24 @@
 //! - [`driver`]: the machinery every workload shares — a queue of [`driver::Task`]s (COPY a row
 //!   range of a [`driver::RowSource`], or run SQL) worked off by `jobs` connections, with
 //!   progress, cancellation and the rules for when `COPY ... FREEZE` is legal.
+//! - [`pipeline`]: the one loader pipeline (drop and create, the rows in parallel parts, keys,
+//!   indexes and analyze, cleanup of half-made tables) that each family's `init` describes
+//!   with a [`pipeline::Loader`].
 //! - [`tpcb`]: pgbench's four tables (`pgbench -i`), `init`, `reset`, scale detection.
 //! - [`oltp`]: sysbench's `sbtestN` tables (`sysbench oltp_common prepare`).
 //! - [`tpcc`]: TPC-C's nine tables (clause 4.3.3.1 data, go-tpc's PostgreSQL schema), and the
 //!   load's NURand constants recorded with them.
 //! - [`layout`]: the sharded layouts of the tpcb and oltp tables (Citus, Aurora Limitless,
 //!   postgres_fdw partitions), as a plan of SQL steps that `--dry-run` prints and `init` runs.
-//! - Later workloads build a task list and hand it to the driver from their family folder in
-//!   the app crate (YCSB's `usertable`: `families::ycsb::loader`), with [`steps`] for the rest.
+//! - [`pipeline`]: the one loader pipeline; a workload describes its tables as a
+//!   [`pipeline::Loader`] (from any crate: YCSB's `usertable` from its family folder in the app
+//!   crate) and hands it to [`pipeline::run`]; [`steps`] holds the pieces the steps share.
 
 pub mod driver;
 mod insert;
 pub mod layout;
 pub mod oltp;
+pub mod pipeline;
 pub mod steps;
 pub mod tpcb;
 pub mod tpcc;

@@ -34,7 +34,8 @@
 //! own SplitMix64 stream seeded from the three, so any connection can produce any range.
 //!
 //! ## Plan
-//! One task per table when there are at least as many tables as connections: each task owns its
+//! `init` describes the tables to the [`pipeline`](crate::pipeline), which runs the steps. One
+//! task per table when there are at least as many tables as connections: each task owns its
 //! table (`TRUNCATE` + `COPY FREEZE`, see [`driver`](crate::driver)). With fewer tables than
 //! connections, each table is split into `ceil(jobs / tables)` row ranges loaded by plain COPY in
 //! parallel. Then, per table and in parallel across tables: primary key, secondary index, and
@@ -62,8 +63,9 @@ use std::sync::Arc;
 
 use sut::{Dialect, Session, Target};
 
-use crate::driver::{self, DriverOptions, RowSource, Task, TaskKind};
-use crate::steps::{check_cancel, exec, on_admin, Step};
+use crate::driver::{RowSource, Task, TaskKind};
+use crate::pipeline::{self, at_least_one, fits_int, After, Data, Loader};
+use crate::steps::{exec, first_row, num, query};
 use crate::{split_range, split_rows, Event, LoadError, TableProgress, Timings};
 pub use crate::{Part, Steps};
 
@@ -136,19 +138,9 @@ impl Default for InitOptions {
 
 impl InitOptions {
     pub fn validate(&self) -> Result<(), LoadError> {
-        if self.tables == 0 {
-            return Err(LoadError::Invalid("--tables must be at least 1".into()));
-        }
-        if self.table_size > i32::MAX as u64 {
-            return Err(LoadError::Invalid(format!(
-                "--table-size {} does not fit sysbench's INTEGER id",
-                self.table_size
-            )));
-        }
-        if self.jobs == 0 {
-            return Err(LoadError::Invalid("--jobs must be at least 1".into()));
-        }
-        Ok(())
+        at_least_one("--tables", self.tables.into())?;
+        fits_int("--table-size", self.table_size, "sysbench's INTEGER id")?;
+        at_least_one("--jobs", self.jobs as u64)
     }
 }
 
@@ -337,47 +329,6 @@ fn slots(opts: &InitOptions) -> Vec<TableProgress> {
         .collect()
 }
 
-/// Run SQL statements, one task each, over the driver's connections.
-async fn parallel_sql(
-    cfg: &Target,
-    opts: &InitOptions,
-    name: &'static str,
-    sqls: Vec<String>,
-    timings: &mut Timings,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<(), LoadError> {
-    check_cancel(&opts.cancel)?;
-    if sqls.is_empty() {
-        return Ok(());
-    }
-    let timer = Step::start(name, on_event);
-    let tasks = sqls
-        .into_iter()
-        .map(|sql| Task {
-            slot: 0,
-            kind: TaskKind::Sql { sql, rows: vec![] },
-        })
-        .collect();
-    driver::run(
-        cfg,
-        &DriverOptions {
-            jobs: opts.jobs,
-            cancel: opts.cancel.clone(),
-            freeze: false,
-        },
-        vec![TableProgress {
-            table: name.into(),
-            rows_done: 0,
-            rows_total: 0,
-        }],
-        tasks,
-        &mut |_e: &Event<'_>| {},
-    )
-    .await?;
-    timer.finish(timings, on_event);
-    Ok(())
-}
-
 /// Which of `sbtest1..tables` exist (their numbers), for sysbench's prepare, which must not
 /// touch existing tables.
 pub async fn existing_tables(s: &mut Session, tables: u32) -> Result<Vec<u32>, LoadError> {
@@ -399,10 +350,7 @@ pub async fn existing_tables(s: &mut Session, tables: u32) -> Result<Vec<u32>, L
             names.join(", ")
         )
     };
-    let rows = s
-        .simple_query(&sql)
-        .await
-        .map_err(|e| LoadError::db("looking for the sbtest tables", e))?;
+    let rows = query(s, &sql, "looking for the sbtest tables").await?;
     Ok(rows
         .iter()
         .filter_map(|r| r.first().cloned().flatten())
@@ -435,157 +383,101 @@ pub async fn init_steps_of(
     steps: Steps,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
-    opts.validate()?;
-    check_cancel(&opts.cancel)?;
-    let drop = drop_sql(opts.tables);
-    let sqls = match cfg.dialect() {
-        Dialect::Postgres => vec!["set client_min_messages = warning", drop.as_str()],
-        Dialect::MySql => vec![drop.as_str()],
-    };
-    let (mut report, timings) = on_admin(
-        cfg,
-        &sqls,
-        "sbtest",
-        on_event,
-        async |admin, timings, created, on_event| {
-            init_steps(admin, cfg, opts, steps, timings, created, on_event).await
-        },
-    )
-    .await?;
-    report.timings = timings;
-    Ok(report)
-}
-
-async fn init_steps(
-    admin: &mut Session,
-    cfg: &Target,
-    opts: &InitOptions,
-    steps: Steps,
-    timings: &mut Timings,
-    created: &mut bool,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<InitReport, LoadError> {
-    let mysql = cfg.dialect() == Dialect::MySql;
-    if steps.create {
-        create_tables(admin, opts, mysql, timings, created, on_event).await?;
-    }
-    let mut report = InitReport {
-        timings: Timings::default(),
-        rows: Vec::new(),
-        plan: String::new(),
-        frozen_tasks: 0,
-        plain_tasks: 0,
-    };
-    if steps.rows {
-        report = load_rows(cfg, opts, mysql, timings, on_event).await?;
-    }
-    if steps.finish {
-        finish_tables(cfg, opts, mysql, timings, on_event).await?;
-    }
-    check_cancel(&opts.cancel)?;
-    Ok(report)
-}
-
-async fn create_tables(
-    admin: &mut Session,
-    opts: &InitOptions,
-    mysql: bool,
-    timings: &mut Timings,
-    created: &mut bool,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<(), LoadError> {
-    let timer = Step::start("drop tables", on_event);
-    drop_tables(admin, opts.tables).await?;
-    timer.finish(timings, on_event);
-
-    check_cancel(&opts.cancel)?;
-    let timer = Step::start("create tables", on_event);
-    *created = true;
-    for tn in 1..=opts.tables {
-        let sql = if mysql {
-            create_sql_mysql(
-                tn,
-                opts.auto_inc,
-                &opts.mysql_storage_engine,
-                &opts.mysql_table_options,
-            )
-        } else {
-            create_sql(tn, opts.auto_inc)
-        };
-        exec(admin, &sql).await?;
-    }
-    timer.finish(timings, on_event);
-    Ok(())
-}
-
-async fn load_rows(
-    cfg: &Target,
-    opts: &InitOptions,
-    mysql: bool,
-    timings: &mut Timings,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<InitReport, LoadError> {
-    check_cancel(&opts.cancel)?;
-    let (tasks, mut plan) = copy_tasks(opts);
-    if mysql {
-        plan = plan
-            .replace(
-                "one COPY FREEZE each",
-                "multi-row INSERTs, one connection each",
-            )
-            .replace("plain COPY in parallel", "multi-row INSERTs in parallel");
-    }
-    let timer = Step::start("client-side generate", on_event);
-    let outcome = driver::run(
-        cfg,
-        &DriverOptions {
-            jobs: opts.jobs,
-            cancel: opts.cancel.clone(),
-            freeze: true,
-        },
-        slots(opts),
-        tasks,
-        on_event,
-    )
-    .await?;
-    timer.finish(timings, on_event);
+    let loaded = pipeline::run(cfg, &mut Sbtest(opts), steps, on_event).await?;
     Ok(InitReport {
-        timings: Timings::default(),
-        rows: outcome.rows,
-        plan,
-        frozen_tasks: outcome.frozen_tasks,
-        plain_tasks: outcome.plain_tasks,
+        timings: loaded.timings,
+        rows: loaded.driver.rows,
+        plan: loaded.plan,
+        frozen_tasks: loaded.driver.frozen_tasks,
+        plain_tasks: loaded.driver.plain_tasks,
     })
 }
 
-async fn finish_tables(
-    cfg: &Target,
-    opts: &InitOptions,
-    mysql: bool,
-    timings: &mut Timings,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<(), LoadError> {
-    let n = opts.tables;
-    // MySQL: the primary key is inline, AUTO_INCREMENT follows the ids by itself.
-    let mut keys: Vec<String> = match mysql {
-        true => Vec::new(),
-        false => (1..=n).map(pkey_sql).collect(),
-    };
-    if opts.auto_inc && !mysql {
-        keys.extend((1..=n).filter_map(|t| setval_sql(t, opts.table_size)));
+/// `sbtest1..N` as the pipeline loads them.
+struct Sbtest<'a>(&'a InitOptions);
+
+impl Loader for Sbtest<'_> {
+    fn what(&self) -> &'static str {
+        "sbtest"
     }
-    parallel_sql(cfg, opts, "primary keys", keys, timings, on_event).await?;
-    if opts.create_secondary {
-        let idx = (1..=n).map(index_sql).collect();
-        parallel_sql(cfg, opts, "secondary indexes", idx, timings, on_event).await?;
+
+    fn jobs(&self) -> usize {
+        self.0.jobs
     }
-    if !opts.no_vacuum && !mysql {
-        let vac = (1..=n)
-            .map(|t| format!("VACUUM ANALYZE sbtest{t}"))
-            .collect();
-        parallel_sql(cfg, opts, "vacuum", vac, timings, on_event).await?;
+
+    fn cancel(&self) -> &Arc<AtomicBool> {
+        &self.0.cancel
     }
-    Ok(())
+
+    fn validate(&self, _: Dialect) -> Result<(), LoadError> {
+        self.0.validate()
+    }
+
+    fn drop_sql(&self, _: Dialect) -> Vec<String> {
+        vec![drop_sql(self.0.tables)]
+    }
+
+    async fn prepare(&mut self, admin: &mut Session, _: bool) -> Result<Vec<String>, LoadError> {
+        let o = self.0;
+        let mysql = admin.dialect() == Dialect::MySql;
+        Ok((1..=o.tables)
+            .map(|t| match mysql {
+                true => create_sql_mysql(
+                    t,
+                    o.auto_inc,
+                    &o.mysql_storage_engine,
+                    &o.mysql_table_options,
+                ),
+                false => create_sql(t, o.auto_inc),
+            })
+            .collect())
+    }
+
+    fn rows(&self, dialect: Dialect) -> Data {
+        let (tasks, mut plan) = copy_tasks(self.0);
+        if dialect == Dialect::MySql {
+            plan = plan
+                .replace(
+                    "one COPY FREEZE each",
+                    "multi-row INSERTs, one connection each",
+                )
+                .replace("plain COPY in parallel", "multi-row INSERTs in parallel");
+        }
+        Data {
+            step: "client-side generate",
+            slots: slots(self.0),
+            tasks,
+            plan,
+        }
+    }
+
+    fn finish(&self, dialect: Dialect) -> Vec<After> {
+        let o = self.0;
+        let n = o.tables;
+        let mysql = dialect == Dialect::MySql;
+        // MySQL: the primary key is inline, AUTO_INCREMENT follows the ids by itself.
+        let mut keys: Vec<String> = match mysql {
+            true => Vec::new(),
+            false => (1..=n).map(pkey_sql).collect(),
+        };
+        if o.auto_inc && !mysql {
+            keys.extend((1..=n).filter_map(|t| setval_sql(t, o.table_size)));
+        }
+        let mut after = vec![After::parallel("primary keys", keys)];
+        if o.create_secondary {
+            after.push(After::parallel(
+                "secondary indexes",
+                (1..=n).map(index_sql).collect(),
+            ));
+        }
+        if !o.no_vacuum && !mysql {
+            let vac = (1..=n)
+                .map(|t| format!("VACUUM ANALYZE sbtest{t}"))
+                .collect();
+            after.push(After::parallel("vacuum", vac));
+        }
+        after
+    }
 }
 
 /// sysbench 1.0.20 `bulk_insert.lua`'s `prepare()`, verbatim: one table per thread, `id` and `k`
@@ -638,12 +530,8 @@ pub async fn bulk_state(s: &mut Session, tables: u32) -> Result<Vec<(i64, i64)>,
         .map(|t| format!("SELECT {t}, count(*), coalesce(max(id), 0) FROM sbtest{t}"))
         .collect();
     let sql = format!("{} ORDER BY 1", parts.join(" UNION ALL "));
-    let rows = s
-        .simple_query(&sql)
-        .await
-        .map_err(|e| LoadError::db("counting bulk_insert's rows", e))?;
-    let num = |v: &Option<String>| v.as_deref().and_then(|v| v.parse().ok()).unwrap_or(0);
-    Ok(rows.iter().map(|r| (num(&r[1]), num(&r[2]))).collect())
+    let rows = query(s, &sql, "counting bulk_insert's rows").await?;
+    Ok(rows.iter().map(|r| (num(r, 1), num(r, 2))).collect())
 }
 
 /// Rows per table, `sbtest1` first (for the check after a run).
@@ -652,15 +540,8 @@ pub async fn row_counts(s: &mut Session, tables: u32) -> Result<Vec<i64>, LoadEr
         .map(|t| format!("(SELECT count(*) FROM sbtest{t})"))
         .collect();
     let sql = format!("SELECT {}", parts.join(", "));
-    let rows = s
-        .simple_query(&sql)
-        .await
-        .map_err(|e| LoadError::db("counting sbtest rows", e))?;
-    let row = rows.first().cloned().unwrap_or_default();
-    Ok(row
-        .iter()
-        .map(|v| v.as_deref().and_then(|v| v.parse().ok()).unwrap_or(0))
-        .collect())
+    let row = first_row(s, &sql, "counting sbtest rows").await?;
+    Ok((0..row.len()).map(|i| num(&row, i)).collect())
 }
 
 #[cfg(test)]

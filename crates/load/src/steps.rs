@@ -1,6 +1,6 @@
 //! The small pieces every loader's steps share: a step's start/finish events and timing
-//! ([`Step`]), running one setup statement, honouring the
-//! cancel flag between statements, and undoing a half-finished `init` so that no table is left
+//! ([`Step`]), running one setup statement or query (and reading a number from its row),
+//! honouring the cancel flag between statements, and undoing a half-finished `init` so that no table is left
 //! looking loaded (what `init tpcb` and `init oltp` both promise after an error or Ctrl-C).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -129,4 +129,36 @@ async fn exec_all(s: &mut Session, sqls: &[&str]) -> Result<(), LoadError> {
         exec(s, sql).await?;
     }
     Ok(())
+}
+
+/// Run a query; an error says what was being done (`context`).
+pub(crate) async fn query(
+    s: &mut Session,
+    sql: &str,
+    context: &str,
+) -> Result<Vec<Vec<Option<String>>>, LoadError> {
+    s.simple_query(sql)
+        .await
+        .map_err(|e| LoadError::db(context, e))
+}
+
+/// The first row of a query's result (empty when there is none).
+pub(crate) async fn first_row(
+    s: &mut Session,
+    sql: &str,
+    context: &str,
+) -> Result<Vec<Option<String>>, LoadError> {
+    Ok(query(s, sql, context)
+        .await?
+        .into_iter()
+        .next()
+        .unwrap_or_default())
+}
+
+/// Field `i` of a result row as a number: 0 when it is missing, NULL or not a number.
+pub(crate) fn num<T: std::str::FromStr + Default>(row: &[Option<String>], i: usize) -> T {
+    row.get(i)
+        .and_then(|v| v.as_deref())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_default()
 }

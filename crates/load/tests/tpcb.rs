@@ -2,9 +2,12 @@
 //! test binary, one database per test. Every load is compared with what `pgbench -i` makes from
 //! the same options (catalog and data), and pgbench itself runs on stampede's data.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+mod common;
+
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use common::rt;
 use load::driver::{self, DriverOptions, RowSource, Task, TaskKind};
 use load::tpcb::{self, Generate, InitOptions, PartitionMethod, TpcbTables};
 use load::{Event, LoadError, TableProgress};
@@ -20,14 +23,6 @@ fn fixture() -> &'static Pg {
         ("maintenance_work_mem", "64MB"),
     ]]);
     PG.get()
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 /// A fresh database; returns its config.
@@ -375,60 +370,26 @@ fn cancellation_leaves_no_pgbench_tables() {
             cancel: cancel.clone(),
             ..Default::default()
         };
-        let mut notices = Vec::new();
-        let mut saw_rows = false;
-        let r = tpcb::init(&cfg.clone().into(), &opts, &mut |e| match e {
-            Event::Rows { tables, .. } if tables[2].rows_done > 0 => {
-                saw_rows = true;
-                cancel.store(true, Ordering::Relaxed);
-            }
-            Event::Notice(n) => notices.push(n.to_string()),
-            _ => {}
-        })
+        common::cancel_while_loading(
+            &cancel,
+            |tables| tables[2].rows_done > 0,
+            async |on_event| tpcb::init(&cfg.clone().into(), &opts, on_event).await,
+        )
         .await;
-        assert!(matches!(r, Err(LoadError::Interrupted)), "{r:?}");
-        assert!(saw_rows);
-        assert!(notices.iter().any(|n| n.contains("dropped")), "{notices:?}");
         let mut s = Session::connect(&cfg).await.unwrap();
         assert_eq!(
             tpcb::inspect(&mut s).await.unwrap(),
             TpcbTables::Missing("pgbench_accounts")
         );
-        // No loader is left behind holding a connection (backends exit shortly after the
-        // client's Terminate: poll).
-        let mut others = None;
-        for _ in 0..100 {
-            let r = s
-                .simple_query(
-                    "select count(*) from pg_stat_activity where datname = 'cancelled' and pid <> pg_backend_pid()",
-                )
-                .await
-                .unwrap();
-            others = r[0][0].clone();
-            if others.as_deref() == Some("0") {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        assert_eq!(others.as_deref(), Some("0"));
+        common::assert_no_loader_left(&mut s, "cancelled").await;
         s.close().await;
-
-        // Raised before the start: nothing happens at all.
-        let r = tpcb::init(&cfg.clone().into(), &opts, &mut |_| {}).await;
-        assert!(matches!(r, Err(LoadError::Interrupted)));
     });
 }
 
 #[test]
 fn invalid_options_fail_before_connecting() {
     rt().block_on(async {
-        let nowhere = ConnConfig {
-            hosts: vec![sut::conninfo::HostSpec {
-                host: "/nonexistent".into(),
-                port: 1,
-            }],
-            ..fixture().conn_config().clone()
-        };
+        let nowhere = common::nowhere(fixture().conn_config());
         let e = tpcb::init(
             &nowhere.clone().into(),
             &InitOptions {

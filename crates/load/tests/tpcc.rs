@@ -4,12 +4,15 @@
 //! go-tpc's catalog (a snapshot of what `go-tpc tpcc prepare` creates) and against
 //! `go-tpc tpcc check` itself (`testkit::go_tpc`).
 
+mod common;
+
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
+use common::rt;
 use load::tpcc::{self, InitOptions, InitReport, TABLES};
-use load::{Event, LoadError};
+use load::LoadError;
 use sut::{ConnConfig, Session};
 use testkit::{query, scalar, PerBinary, Pg, THROWAWAY};
 use workload::tpcc::spec::{valid_delta, NuC};
@@ -25,14 +28,6 @@ fn fixture() -> &'static Pg {
         ],
     ]);
     PG.get()
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 /// Load `opts` into a fresh database `name`.
@@ -541,47 +536,27 @@ fn cancellation_leaves_no_tpcc_tables() {
             cancel: cancel.clone(),
             ..Default::default()
         };
-        let mut notices = Vec::new();
-        let mut saw_rows = false;
-        let r = tpcc::init(&cfg.clone().into(), &opts, &mut |e| match e {
-            Event::Rows { tables, .. } if tables.iter().any(|t| t.rows_done > 0) => {
-                saw_rows = true;
-                cancel.store(true, Ordering::Relaxed);
-            }
-            Event::Notice(n) => notices.push(n.to_string()),
-            _ => {}
-        })
+        common::cancel_while_loading(
+            &cancel,
+            |tables| tables.iter().any(|t| t.rows_done > 0),
+            async |on_event| tpcc::init(&cfg.clone().into(), &opts, on_event).await,
+        )
         .await;
-        assert!(matches!(r, Err(LoadError::Interrupted)), "{r:?}");
-        assert!(saw_rows);
-        assert!(notices.iter().any(|n| n.contains("dropped")), "{notices:?}");
         let mut s = Session::connect(&cfg).await.unwrap();
         assert!(tpcc::existing_tables(&mut s).await.unwrap().is_empty());
         let e = tpcc::warehouses(&mut s).await.unwrap_err();
         assert!(
-            matches!(e, LoadError::Missing { table: "warehouse", workload: "tpcc" }),
+            matches!(
+                e,
+                LoadError::Missing {
+                    table: "warehouse",
+                    workload: "tpcc"
+                }
+            ),
             "{e}"
         );
-        // No loader left holding a connection (backends exit shortly after Terminate: poll).
-        let mut others = None;
-        for _ in 0..100 {
-            let r = s
-                .simple_query(
-                    "select count(*) from pg_stat_activity where datname = 'cancelled' and pid <> pg_backend_pid()",
-                )
-                .await
-                .unwrap();
-            others = r[0][0].clone();
-            if others.as_deref() == Some("0") {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        assert_eq!(others.as_deref(), Some("0"));
+        common::assert_no_loader_left(&mut s, "cancelled").await;
         s.close().await;
-        // Raised before the start: nothing happens at all.
-        let r = tpcc::init(&cfg.clone().into(), &opts, &mut |_| {}).await;
-        assert!(matches!(r, Err(LoadError::Interrupted)));
     });
 }
 
@@ -680,13 +655,7 @@ fn missing_tables_are_named_and_foreign_data_has_no_constants() {
 #[test]
 fn invalid_options_fail_before_connecting() {
     rt().block_on(async {
-        let nowhere = ConnConfig {
-            hosts: vec![sut::conninfo::HostSpec {
-                host: "/nonexistent".into(),
-                port: 1,
-            }],
-            ..fixture().conn_config().clone()
-        };
+        let nowhere = common::nowhere(fixture().conn_config());
         for opts in [
             InitOptions {
                 warehouses: 0,

@@ -28,14 +28,20 @@ impl RowSource for Branches {
     }
 }
 
+/// `id \t bid \t 0 \t filler`: row `row` of a table of `per_branch` rows per branch (a teller
+/// or an account), its balance 0; `tail` is the balance and filler.
+fn put_member(out: &mut Vec<u8>, row: u64, per_branch: u64, tail: &[u8]) {
+    put_int(out, row + 1);
+    out.push(b'\t');
+    put_int(out, row / per_branch + 1);
+    out.extend_from_slice(tail);
+}
+
 /// `tid \t bid \t 0 \t \N` with bid = row / 10 + 1 (filler NULL).
 pub struct Tellers;
 impl RowSource for Tellers {
     fn write_row(&self, row: u64, out: &mut Vec<u8>) {
-        put_int(out, row + 1);
-        out.push(b'\t');
-        put_int(out, row / NTELLERS + 1);
-        out.extend_from_slice(b"\t0\t\\N\n");
+        put_member(out, row, NTELLERS, b"\t0\t\\N\n");
     }
 }
 
@@ -43,10 +49,7 @@ impl RowSource for Tellers {
 pub struct Accounts;
 impl RowSource for Accounts {
     fn write_row(&self, row: u64, out: &mut Vec<u8>) {
-        put_int(out, row + 1);
-        out.push(b'\t');
-        put_int(out, row / NACCOUNTS + 1);
-        out.extend_from_slice(b"\t0\t\n");
+        put_member(out, row, NACCOUNTS, b"\t0\t\n");
     }
 }
 
@@ -93,19 +96,24 @@ pub fn client_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
             whole,
         },
     };
+    // This process's accounts in `jobs` row ranges through `pgbench_accounts` itself, plain
+    // COPY each (no FREEZE: the connections share the table).
+    let in_ranges = || -> Vec<Task> {
+        split_range(mine.clone(), opts.jobs as u64)
+            .into_iter()
+            .map(|r| copy("pgbench_accounts".into(), r, false))
+            .collect()
+    };
     let (mut tasks, plan): (Vec<Task>, String) = match opts.method() {
         None if opts.jobs == 1 && !split => (
             vec![copy("pgbench_accounts".into(), 0..total, true)],
             "pgbench_accounts: one COPY FREEZE (pgbench's plan)".into(),
         ),
         None => {
-            let ranges = split_range(mine, opts.jobs as u64);
-            let n = ranges.len();
+            let tasks = in_ranges();
+            let n = tasks.len();
             (
-                ranges
-                    .into_iter()
-                    .map(|r| copy("pgbench_accounts".into(), r, false))
-                    .collect(),
+                tasks,
                 format!(
                     "pgbench_accounts: {n} row ranges, plain COPY in parallel (FREEZE is impossible when connections share a table)"
                 ),
@@ -129,13 +137,10 @@ pub fn client_side_tasks(opts: &InitOptions) -> (Vec<Task>, String) {
             )
         }
         Some(PartitionMethod::Hash) => {
-            let ranges = split_range(mine, opts.jobs as u64);
-            let n = ranges.len();
+            let tasks = in_ranges();
+            let n = tasks.len();
             (
-                ranges
-                    .into_iter()
-                    .map(|r| copy("pgbench_accounts".into(), r, false))
-                    .collect(),
+                tasks,
                 format!(
                     "pgbench_accounts: hash-partitioned, {n} row ranges through the parent, plain COPY (no FREEZE on a partitioned table)"
                 ),

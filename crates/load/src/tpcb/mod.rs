@@ -97,8 +97,8 @@
 //! partitions, a per-table fillfactor, server-side generation with `generate_series`.
 //!
 //! ## Module layout
-//! This file: the constants, [`InitOptions`], and the steps (`init`, `reset`, `inspect`, scale
-//! detection); `sql`: the statements (pgbench's schema, keys, vacuum, reset); `generate`: the
+//! This file: the constants, [`InitOptions`], `init` as a description of pgbench's tables that
+//! the [`pipeline`](crate::pipeline) runs, `reset`, `inspect`, scale detection; `sql`: the statements (pgbench's schema, keys, vacuum, reset); `generate`: the
 //! rows and the client-side and server-side task lists.
 
 mod generate;
@@ -111,9 +111,9 @@ use std::sync::Arc;
 
 use sut::{Dialect, Session, Target};
 
-use crate::driver::{self, DriverOptions};
+use crate::pipeline::{self, at_least_one, serial, After, Data, Loader};
 pub use crate::split_rows;
-use crate::steps::{check_cancel, exec, on_admin, Step};
+use crate::steps::{exec, first_row, num, query};
 use crate::{Event, LoadError, Part, Steps, Timings};
 use generate::slots;
 pub use generate::{client_side_tasks, server_side_tasks, Accounts, Branches, Tellers};
@@ -241,10 +241,7 @@ impl InitOptions {
                 self.partitions
             )));
         }
-        if self.jobs == 0 {
-            return Err(LoadError::Invalid("--jobs must be at least 1".into()));
-        }
-        Ok(())
+        at_least_one("--jobs", self.jobs as u64)
     }
 
     /// What a server of `dialect` cannot do of these options (all at once, with the reasons).
@@ -331,25 +328,6 @@ pub struct InitReport {
 
 // ----- steps -----
 
-/// Run one step's statements on `s`, timed and reported.
-async fn step(
-    s: &mut Session,
-    name: &'static str,
-    sqls: &[&str],
-    cancel: &AtomicBool,
-    timings: &mut Timings,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<(), LoadError> {
-    check_cancel(cancel)?;
-    let timer = Step::start(name, on_event);
-    for sql in sqls {
-        check_cancel(cancel)?;
-        exec(s, sql).await?;
-    }
-    timer.finish(timings, on_event);
-    Ok(())
-}
-
 /// Drop pgbench's four tables (and with them, pgbench_accounts' partitions). Nothing else.
 pub async fn drop_tables(s: &mut Session) -> Result<(), LoadError> {
     exec(s, DROP_SQL).await
@@ -374,197 +352,108 @@ pub async fn init_steps_of(
     steps: Steps,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
-    opts.validate()?;
-    opts.validate_for(cfg.dialect())?;
-    check_cancel(&opts.cancel)?;
-    let mut report = InitReport {
-        timings: Timings::default(),
+    let loaded = pipeline::run(cfg, &mut Pgbench(opts), steps, on_event).await?;
+    Ok(InitReport {
+        timings: loaded.timings.clone(),
         scale: opts.scale,
-        rows: [0; 3],
-        plan: String::new(),
-        frozen_tasks: 0,
-        plain_tasks: 0,
-        freeze_refused: false,
-    };
-    // Leave nothing that looks loaded (module header).
-    let drop: &[&str] = match cfg.dialect() {
-        Dialect::Postgres => &[DROP_SQL],
-        Dialect::MySql => &DROP_SQL_MYSQL,
-    };
-    let ((), timings) = on_admin(
-        cfg,
-        drop,
-        "pgbench",
-        on_event,
-        async |admin, timings, created, on_event| {
-            init_steps(
-                admin,
-                cfg,
-                opts,
-                steps,
-                timings,
-                &mut report,
-                created,
-                on_event,
-            )
-            .await
-        },
-    )
-    .await?;
-    report.timings = timings;
-    Ok(report)
+        rows: [loaded.rows(0), loaded.rows(1), loaded.rows(2)],
+        plan: loaded.plan,
+        frozen_tasks: loaded.driver.frozen_tasks,
+        plain_tasks: loaded.driver.plain_tasks,
+        freeze_refused: loaded.driver.freeze_refused,
+    })
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn init_steps(
-    admin: &mut Session,
-    cfg: &Target,
-    opts: &InitOptions,
-    steps: Steps,
-    timings: &mut Timings,
-    report: &mut InitReport,
-    created: &mut bool,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<(), LoadError> {
-    let mysql = admin.dialect() == Dialect::MySql;
-    if steps.create {
-        create_tables(admin, opts, mysql, timings, created, on_event).await?;
-    }
-    if steps.rows {
-        generate(cfg, opts, mysql, timings, report, on_event).await?;
-    }
-    if steps.finish {
-        finish_tables(admin, opts, mysql, timings, on_event).await?;
-    }
-    check_cancel(&opts.cancel)
-}
+/// pgbench's tables as the pipeline loads them. The steps after the rows run in pgbench's
+/// order on the admin session, as pgbench does.
+struct Pgbench<'a>(&'a InitOptions);
 
-/// Drop pgbench's tables and create them empty.
-async fn create_tables(
-    admin: &mut Session,
-    opts: &InitOptions,
-    mysql: bool,
-    timings: &mut Timings,
-    created: &mut bool,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<(), LoadError> {
-    let cancel = &*opts.cancel;
-    if mysql {
-        step(
-            admin,
-            "drop tables",
-            &DROP_SQL_MYSQL,
-            cancel,
-            timings,
-            on_event,
-        )
-        .await?;
-    } else {
-        // Quiet the NOTICEs of "drop table if exists" (pgbench shows them; they say nothing).
-        exec(admin, "set client_min_messages = warning").await?;
-        step(admin, "drop tables", &[DROP_SQL], cancel, timings, on_event).await?;
+impl Loader for Pgbench<'_> {
+    fn what(&self) -> &'static str {
+        "pgbench"
     }
 
-    let creates = match mysql {
-        true => create_sql_mysql(opts),
-        false => create_sql(opts, admin.pg().map_or(0, |p| p.server_version_num())),
-    };
-    let creates: Vec<&str> = creates.iter().map(String::as_str).collect();
-    *created = true;
-    step(admin, "create tables", &creates, cancel, timings, on_event).await
-}
+    fn jobs(&self) -> usize {
+        self.0.jobs
+    }
 
-/// Generate the rows (this process's part of them).
-async fn generate(
-    cfg: &Target,
-    opts: &InitOptions,
-    mysql: bool,
-    timings: &mut Timings,
-    report: &mut InitReport,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<(), LoadError> {
-    let cancel = &*opts.cancel;
-    let (name, (tasks, mut plan)) = match opts.generate {
-        Generate::ClientSide => ("client-side generate", client_side_tasks(opts)),
-        Generate::ServerSide => ("server-side generate", server_side_tasks(opts)),
-    };
-    if mysql {
-        // Partitions and server-side generation were refused: the accounts are one task or
-        // `jobs` row ranges, besides the tellers' and the branches' (the first part's).
-        let small = if Part::is_first(opts.part) { 2 } else { 0 };
-        plan = match tasks.len() - small {
-            1 => "pgbench_accounts: multi-row INSERTs in one transaction".into(),
-            n => format!("pgbench_accounts: {n} row ranges, multi-row INSERTs in parallel"),
+    fn cancel(&self) -> &Arc<AtomicBool> {
+        &self.0.cancel
+    }
+
+    fn validate(&self, dialect: Dialect) -> Result<(), LoadError> {
+        self.0.validate()?;
+        self.0.validate_for(dialect)
+    }
+
+    fn drop_sql(&self, dialect: Dialect) -> Vec<String> {
+        let sql: &[&str] = match dialect {
+            Dialect::Postgres => &[DROP_SQL],
+            Dialect::MySql => &DROP_SQL_MYSQL,
         };
+        sql.iter().map(|s| s.to_string()).collect()
     }
-    report.plan = plan;
-    check_cancel(cancel)?;
-    let timer = Step::start(name, on_event);
-    let outcome = driver::run(
-        cfg,
-        &DriverOptions {
-            jobs: opts.jobs,
-            cancel: opts.cancel.clone(),
-            freeze: true,
-        },
-        slots(opts),
-        tasks,
-        on_event,
-    )
-    .await?;
-    timer.finish(timings, on_event);
-    report.rows = [outcome.rows[0], outcome.rows[1], outcome.rows[2]];
-    report.frozen_tasks = outcome.frozen_tasks;
-    report.plain_tasks = outcome.plain_tasks;
-    report.freeze_refused = outcome.freeze_refused;
-    Ok(())
-}
 
-/// After the rows: analyze or vacuum, the keys, the foreign keys.
-async fn finish_tables(
-    admin: &mut Session,
-    opts: &InitOptions,
-    mysql: bool,
-    timings: &mut Timings,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<(), LoadError> {
-    let cancel = &*opts.cancel;
-    if mysql {
-        // The primary keys are inline (create_sql_mysql); InnoDB needs no vacuum.
+    /// The CREATEs depend on the server's version (pgbench's `initCreateTables`).
+    async fn prepare(&mut self, admin: &mut Session, _: bool) -> Result<Vec<String>, LoadError> {
+        Ok(match admin.dialect() {
+            Dialect::MySql => create_sql_mysql(self.0),
+            Dialect::Postgres => {
+                create_sql(self.0, admin.pg().map_or(0, |p| p.server_version_num()))
+            }
+        })
+    }
+
+    fn rows(&self, dialect: Dialect) -> Data {
+        let opts = self.0;
+        let (step, (tasks, mut plan)) = match opts.generate {
+            Generate::ClientSide => ("client-side generate", client_side_tasks(opts)),
+            Generate::ServerSide => ("server-side generate", server_side_tasks(opts)),
+        };
+        if dialect == Dialect::MySql {
+            // Partitions and server-side generation were refused: the accounts are one task or
+            // `jobs` row ranges, besides the tellers' and the branches' (the first part's).
+            let small = if Part::is_first(opts.part) { 2 } else { 0 };
+            plan = match tasks.len() - small {
+                1 => "pgbench_accounts: multi-row INSERTs in one transaction".into(),
+                n => format!("pgbench_accounts: {n} row ranges, multi-row INSERTs in parallel"),
+            };
+        }
+        Data {
+            step,
+            slots: slots(opts),
+            tasks,
+            plan,
+        }
+    }
+
+    /// After the rows: vacuum (MySQL: analyze), the primary keys (inline on MySQL, in
+    /// create_sql_mysql), the foreign keys.
+    fn finish(&self, dialect: Dialect) -> Vec<After> {
+        let opts = self.0;
+        let owned = |sql: &[&str]| sql.iter().map(|s| s.to_string()).collect();
+        let (vacuum, pkeys, fkeys) = match dialect {
+            Dialect::MySql => (
+                After::serial("analyze", owned(&ANALYZE_SQL_MYSQL)),
+                None,
+                &FKEY_SQL_MYSQL[..],
+            ),
+            Dialect::Postgres => (
+                After::serial("vacuum", owned(&VACUUM_SQL)),
+                Some(After::serial("primary keys", pkey_sql(opts))),
+                &FKEY_SQL[..],
+            ),
+        };
+        let mut after = Vec::new();
         if !opts.no_vacuum {
-            step(
-                admin,
-                "analyze",
-                &ANALYZE_SQL_MYSQL,
-                cancel,
-                timings,
-                on_event,
-            )
-            .await?;
+            after.push(vacuum);
         }
+        after.extend(pkeys);
         if opts.foreign_keys {
-            step(
-                admin,
-                "foreign keys",
-                &FKEY_SQL_MYSQL,
-                cancel,
-                timings,
-                on_event,
-            )
-            .await?;
+            after.push(After::serial("foreign keys", owned(fkeys)));
         }
-        return check_cancel(cancel);
+        after
     }
-    if !opts.no_vacuum {
-        step(admin, "vacuum", &VACUUM_SQL, cancel, timings, on_event).await?;
-    }
-    let pkeys = pkey_sql(opts);
-    let pkeys: Vec<&str> = pkeys.iter().map(String::as_str).collect();
-    step(admin, "primary keys", &pkeys, cancel, timings, on_event).await?;
-    if opts.foreign_keys {
-        step(admin, "foreign keys", &FKEY_SQL, cancel, timings, on_event).await?;
-    }
-    check_cancel(cancel)
 }
 
 /// [`DROP_SQL`] on MySQL: with pgbench's foreign keys in place, InnoDB refuses to drop a table
@@ -590,37 +479,16 @@ pub async fn reset(
     }
     let never = AtomicBool::new(false);
     let mut timings = Timings::default();
-    step(
-        s,
-        "reset balances",
-        &RESET_SQL[..3],
-        &never,
-        &mut timings,
-        on_event,
-    )
-    .await?;
-    step(
-        s,
-        "truncate history",
-        &RESET_SQL[3..],
-        &never,
-        &mut timings,
-        on_event,
-    )
-    .await?;
-    match s.dialect() {
-        Dialect::Postgres => step(s, "vacuum", &VACUUM_SQL, &never, &mut timings, on_event).await?,
-        Dialect::MySql => {
-            step(
-                s,
-                "analyze",
-                &ANALYZE_SQL_MYSQL,
-                &never,
-                &mut timings,
-                on_event,
-            )
-            .await?
-        }
+    let vacuum: (&'static str, &[&str]) = match s.dialect() {
+        Dialect::Postgres => ("vacuum", &VACUUM_SQL),
+        Dialect::MySql => ("analyze", &ANALYZE_SQL_MYSQL),
+    };
+    for (name, sql) in [
+        ("reset balances", &RESET_SQL[..3]),
+        ("truncate history", &RESET_SQL[3..]),
+        vacuum,
+    ] {
+        serial(s, name, sql, &never, &mut timings, on_event).await?;
     }
     Ok(timings)
 }
@@ -651,11 +519,7 @@ pub async fn inspect(s: &mut Session) -> Result<TpcbTables, LoadError> {
                to_regclass('pgbench_branches') is not null, \
                to_regclass('pgbench_history') is not null, \
                to_regclass('pgbench_tellers') is not null";
-    let rows = s
-        .simple_query(sql)
-        .await
-        .map_err(|e| LoadError::db("looking for the pgbench tables", e))?;
-    let row = rows.first().cloned().unwrap_or_default();
+    let row = first_row(s, sql, "looking for the pgbench tables").await?;
     for (i, table) in TABLES.iter().enumerate() {
         if row.get(i).and_then(|v| v.as_deref()) != Some("t") {
             return Ok(TpcbTables::Missing(table));
@@ -666,17 +530,8 @@ pub async fn inspect(s: &mut Session) -> Result<TpcbTables, LoadError> {
                (select partstrat from pg_catalog.pg_partitioned_table where partrelid = 'pgbench_accounts'::regclass), \
                (select count(*) from pg_catalog.pg_constraint where contype = 'p' and conrelid in \
                   ('pgbench_branches'::regclass, 'pgbench_tellers'::regclass, 'pgbench_accounts'::regclass))";
-    let rows = s
-        .simple_query(sql)
-        .await
-        .map_err(|e| LoadError::db("reading the pgbench tables", e))?;
-    let row = rows.first().cloned().unwrap_or_default();
-    let num = |i: usize| -> i64 {
-        row.get(i)
-            .and_then(|v| v.as_deref())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
+    let row = first_row(s, sql, "reading the pgbench tables").await?;
+    let num = |i: usize| -> i64 { num(&row, i) };
     let method = match row.get(2).and_then(|v| v.as_deref()) {
         Some("r") => Some(PartitionMethod::Range),
         Some("h") => Some(PartitionMethod::Hash),
@@ -697,10 +552,7 @@ async fn inspect_mysql(s: &mut Session) -> Result<TpcbTables, LoadError> {
     let sql = "select table_name from information_schema.tables where table_schema = database() \
                and table_name in ('pgbench_accounts', 'pgbench_branches', 'pgbench_history', \
                'pgbench_tellers')";
-    let rows = s
-        .simple_query(sql)
-        .await
-        .map_err(|e| LoadError::db("looking for the pgbench tables", e))?;
+    let rows = query(s, sql, "looking for the pgbench tables").await?;
     let found = |t: &str| {
         rows.iter()
             .any(|r| r.first().and_then(|v| v.as_deref()) == Some(t))
@@ -712,17 +564,8 @@ async fn inspect_mysql(s: &mut Session) -> Result<TpcbTables, LoadError> {
                (select count(*) from information_schema.table_constraints \
                 where constraint_schema = database() and constraint_type = 'PRIMARY KEY' \
                 and table_name in ('pgbench_branches', 'pgbench_tellers', 'pgbench_accounts'))";
-    let rows = s
-        .simple_query(sql)
-        .await
-        .map_err(|e| LoadError::db("reading the pgbench tables", e))?;
-    let row = rows.first().cloned().unwrap_or_default();
-    let num = |i: usize| -> i64 {
-        row.get(i)
-            .and_then(|v| v.as_deref())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
+    let row = first_row(s, sql, "reading the pgbench tables").await?;
+    let num = |i: usize| -> i64 { num(&row, i) };
     Ok(TpcbTables::Present {
         scale: num(0),
         partitions: 0,
@@ -761,12 +604,7 @@ pub async fn partitioning(s: &mut Session) -> Result<Option<(String, u32)>, Load
         Some("h") => "hash",
         _ => return Ok(None),
     };
-    let n = row
-        .get(2)
-        .and_then(|v| v.as_deref())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    Ok(Some((method.to_string(), n)))
+    Ok(Some((method.to_string(), num(row, 2))))
 }
 
 /// The scale of a pgbench database: `count(*)` of pgbench_branches; `None` when any of the four

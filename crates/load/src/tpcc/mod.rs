@@ -82,7 +82,8 @@
 //! a SMALLINT there).
 //!
 //! ## Module layout
-//! This file: [`Table`], options, `init` and its steps, detection; `sql`: the statements;
+//! This file: [`Table`], options, `init` as a description of the nine tables that the
+//! [`pipeline`](crate::pipeline) runs, detection; `sql`: the statements;
 //! `rows`: the generated rows.
 
 mod comment;
@@ -96,8 +97,9 @@ use std::sync::Arc;
 use sut::{Dialect, Session, Target};
 use workload::tpcc::spec::{NuC, CUSTOMERS, DISTRICTS, ITEMS, NEW_ORDERS, ORDERS};
 
-use crate::driver::{self, DriverOptions, Task, TaskKind};
-use crate::steps::{check_cancel, exec, on_admin, Step};
+use crate::driver::{Task, TaskKind};
+use crate::pipeline::{self, at_least_one, fits_int, After, Data, Loader};
+use crate::steps::{exec, first_row, num, query};
 use crate::{split_range, split_rows, Event, LoadError, Part, Steps, TableProgress, Timings};
 use comment::customer_comment;
 pub use comment::{comment_sql, comment_text, load_constants, parse_comment, parse_load_time};
@@ -273,19 +275,9 @@ impl InitOptions {
 
 impl InitOptions {
     pub fn validate(&self) -> Result<(), LoadError> {
-        if self.warehouses == 0 {
-            return Err(LoadError::Invalid("--warehouses must be at least 1".into()));
-        }
-        if self.warehouses > i32::MAX as u32 {
-            return Err(LoadError::Invalid(format!(
-                "--warehouses {} does not fit go-tpc's INT w_id",
-                self.warehouses
-            )));
-        }
-        if self.jobs == 0 {
-            return Err(LoadError::Invalid("--jobs must be at least 1".into()));
-        }
-        Ok(())
+        at_least_one("--warehouses", self.warehouses.into())?;
+        fits_int("--warehouses", self.warehouses.into(), "go-tpc's INT w_id")?;
+        at_least_one("--jobs", self.jobs as u64)
     }
 }
 
@@ -412,44 +404,6 @@ fn slots(opts: &InitOptions, generator: &Generator, dialect: Dialect) -> Vec<Tab
 
 // ----- steps -----
 
-/// Run statements, one driver task each, over up to `jobs` connections, as step `name`.
-async fn parallel_sql(
-    cfg: &Target,
-    opts: &InitOptions,
-    name: &'static str,
-    sqls: Vec<String>,
-    timings: &mut Timings,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<(), LoadError> {
-    check_cancel(&opts.cancel)?;
-    let timer = Step::start(name, on_event);
-    let tasks = sqls
-        .into_iter()
-        .map(|sql| Task {
-            slot: 0,
-            kind: TaskKind::Sql { sql, rows: vec![] },
-        })
-        .collect();
-    driver::run(
-        cfg,
-        &DriverOptions {
-            jobs: opts.jobs,
-            cancel: opts.cancel.clone(),
-            freeze: false,
-        },
-        vec![TableProgress {
-            table: name.into(),
-            rows_done: 0,
-            rows_total: 0,
-        }],
-        tasks,
-        &mut |_e: &Event<'_>| {},
-    )
-    .await?;
-    timer.finish(timings, on_event);
-    Ok(())
-}
-
 /// MySQL: the tables of the current database among `names`.
 fn mysql_tables_sql(names: &[&str]) -> String {
     let names: Vec<String> = names.iter().map(|t| format!("'{t}'")).collect();
@@ -477,10 +431,7 @@ pub async fn existing_tables(s: &mut Session) -> Result<Vec<&'static str>, LoadE
         }
         Dialect::MySql => mysql_tables_sql(&names),
     };
-    let rows = s
-        .simple_query(&sql)
-        .await
-        .map_err(|e| LoadError::db("looking for the TPC-C tables", e))?;
+    let rows = query(s, &sql, "looking for the TPC-C tables").await?;
     let found: Vec<String> = rows
         .into_iter()
         .filter_map(|r| r.into_iter().next().flatten())
@@ -509,14 +460,9 @@ async fn table_exists(s: &mut Session, table: &str) -> Result<bool, LoadError> {
             mysql_tables_sql(&[table])
         ),
     };
-    let rows = s
-        .simple_query(&sql)
-        .await
-        .map_err(|e| LoadError::db(format!("looking for table {table}"), e))?;
+    let row = first_row(s, &sql, &format!("looking for table {table}")).await?;
     Ok(matches!(
-        rows.first()
-            .and_then(|r| r.first().cloned().flatten())
-            .as_deref(),
+        row.first().cloned().flatten().as_deref(),
         Some("t" | "1")
     ))
 }
@@ -530,15 +476,8 @@ pub async fn warehouses(s: &mut Session) -> Result<u32, LoadError> {
             workload: "tpcc",
         });
     }
-    let rows = s
-        .simple_query("SELECT count(*) FROM warehouse")
-        .await
-        .map_err(|e| LoadError::db("counting warehouses", e))?;
-    Ok(rows
-        .first()
-        .and_then(|r| r.first().cloned().flatten())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0))
+    let row = first_row(s, "SELECT count(*) FROM warehouse", "counting warehouses").await?;
+    Ok(num(&row, 0))
 }
 
 /// `stampede init tpcc`: drop, create, generate, primary keys (and indexes), vacuum. See the
@@ -559,119 +498,127 @@ pub async fn init_steps_of(
     steps: Steps,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
-    opts.validate()?;
-    if cfg.dialect() == Dialect::MySql && opts.warehouses > i16::MAX as u32 {
-        return Err(LoadError::Invalid(format!(
-            "--warehouses {} does not fit tpcc-mysql's SMALLINT w_id (at most {})",
-            opts.warehouses,
-            i16::MAX
-        )));
-    }
-    check_cancel(&opts.cancel)?;
-    let sqls: &[&str] = match cfg.dialect() {
-        Dialect::Postgres => &["set client_min_messages = warning", DROP_SQL],
-        Dialect::MySql => &[DROP_SQL_MYSQL],
+    let mut loader = Tpcc {
+        opts,
+        generator: None,
     };
-    let (mut report, timings) = on_admin(
-        cfg,
-        sqls,
-        "TPC-C",
-        on_event,
-        async |admin, timings, created, on_event| {
-            init_steps(admin, cfg, opts, steps, timings, created, on_event).await
-        },
-    )
-    .await?;
-    report.timings = timings;
-    Ok(report)
+    let loaded = pipeline::run(cfg, &mut loader, steps, on_event).await?;
+    let constants = match &loader.generator {
+        Some(g) => g.constants(),
+        None => rows::constants_for_seed(opts.seed),
+    };
+    Ok(InitReport {
+        timings: loaded.timings,
+        rows: loaded.driver.rows,
+        plan: loaded.plan,
+        frozen_tasks: loaded.driver.frozen_tasks,
+        plain_tasks: loaded.driver.plain_tasks,
+        freeze_refused: loaded.driver.freeze_refused,
+        constants,
+    })
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn init_steps(
-    admin: &mut Session,
-    cfg: &Target,
-    opts: &InitOptions,
-    steps: Steps,
-    timings: &mut Timings,
-    created: &mut bool,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<InitReport, LoadError> {
-    let dialect = cfg.dialect();
-    let load_time = if steps.create {
-        create_tables(admin, opts, dialect, timings, created, on_event).await?
-    } else {
-        // A fleet's other processes generate with the first one's load time (the dates in
-        // `c_since`, `h_date`, `o_entry_d`), recorded on `customer`, so the parts together
-        // are one load.
-        let comment = customer_comment(admin).await?;
-        comment
-            .as_deref()
-            .and_then(parse_load_time)
-            .ok_or_else(|| {
-                LoadError::Invalid(format!(
-                    "the comment on customer records no load time of stampede's ({:?}): the \
-                 tables were not created by `stampede init tpcc`",
-                    comment.unwrap_or_default()
-                ))
-            })?
-    };
-    let generator = Arc::new(Generator::new(opts.seed, &load_time));
-    let mut report = InitReport {
-        timings: Timings::default(),
-        rows: Vec::new(),
-        plan: String::new(),
-        frozen_tasks: 0,
-        plain_tasks: 0,
-        freeze_refused: false,
-        constants: generator.constants(),
-    };
-    if steps.rows {
-        check_cancel(&opts.cancel)?;
-        let (tasks, plan) = copy_tasks(opts, &generator, dialect);
-        let slots = slots(opts, &generator, dialect);
-        let timer = Step::start("client-side generate", on_event);
-        let outcome = driver::run(
-            cfg,
-            &DriverOptions {
-                jobs: opts.jobs,
-                cancel: opts.cancel.clone(),
-                freeze: true,
-            },
-            slots,
+/// The nine tables as the pipeline loads them; the generator is made once the load time is
+/// known ([`Loader::prepare`]).
+struct Tpcc<'a> {
+    opts: &'a InitOptions,
+    generator: Option<Arc<Generator>>,
+}
+
+impl Loader for Tpcc<'_> {
+    fn what(&self) -> &'static str {
+        "TPC-C"
+    }
+
+    fn jobs(&self) -> usize {
+        self.opts.jobs
+    }
+
+    fn cancel(&self) -> &Arc<AtomicBool> {
+        &self.opts.cancel
+    }
+
+    fn validate(&self, dialect: Dialect) -> Result<(), LoadError> {
+        self.opts.validate()?;
+        if dialect == Dialect::MySql && self.opts.warehouses > i16::MAX as u32 {
+            return Err(LoadError::Invalid(format!(
+                "--warehouses {} does not fit tpcc-mysql's SMALLINT w_id (at most {})",
+                self.opts.warehouses,
+                i16::MAX
+            )));
+        }
+        Ok(())
+    }
+
+    fn drop_sql(&self, dialect: Dialect) -> Vec<String> {
+        vec![drop_sql(dialect).to_string()]
+    }
+
+    /// With `create`: the server's clock becomes the load time, recorded on `customer` with
+    /// the load's constants. Without: a fleet's other processes generate with the first one's
+    /// load time (the dates in `c_since`, `h_date`, `o_entry_d`), read back from `customer`, so
+    /// the parts together are one load.
+    async fn prepare(
+        &mut self,
+        admin: &mut Session,
+        create: bool,
+    ) -> Result<Vec<String>, LoadError> {
+        let seed = self.opts.seed;
+        let (load_time, creates) = match create {
+            true => {
+                let load_time = load_time(admin).await?;
+                let creates = create_sql(admin.dialect(), seed, &load_time);
+                (load_time, creates)
+            }
+            false => (recorded_load_time(admin).await?, Vec::new()),
+        };
+        self.generator = Some(Arc::new(Generator::new(seed, &load_time)));
+        Ok(creates)
+    }
+
+    fn rows(&self, dialect: Dialect) -> Data {
+        let generator = self.generator.as_ref().expect("prepared");
+        let (tasks, plan) = copy_tasks(self.opts, generator, dialect);
+        Data {
+            step: "client-side generate",
+            slots: slots(self.opts, generator, dialect),
             tasks,
-            on_event,
-        )
-        .await?;
-        timer.finish(timings, on_event);
-        report.rows = outcome.rows;
-        report.plan = plan;
-        report.frozen_tasks = outcome.frozen_tasks;
-        report.plain_tasks = outcome.plain_tasks;
-        report.freeze_refused = outcome.freeze_refused;
+            plan,
+        }
     }
-    if steps.finish {
-        finish_tables(cfg, opts, timings, on_event).await?;
+
+    /// Keys largest table first, then the secondary indexes (which wait for their table's key
+    /// if it is still being built), then VACUUM ANALYZE.
+    fn finish(&self, dialect: Dialect) -> Vec<After> {
+        let mut by_size: Vec<Table> = Table::ALL.to_vec();
+        let w = self.opts.warehouses as u64;
+        by_size.sort_by_key(|t| std::cmp::Reverse(table_cost(*t, w)));
+        // MySQL: the primary keys are inline, so only the secondary indexes.
+        let mut keys: Vec<String> = by_size
+            .iter()
+            .filter_map(|t| ddl_in(*t, dialect).primary_key.map(str::to_string))
+            .collect();
+        keys.extend(
+            by_size
+                .iter()
+                .flat_map(|t| ddl_in(*t, dialect).indexes.iter().map(|s| s.to_string())),
+        );
+        let step = match dialect {
+            Dialect::Postgres => "primary keys",
+            Dialect::MySql => "secondary indexes",
+        };
+        let mut after = vec![After::parallel(step, keys)];
+        if !self.opts.no_vacuum && dialect == Dialect::Postgres {
+            let vac = by_size.iter().map(|t| sql::vacuum_sql(*t)).collect();
+            after.push(After::parallel("vacuum", vac));
+        }
+        after
     }
-    check_cancel(&opts.cancel)?;
-    Ok(report)
 }
 
-/// Drop and create the nine tables, the load's constants and time recorded on `customer`;
-/// returns the load time.
-async fn create_tables(
-    admin: &mut Session,
-    opts: &InitOptions,
-    dialect: Dialect,
-    timings: &mut Timings,
-    created: &mut bool,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<String, LoadError> {
-    let timer = Step::start("drop tables", on_event);
-    drop_tables(admin).await?;
-    timer.finish(timings, on_event);
-
-    check_cancel(&opts.cancel)?;
-    let now = match dialect {
+/// The server's clock, to the second: the load time of the rows (module header, "Data").
+async fn load_time(admin: &mut Session) -> Result<String, LoadError> {
+    let now = match admin.dialect() {
         Dialect::Postgres => "SELECT to_char(localtimestamp, 'YYYY-MM-DD HH24:MI:SS')",
         Dialect::MySql => "SELECT DATE_FORMAT(NOW(), '%Y-%m-%d %H:%i:%s')",
     };
@@ -679,64 +626,43 @@ async fn create_tables(
         .simple_query(now)
         .await
         .map_err(|e| LoadError::db(now, e))?;
-    let load_time = rows
-        .first()
+    rows.first()
         .and_then(|r| r.first().cloned().flatten())
-        .ok_or_else(|| {
-            LoadError::db(now, sut::Error::Protocol("no row for the load time".into()))
-        })?;
-    let constants = rows::constants_for_seed(opts.seed);
-
-    let timer = Step::start("create tables", on_event);
-    *created = true;
-    for t in Table::ALL {
-        let create = ddl_in(t, dialect).create;
-        if dialect == Dialect::MySql && t == Table::Customer {
-            let comment = comment_text(&constants, opts.seed, &load_time);
-            exec(admin, &format!("{create} COMMENT = '{comment}'")).await?;
-        } else {
-            exec(admin, create).await?;
-        }
-    }
-    if dialect == Dialect::Postgres {
-        exec(admin, &comment_sql(&constants, opts.seed, &load_time)).await?;
-    }
-    timer.finish(timings, on_event);
-    Ok(load_time)
+        .ok_or_else(|| LoadError::db(now, sut::Error::Protocol("no row for the load time".into())))
 }
 
-/// Keys largest table first, then the secondary indexes (which wait for their table's key if
-/// it is still being built), then VACUUM ANALYZE.
-async fn finish_tables(
-    cfg: &Target,
-    opts: &InitOptions,
-    timings: &mut Timings,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<(), LoadError> {
-    let dialect = cfg.dialect();
-    let mut by_size: Vec<Table> = Table::ALL.to_vec();
-    let w = opts.warehouses as u64;
-    by_size.sort_by_key(|t| std::cmp::Reverse(table_cost(*t, w)));
-    // MySQL: the primary keys are inline, so only the secondary indexes.
-    let mut keys: Vec<String> = by_size
+/// The load time the creating process recorded on `customer`.
+async fn recorded_load_time(admin: &mut Session) -> Result<String, LoadError> {
+    let comment = customer_comment(admin).await?;
+    comment.as_deref().and_then(parse_load_time).ok_or_else(|| {
+        LoadError::Invalid(format!(
+            "the comment on customer records no load time of stampede's ({:?}): the \
+                 tables were not created by `stampede init tpcc`",
+            comment.unwrap_or_default()
+        ))
+    })
+}
+
+/// The nine CREATE TABLEs, the load's constants and time recorded on `customer` (in its CREATE
+/// on MySQL, as a COMMENT ON after them on PostgreSQL).
+fn create_sql(dialect: Dialect, seed: u64, load_time: &str) -> Vec<String> {
+    let constants = rows::constants_for_seed(seed);
+    let mut sqls: Vec<String> = Table::ALL
         .iter()
-        .filter_map(|t| ddl_in(*t, dialect).primary_key.map(str::to_string))
+        .map(|&t| {
+            let create = ddl_in(t, dialect).create;
+            if dialect == Dialect::MySql && t == Table::Customer {
+                let comment = comment_text(&constants, seed, load_time);
+                format!("{create} COMMENT = '{comment}'")
+            } else {
+                create.to_string()
+            }
+        })
         .collect();
-    keys.extend(
-        by_size
-            .iter()
-            .flat_map(|t| ddl_in(*t, dialect).indexes.iter().map(|s| s.to_string())),
-    );
-    let step = match dialect {
-        Dialect::Postgres => "primary keys",
-        Dialect::MySql => "secondary indexes",
-    };
-    parallel_sql(cfg, opts, step, keys, timings, on_event).await?;
-    if !opts.no_vacuum && dialect == Dialect::Postgres {
-        let vac = by_size.iter().map(|t| sql::vacuum_sql(*t)).collect();
-        parallel_sql(cfg, opts, "vacuum", vac, timings, on_event).await?;
+    if dialect == Dialect::Postgres {
+        sqls.push(comment_sql(&constants, seed, load_time));
     }
-    Ok(())
+    sqls
 }
 
 #[cfg(test)]

@@ -173,6 +173,18 @@ fn tab(out: &mut Vec<u8>) {
     out.push(b'\t');
 }
 
+/// A row's ids as the mixed-radix digits of its number, innermost first, each 1-based and
+/// tab-separated (no tab after the last): with `per = [c, d]`, row `r` is `r % c + 1`,
+/// `r / c % d + 1`, `r / c / d + 1` (a customer's c_id, c_d_id, c_w_id).
+fn put_ids(out: &mut Vec<u8>, mut row: u64, per: &[u64]) {
+    for &n in per {
+        put_int(out, row % n + 1);
+        tab(out);
+        row /= n;
+    }
+    put_int(out, row + 1);
+}
+
 /// Two random upper-case letters (a state, clause 4.3.3.1 "random a-string of 2 letters").
 fn put_state(u: &mut Stream, out: &mut Vec<u8>) {
     for _ in 0..2 {
@@ -286,42 +298,35 @@ impl Generator {
         let mut u = self.stream(Table::Warehouse, row);
         put_int(out, row + 1);
         tab(out);
-        astring(&mut u, 6, 10, out);
-        tab(out);
-        put_address(&mut u, out);
-        tab(out);
-        // W_TAX random within [0.0000 .. 0.2000]; W_YTD = 300,000.00.
-        put_decimal(out, u.uniform(0, 2000), 4);
+        // W_YTD = 300,000.00.
+        Self::put_name_address_tax(&mut u, out);
         out.extend_from_slice(b"\t300000.00\n");
+    }
+
+    /// A warehouse's or a district's name, address and tax: a random a-string [6 .. 10], the
+    /// address, the tax random within [0.0000 .. 0.2000].
+    fn put_name_address_tax(u: &mut Stream, out: &mut Vec<u8>) {
+        astring(u, 6, 10, out);
+        tab(out);
+        put_address(u, out);
+        tab(out);
+        put_decimal(out, u.uniform(0, 2000), 4);
     }
 
     /// d_id, d_w_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip, d_tax, d_ytd,
     /// d_next_o_id.
     fn district(&self, row: u64, out: &mut Vec<u8>) {
         let mut u = self.stream(Table::District, row);
-        let d = DISTRICTS as u64;
-        put_int(out, row % d + 1);
+        put_ids(out, row, &[DISTRICTS as u64]);
         tab(out);
-        put_int(out, row / d + 1);
-        tab(out);
-        astring(&mut u, 6, 10, out);
-        tab(out);
-        put_address(&mut u, out);
-        tab(out);
-        // D_TAX random within [0.0000 .. 0.2000]; D_YTD = 30,000.00; D_NEXT_O_ID = 3,001.
-        put_decimal(out, u.uniform(0, 2000), 4);
+        // D_YTD = 30,000.00; D_NEXT_O_ID = 3,001.
+        Self::put_name_address_tax(&mut u, out);
         out.extend_from_slice(b"\t30000.00\t3001\n");
     }
 
     /// c_id, c_d_id, c_w_id (and the same for h_c_id, h_c_d_id, h_c_w_id) of customer row `row`.
     fn put_customer_key(row: u64, out: &mut Vec<u8>) {
-        let c = CUSTOMERS as u64;
-        let d = DISTRICTS as u64;
-        put_int(out, row % c + 1);
-        tab(out);
-        put_int(out, row / c % d + 1);
-        tab(out);
-        put_int(out, row / c / d + 1);
+        put_ids(out, row, &[CUSTOMERS as u64, DISTRICTS as u64]);
     }
 
     /// c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city,
@@ -369,9 +374,7 @@ impl Generator {
         let c = CUSTOMERS as u64;
         Self::put_customer_key(row, out);
         tab(out);
-        put_int(out, row / c % DISTRICTS as u64 + 1);
-        tab(out);
-        put_int(out, row / c / DISTRICTS as u64 + 1);
+        put_ids(out, row / c, &[DISTRICTS as u64]);
         tab(out);
         out.extend_from_slice(&self.load_time);
         out.extend_from_slice(b"\t10.00\t");
@@ -382,24 +385,15 @@ impl Generator {
     /// no_o_id, no_d_id, no_w_id: the last 900 orders of each district.
     fn new_order(&self, row: u64, out: &mut Vec<u8>) {
         let n = NEW_ORDERS as u64;
-        let d = DISTRICTS as u64;
         put_int(out, row % n + FIRST_NEW_ORDER as u64);
         tab(out);
-        put_int(out, row / n % d + 1);
-        tab(out);
-        put_int(out, row / n / d + 1);
+        put_ids(out, row / n, &[DISTRICTS as u64]);
         out.push(b'\n');
     }
 
     /// o_id, o_d_id, o_w_id of order unit `unit`, then a tab.
     fn put_order_key(unit: u64, out: &mut Vec<u8>) {
-        let o = ORDERS as u64;
-        let d = DISTRICTS as u64;
-        put_int(out, unit % o + 1);
-        tab(out);
-        put_int(out, unit / o % d + 1);
-        tab(out);
-        put_int(out, unit / o / d + 1);
+        put_ids(out, unit, &[ORDERS as u64, DISTRICTS as u64]);
         tab(out);
     }
 
@@ -476,10 +470,7 @@ impl Generator {
     /// s_data.
     fn stock(&self, row: u64, out: &mut Vec<u8>) {
         let mut u = self.stream(Table::Stock, row);
-        let s = STOCK as u64;
-        put_int(out, row % s + 1);
-        tab(out);
-        put_int(out, row / s + 1);
+        put_ids(out, row, &[STOCK as u64]);
         tab(out);
         // S_QUANTITY random within [10 .. 100]; S_DIST_xx random a-strings of 24; S_YTD,
         // S_ORDER_CNT, S_REMOTE_CNT 0.
