@@ -10,7 +10,7 @@
 //! EXISTS usertable`, never CASCADE), as `init tpcb` does pgbench's four tables.
 //!
 //! ## Loading plan
-//! Through the [`driver`](crate::driver): key ranges over `jobs` connections, COPY on
+//! Through the loader pipeline (`load::pipeline`): key ranges over `jobs` connections, COPY on
 //! PostgreSQL (one range, COPY FREEZE into the table just created, when one connection loads
 //! it or the table is small), multi-row INSERTs on MySQL. PostgreSQL gets its primary key after
 //! the data (one sorted index build instead of a B-tree grown by random hashed keys), then
@@ -29,9 +29,9 @@ use std::sync::Arc;
 use super::txn::{columns, gen, row_values, InsertOrder};
 use sut::{Dialect, Session, Target};
 
-use load::driver::{self, DriverOptions, RowSource, Task, TaskKind};
-use load::steps::{check_cancel, exec, undo_create, Step};
-use load::{Event, LoadError, TableProgress, Timings};
+use load::driver::{RowSource, Task, TaskKind};
+use load::pipeline::{self, After, Data, Loader};
+use load::{Event, LoadError, Steps, TableProgress, Timings};
 
 pub const DROP_SQL: &str = "DROP TABLE IF EXISTS usertable";
 
@@ -174,132 +174,126 @@ pub fn ranges(n: u64, jobs: usize) -> Vec<Range<u64>> {
     load::split_rows(n, if jobs <= 1 { 1 } else { parts })
 }
 
-/// `stampede init ycsb`: drop, create, generate, primary key, vacuum. An error or the cancel
-/// flag after the table was created drops it again (as `init tpcc`).
+/// `stampede init ycsb`: drop, create, generate, primary key, vacuum, through the loader
+/// pipeline (`load::pipeline`: an error or the cancel flag after the table was created drops
+/// it again).
 pub async fn init(
     cfg: &Target,
     opts: &InitOptions,
     on_event: &mut dyn FnMut(&Event<'_>),
 ) -> Result<InitReport, LoadError> {
-    if opts.recordcount == 0 || opts.fieldcount == 0 || opts.jobs == 0 {
-        return Err(LoadError::Invalid(
-            "recordcount, fieldcount and --jobs must be at least 1".into(),
-        ));
-    }
-    check_cancel(&opts.cancel)?;
-    let mut admin = Session::connect(cfg)
-        .await
-        .map_err(|e| LoadError::db("connecting", e))?;
-    let mut timings = Timings::default();
-    let mut created = false;
-    let r = steps(&mut admin, cfg, opts, &mut timings, &mut created, on_event).await;
-    match r {
-        Ok(mut report) => {
-            admin.close().await;
-            report.timings = timings;
-            Ok(report)
-        }
-        Err(e) => {
-            undo_create(cfg, admin, created, &[DROP_SQL], "YCSB", on_event).await;
-            Err(e)
-        }
-    }
+    let loaded = pipeline::run(cfg, &mut Usertable { opts }, Steps::ALL, on_event).await?;
+    Ok(InitReport {
+        rows: loaded.rows(0),
+        timings: loaded.timings,
+        plan: loaded.plan,
+    })
 }
 
-async fn steps(
-    admin: &mut Session,
-    cfg: &Target,
-    opts: &InitOptions,
-    timings: &mut Timings,
-    created: &mut bool,
-    on_event: &mut dyn FnMut(&Event<'_>),
-) -> Result<InitReport, LoadError> {
-    let dialect = cfg.dialect();
-    let timer = Step::start("drop tables", on_event);
-    if dialect == Dialect::Postgres {
-        exec(admin, "set client_min_messages = warning").await?;
-    }
-    exec(admin, DROP_SQL).await?;
-    timer.finish(timings, on_event);
+/// `usertable` as the pipeline loads it (module header).
+struct Usertable<'a> {
+    opts: &'a InitOptions,
+}
 
-    check_cancel(&opts.cancel)?;
-    let timer = Step::start("create tables", on_event);
-    *created = true;
-    let comment = comment_text(opts);
-    let mysql = dialect == Dialect::MySql;
-    exec(
-        admin,
-        &create_sql(dialect, opts.fieldcount, mysql, &comment),
-    )
-    .await?;
-    if !mysql {
-        exec(admin, &format!("COMMENT ON TABLE usertable IS '{comment}'")).await?;
+impl Loader for Usertable<'_> {
+    fn what(&self) -> &'static str {
+        "YCSB"
     }
-    timer.finish(timings, on_event);
 
-    check_cancel(&opts.cancel)?;
-    let source: Arc<dyn RowSource> = Arc::new(Rows { opts: opts.clone() });
-    let ranges = ranges(opts.recordcount, opts.jobs);
-    let whole = ranges.len() == 1;
-    let plan = format!(
-        "{} rows in {} {} task(s) over {} connection(s)",
-        opts.recordcount,
-        ranges.len(),
-        match (mysql, whole) {
-            (true, _) => "multi-row INSERT",
-            (false, true) => "COPY FREEZE",
-            (false, false) => "COPY",
-        },
-        opts.jobs.min(ranges.len())
-    );
-    let tasks = ranges
-        .into_iter()
-        .map(|rows| Task {
-            slot: 0,
-            kind: TaskKind::Copy {
-                relation: "usertable".into(),
-                columns: Some(columns(opts.fieldcount)),
-                source: source.clone(),
-                rows,
-                whole,
+    fn jobs(&self) -> usize {
+        self.opts.jobs
+    }
+
+    fn cancel(&self) -> &Arc<AtomicBool> {
+        &self.opts.cancel
+    }
+
+    fn validate(&self, _dialect: Dialect) -> Result<(), LoadError> {
+        let o = self.opts;
+        if o.recordcount == 0 || o.fieldcount == 0 || o.jobs == 0 {
+            return Err(LoadError::Invalid(
+                "recordcount, fieldcount and --jobs must be at least 1".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn drop_sql(&self, _dialect: Dialect) -> Vec<String> {
+        vec![DROP_SQL.into()]
+    }
+
+    async fn prepare(
+        &mut self,
+        admin: &mut Session,
+        _create: bool,
+    ) -> Result<Vec<String>, LoadError> {
+        let dialect = admin.dialect();
+        let comment = comment_text(self.opts);
+        let mysql = dialect == Dialect::MySql;
+        let mut sql = vec![create_sql(dialect, self.opts.fieldcount, mysql, &comment)];
+        if !mysql {
+            sql.push(format!("COMMENT ON TABLE usertable IS '{comment}'"));
+        }
+        Ok(sql)
+    }
+
+    fn rows(&self, dialect: Dialect) -> Data {
+        let o = self.opts;
+        let source: Arc<dyn RowSource> = Arc::new(Rows { opts: o.clone() });
+        let ranges = ranges(o.recordcount, o.jobs);
+        let whole = ranges.len() == 1;
+        let plan = format!(
+            "{} rows in {} {} task(s) over {} connection(s)",
+            o.recordcount,
+            ranges.len(),
+            match (dialect == Dialect::MySql, whole) {
+                (true, _) => "multi-row INSERT",
+                (false, true) => "COPY FREEZE",
+                (false, false) => "COPY",
             },
-        })
-        .collect();
-    let timer = Step::start("client-side generate", on_event);
-    let outcome = driver::run(
-        cfg,
-        &DriverOptions {
-            jobs: opts.jobs,
-            cancel: opts.cancel.clone(),
-            freeze: true,
-        },
-        vec![TableProgress {
-            table: "usertable".into(),
-            rows_done: 0,
-            rows_total: opts.recordcount,
-        }],
-        tasks,
-        on_event,
-    )
-    .await?;
-    timer.finish(timings, on_event);
-
-    if !mysql {
-        check_cancel(&opts.cancel)?;
-        let timer = Step::start("primary keys", on_event);
-        exec(admin, "ALTER TABLE usertable ADD PRIMARY KEY (YCSB_KEY)").await?;
-        timer.finish(timings, on_event);
-        if !opts.no_vacuum {
-            let timer = Step::start("vacuum", on_event);
-            exec(admin, "VACUUM ANALYZE usertable").await?;
-            timer.finish(timings, on_event);
+            o.jobs.min(ranges.len())
+        );
+        let tasks = (ranges.into_iter())
+            .map(|rows| Task {
+                slot: 0,
+                kind: TaskKind::Copy {
+                    relation: "usertable".into(),
+                    columns: Some(columns(o.fieldcount)),
+                    source: source.clone(),
+                    rows,
+                    whole,
+                },
+            })
+            .collect();
+        Data {
+            step: "client-side generate",
+            slots: vec![TableProgress {
+                table: "usertable".into(),
+                rows_done: 0,
+                rows_total: o.recordcount,
+            }],
+            tasks,
+            plan,
         }
     }
-    Ok(InitReport {
-        timings: Timings::default(),
-        rows: outcome.rows.first().copied().unwrap_or(0),
-        plan,
-    })
+
+    /// InnoDB has the key from the CREATE (module header); PostgreSQL builds it now.
+    fn finish(&self, dialect: Dialect) -> Vec<After> {
+        if dialect == Dialect::MySql {
+            return Vec::new();
+        }
+        let vacuum = match self.opts.no_vacuum {
+            true => Vec::new(),
+            false => vec!["VACUUM ANALYZE usertable".into()],
+        };
+        vec![
+            After::serial(
+                "primary keys",
+                vec!["ALTER TABLE usertable ADD PRIMARY KEY (YCSB_KEY)".into()],
+            ),
+            After::serial("vacuum", vacuum),
+        ]
+    }
 }
 
 /// What a database's `usertable` holds.
