@@ -16,7 +16,6 @@ password). Both tools connect over the unix socket, as a local benchmark would.
 import argparse
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -24,20 +23,11 @@ import tempfile
 import time
 
 from io_modes_case import build_floor
+from sysbench_case import timed
 
 TESTS = ("oltp_point_select", "oltp_read_write")
 # sysbench's "transactions: N (X per sec.)" line; stampede prints the same block.
 TPS = re.compile(r"^\s+transactions:\s+(\d+)\s+\(([\d.]+) per sec", re.M)
-
-
-def timed(cmd):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if p.returncode != 0:
-        raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout[-3000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return p.stdout, cpu
 
 
 class MariaDb:
@@ -142,7 +132,7 @@ def measure(stampede, socket, tables, size, clients, seconds, rounds, log=print,
             for r in range(rounds):
                 k = r % len(tools)
                 for tool in tools[k:] + tools[:k]:
-                    out, cpu = timed(cmds[(tool, test)])
+                    out, _wall, cpu = timed(cmds[(tool, test)])
                     m = TPS.search(out)
                     if not m:
                         raise SystemExit(f"no transactions line in {tool} output:\n{out[-2000:]}")

@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import socket
 import statistics
@@ -24,18 +23,7 @@ import subprocess
 import tempfile
 import time
 
-
-def timed(cmd):
-    """Run cmd; return (output, wall seconds, child CPU seconds user+system)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    wall = time.monotonic() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if p.returncode != 0:
-        raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout[-3000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return p.stdout, wall, cpu
+from sysbench_case import timed
 
 
 def go_tpc_bin():

@@ -111,6 +111,19 @@ pub(crate) async fn run_txn<W: Workload>(
     end
 }
 
+/// A new session in client `c`'s slot, from either way of reconnecting: counted as a
+/// connection, its host noted as the client's and as reconnected to. Returns the time it was
+/// ready, from which the transaction then runs.
+fn adopt<W: Workload>(ctx: &ThreadCtx<W>, c: &mut Client<W::Client>, s: Session) -> u64 {
+    ctx.totals.borrow_mut().connections += 1;
+    let now = ctx.now_us();
+    c.stats.endpoint = ctx.endpoint_of(&s);
+    ctx.endpoint_client(&mut c.hosts, c.stats.endpoint);
+    ctx.endpoint_reconnected(&s);
+    c.session = Some(s);
+    now
+}
+
 /// CSTATE_START_TX .. CSTATE_END_TX: one transaction with its retries.
 async fn run_txn_on_session<W: Workload>(
     ctx: &ThreadCtx<W>,
@@ -134,13 +147,8 @@ async fn run_txn_on_session<W: Workload>(
             return TxnEnd::Stop;
         };
         tot.reconnects += 1;
-        tot.connections += 1;
         drop(tot);
-        now = ctx.now_us();
-        c.stats.endpoint = ctx.endpoint_of(&s);
-        ctx.endpoint_client(&mut c.hosts, c.stats.endpoint);
-        ctx.endpoint_reconnected(&s);
-        c.session = Some(s);
+        now = adopt(ctx, c, s);
         fresh_session = true;
     }
     if c.session.is_none() {
@@ -154,12 +162,7 @@ async fn run_txn_on_session<W: Workload>(
         match r {
             Ok((s, retries)) => {
                 ctx.totals.borrow_mut().connect_retries += retries;
-                ctx.totals.borrow_mut().connections += 1;
-                now = ctx.now_us();
-                c.stats.endpoint = ctx.endpoint_of(&s);
-                ctx.endpoint_client(&mut c.hosts, c.stats.endpoint);
-                ctx.endpoint_reconnected(&s);
-                c.session = Some(s);
+                now = adopt(ctx, c, s);
                 fresh_session = true;
             }
             Err(e) => {

@@ -62,8 +62,6 @@ fn main() {
         .map(|s| serde_json::from_str(&s).expect("server_metrics.json"));
     let committed = total.txns[0].committed();
     let r = RunResult {
-        schema_version: SCHEMA_VERSION,
-        stampede_version: env!("CARGO_PKG_VERSION").into(),
         command_line: "stampede run -c 8 -j 2 -T 10 -P 1"
             .split(' ')
             .map(String::from)
@@ -82,15 +80,10 @@ fn main() {
             clients: clients.len() as u32,
             threads: 2,
             duration_s: Some(10),
-            transactions_per_client: None,
-            rate_tps: None,
-            latency_limit_ms: None,
             query_mode: "simple".into(),
             max_tries: 1,
-            connect_per_txn: false,
             progress_s: Some(1.0),
             random_seed: 1,
-            per_statement: false,
             scale: 2,
             ..Default::default()
         },
@@ -128,20 +121,8 @@ fn main() {
             status: CheckStatus::Skipped,
             detail: format!("{committed} transactions read from a pgbench log; no server count"),
         }],
-        interrupted: false,
         server_metrics,
-        sysbench: None,
-        tpcc: None,
-        endpoints: Vec::new(),
-        endpoints_warning: None,
-        failover: None,
-        replication: Vec::new(),
-        routing: Vec::new(),
-        cache_curve: None,
-        sweep: None,
-        ledger: None,
-        fleet: None,
-        sections: Default::default(),
+        ..Default::default()
     };
     let _ = TxnStats::default();
     std::fs::write(&out, report::html::render(&r, None)).unwrap();

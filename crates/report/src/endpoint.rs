@@ -9,6 +9,20 @@
 use measure::{FailureKind, Histogram};
 use serde::{Deserialize, Serialize};
 
+use crate::Endpoint;
+
+impl Endpoint {
+    /// Set its rate from its transactions over `secs` of measured time (0 when no time was
+    /// measured).
+    pub fn set_tps(&mut self, secs: f64) {
+        self.tps = if secs > 0.0 {
+            self.transactions as f64 / secs
+        } else {
+            0.0
+        };
+    }
+}
+
 /// Latency of one host's committed transactions, ms, from the scheduled start as the run's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EndpointLatency {

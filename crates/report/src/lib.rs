@@ -35,6 +35,16 @@ mod text;
 #[cfg(test)]
 mod testdata;
 
+/// The latency percentiles the text and HTML tables show, with their labels.
+pub(crate) const PERCENTILES: [(&str, f64); 6] = [
+    ("p50", 50.0),
+    ("p90", 90.0),
+    ("p95", 95.0),
+    ("p99", 99.0),
+    ("p99.9", 99.9),
+    ("p99.99", 99.99),
+];
+
 pub use cache_curve::{render_cache_curve, size_text, CacheCurve, CachePoint, KNEE_HIT_RATIO};
 pub use csv::{render_csv, CSV_HEADER};
 pub use endpoint::{EndpointFailures, EndpointLatency};
@@ -55,3 +65,4 @@ pub use sysbench::{
 pub use text::{
     render_pgbench_summary, render_progress, render_stampede_summary, render_text, ProgressStyle,
 };
+

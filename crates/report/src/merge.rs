@@ -276,11 +276,7 @@ fn merge_endpoints(results: &[RunResult], secs: f64) -> Vec<Endpoint> {
         }
     }
     for e in &mut eps {
-        e.tps = if secs > 0.0 {
-            e.transactions as f64 / secs
-        } else {
-            0.0
-        };
+        e.set_tps(secs);
     }
     eps
 }

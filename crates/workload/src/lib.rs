@@ -95,6 +95,16 @@ pub struct TxnContext<'a> {
     pub sleep: &'a mut dyn Sleeper,
 }
 
+/// How a [`ClientWorkload::on_connect`] ends once it has registered its statements: in prepared
+/// mode, prepare every one of them now (once per connection, so no measured transaction pays
+/// for a Parse); in the other modes there is nothing to do.
+pub async fn prepare_registered(session: &mut Session, mode: QueryMode) -> Result<(), Error> {
+    if mode == QueryMode::Prepared {
+        session.prepare_all().await?;
+    }
+    Ok(())
+}
+
 /// One client's side of a workload.
 pub trait ClientWorkload: 'static {
     /// Called after every (re)connection: register statements (and, in prepared mode, prepare

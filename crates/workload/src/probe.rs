@@ -178,10 +178,7 @@ impl ClientWorkload for ProbeClient {
             session.register(insert, mode),
             session.register(select, mode),
         ));
-        if mode == QueryMode::Prepared {
-            session.prepare_all().await?;
-        }
-        Ok(())
+        crate::prepare_registered(session, mode).await
     }
 
     async fn execute(

@@ -176,16 +176,11 @@ pub(super) fn latency_distribution(o: &mut String, r: &RunResult) {
         let _ = write!(o, "<th>{}</th>", esc(n));
     }
     o.push_str("</tr>");
-    for (label, p) in [
-        ("min", 0.0),
-        ("p50", 50.0),
-        ("p90", 90.0),
-        ("p95", 95.0),
-        ("p99", 99.0),
-        ("p99.9", 99.9),
-        ("p99.99", 99.99),
-        ("max", 100.0),
-    ] {
+    let rows = [("min", 0.0)]
+        .into_iter()
+        .chain(crate::PERCENTILES)
+        .chain([("max", 100.0)]);
+    for (label, p) in rows {
         let _ = write!(o, "<tr><td class=\"l\">{label}</td>");
         for h in &hs {
             let v = if p == 0.0 {

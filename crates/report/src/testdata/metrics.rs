@@ -3,24 +3,62 @@
 
 use std::collections::BTreeMap;
 
+/// One activity sample at `t` ms: the active sessions by wait (their sum is the active count),
+/// `locks` of them waiting on a lock, `idle` the (idle in transaction, idle) counts, and the
+/// background processes apart from the load.
+fn activity_sample(
+    t: i64,
+    waits: &[(&str, u32)],
+    locks: u32,
+    idle: (u32, u32),
+    background: &[(&str, u32)],
+) -> measure::server::ActivitySample {
+    let active: u32 = waits.iter().map(|w| w.1).sum();
+    measure::server::ActivitySample {
+        t_ms: t,
+        active,
+        waits: waits.iter().map(|(e, n)| (e.to_string(), *n)).collect(),
+        states: BTreeMap::from([
+            ("active".to_string(), active),
+            ("idle in transaction".to_string(), idle.0),
+            ("idle".to_string(), idle.1),
+        ]),
+        lock_waits: locks,
+        hidden: 0,
+        background: background
+            .iter()
+            .map(|(p, n)| (p.to_string(), *n))
+            .collect(),
+    }
+}
+
+/// A statement's counts that both servers report: `calls` taking `total` ms, returning `rows`.
+fn statement(
+    id: i64,
+    q: &str,
+    calls: u64,
+    total: f64,
+    rows: u64,
+) -> measure::server::StatementDelta {
+    measure::server::StatementDelta {
+        query_id: Some(id),
+        query: q.into(),
+        calls,
+        total_exec_time_ms: total,
+        mean_exec_time_ms: total / calls as f64,
+        rows,
+        ..Default::default()
+    }
+}
+
 /// Server metrics of a 3 s commit-heavy run with `synchronous_commit = on` (seed 002's story:
 /// sessions wait on the WAL flush in the commit), shaped like what `observe` returns on
 /// PostgreSQL 15: every part filled, for the schema, text and HTML tests.
 pub fn server_metrics() -> measure::ServerMetrics {
     use measure::server::*;
-    let sample = |t: i64, waits: &[(&str, u32)], locks: u32| ActivitySample {
-        t_ms: t,
-        active: waits.iter().map(|w| w.1).sum(),
-        waits: waits.iter().map(|(e, n)| (e.to_string(), *n)).collect(),
-        states: BTreeMap::from([
-            ("active".to_string(), waits.iter().map(|w| w.1).sum()),
-            ("idle in transaction".to_string(), 2),
-            ("idle".to_string(), 1),
-        ]),
-        lock_waits: locks,
-        hidden: 0,
-        // A standby's walsender, apart from the load.
-        background: BTreeMap::from([("walsender".to_string(), 1)]),
+    // Two sessions idle in a transaction, one idle; a standby's walsender, apart from the load.
+    let sample = |t, waits: &[(&str, u32)], locks| {
+        activity_sample(t, waits, locks, (2, 1), &[("walsender", 1)])
     };
     let activity = vec![
         sample(-150, &[], 0),
@@ -48,16 +86,10 @@ pub fn server_metrics() -> measure::ServerMetrics {
     let waits = wait_totals(activity.iter().filter(|s| s.t_ms >= 0));
     let stmt =
         |id: i64, q: &str, calls: u64, total: f64, rows: u64, hit: u64, read: u64| StatementDelta {
-            query_id: Some(id),
-            query: q.into(),
-            calls,
-            total_exec_time_ms: total,
-            mean_exec_time_ms: total / calls as f64,
-            rows,
             shared_blks_hit: hit,
             shared_blks_read: read,
             wal_bytes: Some(calls as f64 * 120.0),
-            rows_examined: None,
+            ..statement(id, q, calls, total, rows)
         };
     let statements = vec![
         stmt(101, "END", 9000, 8123.5, 0, 0, 0),
@@ -227,19 +259,7 @@ pub fn server_metrics() -> measure::ServerMetrics {
 /// wait, digests, InnoDB's and Galera's status counters, waits by time, both nodes' wsrep status.
 pub fn mysql_server_metrics() -> measure::ServerMetrics {
     use measure::server::*;
-    let sample = |t: i64, waits: &[(&str, u32)], locks: u32| ActivitySample {
-        t_ms: t,
-        active: waits.iter().map(|w| w.1).sum(),
-        waits: waits.iter().map(|(e, n)| (e.to_string(), *n)).collect(),
-        states: BTreeMap::from([
-            ("active".to_string(), waits.iter().map(|w| w.1).sum()),
-            ("idle in transaction".to_string(), 1),
-            ("idle".to_string(), 2),
-        ]),
-        lock_waits: locks,
-        hidden: 0,
-        background: BTreeMap::new(),
-    };
+    let sample = |t, waits: &[(&str, u32)], locks| activity_sample(t, waits, locks, (1, 2), &[]);
     let activity = vec![
         sample(0, &[("IO:file/innodb/innodb_log_file", 2), ("CPU", 1)], 0),
         sample(
@@ -260,14 +280,8 @@ pub fn mysql_server_metrics() -> measure::ServerMetrics {
     let waits = wait_totals(&activity);
     let stmt =
         |id: i64, q: &str, calls: u64, total: f64, rows: u64, examined: u64| StatementDelta {
-            query_id: Some(id),
-            query: q.into(),
-            calls,
-            total_exec_time_ms: total,
-            mean_exec_time_ms: total / calls as f64,
-            rows,
             rows_examined: Some(examined),
-            ..Default::default()
+            ..statement(id, q, calls, total, rows)
         };
     let statements = vec![
         stmt(0x7a01, "COMMIT", 3000, 2400.0, 0, 0),

@@ -213,7 +213,6 @@ pub fn result(
     let clients = config.clients;
     let end_us = (duration_s * 1e6).round() as u64;
     RunResult {
-        schema_version: SCHEMA_VERSION,
         stampede_version: "0.1.0".into(),
         command_line: vec!["stampede".into(), "run".into()],
         started_at: "2024-05-01T12:00:00.000Z".into(),
@@ -223,7 +222,6 @@ pub fn result(
             conninfo: "host=/tmp port=5499 user=postgres".into(),
             embedded: None,
         },
-        environment: Environment::default(),
         connections: ConnectionStats {
             initial_connect_ms: connect_ms,
             clients,
@@ -231,27 +229,12 @@ pub fn result(
             aborted: vec![],
             setup: None,
         },
-        intervals: vec![],
         total: Interval {
             start_us: 0,
             end_us,
             txns,
         },
-        checks: vec![],
-        interrupted: false,
-        server_metrics: None,
-        sysbench: None,
-        tpcc: None,
-        endpoints: Vec::new(),
-        endpoints_warning: None,
-        failover: None,
-        replication: Vec::new(),
-        routing: Vec::new(),
-        cache_curve: None,
-        sweep: None,
-        ledger: None,
-        fleet: None,
-        sections: Default::default(),
+        ..Default::default()
     }
 }
 

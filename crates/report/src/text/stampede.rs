@@ -10,15 +10,7 @@ use measure::{FailureKind, Histogram};
 
 use super::{ms, pct};
 use crate::model::RunResult;
-
-const PERCENTILES: [(&str, f64); 6] = [
-    ("p50", 50.0),
-    ("p90", 90.0),
-    ("p95", 95.0),
-    ("p99", 99.0),
-    ("p99.9", 99.9),
-    ("p99.99", 99.99),
-];
+use crate::PERCENTILES;
 
 /// The header of [`percentile_row`]'s table.
 pub(crate) fn percentile_header(out: &mut String) {

@@ -38,8 +38,6 @@ pub(super) fn assemble(
     let endpoints = endpoints(&target.conn, outcome);
     let endpoints_warning = crate::run::split::imbalance(&endpoints);
     RunResult {
-        schema_version: report::SCHEMA_VERSION,
-        stampede_version: env!("CARGO_PKG_VERSION").into(),
         command_line: command_line(),
         started_at: report::format_rfc3339_utc(outcome.started_at),
         measured_duration_s: outcome.total.duration_s(),
@@ -79,17 +77,9 @@ pub(super) fn assemble(
         interrupted: outcome.interrupted,
         server_metrics,
         sysbench,
-        tpcc: None,
         endpoints,
         endpoints_warning,
-        failover: None,
-        replication: Vec::new(),
-        routing: Vec::new(),
-        cache_curve: None,
-        sweep: None,
-        ledger: None,
-        fleet: None,
-        sections: Default::default(),
+        ..Default::default()
     }
 }
 
@@ -172,11 +162,7 @@ fn endpoints(conn: &sut::Target, outcome: &engine::Outcome) -> Vec<report::Endpo
         e.reconnects = s.reconnects;
     }
     for e in &mut eps {
-        e.tps = if secs > 0.0 {
-            e.transactions as f64 / secs
-        } else {
-            0.0
-        };
+        e.set_tps(secs);
     }
     eps
 }

@@ -533,10 +533,7 @@ impl ClientWorkload for OltpClient {
                 }
             }
         }
-        if mode == QueryMode::Prepared {
-            session.prepare_all().await?;
-        }
-        Ok(())
+        crate::prepare_registered(session, mode).await
     }
 
     async fn execute(

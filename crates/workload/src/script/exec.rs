@@ -24,7 +24,7 @@ use sut::Dialect;
 use crate::random::Rng;
 use crate::StatementTimer;
 
-use super::expr::{eval, EvalCtx};
+use super::expr::{eval, EvalCtx, Expr};
 use super::parse::{atoi, CommandKind, Script, ShellArg, SleepArg, SqlCommand, SqlPart};
 use super::vars::{valid_variable_name, Symbols, Value, Vars};
 
@@ -191,16 +191,7 @@ impl Interp {
                     expr,
                     valid_name,
                 } => {
-                    timer.start();
-                    let mut cx = EvalCtx {
-                        vars,
-                        rng,
-                        script: script_no,
-                        command: i,
-                    };
-                    let r = eval(expr, &mut cx);
-                    timer.end(i, r.is_ok());
-                    let v = r.map_err(|e| fail(e.0))?;
+                    let v = timed_eval(expr, vars, rng, timer, script_no, i).map_err(fail)?;
                     if !valid_name {
                         // pgbench's putVariableValue -> lookupCreateVariable.
                         return Err(ScriptError {
@@ -211,44 +202,20 @@ impl Interp {
                     vars.set_value(*var, v);
                     self.pc += 1;
                 }
-                CommandKind::If { cond, on_false } => {
+                CommandKind::Elif { end, .. } if !self.eval_elif => {
+                    // After an executed branch: no evaluation, on to the \endif's successor.
                     timer.start();
-                    let mut cx = EvalCtx {
-                        vars,
-                        rng,
-                        script: script_no,
-                        command: i,
-                    };
-                    let r = eval(cond, &mut cx);
-                    timer.end(i, r.is_ok());
-                    if r.map_err(|e| fail(e.0))?.truth() {
-                        self.pc += 1;
-                    } else {
-                        jump(self, *on_false);
-                    }
+                    timer.end(i, true);
+                    jump(self, *end);
                 }
-                CommandKind::Elif {
-                    cond,
-                    on_false,
-                    end,
-                } => {
-                    timer.start();
-                    if !self.eval_elif {
-                        // After an executed branch: no evaluation, on to the \endif's successor.
-                        timer.end(i, true);
-                        jump(self, *end);
-                        continue;
-                    }
+                // An `\elif` reached by a false condition's jump evaluates as an `\if` (no `\if`
+                // finds `eval_elif` set: only a jump onto an `\elif` sets it).
+                CommandKind::If { cond, on_false } | CommandKind::Elif { cond, on_false, .. } => {
                     self.eval_elif = false;
-                    let mut cx = EvalCtx {
-                        vars,
-                        rng,
-                        script: script_no,
-                        command: i,
-                    };
-                    let r = eval(cond, &mut cx);
-                    timer.end(i, r.is_ok());
-                    if r.map_err(|e| fail(e.0))?.truth() {
+                    if timed_eval(cond, vars, rng, timer, script_no, i)
+                        .map_err(fail)?
+                        .truth()
+                    {
                         self.pc += 1;
                     } else {
                         jump(self, *on_false);
@@ -287,6 +254,30 @@ impl Interp {
             }
         }
     }
+}
+
+/// Evaluate the expression of command `command` (`\set`, `\if`, `\elif`), timed for `-r` as
+/// pgbench times a meta-command: the evaluation only.
+fn timed_eval(
+    expr: &Expr,
+    vars: &mut Vars,
+    rng: &mut Rng,
+    timer: &mut dyn StatementTimer,
+    script: usize,
+    command: usize,
+) -> Result<Value, String> {
+    timer.start();
+    let r = eval(
+        expr,
+        &mut EvalCtx {
+            vars,
+            rng,
+            script,
+            command,
+        },
+    );
+    timer.end(command, r.is_ok());
+    r.map_err(|e| e.0)
 }
 
 /// pgbench's `runShellCommand`: the words joined by spaces (`:var` replaced by the variable's

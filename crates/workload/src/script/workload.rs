@@ -407,18 +407,28 @@ mod tests {
         );
     }
 
-    #[test]
-    fn automatic_variables_yield_to_defines() {
+    /// A workload of the one script `sql` with these `-D` defines, at scale 7, seed 3, 2 clients.
+    fn with_defines(sql: &str, defines: &[(&str, &str)]) -> ScriptWorkload {
         let mut set = ScriptSet::new();
-        set.add_file("t.sql", "SELECT :scale, :client_id, :x;\n", 1)
-            .unwrap();
-        let w = set.into_workload(&ScriptConfig {
+        set.add_file("t.sql", sql, 1).unwrap();
+        set.into_workload(&ScriptConfig {
             scale: 7,
             seed: 3,
             clients: 2,
-            defines: vec![("x".into(), "abc".into()), ("nobody".into(), "1".into())],
+            defines: defines
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             debug: None,
-        });
+        })
+    }
+
+    #[test]
+    fn automatic_variables_yield_to_defines() {
+        let w = with_defines(
+            "SELECT :scale, :client_id, :x;\n",
+            &[("x", "abc"), ("nobody", "1")],
+        );
         let mut c = w.new_client(1);
         let x = w.shared.symbols.get("x").unwrap();
         assert_eq!(c.vars.text(SCALE), Some("7"));
@@ -428,19 +438,10 @@ mod tests {
         let seed = Streams::new(3, 2).default_seed() as i64;
         assert_eq!(c.vars.peek(DEFAULT_SEED), Some(VarValue::Int(seed)));
 
-        let mut set = ScriptSet::new();
-        set.add_file("t.sql", "SELECT :scale, :client_id;\n", 1)
-            .unwrap();
-        let w = set.into_workload(&ScriptConfig {
-            scale: 7,
-            seed: 3,
-            clients: 2,
-            defines: vec![
-                ("scale".into(), "10000".into()),
-                ("client_id".into(), "9".into()),
-            ],
-            debug: None,
-        });
+        let w = with_defines(
+            "SELECT :scale, :client_id;\n",
+            &[("scale", "10000"), ("client_id", "9")],
+        );
         let mut c = w.new_client(1);
         assert_eq!(c.vars.text(SCALE), Some("10000"));
         assert_eq!(c.vars.text(CLIENT_ID), Some("9"));

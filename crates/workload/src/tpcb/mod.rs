@@ -521,10 +521,7 @@ impl ClientWorkload for TpcbClient {
                     .collect()
             })
             .collect();
-        if mode == QueryMode::Prepared {
-            session.prepare_all().await?;
-        }
-        Ok(())
+        crate::prepare_registered(session, mode).await
     }
 
     async fn execute(

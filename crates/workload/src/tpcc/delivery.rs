@@ -12,19 +12,12 @@
 //!
 //! [`Counters::delivery_skipped`]: super::Counters::delivery_skipped
 
-use sut::{Error, Session, Value};
+use sut::{Error, Value};
 
 use super::spec::{Uniform, DISTRICTS};
-use super::{found, step, stmt, TpccClient};
-use crate::TxnContext;
+use super::{found, step, stmt, Txn};
 
-pub(super) async fn run(
-    cl: &mut TpccClient,
-    s: &mut Session,
-    cx: &mut TxnContext<'_>,
-) -> Result<(), Error> {
-    let st = cl.stmts();
-    let w = cl.home_w;
+pub(super) async fn run(Txn { cl, s, cx, st, w }: Txn<'_, '_>) -> Result<(), Error> {
     let carrier = cx.rng.uniform(1, 10);
     stmt(s, cx, 0, st.begin).await?;
     let mut skipped = 0;

@@ -254,6 +254,16 @@ impl Step {
     }
 }
 
+/// What each transaction's `run` starts from, so none of them repeats the head: the client, its
+/// session and context, its statements, and its home warehouse.
+struct Txn<'a, 'c> {
+    cl: &'a mut TpccClient,
+    s: &'a mut Session,
+    cx: &'a mut TxnContext<'c>,
+    st: Stmts,
+    w: i64,
+}
+
 /// Statements registered on a session.
 #[derive(Clone, Copy)]
 struct Stmts {
@@ -419,10 +429,7 @@ impl ClientWorkload for TpccClient {
             delivery: reg(d.delivery),
             stock_level: reg(d.stock_level),
         });
-        if mode == QueryMode::Prepared {
-            s.prepare_all().await?;
-        }
-        Ok(())
+        crate::prepare_registered(s, mode).await
     }
 
     async fn execute(
@@ -431,12 +438,20 @@ impl ClientWorkload for TpccClient {
         s: &mut Session,
         cx: &mut TxnContext<'_>,
     ) -> Result<(), Error> {
-        match Kind::ALL[txn] {
-            Kind::NewOrder => new_order::run(self, s, cx).await,
-            Kind::Payment => payment::run(self, s, cx).await,
-            Kind::OrderStatus => order_status::run(self, s, cx).await,
-            Kind::Delivery => delivery::run(self, s, cx).await,
-            Kind::StockLevel => stock_level::run(self, s, cx).await,
+        let kind = Kind::ALL[txn];
+        let txn = Txn {
+            st: self.stmts(),
+            w: self.home_w,
+            cl: self,
+            s,
+            cx,
+        };
+        match kind {
+            Kind::NewOrder => new_order::run(txn).await,
+            Kind::Payment => payment::run(txn).await,
+            Kind::OrderStatus => order_status::run(txn).await,
+            Kind::Delivery => delivery::run(txn).await,
+            Kind::StockLevel => stock_level::run(txn).await,
         }
     }
 

@@ -14,20 +14,13 @@
 //! New-Orders lock the same stock rows in the same order and cannot deadlock on them (as
 //! HammerDB's procedure does); the unused item, the largest id, stays last.
 
-use sut::{Error, Session, Value};
+use sut::{Error, Value};
 
 use super::spec::{self, Uniform, ITEMS};
-use super::{found, step, stmt, Line, TpccClient};
-use crate::TxnContext;
+use super::{found, step, stmt, Line, Txn};
 
-pub(super) async fn run(
-    cl: &mut TpccClient,
-    s: &mut Session,
-    cx: &mut TxnContext<'_>,
-) -> Result<(), Error> {
-    let st = cl.stmts();
+pub(super) async fn run(Txn { cl, s, cx, st, w }: Txn<'_, '_>) -> Result<(), Error> {
     let r = &mut *cx.rng;
-    let w = cl.home_w;
     let d = r.uniform(1, 10);
     let c = spec::customer_id(r, &cl.opts.c);
     let n = r.uniform(5, 15) as usize;

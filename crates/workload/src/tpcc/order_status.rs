@@ -8,21 +8,14 @@
 //! date, carrier); that order's lines (item, supplying warehouse, quantity, amount, delivery
 //! date).
 
-use sut::{Error, Session, Value};
+use sut::{Error, Value};
 
 use super::new_order::missing;
 use super::spec::{self, Uniform};
-use super::{step, stmt, TpccClient};
-use crate::TxnContext;
+use super::{step, stmt, Txn};
 
-pub(super) async fn run(
-    cl: &mut TpccClient,
-    s: &mut Session,
-    cx: &mut TxnContext<'_>,
-) -> Result<(), Error> {
-    let st = cl.stmts();
+pub(super) async fn run(Txn { cl, s, cx, st, w }: Txn<'_, '_>) -> Result<(), Error> {
     let r = &mut *cx.rng;
-    let w = cl.home_w;
     let d = r.uniform(1, 10);
     let by_name = r.uniform(1, 100) <= 60;
     let c = if by_name {

@@ -12,21 +12,14 @@
 //! ids and amount, truncated at 500 characters; the HISTORY row, H_DATA the warehouse's and
 //! district's names separated by four spaces.
 
-use sut::{Error, Session, Value};
+use sut::{Error, Value};
 
 use super::new_order::missing;
 use super::spec::{self, Uniform};
-use super::{step, stmt, TpccClient};
-use crate::TxnContext;
+use super::{step, stmt, Txn};
 
-pub(super) async fn run(
-    cl: &mut TpccClient,
-    s: &mut Session,
-    cx: &mut TxnContext<'_>,
-) -> Result<(), Error> {
-    let st = cl.stmts();
+pub(super) async fn run(Txn { cl, s, cx, st, w }: Txn<'_, '_>) -> Result<(), Error> {
     let r = &mut *cx.rng;
-    let w = cl.home_w;
     let d = r.uniform(1, 10);
     let (c_w, c_d) = if cl.opts.warehouses == 1 || r.uniform(1, 100) <= 85 {
         (w, d)

@@ -7,24 +7,14 @@
 //! warehouse is below the threshold, in one statement, in its own transaction (2.8.2.3 allows
 //! the weakest isolation here).
 
-use sut::{Error, Session, Value};
+use sut::{Error, Value};
 
 use super::spec::Uniform;
-use super::{step, TpccClient};
-use crate::TxnContext;
+use super::{step, Txn};
 
-pub(super) async fn run(
-    cl: &mut TpccClient,
-    s: &mut Session,
-    cx: &mut TxnContext<'_>,
-) -> Result<(), Error> {
-    let st = cl.stmts();
+pub(super) async fn run(Txn { cl, s, cx, st, w }: Txn<'_, '_>) -> Result<(), Error> {
     let threshold = cx.rng.uniform(10, 20);
-    let p = [
-        Value::Int(cl.home_w),
-        Value::Int(cl.stock_d),
-        Value::Int(threshold),
-    ];
+    let p = [Value::Int(w), Value::Int(cl.stock_d), Value::Int(threshold)];
     step(s, cx, 0, &st.stock_level, &p).await?;
     Ok(())
 }

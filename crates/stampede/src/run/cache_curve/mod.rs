@@ -359,8 +359,6 @@ fn result(
     took: Duration,
 ) -> RunResult {
     RunResult {
-        schema_version: report::SCHEMA_VERSION,
-        stampede_version: env!("CARGO_PKG_VERSION").into(),
         command_line: super::result::command_line(),
         started_at: report::format_rfc3339_utc(started),
         measured_duration_s: took.as_secs_f64(),
@@ -379,23 +377,9 @@ fn result(
             clients: job.clients,
             ..Default::default()
         },
-        intervals: Vec::new(),
-        total: measure::Interval::default(),
         checks,
-        interrupted: false,
-        server_metrics: None,
-        sysbench: None,
-        tpcc: None,
-        endpoints: Vec::new(),
-        endpoints_warning: None,
-        failover: None,
-        replication: Vec::new(),
-        routing: Vec::new(),
         cache_curve: Some(curve),
-        sweep: None,
-        ledger: None,
-        fleet: None,
-        sections: Default::default(),
+        ..Default::default()
     }
 }
 

@@ -4,6 +4,7 @@
 //! pgbench's messages for what went wrong.
 
 use super::*;
+use sut::CapturedResult;
 
 /// What a pipeline has queued, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,19 +168,7 @@ impl ScriptClient {
                         self.id, script, i, last_query, n
                     )));
                 }
-                store_row(
-                    prefix,
-                    res.columns(),
-                    &shared.symbols,
-                    &mut self.vars,
-                    &mut self.name_buf,
-                )
-                .map_err(|e| {
-                    Error::Script(format!(
-                        "client {} script {} command {} query {}: {}",
-                        self.id, script, i, last_query, e
-                    ))
-                })
+                self.store(prefix, &res, shared, script, i, last_query)
             }
             ResultVars::Aset(prefix) => {
                 for (q, res) in session.captured().enumerate() {
@@ -187,23 +176,37 @@ impl ScriptClient {
                     if !res.returns_rows() || res.rows() == 0 {
                         continue;
                     }
-                    store_row(
-                        prefix,
-                        res.columns(),
-                        &shared.symbols,
-                        &mut self.vars,
-                        &mut self.name_buf,
-                    )
-                    .map_err(|e| {
-                        Error::Script(format!(
-                            "client {} script {} command {} query {}: {}",
-                            self.id, script, i, q, e
-                        ))
-                    })?;
+                    self.store(prefix, &res, shared, script, i, q)?;
                 }
                 Ok(())
             }
         }
+    }
+
+    /// Store a result's row under `prefix` (`\gset`, `\aset`); the error names query `q` of
+    /// command `i`, as pgbench's.
+    fn store(
+        &mut self,
+        prefix: &str,
+        res: &CapturedResult<'_>,
+        shared: &Shared,
+        script: usize,
+        i: usize,
+        q: usize,
+    ) -> Result<(), Error> {
+        store_row(
+            prefix,
+            res.columns(),
+            &shared.symbols,
+            &mut self.vars,
+            &mut self.name_buf,
+        )
+        .map_err(|e| {
+            Error::Script(format!(
+                "client {} script {} command {} query {q}: {e}",
+                self.id, script, i
+            ))
+        })
     }
 
     /// `\endpipeline`: send everything queued, read every result through the last Sync (so the
