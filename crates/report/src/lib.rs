@@ -65,4 +65,3 @@ pub use sysbench::{
 pub use text::{
     render_pgbench_summary, render_progress, render_stampede_summary, render_text, ProgressStyle,
 };
-

@@ -291,10 +291,7 @@ impl ClientWorkload for IiBenchClient {
             let sql = query_sql(self.dialect, txn, self.opts.rows_per_query);
             self.stmts.push(session.register(&sql, mode));
         }
-        if mode == QueryMode::Prepared {
-            session.prepare_all().await?;
-        }
-        Ok(())
+        workload::prepare_registered(session, mode).await
     }
 
     fn next_txn(&mut self, rng: &mut Rng) -> Option<usize> {

@@ -234,10 +234,7 @@ impl ClientWorkload for CrudClient {
                 .collect();
             self.stmts.push(ids);
         }
-        if mode == QueryMode::Prepared {
-            session.prepare_all().await?;
-        }
-        Ok(())
+        workload::prepare_registered(session, mode).await
     }
 
     async fn execute(

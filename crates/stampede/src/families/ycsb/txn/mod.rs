@@ -485,10 +485,7 @@ impl ClientWorkload for YcsbClient {
             update_all: s.register(&sql.update_all, mode),
             insert: s.register(&sql.insert, mode),
         });
-        if mode == QueryMode::Prepared {
-            s.prepare_all().await?;
-        }
-        Ok(())
+        workload::prepare_registered(s, mode).await
     }
 
     async fn execute(
