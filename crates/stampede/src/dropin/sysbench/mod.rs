@@ -344,43 +344,46 @@ fn prepare(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
 /// through the secondary index, so that both are in the buffer pool (oltp_common.lua's
 /// `prewarm_table`, the same two statements).
 fn prewarm(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
-    let n = tables(a, test);
     let size = a.int("table-size").max(0);
-    let conn = targeting::resolve_remote(t)?;
-    let rt = runtime::setup()?;
-    let r = rt.block_on(async {
-        let mut s = sut::Session::connect(&conn).await?;
-        for i in 1..=n {
-            println!("Prewarming table sbtest{i}");
-            s.simple_query(&format!(
+    per_table(a, test, t, |i| {
+        println!("Prewarming table sbtest{i}");
+        vec![
+            format!(
                 "SELECT AVG(id) FROM (SELECT * FROM sbtest{i} FORCE KEY (PRIMARY) LIMIT {size}) t"
-            ))
-            .await?;
-            s.simple_query(&format!(
+            ),
+            format!(
                 "SELECT COUNT(*) FROM (SELECT * FROM sbtest{i} WHERE k LIKE '%0%' LIMIT {size}) t"
-            ))
-            .await?;
-        }
-        s.close().await;
-        anyhow::Ok(())
-    });
-    match r {
-        Ok(()) => Ok(0),
-        Err(e) => fatal(&sut::conninfo::redact(&format!("{e:#}"))),
-    }
+            ),
+        ]
+    })
 }
 
 /// `cleanup`: `DROP TABLE IF EXISTS sbtestN` for every table of `--tables`.
 fn cleanup(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
+    per_table(a, test, t, |i| {
+        println!("Dropping table 'sbtest{i}'...");
+        vec![format!("DROP TABLE IF EXISTS sbtest{i}")]
+    })
+}
+
+/// One session on the target; for each table of `--tables` in turn, `statements(i)` (which
+/// says what it does, as sysbench does) run in order. sysbench's exit status: 0, or 1 after
+/// its FATAL line.
+fn per_table(
+    a: &Args,
+    test: &Test,
+    t: &TargetArgs,
+    mut statements: impl FnMut(u32) -> Vec<String>,
+) -> Result<i32> {
     let n = tables(a, test);
     let conn = targeting::resolve_remote(t)?;
     let rt = runtime::setup()?;
     let r = rt.block_on(async {
         let mut s = sut::Session::connect(&conn).await?;
         for i in 1..=n {
-            println!("Dropping table 'sbtest{i}'...");
-            s.simple_query(&format!("DROP TABLE IF EXISTS sbtest{i}"))
-                .await?;
+            for sql in statements(i) {
+                s.simple_query(&sql).await?;
+            }
         }
         s.close().await;
         anyhow::Ok(())
