@@ -202,7 +202,7 @@ pub async fn join(conn: &sut::Target, spec: &Spec, me: &Identity) -> Result<Memb
     let pid = std::process::id();
     let index = match spec.index {
         Some(i) => {
-            if insert_member(&mut s, name, Some(i), me, pid)
+            if sql::insert_member(&mut s, name, Some(i), me, pid)
                 .await?
                 .is_none()
             {
@@ -215,7 +215,7 @@ pub async fn join(conn: &sut::Target, spec: &Spec, me: &Identity) -> Result<Memb
             // Two processes may take the same free index: the loser's insert does nothing and
             // it tries the next one.
             for _ in 0..=spec.size {
-                if let Some(v) = insert_member(&mut s, name, None, me, pid).await? {
+                if let Some(v) = sql::insert_member(&mut s, name, None, me, pid).await? {
                     taken = Some(v);
                     break;
                 }
@@ -244,37 +244,6 @@ pub async fn join(conn: &sut::Target, spec: &Spec, me: &Identity) -> Result<Memb
         spec: spec.clone(),
         index,
         coordinator,
-    })
-}
-
-/// Insert this process's row (module `sql`); the index taken, or `None` when it was taken
-/// already. Two MySQL sessions inserting at once (INSERT ... SELECT locks what it reads) may
-/// deadlock: the loser was rolled back, so it tries again.
-async fn insert_member(
-    s: &mut Session,
-    name: &str,
-    index: Option<u32>,
-    me: &Identity,
-    pid: u32,
-) -> Result<Option<i64>> {
-    let mut tries = 0;
-    loop {
-        match sql::insert_member(s, name, index, me, pid).await {
-            Err(e) if tries < 20 && is_deadlock(&e) => {
-                tries += 1;
-                tokio::time::sleep(Duration::from_millis(10 * tries)).await;
-            }
-            r => return r,
-        }
-    }
-}
-
-fn is_deadlock(e: &anyhow::Error) -> bool {
-    e.downcast_ref::<sut::Error>().is_some_and(|e| {
-        matches!(
-            sut::classify(e),
-            sut::ErrorClass::Deadlock | sut::ErrorClass::Serialization
-        )
     })
 }
 

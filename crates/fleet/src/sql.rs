@@ -220,7 +220,9 @@ fn insert_member_sql(
     )
 }
 
-/// Insert this process's row; the index it took, or `None` when that index was taken.
+/// Insert this process's row; the index it took, or `None` when that index was taken. Two
+/// MySQL sessions inserting at once (INSERT ... SELECT locks what it reads) may deadlock: the
+/// loser was rolled back, so it tries again.
 pub(crate) async fn insert_member(
     s: &mut Session,
     name: &str,
@@ -228,12 +230,25 @@ pub(crate) async fn insert_member(
     me: &Identity,
     pid: u32,
 ) -> Result<Option<i64>> {
-    let d = s.dialect();
-    let sql = insert_member_sql(d, name, index, me, pid);
-    let rows = match d {
+    let sql = insert_member_sql(s.dialect(), name, index, me, pid);
+    let mut tries = 0;
+    loop {
+        match insert_row(s, &sql, name).await {
+            Err(e) if tries < 20 && is_deadlock(&e) => {
+                tries += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(10 * tries)).await;
+            }
+            r => return r,
+        }
+    }
+}
+
+/// One try of [`insert_member`]'s `sql`: the index it took.
+async fn insert_row(s: &mut Session, sql: &str, name: &str) -> Result<Option<i64>> {
+    let rows = match s.dialect() {
         Dialect::Postgres => s.simple_query(&format!("{sql} RETURNING idx")).await?,
         Dialect::MySql => {
-            s.simple_query(&sql).await?;
+            s.simple_query(sql).await?;
             s.simple_query(&format!(
                 "SELECT idx FROM stampede_fleet WHERE fleet = {} AND idx >= 0 \
                  AND backend_pid = CONNECTION_ID()",
@@ -243,6 +258,15 @@ pub(crate) async fn insert_member(
         }
     };
     Ok(rows.first().and_then(|r| num(&r[0])))
+}
+
+fn is_deadlock(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<sut::Error>().is_some_and(|e| {
+        matches!(
+            sut::classify(e),
+            sut::ErrorClass::Deadlock | sut::ErrorClass::Serialization
+        )
+    })
 }
 
 pub(crate) fn delete_beyond(name: &str, size: u32) -> String {

@@ -161,33 +161,24 @@ fn walk(
                 question = question.saturating_add(1);
                 i += 1;
             }
-            b'$' if b.get(i + 1).is_some_and(u8::is_ascii_digit)
-                && (i == 0 || !is_ident_byte(b[i - 1])) =>
-            {
-                let mut j = i + 1;
-                let mut n: u32 = 0;
-                while j < b.len() && b[j].is_ascii_digit() {
-                    n = n.saturating_mul(10).saturating_add((b[j] - b'0') as u32);
-                    j += 1;
+            b'$' => match pg::session::dollar_placeholder(b, i) {
+                Some((param, j)) => {
+                    if let Some(param) = param {
+                        on_placeholder(Placeholder {
+                            start: i as u32,
+                            end: j as u32,
+                            param,
+                            dollar: true,
+                        });
+                    }
+                    i = j;
                 }
-                if (1..=u16::MAX as u32).contains(&n) {
-                    on_placeholder(Placeholder {
-                        start: i as u32,
-                        end: j as u32,
-                        param: (n - 1) as u16,
-                        dollar: true,
-                    });
-                }
-                i = j;
-            }
+                None => i += 1,
+            },
             _ => i += 1,
         }
     }
     push_stmt(stmt_start, b.len());
-}
-
-fn is_ident_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
 }
 
 fn line_end(b: &[u8], mut i: usize) -> usize {

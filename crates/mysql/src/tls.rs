@@ -12,15 +12,14 @@
 //! * A client certificate from `ssl-cert` and `ssl-key` when both are given.
 //!
 //! Separate from `sut`'s TLS module, which reads libpq's files (`~/.postgresql/root.crt`,
-//! `sslrootcert=system`) and sets PostgreSQL's ALPN; what is common, the relaxed verifier and
-//! reading PEM certificates, is `pg::tls`'s.
+//! `sslrootcert=system`) and sets PostgreSQL's ALPN; what is common, the relaxed verifier,
+//! reading PEM certificates, and building the configuration from the roots and the client
+//! certificate, is `pg::tls`'s.
 
 use std::sync::Arc;
 
-use pg::tls::{read_pem_certs, Relaxed};
+use pg::tls::read_pem_certs;
 use pg::Error;
-use rustls::client::danger::ServerCertVerifier;
-use rustls::client::WebPkiServerVerifier;
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, RootCertStore};
 
@@ -54,55 +53,18 @@ fn roots(ci: &Conninfo) -> Result<RootCertStore, Error> {
 /// The rustls configuration for `ci.ssl_mode` (once per connection attempt, never on the hot
 /// path). Reads the certificate files first, so a missing file fails before any I/O.
 pub(crate) fn client_config(ci: &Conninfo) -> Result<Arc<ClientConfig>, Error> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let algs = provider.signature_verification_algorithms;
-    let verifier: Arc<dyn ServerCertVerifier> = match ci.ssl_mode {
-        SslMode::VerifyCa | SslMode::VerifyIdentity => {
-            let webpki =
-                WebPkiServerVerifier::builder_with_provider(Arc::new(roots(ci)?), provider.clone())
-                    .build()
-                    .map_err(|e| Error::Tls(format!("certificate verifier: {e}")))?;
-            if ci.ssl_mode == SslMode::VerifyIdentity {
-                webpki
-            } else {
-                Arc::new(Relaxed {
-                    chain: Some(webpki),
-                    algs,
-                })
-            }
-        }
-        _ => Arc::new(Relaxed { chain: None, algs }),
-    };
-    let builder = ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| Error::Tls(e.to_string()))?
-        .dangerous()
-        .with_custom_certificate_verifier(verifier);
-    let config = match (&ci.ssl_cert, &ci.ssl_key) {
-        (Some(cert), Some(key)) => {
-            let chain = read_pem_certs(cert)?;
-            let data = std::fs::read(key).map_err(|e| {
-                Error::Tls(format!(
-                    "could not read private key file \"{}\": {e}",
-                    key.display()
-                ))
-            })?;
-            let key_der = rustls_pemfile::private_key(&mut data.as_slice())
-                .map_err(|e| Error::Tls(format!("private key file \"{}\": {e}", key.display())))?
-                .ok_or_else(|| {
-                    Error::Tls(format!("no private key found in \"{}\"", key.display()))
-                })?;
-            builder.with_client_auth_cert(chain, key_der).map_err(|e| {
-                Error::Tls(format!("client certificate \"{}\": {e}", cert.display()))
-            })?
-        }
-        (None, None) => builder.with_no_client_auth(),
+    let verify = matches!(ci.ssl_mode, SslMode::VerifyCa | SslMode::VerifyIdentity);
+    let roots = if verify { Some(roots(ci)?) } else { None };
+    let client = match (&ci.ssl_cert, &ci.ssl_key) {
+        (Some(cert), Some(key)) => Some((cert.as_path(), key.as_path())),
+        (None, None) => None,
         _ => {
             return Err(Error::Tls(
                 "ssl-cert and ssl-key must be given together".into(),
             ))
         }
     };
+    let config = pg::tls::config(roots, ci.ssl_mode == SslMode::VerifyIdentity, client)?;
     Ok(Arc::new(config))
 }
 

@@ -17,6 +17,11 @@ use mysql::embedded::{EmbeddedMariaDb, EmbeddedMariaDbOptions, DATABASE};
 use mysql::{Conninfo, Session};
 use pg::embedded::os::{chown, pid_alive, server_account};
 
+/// Why a start with `opts` fails (it must).
+fn refused(opts: EmbeddedMariaDbOptions) -> String {
+    EmbeddedMariaDb::start(&opts).unwrap_err().to_string()
+}
+
 async fn connect(ci: &Conninfo) -> Session {
     Session::connect(ci)
         .await
@@ -278,12 +283,10 @@ fn a_failed_start_reports_the_error_log_and_leaves_nothing() {
     );
     assert!(!tmp.exists(), "{} left behind", tmp.display());
 
-    let e = EmbeddedMariaDb::start(&EmbeddedMariaDbOptions {
+    let e = refused(EmbeddedMariaDbOptions {
         settings: vec![("socket".into(), "/tmp/elsewhere.sock".into())],
         ..Default::default()
-    })
-    .unwrap_err()
-    .to_string();
+    });
     assert!(e.contains("stampede's own"), "{e}");
 }
 
@@ -291,12 +294,10 @@ fn a_failed_start_reports_the_error_log_and_leaves_nothing() {
 fn a_port_in_use_is_named() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
-    let e = EmbeddedMariaDb::start(&EmbeddedMariaDbOptions {
+    let e = refused(EmbeddedMariaDbOptions {
         settings: vec![("port".into(), port.to_string())],
         ..Default::default()
-    })
-    .unwrap_err()
-    .to_string();
+    });
     assert!(
         e.contains(&format!("127.0.0.1:{port}: the port is in use")),
         "{e}"
@@ -317,12 +318,10 @@ fn a_data_directory_the_server_account_cannot_reach_is_named_with_its_mode() {
     std::fs::create_dir(&locked).unwrap();
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
     let data = locked.join("server");
-    let e = EmbeddedMariaDb::start(&EmbeddedMariaDbOptions {
+    let e = refused(EmbeddedMariaDbOptions {
         data_dir: Some(data.clone()),
         ..Default::default()
-    })
-    .unwrap_err()
-    .to_string();
+    });
     assert!(
         e.contains(&format!("cannot enter {} (mode 0700)", locked.display())),
         "{e}"
@@ -334,12 +333,10 @@ fn a_data_directory_the_server_account_cannot_reach_is_named_with_its_mode() {
 fn a_data_directory_too_long_for_the_socket_is_refused() {
     let top = tempfile::tempdir().unwrap();
     let data = top.path().join("d".repeat(110));
-    let e = EmbeddedMariaDb::start(&EmbeddedMariaDbOptions {
+    let e = refused(EmbeddedMariaDbOptions {
         data_dir: Some(data.clone()),
         ..Default::default()
-    })
-    .unwrap_err()
-    .to_string();
+    });
     assert!(
         e.contains("too long to hold the server's unix socket"),
         "{e}"
@@ -350,12 +347,10 @@ fn a_data_directory_too_long_for_the_socket_is_refused() {
 #[test]
 fn a_missing_binary_directory_names_the_package() {
     let missing = tempfile::tempdir().unwrap();
-    let e = EmbeddedMariaDb::start(&EmbeddedMariaDbOptions {
+    let e = refused(EmbeddedMariaDbOptions {
         bindir: Some(missing.path().to_path_buf()),
         ..Default::default()
-    })
-    .unwrap_err()
-    .to_string();
+    });
     assert!(e.contains("apt-get install mariadb-server"), "{e}");
     assert!(e.contains(&missing.path().display().to_string()), "{e}");
     assert!(e.contains("mariadbd"), "{e}");
@@ -543,14 +538,12 @@ async fn an_unprivileged_local_user_can_neither_connect_nor_read_files() {
     );
     s.close().await;
     // Name resolution would let loopback TCP in as root@localhost (no password): refused.
-    let e = EmbeddedMariaDb::start(&EmbeddedMariaDbOptions {
+    let e = refused(EmbeddedMariaDbOptions {
         settings: vec![
             ("port".into(), port.to_string()),
             ("skip_name_resolve".into(), "OFF".into()),
         ],
         ..Default::default()
-    })
-    .unwrap_err()
-    .to_string();
+    });
     assert!(e.contains("root@localhost"), "{e}");
 }

@@ -3,11 +3,13 @@
 //! that REQUIRE SSL, prepared statements over TLS, and the unix socket as a secure transport.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use mysql::{Conninfo, Session, SslMode};
 use pg::{Error, QueryMode, Value};
-use testkit::{run, MariaDb};
+use testkit::MariaDb;
+
+#[path = "../../pg/tests/common/certs.rs"]
+mod certs;
 
 struct Certs {
     _dir: tempfile::TempDir,
@@ -20,58 +22,7 @@ struct Certs {
 fn make_certs() -> Certs {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let ossl = |args: &[&str]| {
-        run(Command::new("openssl").args(args).current_dir(d));
-    };
-    let ec = [
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-    ];
-    for ca in ["ca", "other-ca"] {
-        let (key, crt) = (format!("{ca}.key"), format!("{ca}.crt"));
-        let mut args = vec!["req", "-x509"];
-        args.extend(ec);
-        args.extend(["-keyout", &key, "-out", &crt, "-days", "3"]);
-        args.extend(["-subj", "/CN=stampede test CA"]);
-        ossl(&args);
-    }
-    let mut args = vec!["req"];
-    args.extend(ec);
-    args.extend([
-        "-keyout",
-        "server.key",
-        "-out",
-        "server.csr",
-        "-subj",
-        "/CN=localhost",
-    ]);
-    ossl(&args);
-    std::fs::write(
-        d.join("ext.cnf"),
-        "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n\
-         keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n",
-    )
-    .unwrap();
-    ossl(&[
-        "x509",
-        "-req",
-        "-in",
-        "server.csr",
-        "-CA",
-        "ca.crt",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "server.crt",
-        "-days",
-        "3",
-        "-extfile",
-        "ext.cnf",
-    ]);
+    certs::make_certs(d, &["ca", "other-ca"]);
     // The server runs as the mysql account: it must read these.
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -107,6 +58,25 @@ fn tcp(db: &MariaDb, user: &str, pw: &str, mode: SslMode, ca: Option<&Path>) -> 
 }
 
 /// The session's TLS version as the server sees it ('' without TLS).
+/// The account `any` (no REQUIRE SSL) over TCP.
+fn any(db: &MariaDb, mode: SslMode, ca: Option<&Path>) -> Conninfo {
+    tcp(db, "any", "any pw", mode, ca)
+}
+
+/// Connecting with `ci` gives a session over TLS.
+async fn over_tls(ci: &Conninfo) {
+    let s = Session::connect(ci).await.unwrap();
+    assert!(s.is_tls());
+    s.close().await;
+}
+
+/// Connecting with `ci` fails on TLS (`why`): the error.
+async fn tls_refused(ci: &Conninfo, why: &str) -> Error {
+    let e = Session::connect(ci).await.err().expect(why);
+    assert!(matches!(e, Error::Tls(_)), "{e}");
+    e
+}
+
 async fn ssl_version(s: &mut Session) -> String {
     let rows = s
         .simple_query("SHOW SESSION STATUS LIKE 'Ssl_version'")
@@ -120,15 +90,13 @@ async fn each_ssl_mode_does_what_it_says() {
     let certs = make_certs();
     let db = server(&certs);
     for mode in [SslMode::Preferred, SslMode::Required] {
-        let mut s = Session::connect(&tcp(&db, "any", "any pw", mode, None))
-            .await
-            .unwrap();
+        let mut s = Session::connect(&any(&db, mode, None)).await.unwrap();
         assert!(s.is_tls(), "{mode}");
         let v = ssl_version(&mut s).await;
         assert!(v.starts_with("TLSv1."), "{mode}: {v:?}");
         s.close().await;
     }
-    let mut s = Session::connect(&tcp(&db, "any", "any pw", SslMode::Disabled, None))
+    let mut s = Session::connect(&any(&db, SslMode::Disabled, None))
         .await
         .unwrap();
     assert!(!s.is_tls());
@@ -136,44 +104,24 @@ async fn each_ssl_mode_does_what_it_says() {
     s.close().await;
 
     // VERIFY_CA: the chain is checked, the name (127.0.0.1, not in the certificate) is not.
-    let ci = tcp(&db, "any", "any pw", SslMode::VerifyCa, Some(&certs.ca));
-    let s = Session::connect(&ci).await.unwrap();
-    assert!(s.is_tls());
-    s.close().await;
-    let ci = tcp(
-        &db,
-        "any",
-        "any pw",
-        SslMode::VerifyCa,
-        Some(&certs.other_ca),
-    );
-    let e = Session::connect(&ci).await.err().expect("an unknown CA");
-    assert!(matches!(e, Error::Tls(_)), "{e}");
+    let ci = any(&db, SslMode::VerifyCa, Some(&certs.ca));
+    over_tls(&ci).await;
+    let ci = any(&db, SslMode::VerifyCa, Some(&certs.other_ca));
+    let e = tls_refused(&ci, "an unknown CA").await;
     assert!(e.to_string().contains("TLS handshake"), "{e}");
 
     // VERIFY_IDENTITY: 127.0.0.1 is not the certificate's name; localhost (on TCP: a port is
     // given) is.
-    let ci = tcp(
-        &db,
-        "any",
-        "any pw",
-        SslMode::VerifyIdentity,
-        Some(&certs.ca),
-    );
-    let e = Session::connect(&ci).await.err().expect("a name mismatch");
-    assert!(matches!(e, Error::Tls(_)), "{e}");
+    let ci = any(&db, SslMode::VerifyIdentity, Some(&certs.ca));
+    tls_refused(&ci, "a name mismatch").await;
     let mut ci = ci;
     ci.host = "localhost".into();
     assert_eq!(ci.socket, None);
-    let s = Session::connect(&ci).await.unwrap();
-    assert!(s.is_tls());
-    s.close().await;
+    over_tls(&ci).await;
 
     // A missing CA file fails before any I/O, naming the file.
-    let ci = tcp(
+    let ci = any(
         &db,
-        "any",
-        "any pw",
         SslMode::VerifyCa,
         Some(Path::new("/nonexistent/ca.pem")),
     );

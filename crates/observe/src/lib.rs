@@ -36,8 +36,10 @@
 //! thread) each, and their results folded into one (`endpoints`: what is summed and what is
 //! the first host's); one run's commit count then has one observer start-up per host.
 //!
-//! Module layout: `sampler` and `sql` (PostgreSQL), `mysql_sampler` and `mysql_sql` (MySQL and
-//! MariaDB), `os` (the machine, for both), `endpoints` (several PostgreSQL hosts).
+//! Module layout: `sampling` (the one sampler shape: the loop, reconnecting, the record and the
+//! window's fold), `sampler` and `sql` (PostgreSQL's sources), `mysql_sampler` and `mysql_sql`
+//! (MySQL's and MariaDB's), `os` (the machine, for both), `endpoints` (several PostgreSQL
+//! hosts); `observer_thread` starts each observer (and the `replication` watch) on its thread.
 
 mod endpoints;
 mod mysql_sampler;
@@ -45,6 +47,7 @@ mod mysql_sql;
 mod os;
 pub mod replication;
 mod sampler;
+mod sampling;
 mod sql;
 
 use std::time::{Duration, Instant};
@@ -121,64 +124,88 @@ impl Sampler {
     /// One observer thread on `target` (its libpq host list, or a MySQL target's first
     /// endpoint); `endpoint` names it when it is one host of several.
     fn start_one(target: &Target, opts: &Options, endpoint: String) -> Result<Part, Error> {
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (ctl_tx, ctl_rx) = unbounded_channel();
         let target = target.clone();
         let opts = opts.clone();
-        let thread = std::thread::Builder::new()
-            .name("stampede-observe".into())
-            .spawn(move || {
-                let rt = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(rt) => rt,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(Error::Thread(e.to_string())));
-                        return None;
-                    }
-                };
+        let thread = observer_thread(
+            "stampede-observe",
+            "the observer thread",
+            move |rt, ready| {
                 rt.block_on(async move {
-                    match target {
-                        Target::Pg(conn) => match sampler::Sampler::connect(&conn, opts).await {
-                            Ok(s) => {
-                                let _ = ready_tx.send(Ok(()));
-                                Some(s.run(ctl_rx).await)
-                            }
-                            Err(e) => {
-                                let _ = ready_tx.send(Err(e));
-                                None
-                            }
-                        },
-                        Target::MySql(endpoints) => {
-                            match mysql_sampler::MySqlSampler::connect(&endpoints, opts).await {
-                                Ok(s) => {
-                                    let _ = ready_tx.send(Ok(()));
-                                    Some(s.run(ctl_rx).await)
-                                }
-                                Err(e) => {
-                                    let _ = ready_tx.send(Err(e));
-                                    None
-                                }
-                            }
+                    Some(match target {
+                        Target::Pg(conn) => {
+                            said(ready, sampler::Sampler::connect(&conn, opts).await)?
+                                .run(ctl_rx)
+                                .await
                         }
-                    }
+                        Target::MySql(endpoints) => {
+                            said(
+                                ready,
+                                mysql_sampler::MySqlSampler::connect(&endpoints, opts).await,
+                            )?
+                            .run(ctl_rx)
+                            .await
+                        }
+                    })
                 })
-            })
-            .map_err(|e| Error::Thread(e.to_string()))?;
-        match ready_rx.recv() {
-            Ok(Ok(())) => Ok(Part {
-                endpoint,
-                ctl: ctl_tx,
-                thread,
-            }),
-            Ok(Err(e)) => {
-                let _ = thread.join();
-                Err(e)
+            },
+        )?;
+        Ok(Part {
+            endpoint,
+            ctl: ctl_tx,
+            thread,
+        })
+    }
+}
+
+/// The started-or-not message of an observer's thread.
+type Ready = std::sync::mpsc::Sender<Result<(), Error>>;
+
+/// Run `work` on a thread of its own named `name`, with a current-thread runtime (an
+/// observer never shares the engine's); `work` says on its [`Ready`] when it has started (see
+/// [`said`]), or why it could not. Returns the thread once started, or that error (the thread
+/// joined); `what` names the thread in the error when it ended without a word.
+pub(crate) fn observer_thread<T: Default + Send + 'static>(
+    name: &str,
+    what: &str,
+    work: impl FnOnce(tokio::runtime::Runtime, &Ready) -> T + Send + 'static,
+) -> Result<std::thread::JoinHandle<T>, Error> {
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let thread = std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => work(rt, &ready_tx),
+                Err(e) => {
+                    let _ = ready_tx.send(Err(Error::Thread(e.to_string())));
+                    T::default()
+                }
             }
-            Err(_) => Err(Error::Thread(
-                "the observer thread ended during start".into(),
-            )),
+        })
+        .map_err(|e| Error::Thread(e.to_string()))?;
+    match ready_rx.recv() {
+        Ok(Ok(())) => Ok(thread),
+        Ok(Err(e)) => {
+            let _ = thread.join();
+            Err(e)
+        }
+        Err(_) => Err(Error::Thread(format!("{what} ended during start"))),
+    }
+}
+
+/// Tell `ready` whether the observer started (`connected`): the observer, or None.
+pub(crate) fn said<S>(ready: &Ready, connected: Result<S, Error>) -> Option<S> {
+    match connected {
+        Ok(s) => {
+            let _ = ready.send(Ok(()));
+            Some(s)
+        }
+        Err(e) => {
+            let _ = ready.send(Err(e));
+            None
         }
     }
 }

@@ -86,33 +86,21 @@ impl Watch {
         // load (`sql::background_kind`), not as one of the run's clients.
         conn.application_name = format!("{} replication", crate::sql::APPLICATION_NAME);
         let whole = target.clone();
-        let (ready_tx, ready_rx) = mpsc::channel();
         let (stop_tx, stop_rx) = mpsc::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name("stampede-replication".into())
-            .spawn(move || {
-                let rt = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(rt) => rt,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(Error::Thread(e.to_string())));
-                        return Seen::default();
-                    }
-                };
-                let mut session = match rt.block_on(Session::connect(&Target::Pg(conn))) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(Error::Connect(e)));
-                        return Seen::default();
-                    }
+        let thread = crate::observer_thread(
+            "stampede-replication",
+            "the replication watch",
+            move |rt, ready| {
+                let connected = rt
+                    .block_on(Session::connect(&Target::Pg(conn)))
+                    .map_err(Error::Connect);
+                let Some(mut session) = crate::said(ready, connected) else {
+                    return Seen::default();
                 };
                 let mut seen = Seen {
                     host: session.endpoint_index(&whole),
                     ..Seen::default()
                 };
-                let _ = ready_tx.send(Ok(()));
                 // A sample at the start, one a second, and one when asked to finish (the lag
                 // the run's last writes left); a dropped watch takes no last sample.
                 let mut finishing = false;
@@ -138,21 +126,12 @@ impl Watch {
                 }
                 rt.block_on(session.close());
                 seen
-            })
-            .map_err(|e| Error::Thread(e.to_string()))?;
-        match ready_rx.recv() {
-            Ok(Ok(())) => Ok(Watch {
-                stop: stop_tx,
-                thread,
-            }),
-            Ok(Err(e)) => {
-                let _ = thread.join();
-                Err(e)
-            }
-            Err(_) => Err(Error::Thread(
-                "the replication watch ended during start".into(),
-            )),
-        }
+            },
+        )?;
+        Ok(Watch {
+            stop: stop_tx,
+            thread,
+        })
     }
 
     /// Take one last sample, stop, and summarise per standby.

@@ -15,7 +15,8 @@
 //!
 //! Shared with `mysql`: the value, statement and error types ([`Value`], [`StmtId`], [`QueryMode`],
 //! [`StmtResult`], [`Error`], [`DbError`], [`ErrorClass`]), the read-readiness socket
-//! ([`PlainSocket`]) and the TLS verifier pieces in [`tls`]: defined once here, used by both.
+//! ([`PlainSocket`]), the [`Transport`] over it, the TLS verifier pieces in [`tls`], and the
+//! embedded servers' life cycle ([`embedded::lifecycle`]): defined once here, used by both.
 
 pub mod conninfo;
 pub mod embedded;
@@ -27,6 +28,7 @@ pub mod tls;
 pub use conninfo::{ConnConfig, ConnFlags, SslMode};
 pub use error::{DbError, Error, ErrorClass};
 pub use session::socket::{PlainSocket, Unblock};
+pub use session::transport::Transport;
 pub use session::{
     CapturedResult, Columns, ConnectTimer, QueryMode, Session, StmtId, StmtResult, TokioTimer,
     Value,

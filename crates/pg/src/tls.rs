@@ -102,9 +102,44 @@ fn roots(cfg: &ConnConfig, verify: bool) -> Result<Option<RootCertStore>, Error>
 /// Build the rustls client configuration for `cfg.sslmode` (called once per connection attempt,
 /// never on the hot path).
 pub(crate) fn client_config(cfg: &ConnConfig) -> Result<Arc<ClientConfig>, Error> {
-    let provider = provider();
     let verify = matches!(cfg.sslmode, SslMode::VerifyCa | SslMode::VerifyFull);
     let roots = roots(cfg, verify)?;
+    let (cert, key) = match (&cfg.sslcert, &cfg.sslkey) {
+        (Some(c), k) => (
+            Some(c.clone()),
+            k.clone().or_else(|| user_file("postgresql.key")),
+        ),
+        (None, k) => match user_file("postgresql.crt") {
+            Some(c) if c.is_file() => (Some(c), k.clone().or_else(|| user_file("postgresql.key"))),
+            _ => (None, None),
+        },
+    };
+    let client = match (&cert, &key) {
+        (Some(cert), Some(key)) => Some((cert.as_path(), key.as_path())),
+        (Some(cert), None) => {
+            return Err(Error::Tls(format!(
+                "client certificate \"{}\" given without a key (sslkey)",
+                cert.display()
+            )))
+        }
+        _ => None,
+    };
+    let mut config = config(roots, cfg.sslmode == SslMode::VerifyFull, client)?;
+    // PostgreSQL 17's direct-TLS handshake requires this ALPN; older servers ignore it.
+    config.alpn_protocols = vec![b"postgresql".to_vec()];
+    Ok(Arc::new(config))
+}
+
+/// The rustls configuration of both protocols' sessions: with no `roots`, encrypt and trust any
+/// certificate; with `roots`, the chain must lead to one of them, and the certificate must name
+/// the host too when `check_host` ([`Relaxed`] says what is checked either way). A client
+/// certificate when `client` names its (certificate, key) files.
+pub fn config(
+    roots: Option<RootCertStore>,
+    check_host: bool,
+    client: Option<(&Path, &Path)>,
+) -> Result<ClientConfig, Error> {
+    let provider = provider();
     let algs = provider.signature_verification_algorithms;
     let verifier: Arc<dyn ServerCertVerifier> = match roots {
         None => Arc::new(Relaxed { chain: None, algs }),
@@ -113,7 +148,7 @@ pub(crate) fn client_config(cfg: &ConnConfig) -> Result<Arc<ClientConfig>, Error
                 WebPkiServerVerifier::builder_with_provider(Arc::new(store), provider.clone())
                     .build()
                     .map_err(|e| Error::Tls(format!("certificate verifier: {e}")))?;
-            if cfg.sslmode == SslMode::VerifyFull {
+            if check_host {
                 webpki
             } else {
                 Arc::new(Relaxed {
@@ -128,45 +163,22 @@ pub(crate) fn client_config(cfg: &ConnConfig) -> Result<Arc<ClientConfig>, Error
         .map_err(|e| Error::Tls(e.to_string()))?
         .dangerous()
         .with_custom_certificate_verifier(verifier);
-    let (cert, key) = match (&cfg.sslcert, &cfg.sslkey) {
-        (Some(c), k) => (
-            Some(c.clone()),
-            k.clone().or_else(|| user_file("postgresql.key")),
-        ),
-        (None, k) => match user_file("postgresql.crt") {
-            Some(c) if c.is_file() => (Some(c), k.clone().or_else(|| user_file("postgresql.key"))),
-            _ => (None, None),
-        },
+    let Some((cert, key)) = client else {
+        return Ok(builder.with_no_client_auth());
     };
-    let mut config = match (cert, key) {
-        (Some(cert), Some(key)) => {
-            let chain = read_pem_certs(&cert)?;
-            let data = std::fs::read(&key).map_err(|e| {
-                Error::Tls(format!(
-                    "could not read private key file \"{}\": {e}",
-                    key.display()
-                ))
-            })?;
-            let key_der = rustls_pemfile::private_key(&mut data.as_slice())
-                .map_err(|e| Error::Tls(format!("private key file \"{}\": {e}", key.display())))?
-                .ok_or_else(|| {
-                    Error::Tls(format!("no private key found in \"{}\"", key.display()))
-                })?;
-            builder.with_client_auth_cert(chain, key_der).map_err(|e| {
-                Error::Tls(format!("client certificate \"{}\": {e}", cert.display()))
-            })?
-        }
-        (Some(cert), None) => {
-            return Err(Error::Tls(format!(
-                "client certificate \"{}\" given without a key (sslkey)",
-                cert.display()
-            )))
-        }
-        _ => builder.with_no_client_auth(),
-    };
-    // PostgreSQL 17's direct-TLS handshake requires this ALPN; older servers ignore it.
-    config.alpn_protocols = vec![b"postgresql".to_vec()];
-    Ok(Arc::new(config))
+    let chain = read_pem_certs(cert)?;
+    let data = std::fs::read(key).map_err(|e| {
+        Error::Tls(format!(
+            "could not read private key file \"{}\": {e}",
+            key.display()
+        ))
+    })?;
+    let key_der = rustls_pemfile::private_key(&mut data.as_slice())
+        .map_err(|e| Error::Tls(format!("private key file \"{}\": {e}", key.display())))?
+        .ok_or_else(|| Error::Tls(format!("no private key found in \"{}\"", key.display())))?;
+    builder
+        .with_client_auth_cert(chain, key_der)
+        .map_err(|e| Error::Tls(format!("client certificate \"{}\": {e}", cert.display())))
 }
 
 /// The name to verify (and send as SNI): a DNS name or an IP address.
@@ -186,7 +198,8 @@ pub(crate) fn server_name(host: &str) -> Result<ServerName<'static>, Error> {
 /// webpki verifier was built with, so verify-ca checks exactly what it would), so the session key
 /// is bound to the certificate.
 ///
-/// Public for the MySQL session (ssl-mode REQUIRED and VERIFY_CA mean the same).
+/// Public for the MySQL session (ssl-mode REQUIRED and VERIFY_CA mean the same), which builds
+/// its configuration with [`config`] too.
 #[derive(Debug)]
 pub struct Relaxed {
     pub chain: Option<Arc<WebPkiServerVerifier>>,

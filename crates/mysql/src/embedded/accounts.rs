@@ -3,6 +3,7 @@
 //! closed, and the directory it may read and write files in.
 
 use super::*;
+use std::os::unix::fs::PermissionsExt;
 
 /// The account TCP clients use, at `%`: root exists only at the loopback addresses, and
 /// `bind_address` may let in clients from elsewhere.

@@ -134,10 +134,7 @@ impl EmbeddedMariaDb {
             settings,
             notes: Vec::new(),
             log_file: data_dir.join(LOG_FILE),
-            keep: true,
-            process: Process::Pid(pid),
-            tempdir: None,
-            guard: Guard::new(None, true),
+            server: Server::attached(pid, SHUTDOWN),
         }))
     }
 

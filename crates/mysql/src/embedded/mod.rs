@@ -152,7 +152,8 @@
 //!
 //! ## Module layout
 //! This file: the handle ([`EmbeddedMariaDb`]), `start` and `stop`; `process`: spawning the
-//! server, readiness, the record, stopping; `accounts`: who may log in (password, init file,
+//! server, readiness, the record; what both embedded servers do alike (the data directory,
+//! temporary or given, the log, stopping and `Drop`) is `pg::embedded::lifecycle`; `accounts`: who may log in (password, init file,
 //! the settings refused, `secure_file_priv`); `files`: `mariadb-install-db`, the settings and
 //! the option-file format; `discover`: the binaries, and attaching to a kept server.
 
@@ -167,17 +168,14 @@ pub use files::{default_settings, read_pid_file};
 
 use std::fs;
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use pg::embedded::last_resort::{self, Guard};
-use pg::embedded::os::{
-    chown, pid_alive, send_signal, server_account, tail_lines, total_ram, untraversable_ancestor,
-    RunAs,
-};
+use pg::embedded::lifecycle::{open_log, Place, Server, Shutdown};
+use pg::embedded::os::{chown, pid_alive, server_account, tail_lines, total_ram, RunAs};
 use pg::Error;
 
 use crate::{Conninfo, Password, Session, SslMode};
@@ -212,9 +210,18 @@ const RECORD_GROUP: &str = "stampede-mariadbd";
 /// `sockaddr_un.sun_path` is 108 bytes on Linux, including the terminating NUL.
 const SOCKET_PATH_MAX: usize = 107;
 
-/// How long to wait for the server to become ready / to stop.
+/// How long to wait for the server to become ready.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
-const STOP_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// SIGTERM, MariaDB's normal shutdown (connections killed, InnoDB flushed and closed); SIGKILL
+/// after two minutes, and from the last resort: a temporary directory is removed right after,
+/// and a given one recovers from InnoDB's redo log at the next start.
+const SHUTDOWN: Shutdown = Shutdown {
+    signal: libc::SIGTERM,
+    at_once: libc::SIGKILL,
+    timeout: Duration::from_secs(120),
+    after: " (InnoDB recovers at the next start)",
+};
 /// How often readiness and exit are polled (a poll, not a wait: each one checks a condition).
 const POLL: Duration = Duration::from_millis(20);
 /// How many times a port we picked is picked again when another process took it first.
@@ -277,13 +284,6 @@ pub struct EmbeddedMariaDbOptions {
     pub settings: Vec<(String, String)>,
 }
 
-/// The server process: our child (reaped on stop) or a server found through its pid file.
-enum Process {
-    Child(Child),
-    Pid(i32),
-    Gone,
-}
-
 /// A running private MariaDB. Dropping it stops the server and removes its directory unless
 /// `keep` was set.
 pub struct EmbeddedMariaDb {
@@ -300,13 +300,8 @@ pub struct EmbeddedMariaDb {
     settings: Vec<(String, String)>,
     notes: Vec<String>,
     log_file: PathBuf,
-    keep: bool,
-    process: Process,
-    /// The temporary directory we created (removed on drop); None for a given data_dir.
-    tempdir: Option<tempfile::TempDir>,
-    /// This server in the registry of the last resort (declared last: dropped after the
-    /// directory is gone).
-    guard: Guard,
+    /// The server's process, its directory, and whether they are kept.
+    server: Server,
 }
 
 impl std::fmt::Debug for EmbeddedMariaDb {
@@ -315,7 +310,7 @@ impl std::fmt::Debug for EmbeddedMariaDb {
             .field("data_dir", &self.data_dir)
             .field("port", &self.port)
             .field("pid", &self.pid())
-            .field("keep", &self.keep)
+            .field("keep", &self.keep())
             .finish()
     }
 }
@@ -352,42 +347,13 @@ impl EmbeddedMariaDb {
             None => None,
         };
 
-        let (tempdir, data_dir) = match &opts.data_dir {
-            Some(d) => {
-                let d = if d.is_absolute() {
-                    d.clone()
-                } else {
-                    std::env::current_dir()
-                        .map_err(|e| {
-                            embedded_err(format!("cannot read the current directory: {e}"))
-                        })?
-                        .join(d)
-                };
-                if let Some(pid) = read_pid_file(&d) {
-                    if pid_alive(pid) {
-                        return Err(embedded_err(format!(
-                            "a server is already running on {} (pid {pid}); stop it first \
-                             (`stampede server stop`)",
-                            d.display()
-                        )));
-                    }
-                }
-                (None, d)
-            }
-            None => {
-                let t = tempfile::Builder::new()
-                    .prefix("stampede-mariadb-")
-                    .tempdir()
-                    .map_err(|e| {
-                        embedded_err(format!("cannot create a temporary directory: {e}"))
-                    })?;
-                let d = t.path().join("data");
-                (Some(t), d)
-            }
-        };
-        // From here on a process that must end at once can still stop the server and remove
-        // its directory (`pg::embedded::last_resort`).
-        let guard = Guard::new(tempdir.as_ref().map(|t| t.path()), opts.keep);
+        let place = Place::new(
+            opts.data_dir.as_deref(),
+            "stampede-mariadb-",
+            opts.keep,
+            read_pid_file,
+        )?;
+        let data_dir = place.data_dir.clone();
         let socket = data_dir.join(SOCKET_FILE);
         if socket.as_os_str().len() > SOCKET_PATH_MAX {
             return Err(embedded_err(format!(
@@ -397,40 +363,22 @@ impl EmbeddedMariaDb {
                 SOCKET_PATH_MAX
             )));
         }
-        if let (Some(t), Some(u)) = (&tempdir, &run_as) {
-            chown(t.path(), u)?;
-        }
-        if let Some(u) = &run_as {
-            if let Some((dir, mode)) = untraversable_ancestor(&data_dir, u) {
-                return Err(embedded_err(format!(
-                    "the server runs as `{}` (stampede runs as root and MariaDB refuses to), and \
-                     `{}` cannot enter {} (mode {mode:04o}), above the data directory {}; use a \
-                     data directory outside it (--data-dir /var/lib/stampede/mariadb, say)",
-                    u.name,
-                    u.name,
-                    dir.display(),
-                    data_dir.display()
-                )));
-            }
-        }
-
-        if !data_dir.exists() {
-            fs::create_dir_all(&data_dir)
-                .map_err(|e| embedded_err(format!("cannot create {}: {e}", data_dir.display())))?;
-        }
+        place.check_account(run_as.as_ref(), "MariaDB", "/var/lib/stampede/mariadb")?;
         // At every start, not only when made: the socket is in it.
-        fs::set_permissions(&data_dir, fs::Permissions::from_mode(0o700))
-            .map_err(|e| embedded_err(format!("cannot chmod {}: {e}", data_dir.display())))?;
-        if let Some(u) = &run_as {
-            chown(&data_dir, u)?;
-        }
+        place.make_private(run_as.as_ref())?;
 
-        if tempdir.is_some() && find(&settings, "innodb_fast_shutdown").is_none() {
+        if place.tempdir.is_some() && find(&settings, "innodb_fast_shutdown").is_none() {
             settings.push(("innodb_fast_shutdown".into(), "2".into()));
         }
         let initialised = data_dir.join("mysql").is_dir();
         if !initialised {
-            install_db(&binaries, &data_dir, &settings, run_as.as_ref(), &guard)?;
+            install_db(
+                &binaries,
+                &data_dir,
+                &settings,
+                run_as.as_ref(),
+                &place.guard,
+            )?;
         }
         let files = files_dir(&data_dir, run_as.as_ref())?;
         let password = recorded_password(&data_dir.join(RECORD_FILE)).unwrap_or_else(new_password);
@@ -460,10 +408,7 @@ impl EmbeddedMariaDb {
             settings,
             notes: Vec::new(),
             log_file,
-            keep: opts.keep,
-            process: Process::Gone,
-            tempdir,
-            guard,
+            server: Server::new(place, opts.keep, SHUTDOWN),
         };
         let mut tries = 0;
         loop {
@@ -564,55 +509,25 @@ impl EmbeddedMariaDb {
 
     /// The server's pid, while it runs.
     pub fn pid(&self) -> Option<i32> {
-        match &self.process {
-            Process::Child(c) => Some(c.id() as i32),
-            Process::Pid(p) => Some(*p),
-            Process::Gone => None,
-        }
+        self.server.pid()
     }
 
     /// Whether the server is left running (and its directory kept) when the handle is dropped.
     pub fn keep(&self) -> bool {
-        self.keep
+        self.server.keep()
     }
 
     /// Change `keep` (e.g. `--keep-server` decided after start).
     pub fn set_keep(&mut self, keep: bool) {
-        self.keep = keep;
-        self.guard.set_kept(keep);
+        self.server.set_keep(keep);
     }
 
     /// Stop now (a normal shutdown) and remove the temporary directory, if any. A kept server (or
     /// an attached one) is stopped too — that is what `stampede server stop` means; only a
     /// temporary directory is ever removed. A directory that cannot be removed is an error
     /// naming it.
-    pub fn stop(mut self) -> Result<(), Error> {
-        self.shutdown()?;
-        self.keep = false;
-        self.remove_tempdir().map_err(embedded_err)
-    }
-
-    /// Remove the temporary directory, if any; the error names it.
-    fn remove_tempdir(&mut self) -> Result<(), String> {
-        last_resort::remove_tempdir(self.tempdir.take())
-    }
-}
-
-impl Drop for EmbeddedMariaDb {
-    fn drop(&mut self) {
-        if self.keep {
-            // Leave the server running and its directory in place.
-            if let Some(t) = self.tempdir.take() {
-                let _ = t.keep();
-            }
-            return;
-        }
-        let _ = self.shutdown();
-        // A user-given data_dir is never removed. Drop cannot return the error: it is said here,
-        // since a directory left behind (it may hold gigabytes) must not go unnoticed.
-        if let Err(e) = self.remove_tempdir() {
-            eprintln!("warning: {e}");
-        }
+    pub fn stop(self) -> Result<(), Error> {
+        self.server.stop()
     }
 }
 

@@ -1,6 +1,6 @@
 //! The server process: spawning `mariadbd` with its settings and init file, waiting until it
-//! is ready (over the socket, then over TCP when open), the record `stampede.cnf`, and
-//! stopping it.
+//! is ready (over the socket, then over TCP when open), and the record `stampede.cnf`
+//! (stopping it is `pg::embedded::lifecycle`'s).
 
 use super::*;
 
@@ -28,23 +28,8 @@ impl EmbeddedMariaDb {
 
         // The log: appended to, so a kept server's history survives restarts; this start's
         // lines begin at `log_start`.
-        let log = fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log_file)
-            .map_err(|e| {
-                failed(embedded_err(format!(
-                    "cannot open {}: {e}",
-                    self.log_file.display()
-                )))
-            })?;
-        if let Some(u) = run_as {
-            chown(&self.log_file, u).map_err(failed)?;
-        }
+        let (log, log2) = open_log(&self.log_file, run_as).map_err(failed)?;
         let log_start = log.metadata().map(|m| m.len()).unwrap_or(0);
-        let log2 = log
-            .try_clone()
-            .map_err(|e| failed(embedded_err(format!("cannot open the log twice: {e}"))))?;
 
         let d = self.data_dir.display();
         let mut cmd = Command::new(&self.binaries.server);
@@ -80,10 +65,7 @@ impl EmbeddedMariaDb {
                 self.binaries.server.display()
             )))
         })?;
-        // SIGKILL: a temporary directory is removed right after; a given one recovers from
-        // InnoDB's redo log at the next start.
-        self.guard.running(child.id() as i32, libc::SIGKILL);
-        self.process = Process::Child(child);
+        self.server.spawned(child);
 
         let ready = self.wait_ready();
         // Read once, at start: the password need not lie on disk twice.
@@ -91,7 +73,7 @@ impl EmbeddedMariaDb {
         match ready {
             Ok(()) => Ok(()),
             Err(e) => {
-                let _ = self.shutdown();
+                let _ = self.server.shutdown();
                 let lines = log_since(&self.log_file, log_start);
                 if lines.contains("Address already in use") {
                     return Err(StartFailure::PortTaken);
@@ -114,7 +96,7 @@ impl EmbeddedMariaDb {
         let tcp_ci = self.conninfo();
         let tcp = self.host.is_some();
         let asked = find(&self.settings, "max_connections").and_then(|v| v.parse::<u64>().ok());
-        let Process::Child(child) = &mut self.process else {
+        let Some(child) = self.server.child() else {
             return Err("the server is not running".into());
         };
         let result = std::thread::scope(|s| {
@@ -225,56 +207,5 @@ impl EmbeddedMariaDb {
             chown(&path, u)?;
         }
         Ok(())
-    }
-
-    /// SIGTERM (MariaDB's normal shutdown), wait; SIGKILL after STOP_TIMEOUT.
-    pub(super) fn shutdown(&mut self) -> Result<(), Error> {
-        let r = self.stop_process();
-        self.guard.stopped();
-        r
-    }
-
-    fn stop_process(&mut self) -> Result<(), Error> {
-        let timeout = || {
-            embedded_err(format!(
-                "the server did not stop within {} s; sent SIGKILL (InnoDB recovers at the next \
-                 start)",
-                STOP_TIMEOUT.as_secs()
-            ))
-        };
-        match std::mem::replace(&mut self.process, Process::Gone) {
-            Process::Gone => Ok(()),
-            Process::Child(mut child) => {
-                if let Ok(Some(_)) = child.try_wait() {
-                    return Ok(());
-                }
-                send_signal(child.id() as i32, libc::SIGTERM);
-                let deadline = Instant::now() + STOP_TIMEOUT;
-                loop {
-                    match child.try_wait() {
-                        Ok(Some(_)) => return Ok(()),
-                        Ok(None) if Instant::now() < deadline => std::thread::sleep(POLL),
-                        Ok(None) => {
-                            let _ = child.kill();
-                            let _ = child.wait();
-                            return Err(timeout());
-                        }
-                        Err(e) => return Err(Error::Io(e)),
-                    }
-                }
-            }
-            Process::Pid(pid) => {
-                send_signal(pid, libc::SIGTERM);
-                let deadline = Instant::now() + STOP_TIMEOUT;
-                while pid_alive(pid) {
-                    if Instant::now() > deadline {
-                        send_signal(pid, libc::SIGKILL);
-                        return Err(timeout());
-                    }
-                    std::thread::sleep(POLL);
-                }
-                Ok(())
-            }
-        }
     }
 }

@@ -11,7 +11,7 @@ use std::io;
 use bytes::BytesMut;
 use tokio::net::{TcpStream, UnixStream};
 
-use super::io::{protocol, Transport};
+use super::io::protocol;
 use super::{Phase, Session, IN_START, OUT_START};
 use crate::auth;
 use crate::error::{db_error, ER_ACCESS_DENIED};
@@ -19,6 +19,7 @@ use crate::wire::*;
 use crate::{tls, Conninfo, SslMode};
 use pg::Error;
 use pg::PlainSocket;
+use pg::Transport;
 
 /// The capabilities this client asks for (each kept only if the server offers it; see the
 /// module header of `session` for CLIENT_FOUND_ROWS).

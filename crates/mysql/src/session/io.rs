@@ -1,90 +1,19 @@
-//! The transport and the packet layer ("MySQL Packets"): a 3-byte little-endian payload length,
-//! a sequence id, the payload. Packets are framed in place in the input buffer; a payload of
-//! 2^24-1 bytes or more spans several packets, joined in place (rare: a row or statement over
-//! 16 MiB) and split on the way out.
+//! The packet layer ("MySQL Packets") over the session's `pg::Transport` (shared with the
+//! PostgreSQL session): a 3-byte little-endian payload length, a sequence id, the payload.
+//! Packets are framed in place in the input buffer; a payload of 2^24-1 bytes or more spans
+//! several packets, joined in place (rare: a row or statement over 16 MiB) and split on the way
+//! out.
 //!
 //! Sequence ids are checked as libmysqlclient checks them ("Got packets out of order"): each
 //! command starts at 0 and every packet of the exchange, either way, takes the next id.
 
 use std::io;
 
-use bytes::{Buf, BytesMut};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use bytes::Buf;
 
 use super::{Session, IN_KEEP};
 use crate::wire::MAX_PAYLOAD;
 use pg::Error;
-use pg::PlainSocket;
-
-pub(super) enum Transport {
-    /// Unix socket or TCP without TLS: registered for read readiness only (see `socket`).
-    Plain(PlainSocket),
-    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
-    /// A plain socket moved onto the engine thread's io_uring ring (`pg::ring`: the ring moves
-    /// bytes and knows no protocol, so both sessions share it).
-    Ring(pg::ring::RingSocket),
-    /// TCP during the greeting, before TLS is or is not started.
-    Greeting(TcpStream),
-    /// Only while TLS is being set up.
-    Moving,
-}
-
-impl Transport {
-    #[inline]
-    async fn read_buf(&mut self, buf: &mut BytesMut) -> io::Result<usize> {
-        match self {
-            Transport::Plain(s) => s.read_buf(buf).await,
-            Transport::Tls(s) => s.read_buf(buf).await,
-            Transport::Ring(s) => s.read_buf(buf).await,
-            Transport::Greeting(s) => s.read_buf(buf).await,
-            Transport::Moving => Err(io::Error::other("the session's transport is being set up")),
-        }
-    }
-
-    #[inline]
-    async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
-        match self {
-            Transport::Plain(s) => s.write_all(data).await,
-            // rustls buffers records: flush pushes them to the socket.
-            Transport::Tls(s) => {
-                s.write_all(data).await?;
-                s.flush().await
-            }
-            Transport::Ring(s) => s.write_all(data).await,
-            Transport::Greeting(s) => s.write_all(data).await,
-            Transport::Moving => Err(io::Error::other("the session's transport is being set up")),
-        }
-    }
-
-    pub(super) async fn shutdown(&mut self) {
-        match self {
-            Transport::Plain(s) => s.shutdown(),
-            Transport::Tls(s) => {
-                let _ = s.shutdown().await;
-            }
-            Transport::Ring(s) => s.shutdown().await,
-            Transport::Greeting(s) => {
-                let _ = s.shutdown().await;
-            }
-            Transport::Moving => {}
-        }
-    }
-
-    /// Move a plain socket onto the thread's ring (which must exist); others stay as they are.
-    pub(super) fn use_ring(&mut self) -> io::Result<()> {
-        if !matches!(self, Transport::Plain(_)) {
-            return Ok(());
-        }
-        if !pg::ring::current() {
-            return Err(io::Error::other("no io_uring ring on this thread"));
-        }
-        if let Transport::Plain(p) = std::mem::replace(self, Transport::Moving) {
-            *self = Transport::Ring(pg::ring::RingSocket::new(p.into_fd())?);
-        }
-        Ok(())
-    }
-}
 
 pub(super) fn protocol(msg: impl Into<String>) -> Error {
     Error::Protocol(msg.into())
@@ -93,16 +22,11 @@ pub(super) fn protocol(msg: impl Into<String>) -> Error {
 impl Session {
     /// Read more bytes into the input buffer: one `read`, as large as the buffer allows.
     pub(super) async fn fill(&mut self) -> Result<(), Error> {
-        if self.inb.capacity() - self.inb.len() < self.read_size / 2 {
-            // Reclaims consumed space in place when the buffer is drained (no allocation).
-            self.inb.reserve(self.read_size);
-        }
-        let free = self.inb.capacity() - self.inb.len();
-        match self.io.read_buf(&mut self.inb).await {
-            Ok(n) if n == free && self.read_size < IN_KEEP => {
-                self.read_size *= 2;
-                Ok(())
-            }
+        match self
+            .io
+            .fill(&mut self.inb, &mut self.read_size, IN_KEEP)
+            .await
+        {
             Ok(0) => {
                 self.broken = true;
                 Err(Error::Io(io::Error::new(

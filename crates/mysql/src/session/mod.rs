@@ -71,7 +71,7 @@ use pg::{Error, QueryMode, StmtId, StmtResult, Value};
 
 use crate::sql::Kind;
 use crate::wire;
-use io::Transport;
+use pg::Transport;
 use stmt::Stmt;
 
 pub use capture::{CapturedColumns, CapturedResult};
@@ -201,7 +201,7 @@ impl Session {
     /// Whether [`Session::use_ring`] can move this session onto an io_uring ring (a plain unix
     /// or TCP socket; TLS stays on the runtime's epoll).
     pub fn can_use_ring(&self) -> bool {
-        matches!(self.io, io::Transport::Plain(_) | io::Transport::Ring(_))
+        self.io.can_use_ring()
     }
 
     /// Move the session's socket onto this thread's ring (`pg::Session::use_ring`): from then on
@@ -215,36 +215,26 @@ impl Session {
 
     /// Whether the session can go into blocking mode (a plain socket; TLS cannot).
     pub fn can_block(&self) -> bool {
-        matches!(self.io, io::Transport::Plain(_))
+        self.io.can_block()
     }
 
     /// Blocking mode for the engine's thread-per-client runs (`pg::PlainSocket::use_blocking`,
     /// shared with the PostgreSQL session). Call between commands; TLS is left as it is.
     pub fn use_blocking(&mut self, unblock: std::sync::Arc<pg::Unblock>) -> Result<(), Error> {
-        match &mut self.io {
-            io::Transport::Plain(p) => p.use_blocking(unblock).map_err(|e| {
-                self.broken = true;
-                Error::Io(e)
-            }),
-            _ => Ok(()),
-        }
+        self.io.use_blocking(unblock).map_err(|e| {
+            self.broken = true;
+            Error::Io(e)
+        })
     }
 
     /// Whether the session failed because a blocking wait was given up at the run's end.
     pub fn released(&self) -> bool {
-        matches!(&self.io, io::Transport::Plain(p) if p.released())
+        self.io.released()
     }
 
     /// The session's socket descriptor (`pg::Session::socket_fd`).
     pub fn socket_fd(&self) -> Option<std::os::fd::RawFd> {
-        use std::os::fd::AsRawFd;
-        match &self.io {
-            io::Transport::Plain(p) => Some(p.raw_fd()),
-            io::Transport::Tls(s) => Some(s.get_ref().0.as_raw_fd()),
-            io::Transport::Ring(s) => s.raw_fd(),
-            io::Transport::Greeting(s) => Some(s.as_raw_fd()),
-            io::Transport::Moving => None,
-        }
+        self.io.raw_fd()
     }
 
     /// `b'T'` while a transaction is open (SERVER_STATUS_IN_TRANS in the last OK or EOF packet),

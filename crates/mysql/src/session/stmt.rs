@@ -164,14 +164,7 @@ impl Session {
             )));
         }
         for i in 0..self.stmts.len() {
-            let st = &self.stmts[i];
-            if st.mode == QueryMode::Prepared && st.server.is_none() {
-                if let Some(m) = &st.invalid {
-                    return Err(Error::Config(m.clone()));
-                }
-                let p = self.prepare_one(i).await?;
-                self.stmts[i].server = Some(p);
-            }
+            self.prepare_if_new(i).await?;
         }
         Ok(())
     }
@@ -182,16 +175,24 @@ impl Session {
         self.check_ready()?;
         for id in ids {
             let i = id.0 as usize;
-            let Some(st) = self.stmts.get(i) else {
+            if i >= self.stmts.len() {
                 return Err(Error::Config(format!("unknown statement id {}", id.0)));
-            };
-            if st.mode == QueryMode::Prepared && st.server.is_none() {
-                if let Some(m) = &st.invalid {
-                    return Err(Error::Config(m.clone()));
-                }
-                let p = self.prepare_one(i).await?;
-                self.stmts[i].server = Some(p);
             }
+            self.prepare_if_new(i).await?;
+        }
+        Ok(())
+    }
+
+    /// COM_STMT_PREPARE statement `i` when it is a prepared-mode one the server does not have
+    /// yet; one found invalid when registered fails with why.
+    async fn prepare_if_new(&mut self, i: usize) -> Result<(), Error> {
+        let st = &self.stmts[i];
+        if st.mode == QueryMode::Prepared && st.server.is_none() {
+            if let Some(m) = &st.invalid {
+                return Err(Error::Config(m.clone()));
+            }
+            let p = self.prepare_one(i).await?;
+            self.stmts[i].server = Some(p);
         }
         Ok(())
     }

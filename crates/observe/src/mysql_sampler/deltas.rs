@@ -9,19 +9,16 @@ pub(super) fn counters(
     a: &BTreeMap<String, f64>,
     b: &BTreeMap<String, f64>,
 ) -> (BTreeMap<String, f64>, bool) {
-    let mut out = BTreeMap::new();
-    let mut reset = false;
-    for (k, y) in b {
-        if let Some(x) = a.get(k) {
-            let d = y - x;
-            // Gauges go down as they please; a counter going down is a reset.
-            if d < 0.0 && !is_gauge(k) {
-                reset = true;
-            }
-            out.insert(k.clone(), d);
-        }
-    }
-    (out, reset)
+    // Gauges go down as they please; a counter going down is a reset.
+    sampling::deltas(a, b, is_gauge)
+}
+
+/// Count `d` in the statements' `total`.
+fn add(total: &mut StatementDelta, d: &StatementDelta) {
+    total.calls += d.calls;
+    total.total_exec_time_ms += d.total_exec_time_ms;
+    total.rows += d.rows;
+    total.rows_examined = Some(total.rows_examined.unwrap_or(0) + d.rows_examined.unwrap_or(0));
 }
 
 /// Status variables that are levels, not counts.
@@ -92,20 +89,12 @@ impl MySqlSampler {
                 wal_bytes: None,
                 rows_examined: Some((e.examined - s.examined).max(0.0) as u64),
             };
-            total.calls += d.calls;
-            total.total_exec_time_ms += d.total_exec_time_ms;
-            total.rows += d.rows;
-            total.rows_examined =
-                Some(total.rows_examined.unwrap_or(0) + d.rows_examined.unwrap_or(0));
+            add(&mut total, &d);
             v.push(d);
         }
         if let Some((by_text, seen)) = prepared {
             for d in by_text {
-                total.calls += d.calls;
-                total.total_exec_time_ms += d.total_exec_time_ms;
-                total.rows += d.rows;
-                total.rows_examined =
-                    Some(total.rows_examined.unwrap_or(0) + d.rows_examined.unwrap_or(0));
+                add(&mut total, &d);
                 v.push(d);
             }
             let executed = match (self.baseline.executions, end.executions) {
@@ -115,7 +104,7 @@ impl MySqlSampler {
             // The few executions of a session's last sample interval are always missing; a
             // note for more than 1% of them.
             if executed - seen > 0.01 * executed {
-                self.notes.push(note(
+                self.rec.notes.push(note(
                     "performance_schema",
                     format!(
                         "prepared statements: {seen:.0} of the {executed:.0} executions on the \
@@ -131,7 +120,7 @@ impl MySqlSampler {
             total.mean_exec_time_ms = total.total_exec_time_ms / total.calls as f64;
         }
         if undigested > 0.0 {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "performance_schema",
                 format!(
                     "{undigested} statements found the digest table full and were counted \
@@ -140,7 +129,7 @@ impl MySqlSampler {
             ));
         }
         v.sort_by(|x, y| y.total_exec_time_ms.total_cmp(&x.total_exec_time_ms));
-        v.truncate(self.opts.top_statements);
+        v.truncate(self.rec.opts.top_statements);
         (v, Some(total))
     }
 
@@ -238,6 +227,7 @@ impl MySqlSampler {
         let mut out = vec![NodeMetrics {
             endpoint: self.endpoint.clone(),
             counters: self
+                .rec
                 .counters
                 .iter()
                 .map(|(at, v)| CounterSample {

@@ -1,5 +1,5 @@
 //! The MySQL/MariaDB sampling loop: one session (plus one per other Galera node), one thread, one
-//! current-thread runtime — the PostgreSQL sampler's shape (`sampler`), with MySQL's sources.
+//! current-thread runtime — the shape both protocols share (`sampling`), with MySQL's sources.
 //!
 //! Owns the observer's sessions on a MySQL-protocol target and everything read through them: the
 //! probe at start (performance_schema ON and collecting? PROCESS privilege? MariaDB or MySQL?
@@ -42,16 +42,17 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use measure::server::{
-    background_totals, wait_totals, ActivitySample, BackgroundSessions, CounterSample, NodeMetrics,
-    Note, ObserverCost, OsSample, ServerMetrics, StatementDelta, WaitTime, CPU, MYSQL_PREFIX,
+    ActivitySample, BackgroundSessions, CounterSample, NodeMetrics, ServerMetrics, StatementDelta,
+    WaitTime, CPU, MYSQL_PREFIX,
 };
 use sut::mysql::{Conninfo, Session};
 use sut::Error as DbErr;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::mysql_sql::{self as sql, Caps};
-use crate::os::{self, OsReader};
+use crate::os;
 use crate::sampler::Ctl;
+use crate::sampling::{self, note, Flavour, Record};
 use crate::{Error, Options};
 
 /// Waits by time kept in the result.
@@ -63,6 +64,20 @@ const TOP_WAITS: usize = 20;
 /// is lost: the more often read, the less.
 const PREPARED_EVERY_SAMPLE: usize = 400;
 
+/// The sources read by [`MySqlSampler::read_source`]: (topic, what, what is lost without it).
+const COUNTERS: (&str, &str, &str) = ("counters", "SHOW GLOBAL STATUS", "no counters");
+const DIGESTS: (&str, &str, &str) = (
+    "performance_schema",
+    "statement digests",
+    "top SQL is incomplete",
+);
+const PREPARED: (&str, &str, &str) = (
+    "performance_schema",
+    "prepared statements",
+    "top SQL is incomplete",
+);
+const WAITS: (&str, &str, &str) = ("performance_schema", "waits by event", "no waits by time");
+
 /// One digest's counters.
 #[derive(Clone, Debug, Default)]
 struct DigestRow {
@@ -72,6 +87,20 @@ struct DigestRow {
     time_ps: f64,
     rows: f64,
     examined: f64,
+}
+
+impl DigestRow {
+    /// Columns 2 to 7 of a digest's or a prepared statement's row (`mysql_sql::digests`,
+    /// `mysql_sql::prepared`): text, calls, time, rows sent and affected, rows examined.
+    fn read(r: &[Option<String>]) -> DigestRow {
+        DigestRow {
+            text: r[2].clone(),
+            calls: sql::num(&r[3]),
+            time_ps: sql::num(&r[4]),
+            rows: sql::num(&r[5]) + sql::num(&r[6]),
+            examined: sql::num(&r[7]),
+        }
+    }
 }
 
 /// (schema, digest) as the digest table keys its rows.
@@ -107,17 +136,10 @@ pub struct MySqlSampler {
     session: Session,
     conn: Conninfo,
     endpoint: String,
-    opts: Options,
     caps: Caps,
-    notes: Vec<Note>,
-    cost: ObserverCost,
-    started: Instant,
-    t0: Option<Instant>,
     /// Activity samples, each with its background sessions by (kind, wait event).
     samples: Vec<(Instant, ActivitySample, BackgroundSessions)>,
-    counters: Vec<(Instant, BTreeMap<String, f64>)>,
-    os_samples: Vec<(Instant, OsSample)>,
-    os: Option<OsReader>,
+    rec: Record,
     /// The server's process, when it is on this machine and could be found.
     server_pid: Option<i32>,
     baseline: Snapshot,
@@ -136,13 +158,6 @@ pub struct MySqlSampler {
     prepared_last: BTreeMap<PreparedKey, DigestRow>,
     /// Rows of the last read of prepared statements.
     prepared_rows: usize,
-}
-
-fn note(topic: &str, message: impl Into<String>) -> Note {
-    Note {
-        topic: topic.into(),
-        message: message.into(),
-    }
 }
 
 /// Whether the target is this machine: a unix socket or a loopback address.
@@ -213,19 +228,9 @@ impl MySqlSampler {
             session,
             endpoint: endpoint_name(&conn),
             conn,
-            opts,
             caps,
-            notes: Vec::new(),
-            cost: ObserverCost {
-                connections: 1,
-                ..Default::default()
-            },
-            started: Instant::now(),
-            t0: None,
             samples: Vec::new(),
-            counters: Vec::new(),
-            os_samples: Vec::new(),
-            os: if local { OsReader::new() } else { None },
+            rec: Record::new(opts, local),
             server_pid: None,
             baseline: Snapshot::default(),
             nodes: Vec::new(),
@@ -240,14 +245,8 @@ impl MySqlSampler {
             prepared_last: BTreeMap::new(),
             prepared_rows: 0,
         };
-        if local && s.os.is_none() {
-            s.notes.push(note(
-                "os",
-                "the server is local but /proc cannot be read: no OS metrics",
-            ));
-        }
         if !unreachable.is_empty() {
-            s.notes.push(note(
+            s.rec.notes.push(note(
                 "endpoints",
                 format!(
                     "not reachable when the run started: {}; the server metrics are {}'s",
@@ -264,7 +263,7 @@ impl MySqlSampler {
             let others: Vec<Conninfo> = endpoints[first + 1..].to_vec();
             s.connect_nodes(&others).await;
         } else if endpoints.len() > 1 {
-            s.notes.push(note(
+            s.rec.notes.push(note(
                 "endpoints",
                 format!(
                     "{} endpoints: the server metrics are {}'s only (every node is read on its \
@@ -274,10 +273,10 @@ impl MySqlSampler {
                 ),
             ));
         }
-        if s.os.is_some() {
+        if s.rec.os.is_some() {
             s.find_server_process().await;
             let pids: Vec<i32> = s.server_pid.into_iter().collect();
-            if let Some(os) = s.os.as_mut() {
+            if let Some(os) = s.rec.os.as_mut() {
                 os.single_process();
                 os.read(&pids);
             }
@@ -290,46 +289,59 @@ impl MySqlSampler {
     /// why), counted in the cost.
     async fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, DbErr> {
         let t = Instant::now();
-        self.cost.queries += 1;
+        self.rec.cost.queries += 1;
         let r = (self.session)
             .simple_query(&format!("{} {sql}", crate::sql::TAG))
             .await;
-        self.cost.busy_ms += t.elapsed().as_secs_f64() * 1000.0;
+        self.rec.cost.busy_ms += t.elapsed().as_secs_f64() * 1000.0;
         r
     }
 
-    async fn read_counters(&mut self) -> Option<BTreeMap<String, f64>> {
-        if !self.counters_ok {
+    /// `sql`'s rows while the source `ok` picks is readable. Its first error on a session still
+    /// usable turns it off, with a note under `topic`: "`what` could not be read (the error):
+    /// `lost`" (a broken session is reopened, and the source read again).
+    async fn read_source(
+        &mut self,
+        sql: &str,
+        ok: fn(&mut Self) -> &mut bool,
+        (topic, what, lost): (&str, &str, &str),
+    ) -> Option<Vec<Vec<Option<String>>>> {
+        if !*ok(self) {
             return None;
         }
-        let sql = self.status_sql.clone();
-        match self.query(&sql).await {
-            Ok(rows) => {
-                let mut m = BTreeMap::new();
-                sql::status_numbers(&rows, &mut m);
-                if let Some(h) = self.history_sql.clone() {
-                    if let Ok(rows) = self.query(&h).await {
-                        if let Some(v) = rows.first().and_then(|r| r.first()) {
-                            m.insert(
-                                format!("{MYSQL_PREFIX}Innodb_history_list_length"),
-                                sql::num(v),
-                            );
-                        }
-                    }
-                }
-                Some(m)
-            }
+        match self.query(sql).await {
+            Ok(rows) => Some(rows),
             Err(e) => {
                 if self.session.is_usable() {
-                    self.counters_ok = false;
-                    self.notes.push(note(
-                        "counters",
-                        format!("SHOW GLOBAL STATUS could not be read ({e}): no counters"),
+                    *ok(self) = false;
+                    self.rec.notes.push(note(
+                        topic,
+                        format!("{what} could not be read ({e}): {lost}"),
                     ));
                 }
                 None
             }
         }
+    }
+
+    async fn read_counters(&mut self) -> Option<BTreeMap<String, f64>> {
+        let sql = self.status_sql.clone();
+        let rows = self
+            .read_source(&sql, |s| &mut s.counters_ok, COUNTERS)
+            .await?;
+        let mut m = BTreeMap::new();
+        sql::status_numbers(&rows, &mut m);
+        if let Some(h) = self.history_sql.clone() {
+            if let Ok(rows) = self.query(&h).await {
+                if let Some(v) = rows.first().and_then(|r| r.first()) {
+                    m.insert(
+                        format!("{MYSQL_PREFIX}Innodb_history_list_length"),
+                        sql::num(v),
+                    );
+                }
+            }
+        }
+        Some(m)
     }
 
     /// Every other node's `wsrep_*` status; a node whose session breaks is read no more.
@@ -339,14 +351,14 @@ impl MySqlSampler {
             let mut m = BTreeMap::new();
             if let Some(s) = n.session.as_mut() {
                 let t = Instant::now();
-                self.cost.queries += 1;
+                self.rec.cost.queries += 1;
                 match s.simple_query(&self.wsrep_sql).await {
                     Ok(rows) => sql::status_numbers(&rows, &mut m),
                     Err(e) => {
-                        self.cost.errors += 1;
+                        self.rec.cost.errors += 1;
                         if !s.is_usable() {
                             n.session = None;
-                            self.notes.push(note(
+                            self.rec.notes.push(note(
                                 "galera",
                                 format!(
                                     "node {}'s session broke ({e}): its wsrep status was read \
@@ -357,7 +369,7 @@ impl MySqlSampler {
                         }
                     }
                 }
-                self.cost.busy_ms += t.elapsed().as_secs_f64() * 1000.0;
+                self.rec.cost.busy_ms += t.elapsed().as_secs_f64() * 1000.0;
             }
             out.push(m);
         }
@@ -365,85 +377,42 @@ impl MySqlSampler {
     }
 
     async fn read_digests(&mut self, text: bool) -> Option<BTreeMap<DigestKey, DigestRow>> {
-        if !self.digests_ok {
-            return None;
-        }
-        match self.query(&sql::digests(&self.caps, text)).await {
-            Ok(rows) => Some(
-                rows.into_iter()
-                    .filter(|r| r.len() == 8)
-                    .map(|r| {
-                        (
-                            (r[0].clone(), r[1].clone()),
-                            DigestRow {
-                                text: r[2].clone(),
-                                calls: sql::num(&r[3]),
-                                time_ps: sql::num(&r[4]),
-                                rows: sql::num(&r[5]) + sql::num(&r[6]),
-                                examined: sql::num(&r[7]),
-                            },
-                        )
-                    })
-                    .collect(),
-            ),
-            Err(e) => {
-                if self.session.is_usable() {
-                    self.digests_ok = false;
-                    self.notes.push(note(
-                        "performance_schema",
-                        format!("statement digests could not be read ({e}): top SQL is incomplete"),
-                    ));
-                }
-                None
-            }
-        }
+        let sql = sql::digests(&self.caps, text);
+        let rows = self
+            .read_source(&sql, |s| &mut s.digests_ok, DIGESTS)
+            .await?;
+        Some(
+            rows.into_iter()
+                .filter(|r| r.len() == 8)
+                .map(|r| ((r[0].clone(), r[1].clone()), DigestRow::read(&r)))
+                .collect(),
+        )
     }
 
     /// MariaDB's prepared statements now; each also updates [`MySqlSampler::prepared_last`].
     async fn read_prepared(&mut self) -> Option<BTreeMap<PreparedKey, DigestRow>> {
-        if !self.prepared_ok {
-            return None;
+        let sql = sql::prepared(&self.caps);
+        let rows = self
+            .read_source(&sql, |s| &mut s.prepared_ok, PREPARED)
+            .await?;
+        let now: BTreeMap<PreparedKey, DigestRow> = rows
+            .into_iter()
+            .filter(|r| r.len() == 8)
+            .map(|r| {
+                (
+                    (
+                        r[0].clone().unwrap_or_default(),
+                        r[1].clone().unwrap_or_default(),
+                    ),
+                    DigestRow::read(&r),
+                )
+            })
+            .collect();
+        for (k, v) in &now {
+            self.prepared_last.insert(k.clone(), v.clone());
         }
-        match self.query(&sql::prepared(&self.caps)).await {
-            Ok(rows) => {
-                let now: BTreeMap<PreparedKey, DigestRow> = rows
-                    .into_iter()
-                    .filter(|r| r.len() == 8)
-                    .map(|r| {
-                        (
-                            (
-                                r[0].clone().unwrap_or_default(),
-                                r[1].clone().unwrap_or_default(),
-                            ),
-                            DigestRow {
-                                text: r[2].clone(),
-                                calls: sql::num(&r[3]),
-                                time_ps: sql::num(&r[4]),
-                                rows: sql::num(&r[5]) + sql::num(&r[6]),
-                                examined: sql::num(&r[7]),
-                            },
-                        )
-                    })
-                    .collect();
-                for (k, v) in &now {
-                    self.prepared_last.insert(k.clone(), v.clone());
-                }
-                self.prepared_rows = now.len();
-                Some(now)
-            }
-            Err(e) => {
-                if self.session.is_usable() {
-                    self.prepared_ok = false;
-                    self.notes.push(note(
-                        "performance_schema",
-                        format!(
-                            "prepared statements could not be read ({e}): top SQL is incomplete"
-                        ),
-                    ));
-                }
-                None
-            }
-        }
+        self.prepared_rows = now.len();
+        Some(now)
     }
 
     async fn read_executions(&mut self) -> Option<f64> {
@@ -455,33 +424,17 @@ impl MySqlSampler {
     }
 
     async fn read_waits(&mut self) -> Option<BTreeMap<String, (f64, f64)>> {
-        if !self.waits_ok {
-            return None;
-        }
-        match self
-            .query(&sql::wait_summary(self.caps.waits_by_user))
-            .await
-        {
-            Ok(rows) => Some(
-                rows.into_iter()
-                    .filter(|r| r.len() == 3)
-                    .filter_map(|r| {
-                        let name = r[0].clone()?;
-                        Some((name, (sql::num(&r[1]), sql::num(&r[2]))))
-                    })
-                    .collect(),
-            ),
-            Err(e) => {
-                if self.session.is_usable() {
-                    self.waits_ok = false;
-                    self.notes.push(note(
-                        "performance_schema",
-                        format!("waits by event could not be read ({e}): no waits by time"),
-                    ));
-                }
-                None
-            }
-        }
+        let sql = sql::wait_summary(self.caps.waits_by_user);
+        let rows = self.read_source(&sql, |s| &mut s.waits_ok, WAITS).await?;
+        Some(
+            rows.into_iter()
+                .filter(|r| r.len() == 3)
+                .filter_map(|r| {
+                    let name = r[0].clone()?;
+                    Some((name, (sql::num(&r[1]), sql::num(&r[2]))))
+                })
+                .collect(),
+        )
     }
 
     async fn snapshot(&mut self, text: bool) -> Snapshot {
@@ -580,100 +533,13 @@ impl MySqlSampler {
             }
         }
         self.samples.push((at, s, background));
-        self.cost.samples += 1;
+        self.rec.cost.samples += 1;
         Ok(())
     }
 
-    /// The loop: sample until [`Ctl::Finish`] (or the handle is dropped), then the final snapshot.
-    pub async fn run(mut self, mut ctl: UnboundedReceiver<Ctl>) -> ServerMetrics {
-        let mut tick = tokio::time::interval(self.opts.sample_interval);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut next_counters = Instant::now();
-        loop {
-            tokio::select! {
-                biased;
-                m = ctl.recv() => match m {
-                    Some(Ctl::Start(at)) => {
-                        self.t0 = Some(at);
-                        // Statements gone before the window opened are not the run's.
-                        self.prepared_last.clear();
-                        self.baseline = self.snapshot(false).await;
-                    }
-                    Some(Ctl::Finish) | None => break,
-                },
-                _ = tick.tick() => {
-                    let t = Instant::now();
-                    if let Err(e) = self.sample_activity().await {
-                        self.cost.errors += 1;
-                        if !self.session.is_usable() && !self.reconnect(&e).await {
-                            break;
-                        }
-                    }
-                    // Prepared statements only during the measured run: before it, the
-                    // baseline has them.
-                    let counters_due = Instant::now() >= next_counters;
-                    if self.t0.is_some()
-                        && (counters_due || self.prepared_rows <= PREPARED_EVERY_SAMPLE)
-                    {
-                        self.read_prepared().await;
-                    }
-                    if counters_due {
-                        next_counters += self.opts.counter_interval;
-                        if let Some(c) = self.read_counters().await {
-                            self.counters.push((Instant::now(), c));
-                        }
-                        let nodes = self.read_nodes().await;
-                        let now = Instant::now();
-                        for (n, c) in self.nodes.iter_mut().zip(nodes) {
-                            if !c.is_empty() {
-                                n.counters.push((now, c));
-                            }
-                        }
-                    }
-                    if self.os.is_some() {
-                        let pids: Vec<i32> = self.server_pid.into_iter().collect();
-                        let r = Instant::now();
-                        if let Some(s) = self.os.as_mut().and_then(|os| os.read(&pids)) {
-                            self.os_samples.push((Instant::now(), s));
-                        }
-                        self.cost.busy_ms += r.elapsed().as_secs_f64() * 1000.0;
-                    }
-                    let ms = t.elapsed().as_secs_f64() * 1000.0;
-                    self.cost.max_sample_ms = self.cost.max_sample_ms.max(ms);
-                }
-            }
-        }
-        self.finish().await
-    }
-
-    /// The session broke (server restart, `wait_timeout`): open a new one and carry on.
-    async fn reconnect(&mut self, e: &DbErr) -> bool {
-        let first = self.cost.errors == 1;
-        match Session::connect(&self.conn).await {
-            Ok(s) => {
-                self.session = s;
-                self.cost.connections += 1;
-                let setup = sql::session_setup(&self.caps);
-                let _ = self.query(&setup).await;
-                if first {
-                    self.notes.push(note(
-                        "sampling",
-                        format!("the observer's session broke ({e}) and was reopened"),
-                    ));
-                }
-                true
-            }
-            Err(e2) => {
-                self.notes.push(note(
-                    "sampling",
-                    format!(
-                        "the observer's session broke ({e}) and could not be reopened ({e2}): \
-                         sampling stopped early"
-                    ),
-                ));
-                false
-            }
-        }
+    /// The loop (module `sampling`), until [`Ctl::Finish`] or the handle is dropped.
+    pub async fn run(self, ctl: UnboundedReceiver<Ctl>) -> ServerMetrics {
+        sampling::run(self, ctl).await
     }
 
     async fn finish(mut self) -> ServerMetrics {
@@ -682,36 +548,13 @@ impl MySqlSampler {
         } else {
             Snapshot::default()
         };
-        self.cost.cpu_ms = os::thread_cpu_ms();
-        let t0 = self.t0.unwrap_or(self.started);
-        let rel = |at: Instant| -> i64 {
-            if at >= t0 {
-                at.duration_since(t0).as_millis() as i64
-            } else {
-                -(t0.duration_since(at).as_millis() as i64)
-            }
-        };
-        let window_start_ms = self.baseline.at.map(rel).unwrap_or(0);
-        let window_end_ms = end.at.map(rel).unwrap_or_else(|| rel(Instant::now()));
-        let activity: Vec<ActivitySample> = self
-            .samples
-            .iter()
-            .map(|(at, s, _)| ActivitySample {
-                t_ms: rel(*at),
-                ..s.clone()
-            })
-            .collect();
-        let in_window = |t: i64| t >= window_start_ms && t <= window_end_ms;
-        let waits = wait_totals(activity.iter().filter(|s| in_window(s.t_ms)));
-        let background = background_totals(
-            (self.samples.iter())
-                .filter(|(at, _, _)| in_window(rel(*at)))
-                .map(|(_, _, b)| b),
-        );
+        self.rec.cost.cpu_ms = os::thread_cpu_ms();
+        let w = self.rec.window(self.baseline.at, end.at);
+        let activity = w.activity(self.samples.iter().map(|(at, s, b)| (*at, s, b)));
 
         let (deltas, reset) = deltas::counters(&self.baseline.counters, &end.counters);
         if reset {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "counters",
                 "status counters were reset (FLUSH STATUS) during the run: some deltas are \
                  negative and wrong",
@@ -719,23 +562,7 @@ impl MySqlSampler {
         }
         let (statements, statements_total) = self.statement_deltas(&end);
         let wait_times = self.wait_deltas(&end);
-        let nodes = self.node_metrics(&end, &rel);
-        let counters = self
-            .counters
-            .iter()
-            .map(|(at, values)| CounterSample {
-                t_ms: rel(*at),
-                values: values.clone(),
-            })
-            .collect();
-        let os = self
-            .os_samples
-            .iter()
-            .map(|(at, s)| OsSample {
-                t_ms: rel(*at),
-                ..s.clone()
-            })
-            .collect();
+        let nodes = self.node_metrics(&end, &|at| w.rel(at));
         // Closed before returning, not when dropped: the commit check waits for sessions other
         // than its own to go before it reads Com_commit.
         for n in &mut self.nodes {
@@ -743,33 +570,74 @@ impl MySqlSampler {
                 s.close().await;
             }
         }
-        let (cost, notes) = (self.cost.clone(), self.notes.clone());
-        let (sample_ms, counter_ms) = (self.opts.sample_interval, self.opts.counter_interval);
         let (version_num, mariadb) = (self.caps.version_num, self.caps.mariadb);
         self.session.close().await;
+        let product = if mariadb { "MariaDB" } else { "MySQL" };
         ServerMetrics {
-            sample_interval_ms: sample_ms.as_millis() as u64,
-            counter_interval_ms: counter_ms.as_millis() as u64,
-            server_version_num: version_num,
-            product: Some(if mariadb { "MariaDB" } else { "MySQL" }.into()),
-            window_start_ms,
-            window_end_ms,
-            cost,
-            notes,
-            activity,
-            waits,
-            background,
             // A running statement has no digest yet (see the note): nothing to join on.
             query_waits: Vec::new(),
             statements,
             statements_total,
-            counters,
             deltas,
-            io: Vec::new(),
-            os,
             wait_times,
             nodes,
-            endpoints: Vec::new(),
+            ..(self.rec).metrics(&w, activity, version_num, product)
         }
+    }
+}
+
+impl Flavour for MySqlSampler {
+    type Err = DbErr;
+
+    fn record(&mut self) -> &mut Record {
+        &mut self.rec
+    }
+
+    fn usable(&self) -> bool {
+        self.session.is_usable()
+    }
+
+    async fn open_window(&mut self) {
+        // Statements gone before the window opened are not the run's.
+        self.prepared_last.clear();
+        self.baseline = self.snapshot(false).await;
+    }
+
+    async fn sample_activity(&mut self) -> Result<(), DbErr> {
+        MySqlSampler::sample_activity(self).await
+    }
+
+    async fn read_more(&mut self, counters_due: bool) {
+        // Prepared statements only during the measured run: before it, the baseline has them.
+        if self.rec.t0.is_some() && (counters_due || self.prepared_rows <= PREPARED_EVERY_SAMPLE) {
+            self.read_prepared().await;
+        }
+        if counters_due {
+            if let Some(c) = self.read_counters().await {
+                self.rec.counters.push((Instant::now(), c));
+            }
+            let nodes = self.read_nodes().await;
+            let now = Instant::now();
+            for (n, c) in self.nodes.iter_mut().zip(nodes) {
+                if !c.is_empty() {
+                    n.counters.push((now, c));
+                }
+            }
+        }
+    }
+
+    fn server_pids(&self) -> Vec<i32> {
+        self.server_pid.into_iter().collect()
+    }
+
+    async fn reopen(&mut self) -> Result<bool, DbErr> {
+        self.session = Session::connect(&self.conn).await?;
+        let setup = sql::session_setup(&self.caps);
+        let _ = self.query(&setup).await;
+        Ok(true)
+    }
+
+    async fn finish(self) -> ServerMetrics {
+        MySqlSampler::finish(self).await
     }
 }

@@ -29,7 +29,7 @@ impl MySqlSampler {
         let user = account(&current);
         self.caps.process = self.query(&sql::process_probe()).await.is_ok();
         if !self.caps.process {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "privileges",
                 format!(
                     "user {user} lacks the PROCESS privilege: other users' sessions, InnoDB \
@@ -44,7 +44,7 @@ impl MySqlSampler {
             ));
         }
         if !pfs_on {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "performance_schema",
                 "performance_schema is OFF: no wait events (sessions are shown by their thread \
                  state), no waits by time and no top statements; start the server with \
@@ -56,7 +56,7 @@ impl MySqlSampler {
         let consumers = match self.query(&sql::consumers()).await {
             Ok(rows) => rows,
             Err(e) => {
-                self.notes.push(note(
+                self.rec.notes.push(note(
                     "performance_schema",
                     format!(
                         "performance_schema cannot be read ({e}): no wait events, waits by time \
@@ -88,7 +88,7 @@ impl MySqlSampler {
         };
         let global = on("global_instrumentation") && on("thread_instrumentation");
         if !global {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "performance_schema",
                 format!(
                     "performance_schema collects nothing (consumers global_instrumentation and \
@@ -101,13 +101,13 @@ impl MySqlSampler {
         }
         self.caps.waits_current = on("events_waits_current");
         if self.caps.waits_current {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "query_id",
                 "waits are not joined to statements: performance_schema gives a running \
                  statement its digest only when it ends",
             ));
         } else {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "performance_schema",
                 format!(
                     "the events_waits_current consumer is off (the default): active sessions are \
@@ -122,13 +122,13 @@ impl MySqlSampler {
                     self.caps.digests = true;
                     self.digests_ok = true;
                 }
-                Err(e) => self.notes.push(note(
+                Err(e) => self.rec.notes.push(note(
                     "performance_schema",
                     format!("events_statements_summary_by_digest cannot be read ({e}): no top statements"),
                 )),
             }
         } else {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "performance_schema",
                 format!(
                     "the statements_digest consumer is off: no top statements; {}",
@@ -144,7 +144,7 @@ impl MySqlSampler {
             self.caps.waits_by_user = true;
         }
         if !self.caps.waits_by_user {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "performance_schema",
                 "events_waits_summary_by_user_by_event_name cannot be read: waits by time \
                  include the server's background threads (events_waits_summary_global_by_event_name)",
@@ -156,7 +156,7 @@ impl MySqlSampler {
                 self.caps.wait_summary = true;
                 self.waits_ok = true;
             }
-            Err(e) => self.notes.push(note(
+            Err(e) => self.rec.notes.push(note(
                 "performance_schema",
                 format!(
                     "the wait summaries cannot be read ({e}): no waits \
@@ -167,7 +167,7 @@ impl MySqlSampler {
         // MariaDB counts a prepared statement's executions in its instance only while statement
         // events are collected (seen on 10.11: COUNT_EXECUTE stays 0 with the consumer off).
         if self.caps.mariadb && !on("events_statements_current") {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "performance_schema",
                 format!(
                     "the events_statements_current consumer is off (the default): statements \
@@ -185,7 +185,7 @@ impl MySqlSampler {
                     self.caps.prepared = true;
                     self.prepared_ok = true;
                 }
-                Err(e) => self.notes.push(note(
+                Err(e) => self.rec.notes.push(note(
                     "performance_schema",
                     format!(
                         "prepared_statements_instances cannot be read ({e}): statements run \
@@ -210,7 +210,7 @@ impl MySqlSampler {
                 })
                 .collect();
             if !off.is_empty() {
-                self.notes.push(note(
+                self.rec.notes.push(note(
                     "performance_schema",
                     format!(
                         "wait instruments that are off are neither timed nor sampled: {}; \
@@ -243,7 +243,7 @@ impl MySqlSampler {
             .ok()
             .and_then(|rows| rows.first().and_then(|r| r.first().cloned().flatten()));
         let Some(col) = col else {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "innodb_metrics",
                 "information_schema.INNODB_METRICS has neither STATUS nor ENABLED: no history \
                  list length",
@@ -261,14 +261,14 @@ impl MySqlSampler {
                     self.caps.history_metric = true;
                     self.history_sql = Some(q);
                 } else {
-                    self.notes.push(note(
+                    self.rec.notes.push(note(
                         "innodb_metrics",
                         "the InnoDB metric trx_rseg_history_len is disabled: no history list \
                          length; SET GLOBAL innodb_monitor_enable = 'trx_rseg_history_len'",
                     ));
                 }
             }
-            Err(e) => self.notes.push(note(
+            Err(e) => self.rec.notes.push(note(
                 "innodb_metrics",
                 format!("INNODB_METRICS cannot be read ({e}): no history list length"),
             )),
@@ -282,14 +282,14 @@ impl MySqlSampler {
             let name = endpoint_name(&ci);
             match Session::connect(&ci).await {
                 Ok(session) => {
-                    self.cost.connections += 1;
+                    self.rec.cost.connections += 1;
                     self.nodes.push(Node {
                         name,
                         session: Some(session),
                         counters: Vec::new(),
                     });
                 }
-                Err(e) => self.notes.push(note(
+                Err(e) => self.rec.notes.push(note(
                     "galera",
                     format!("node {name} cannot be reached ({e}): its wsrep status is not read"),
                 )),
@@ -306,7 +306,7 @@ impl MySqlSampler {
             .and_then(|v| v.parse::<i64>().ok());
         self.server_pid = tid.and_then(server_process);
         if self.server_pid.is_none() {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "os",
                 format!(
                     "the server's process is not visible from here (its thread {} is not a \

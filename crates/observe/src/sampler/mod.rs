@@ -1,10 +1,11 @@
-//! The sampling loop: one session, one thread, one current-thread runtime.
+//! The PostgreSQL sampler: one session, one thread, one current-thread runtime, in the shape
+//! both protocols share (`sampling`: the loop, reconnecting, the record and the window's fold).
 //!
 //! Owns the observer's session and everything it reads: the probe at start (in `probe`), the
-//! activity sample every `sample_interval`, the counter sample every `counter_interval`, OS
-//! readings when local, the window-start snapshot (at [`Ctl::Start`]) and the end snapshot (at
-//! [`Ctl::Finish`]), and folding it all into [`ServerMetrics`]. Must not touch: the engine's
-//! sessions or runtimes, the terminal, anything on the server that writes.
+//! activity sample every `sample_interval`, the counter sample every `counter_interval`, the
+//! window-start snapshot (at [`Ctl::Start`]) and the end snapshot (at [`Ctl::Finish`]), and
+//! what is PostgreSQL's in the [`ServerMetrics`] (statements, I/O, waits by query). Must not
+//! touch: the engine's sessions or runtimes, the terminal, anything on the server that writes.
 //!
 //! Why one read-only transaction for the whole run: each statement outside a transaction block
 //! commits, and `pg_stat_database.xact_commit` counts read-only commits too, so a sampler issuing
@@ -28,15 +29,15 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use measure::server::{
-    background_totals, wait_totals, ActivitySample, BackgroundSessions, CounterSample, IoDelta,
-    Note, ObserverCost, OsSample, QueryWait, ServerMetrics, StatementDelta, CPU,
+    ActivitySample, BackgroundSessions, IoDelta, QueryWait, ServerMetrics, StatementDelta, CPU,
 };
 use pg::{ConnConfig, Session};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 mod probe;
 
-use crate::os::{self, OsReader};
+use crate::os;
+use crate::sampling::{self, note, Flavour, Record};
 use crate::sql::{self, Caps, StatementCols, TAG};
 use crate::{Error, Options};
 
@@ -81,19 +82,12 @@ struct Sample {
 pub struct Sampler {
     session: Session,
     conn_cfg: ConnConfig,
-    opts: Options,
     caps: Caps,
     role: String,
     /// Sees other roles' sessions (superuser, pg_read_all_stats or pg_monitor).
     sees_all: bool,
-    notes: Vec<Note>,
-    cost: ObserverCost,
-    started: Instant,
-    t0: Option<Instant>,
     samples: Vec<Sample>,
-    counters: Vec<(Instant, BTreeMap<String, f64>)>,
-    os_samples: Vec<(Instant, OsSample)>,
-    os: Option<OsReader>,
+    rec: Record,
     server_pids: Vec<i32>,
     /// Our backend is a process on this machine (server CPU can be read).
     server_visible: bool,
@@ -103,13 +97,6 @@ pub struct Sampler {
     stmts_ok: bool,
     io_ok: bool,
     counters_ok: bool,
-}
-
-fn note(topic: &str, message: impl Into<String>) -> Note {
-    Note {
-        topic: topic.into(),
-        message: message.into(),
-    }
 }
 
 /// Whether the target is this machine: a unix socket or a loopback address.
@@ -143,7 +130,6 @@ impl Sampler {
         let mut s = Sampler {
             session,
             conn_cfg: cfg,
-            opts,
             caps: Caps {
                 version_num,
                 activity_query_id: version_num >= 140000,
@@ -151,17 +137,8 @@ impl Sampler {
             },
             role: String::new(),
             sees_all: false,
-            notes: Vec::new(),
-            cost: ObserverCost {
-                connections: 1,
-                ..Default::default()
-            },
-            started: Instant::now(),
-            t0: None,
             samples: Vec::new(),
-            counters: Vec::new(),
-            os_samples: Vec::new(),
-            os: if local { OsReader::new() } else { None },
+            rec: Record::new(opts, local),
             server_pids: Vec::new(),
             server_visible: false,
             baseline: Snapshot::default(),
@@ -170,25 +147,19 @@ impl Sampler {
             io_ok: false,
             counters_ok: true,
         };
-        if local && s.os.is_none() {
-            s.notes.push(note(
-                "os",
-                "the server is local but /proc cannot be read: no OS metrics",
-            ));
-        }
         s.query(&sql::begin()).await.map_err(Error::Query)?;
         s.probe().await?;
         s.foreign_clients = s.scalar(&sql::other_clients()).await.unwrap_or(0);
-        if s.os.is_some() {
+        if s.rec.os.is_some() {
             let _ = s.sample_activity().await;
             s.samples.clear();
-            s.cost.samples = 0;
+            s.rec.cost.samples = 0;
             let pid = s.session.backend_pid();
             s.server_visible = std::fs::read_to_string(format!("/proc/{pid}/comm"))
                 .map(|c| c.trim().starts_with("postgres"))
                 .unwrap_or(false);
             if !s.server_visible {
-                s.notes.push(note(
+                s.rec.notes.push(note(
                     "os",
                     format!(
                         "the server's processes are not visible from here (backend pid {pid} is \
@@ -196,7 +167,7 @@ impl Sampler {
                     ),
                 ));
             }
-            if let Some(os) = s.os.as_mut() {
+            if let Some(os) = s.rec.os.as_mut() {
                 let pids = if s.server_visible {
                     s.server_pids.clone()
                 } else {
@@ -213,14 +184,14 @@ impl Sampler {
     /// begun again, so the next statement runs.
     async fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, pg::Error> {
         let t = Instant::now();
-        self.cost.queries += sql.matches(TAG).count() as u64;
+        self.rec.cost.queries += sql.matches(TAG).count() as u64;
         let r = self.session.simple_query(sql).await;
         if let Err(pg::Error::Db(_)) = &r {
             let _ = self.session.simple_query(&sql::rollback()).await;
             let _ = self.session.simple_query(&sql::begin()).await;
-            self.cost.queries += 2;
+            self.rec.cost.queries += 2;
         }
-        self.cost.busy_ms += t.elapsed().as_secs_f64() * 1000.0;
+        self.rec.cost.busy_ms += t.elapsed().as_secs_f64() * 1000.0;
         r
     }
 
@@ -245,7 +216,7 @@ impl Sampler {
             }
             Err(e) => {
                 self.counters_ok = false;
-                self.notes.push(note(
+                self.rec.notes.push(note(
                     "counters",
                     format!("cumulative statistics could not be read ({e}): no counters"),
                 ));
@@ -282,7 +253,7 @@ impl Sampler {
             ),
             Err(e) => {
                 self.stmts_ok = false;
-                self.notes.push(note(
+                self.rec.notes.push(note(
                     "pg_stat_statements",
                     format!("pg_stat_statements could not be read ({e}): top SQL is incomplete"),
                 ));
@@ -313,7 +284,7 @@ impl Sampler {
             }
             Err(e) => {
                 self.io_ok = false;
-                self.notes.push(note(
+                self.rec.notes.push(note(
                     "pg_stat_io",
                     format!("pg_stat_io could not be read ({e})"),
                 ));
@@ -387,88 +358,19 @@ impl Sampler {
             query_waits: qw.into_iter().map(|((q, e), n)| (q, e, n)).collect(),
             background,
         });
-        self.cost.samples += 1;
+        self.rec.cost.samples += 1;
         Ok(())
     }
 
-    /// The loop: sample until [`Ctl::Finish`] (or the handle is dropped), then the final snapshot.
-    pub async fn run(mut self, mut ctl: UnboundedReceiver<Ctl>) -> ServerMetrics {
-        let mut tick = tokio::time::interval(self.opts.sample_interval);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut next_counters = Instant::now();
-        loop {
-            tokio::select! {
-                biased;
-                m = ctl.recv() => match m {
-                    Some(Ctl::Start(at)) => {
-                        self.t0 = Some(at);
-                        self.baseline = self.snapshot(false).await;
-                        // `foreign_clients` stays as counted at start-up, before the run's
-                        // clients connected: counted now, it would include them, and the
-                        // final snapshot would not wait for their statistics.
-                    }
-                    Some(Ctl::Finish) | None => break,
-                },
-                _ = tick.tick() => {
-                    let t = Instant::now();
-                    if let Err(e) = self.sample_activity().await {
-                        self.cost.errors += 1;
-                        if !self.session.is_usable() && !self.reconnect(&e).await {
-                            break;
-                        }
-                    }
-                    if Instant::now() >= next_counters {
-                        next_counters += self.opts.counter_interval;
-                        if let Some(c) = self.read_counters().await {
-                            self.counters.push((Instant::now(), c));
-                        }
-                    }
-                    if self.os.is_some() {
-                        let pids = if self.server_visible { self.server_pids.clone() } else { Vec::new() };
-                        let r = Instant::now();
-                        if let Some(s) = self.os.as_mut().and_then(|os| os.read(&pids)) {
-                            self.os_samples.push((Instant::now(), s));
-                        }
-                        self.cost.busy_ms += r.elapsed().as_secs_f64() * 1000.0;
-                    }
-                    let ms = t.elapsed().as_secs_f64() * 1000.0;
-                    self.cost.max_sample_ms = self.cost.max_sample_ms.max(ms);
-                }
-            }
-        }
-        self.finish().await
-    }
-
-    /// The session broke (server restart, idle timeout): open a new one and carry on.
-    async fn reconnect(&mut self, e: &pg::Error) -> bool {
-        let first = self.cost.errors == 1;
-        match Session::connect(&self.conn_cfg).await {
-            Ok(s) => {
-                self.session = s;
-                self.cost.connections += 1;
-                let ok = self.query(&sql::begin()).await.is_ok();
-                if first {
-                    self.notes.push(note(
-                        "sampling",
-                        format!("the observer's session broke ({e}) and was reopened"),
-                    ));
-                }
-                ok
-            }
-            Err(e2) => {
-                self.notes.push(note(
-                    "sampling",
-                    format!("the observer's session broke ({e}) and could not be reopened ({e2}): sampling stopped early"),
-                ));
-                false
-            }
-        }
+    /// The loop (module `sampling`), until [`Ctl::Finish`] or the handle is dropped.
+    pub async fn run(self, ctl: UnboundedReceiver<Ctl>) -> ServerMetrics {
+        sampling::run(self, ctl).await
     }
 
     async fn finish(mut self) -> ServerMetrics {
         // Statistics reach shared memory when a backend exits (and at most once a second
         // before): wait up to a second for the run's sessions to go.
-        if self.session.is_usable() && self.t0.is_some() {
+        if self.session.is_usable() && self.rec.t0.is_some() {
             let deadline = Instant::now() + Duration::from_secs(1);
             while Instant::now() < deadline {
                 match self.scalar(&sql::other_clients()).await {
@@ -485,35 +387,11 @@ impl Sampler {
             Snapshot::default()
         };
         let _ = self.session.simple_query(&sql::rollback()).await;
-        self.cost.cpu_ms = os::thread_cpu_ms();
-        let t0 = self.t0.unwrap_or(self.started);
-        let rel = |at: Instant| -> i64 {
-            if at >= t0 {
-                at.duration_since(t0).as_millis() as i64
-            } else {
-                -(t0.duration_since(at).as_millis() as i64)
-            }
-        };
-        let window_start_ms = self.baseline.at.map(rel).unwrap_or(0);
-        let window_end_ms = end.at.map(rel).unwrap_or_else(|| rel(Instant::now()));
-
-        let activity: Vec<ActivitySample> = self
-            .samples
-            .iter()
-            .map(|x| ActivitySample {
-                t_ms: rel(x.at),
-                ..x.s.clone()
-            })
-            .collect();
-        let in_window = |t: i64| t >= window_start_ms && t <= window_end_ms;
-        let waits = wait_totals(activity.iter().filter(|s| in_window(s.t_ms)));
-        let background = background_totals(
-            (self.samples.iter())
-                .filter(|x| in_window(rel(x.at)))
-                .map(|x| &x.background),
-        );
+        self.rec.cost.cpu_ms = os::thread_cpu_ms();
+        let w = self.rec.window(self.baseline.at, end.at);
+        let activity = w.activity(self.samples.iter().map(|x| (x.at, &x.s, &x.background)));
         let mut qw: BTreeMap<(i64, String), u64> = BTreeMap::new();
-        for x in self.samples.iter().filter(|x| in_window(rel(x.at))) {
+        for x in self.samples.iter().filter(|x| w.contains(w.rel(x.at))) {
             for (q, e, n) in &x.query_waits {
                 *qw.entry((*q, e.clone())).or_default() += u64::from(*n);
             }
@@ -528,32 +406,20 @@ impl Sampler {
             .collect();
         query_waits.sort_by_key(|q| std::cmp::Reverse(q.samples));
 
-        let hidden: u64 = activity
-            .iter()
-            .filter(|s| in_window(s.t_ms))
+        let hidden: u64 = (activity.samples.iter())
+            .filter(|s| w.contains(s.t_ms))
             .map(|s| u64::from(s.hidden))
             .sum();
         if hidden > 0 && self.sees_all {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "privileges",
                 format!("{hidden} session-samples were hidden from the observer's role"),
             ));
         }
 
-        // Counter deltas.
-        let mut deltas = BTreeMap::new();
-        let mut reset = false;
-        for (k, b) in &end.counters {
-            if let Some(a) = self.baseline.counters.get(k) {
-                let d = b - a;
-                if d < 0.0 {
-                    reset = true;
-                }
-                deltas.insert(k.clone(), d);
-            }
-        }
+        let (deltas, reset) = sampling::deltas(&self.baseline.counters, &end.counters, |_| false);
         if reset {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "counters",
                 "statistics were reset during the run: some deltas are negative and wrong",
             ));
@@ -586,41 +452,12 @@ impl Sampler {
         }
 
         ServerMetrics {
-            sample_interval_ms: self.opts.sample_interval.as_millis() as u64,
-            counter_interval_ms: self.opts.counter_interval.as_millis() as u64,
-            server_version_num: self.caps.version_num,
-            product: Some("PostgreSQL".into()),
-            window_start_ms,
-            window_end_ms,
-            cost: self.cost.clone(),
-            notes: self.notes.clone(),
-            activity,
-            waits,
-            background,
             query_waits,
             statements,
             statements_total,
-            counters: self
-                .counters
-                .iter()
-                .map(|(at, values)| CounterSample {
-                    t_ms: rel(*at),
-                    values: values.clone(),
-                })
-                .collect(),
             deltas,
             io,
-            os: self
-                .os_samples
-                .iter()
-                .map(|(at, s)| OsSample {
-                    t_ms: rel(*at),
-                    ..s.clone()
-                })
-                .collect(),
-            wait_times: Vec::new(),
-            nodes: Vec::new(),
-            endpoints: Vec::new(),
+            ..(self.rec).metrics(&w, activity, self.caps.version_num, "PostgreSQL")
         }
     }
 
@@ -684,7 +521,7 @@ impl Sampler {
             total.mean_exec_time_ms = total.total_exec_time_ms / total.calls as f64;
         }
         if hidden_calls > 0.0 {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "privileges",
                 format!(
                     "{hidden_calls} calls of other roles' statements are hidden \
@@ -698,7 +535,55 @@ impl Sampler {
                 .partial_cmp(&x.total_exec_time_ms)
                 .unwrap_or(std::cmp::Ordering::Equal)
         });
-        v.truncate(self.opts.top_statements);
+        v.truncate(self.rec.opts.top_statements);
         (v, Some(total))
+    }
+}
+
+impl Flavour for Sampler {
+    type Err = pg::Error;
+
+    fn record(&mut self) -> &mut Record {
+        &mut self.rec
+    }
+
+    fn usable(&self) -> bool {
+        self.session.is_usable()
+    }
+
+    async fn open_window(&mut self) {
+        self.baseline = self.snapshot(false).await;
+        // `foreign_clients` stays as counted at start-up, before the run's clients connected:
+        // counted now, it would include them, and the final snapshot would not wait for their
+        // statistics.
+    }
+
+    async fn sample_activity(&mut self) -> Result<(), pg::Error> {
+        Sampler::sample_activity(self).await
+    }
+
+    async fn read_more(&mut self, counters_due: bool) {
+        if counters_due {
+            if let Some(c) = self.read_counters().await {
+                self.rec.counters.push((Instant::now(), c));
+            }
+        }
+    }
+
+    fn server_pids(&self) -> Vec<i32> {
+        if self.server_visible {
+            self.server_pids.clone()
+        } else {
+            Vec::new()
+        }
+    }
+
+    async fn reopen(&mut self) -> Result<bool, pg::Error> {
+        self.session = Session::connect(&self.conn_cfg).await?;
+        Ok(self.query(&sql::begin()).await.is_ok())
+    }
+
+    async fn finish(self) -> ServerMetrics {
+        Sampler::finish(self).await
     }
 }

@@ -22,7 +22,7 @@ impl Sampler {
         let pss_schema = r[9].clone();
 
         if !self.sees_all {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "privileges",
                 format!(
                     "role {role} is not a member of pg_read_all_stats or pg_monitor: wait events, \
@@ -43,7 +43,7 @@ impl Sampler {
                     "pg_stat_statements is not installed: add it to shared_preload_libraries \
                      and CREATE EXTENSION pg_stat_statements"
                 };
-                self.notes.push(note(
+                self.rec.notes.push(note(
                     "pg_stat_statements",
                     format!("{how}; top SQL is not available"),
                 ));
@@ -55,7 +55,7 @@ impl Sampler {
                     .map(|rows| rows.into_iter().filter_map(|r| r[0].clone()).collect())
                     .unwrap_or_default();
                 match StatementCols::from_columns(&schema, &cols) {
-                    None => self.notes.push(note(
+                    None => self.rec.notes.push(note(
                         "pg_stat_statements",
                         "pg_stat_statements has columns this stampede does not know; top SQL \
                          is not available",
@@ -67,7 +67,7 @@ impl Sampler {
                                 self.caps.statements = Some(c);
                                 self.stmts_ok = true;
                             }
-                            Err(e) => self.notes.push(note(
+                            Err(e) => self.rec.notes.push(note(
                                 "pg_stat_statements",
                                 format!(
                                     "pg_stat_statements cannot be read ({e}); add it to \
@@ -85,7 +85,7 @@ impl Sampler {
                 || (compute_query_id.as_deref() == Some("auto") && preloaded);
             if !on {
                 self.caps.activity_query_id = false;
-                self.notes.push(note(
+                self.rec.notes.push(note(
                     "query_id",
                     format!(
                         "compute_query_id is {}: waits cannot be joined to statements; \
@@ -95,20 +95,20 @@ impl Sampler {
                 ));
             }
         } else {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "query_id",
                 "PostgreSQL before 14 has no pg_stat_activity.query_id: waits are not joined \
                  to statements",
             ));
         }
         if !self.caps.wal_view {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "pg_stat_wal",
                 "pg_stat_wal needs PostgreSQL 14 or later: no WAL counters",
             ));
         }
         if !self.caps.io_view {
-            self.notes.push(note(
+            self.rec.notes.push(note(
                 "pg_stat_io",
                 "pg_stat_io needs PostgreSQL 16 or later: no I/O by backend type",
             ));

@@ -80,8 +80,10 @@
 //!   `log_line_prefix = '%m [%p] '` (time and pid) and otherwise the default verbosity.
 //!
 //! ## Module layout
-//! This file: the handle ([`EmbeddedServer`]) and its life cycle (start, initdb, readiness,
-//! attach, stop, `Drop`); `binaries`: finding the server binaries and their version; `settings`:
+//! This file: the handle ([`EmbeddedServer`]) and what is PostgreSQL's in its life (start,
+//! initdb, readiness, attach); [`lifecycle`]: what both embedded servers do alike (the data
+//! directory, temporary or given, the log, stopping and `Drop`), shared with the embedded MariaDB;
+//! `binaries`: finding the server binaries and their version; `settings`:
 //! the default settings and their merging and quoting; `process`: running as root, signals,
 //! `postmaster.pid`, log tails (the server-neutral parts public as [`os`]); `last_resort`: the
 //! servers still running, for a process that must end at once (shared with the embedded
@@ -89,6 +91,7 @@
 
 mod binaries;
 pub mod last_resort;
+pub mod lifecycle;
 mod process;
 #[cfg(test)]
 mod server_tests;
@@ -98,18 +101,18 @@ mod tests;
 
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::conninfo::HostSpec;
 use crate::{ConnConfig, Error, SslMode};
 
 use last_resort::Guard;
+use lifecycle::{open_log, Place, Server, Shutdown};
 pub use process::is_root;
-use process::{chown, pid_alive, run_as_account, send_signal, RunAs};
+use process::{chown, pid_alive, run_as_account, RunAs};
 use settings::{conf_value, merge_settings, unquote};
 
 pub use process::{read_postmaster_pid, tail_lines, PostmasterPid};
@@ -135,9 +138,17 @@ pub fn max_connections_for(clients: u32) -> u32 {
 /// The default port. The socket directory is private, so it cannot clash with a system server.
 pub const DEFAULT_PORT: u16 = 5432;
 
-/// How long to wait for the server to become ready / to stop.
+/// How long to wait for the server to become ready.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
-const STOP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// SIGINT: the fast shutdown (roll back, checkpoint, exit), what `pg_ctl stop -m fast` sends;
+/// SIGQUIT, the immediate shutdown, which takes the backends down too, after a minute.
+const SHUTDOWN: Shutdown = Shutdown {
+    signal: libc::SIGINT,
+    at_once: libc::SIGQUIT,
+    timeout: Duration::from_secs(60),
+    after: "",
+};
 
 /// Where the PostgreSQL server binaries were found, and which version they are.
 #[derive(Clone, Debug)]
@@ -162,13 +173,6 @@ pub struct EmbeddedOptions {
     pub settings: Vec<(String, String)>,
 }
 
-/// The postmaster: either our child (reaped on stop) or a server found through postmaster.pid.
-enum Postmaster {
-    Child(Child),
-    Pid(i32),
-    Gone,
-}
-
 /// A running private server. Dropping it stops the server and removes its directory unless
 /// `keep` was set.
 pub struct EmbeddedServer {
@@ -178,13 +182,8 @@ pub struct EmbeddedServer {
     port: u16,
     settings: Vec<(String, String)>,
     log_file: PathBuf,
-    keep: bool,
-    postmaster: Postmaster,
-    /// The temporary directory we created (removed on drop); None for a given data_dir.
-    tempdir: Option<tempfile::TempDir>,
-    /// This server in the registry of the last resort (declared last: dropped after the
-    /// directory is gone).
-    guard: Guard,
+    /// The postmaster, its directory, and whether they are kept.
+    server: Server,
 }
 
 impl std::fmt::Debug for EmbeddedServer {
@@ -193,7 +192,7 @@ impl std::fmt::Debug for EmbeddedServer {
             .field("data_dir", &self.data_dir)
             .field("port", &self.port)
             .field("pid", &self.pid())
-            .field("keep", &self.keep)
+            .field("keep", &self.keep())
             .finish()
     }
 }
@@ -212,38 +211,10 @@ impl EmbeddedServer {
         let binaries = Self::find_binaries(opts.bindir.as_deref())?;
         let run_as = run_as_account()?;
 
-        let (tempdir, data_dir) = match &opts.data_dir {
-            Some(d) => {
-                let d = if d.is_absolute() {
-                    d.clone()
-                } else {
-                    std::env::current_dir()?.join(d)
-                };
-                if let Some(pm) = read_postmaster_pid(&d) {
-                    if pid_alive(pm.pid) {
-                        return Err(embedded_err(format!(
-                            "a server is already running on {} (pid {}); stop it first (`stampede server stop`)",
-                            d.display(),
-                            pm.pid
-                        )));
-                    }
-                }
-                (None, d)
-            }
-            None => {
-                let t = tempfile::Builder::new()
-                    .prefix("stampede-pg-")
-                    .tempdir()
-                    .map_err(|e| {
-                        embedded_err(format!("cannot create a temporary directory: {e}"))
-                    })?;
-                let d = t.path().join("data");
-                (Some(t), d)
-            }
-        };
-        // From here on a process that must end at once can still stop the server and remove
-        // its directory (module `last_resort`).
-        let guard = Guard::new(tempdir.as_ref().map(|t| t.path()), opts.keep);
+        let place = Place::new(opts.data_dir.as_deref(), "stampede-pg-", opts.keep, |d| {
+            read_postmaster_pid(d).map(|pm| pm.pid)
+        })?;
+        let data_dir = place.data_dir.clone();
         // The socket path must fit in sockaddr_un.sun_path (108 bytes on Linux, 104 on macOS).
         if data_dir.as_os_str().len() + "/.s.PGSQL.65535.lock".len() > 103 {
             return Err(embedded_err(format!(
@@ -251,36 +222,11 @@ impl EmbeddedServer {
                 data_dir.display()
             )));
         }
-        if let (Some(t), Some(u)) = (&tempdir, &run_as) {
-            chown(t.path(), u)?;
-        }
-
-        if let Some(u) = &run_as {
-            if let Some((dir, mode)) = process::untraversable_ancestor(&data_dir, u) {
-                return Err(embedded_err(format!(
-                    "the server runs as `{}` (stampede runs as root and PostgreSQL refuses to), and \
-                     `{}` cannot enter {} (mode {mode:04o}), above the data directory {}; use a \
-                     data directory outside it (--data-dir /var/lib/stampede/server, say)",
-                    u.name,
-                    u.name,
-                    dir.display(),
-                    data_dir.display()
-                )));
-            }
-        }
+        place.check_account(run_as.as_ref(), "PostgreSQL", "/var/lib/stampede/server")?;
         let initialised = data_dir.join("PG_VERSION").is_file();
         if !initialised {
-            if !data_dir.exists() {
-                fs::create_dir_all(&data_dir).map_err(|e| {
-                    embedded_err(format!("cannot create {}: {e}", data_dir.display()))
-                })?;
-            }
-            fs::set_permissions(&data_dir, fs::Permissions::from_mode(0o700))
-                .map_err(|e| embedded_err(format!("cannot chmod {}: {e}", data_dir.display())))?;
-            if let Some(u) = &run_as {
-                chown(&data_dir, u)?;
-            }
-            Self::initdb(&binaries, &data_dir, run_as.as_ref(), &guard)?;
+            place.make_private(run_as.as_ref())?;
+            Self::initdb(&binaries, &data_dir, run_as.as_ref(), &place.guard)?;
             let mut conf = fs::OpenOptions::new()
                 .append(true)
                 .open(data_dir.join("postgresql.conf"))
@@ -350,15 +296,7 @@ impl EmbeddedServer {
 
         // The log: appended to, so a kept server's history survives restarts.
         let log_file = data_dir.join(LOG_FILE);
-        let log = fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&log_file)
-            .map_err(|e| embedded_err(format!("cannot open {}: {e}", log_file.display())))?;
-        if let Some(u) = &run_as {
-            chown(&log_file, u)?;
-        }
-        let log2 = log.try_clone()?;
+        let (log, log2) = open_log(&log_file, run_as.as_ref())?;
 
         let mut cmd = Command::new(binaries.bindir.join("postgres"));
         cmd.arg("-D")
@@ -380,9 +318,8 @@ impl EmbeddedServer {
                 binaries.bindir.display()
             ))
         })?;
-        // SIGQUIT: the immediate shutdown, which takes the backends down too.
-        guard.running(child.id() as i32, libc::SIGQUIT);
-
+        let mut postmaster = Server::new(place, opts.keep, SHUTDOWN);
+        postmaster.spawned(child);
         let mut server = EmbeddedServer {
             binaries,
             socket_dir: data_dir.clone(),
@@ -390,10 +327,7 @@ impl EmbeddedServer {
             port,
             settings,
             log_file,
-            keep: opts.keep,
-            postmaster: Postmaster::Child(child),
-            tempdir,
-            guard,
+            server: postmaster,
         };
         server.wait_ready()?;
         Ok(server)
@@ -486,15 +420,12 @@ impl EmbeddedServer {
         let deadline = Instant::now() + START_TIMEOUT;
         let socket = self.socket_dir.join(format!(".s.PGSQL.{}", self.port));
         loop {
-            if let Postmaster::Child(child) = &mut self.postmaster {
-                if let Ok(Some(status)) = child.try_wait() {
-                    self.postmaster = Postmaster::Gone;
-                    return Err(embedded_err(format!(
-                        "the server exited during startup ({status}); last lines of {}:\n{}",
-                        self.log_file.display(),
-                        tail_lines(&self.log_file, 30)
-                    )));
-                }
+            if let Some(status) = self.server.exited() {
+                return Err(embedded_err(format!(
+                    "the server exited during startup ({status}); last lines of {}:\n{}",
+                    self.log_file.display(),
+                    tail_lines(&self.log_file, 30)
+                )));
             }
             if let Some(pm) = read_postmaster_pid(&self.data_dir) {
                 // PostgreSQL 10+ writes "starting" then "ready"; before "starting" is written the
@@ -514,7 +445,7 @@ impl EmbeddedServer {
             }
             if Instant::now() > deadline {
                 let tail = tail_lines(&self.log_file, 30);
-                let _ = self.shutdown();
+                let _ = self.server.shutdown();
                 return Err(embedded_err(format!(
                     "the server did not become ready within {} s; last lines of {}:\n{tail}",
                     START_TIMEOUT.as_secs(),
@@ -564,10 +495,7 @@ impl EmbeddedServer {
             port: pm.port,
             settings,
             log_file: data_dir.join(LOG_FILE),
-            keep: true,
-            postmaster: Postmaster::Pid(pm.pid),
-            tempdir: None,
-            guard: Guard::new(None, true),
+            server: Server::attached(pm.pid, SHUTDOWN),
         }))
     }
 
@@ -623,107 +551,23 @@ impl EmbeddedServer {
 
     /// The postmaster's pid, while it runs.
     pub fn pid(&self) -> Option<i32> {
-        match &self.postmaster {
-            Postmaster::Child(c) => Some(c.id() as i32),
-            Postmaster::Pid(p) => Some(*p),
-            Postmaster::Gone => None,
-        }
+        self.server.pid()
     }
 
     /// Whether the server is left running (and its directory kept) when the handle is dropped.
     pub fn keep(&self) -> bool {
-        self.keep
+        self.server.keep()
     }
 
     /// Change `keep` (e.g. `--keep-server` decided after start).
     pub fn set_keep(&mut self, keep: bool) {
-        self.keep = keep;
-        self.guard.set_kept(keep);
+        self.server.set_keep(keep);
     }
 
     /// Stop now (fast shutdown) and remove the directory unless kept. A kept server (or an
     /// attached one) is stopped too — that is what `stampede server stop` means; only a temporary
     /// directory is ever removed. A directory that cannot be removed is an error naming it.
-    pub fn stop(mut self) -> Result<(), Error> {
-        self.shutdown()?;
-        self.keep = false;
-        self.remove_tempdir().map_err(embedded_err)
-    }
-
-    /// Remove the temporary directory, if any; the error names it.
-    fn remove_tempdir(&mut self) -> Result<(), String> {
-        last_resort::remove_tempdir(self.tempdir.take())
-    }
-
-    /// SIGINT (fast shutdown: roll back, checkpoint, exit), wait; SIGQUIT after STOP_TIMEOUT.
-    fn shutdown(&mut self) -> Result<(), Error> {
-        let pm = std::mem::replace(&mut self.postmaster, Postmaster::Gone);
-        let r = Self::stop_postmaster(pm);
-        self.guard.stopped();
-        r
-    }
-
-    fn stop_postmaster(pm: Postmaster) -> Result<(), Error> {
-        match pm {
-            Postmaster::Gone => Ok(()),
-            Postmaster::Child(mut child) => {
-                let pid = child.id() as i32;
-                if let Ok(Some(_)) = child.try_wait() {
-                    return Ok(());
-                }
-                send_signal(pid, libc::SIGINT);
-                let deadline = Instant::now() + STOP_TIMEOUT;
-                loop {
-                    match child.try_wait() {
-                        Ok(Some(_)) => return Ok(()),
-                        Ok(None) if Instant::now() < deadline => {
-                            std::thread::sleep(Duration::from_millis(10))
-                        }
-                        Ok(None) => {
-                            send_signal(pid, libc::SIGQUIT);
-                            let _ = child.wait();
-                            return Err(embedded_err(format!(
-                                "the server (pid {pid}) did not stop within {} s; sent SIGQUIT",
-                                STOP_TIMEOUT.as_secs()
-                            )));
-                        }
-                        Err(e) => return Err(Error::Io(e)),
-                    }
-                }
-            }
-            Postmaster::Pid(pid) => {
-                send_signal(pid, libc::SIGINT);
-                let deadline = Instant::now() + STOP_TIMEOUT;
-                while pid_alive(pid) {
-                    if Instant::now() > deadline {
-                        send_signal(pid, libc::SIGQUIT);
-                        return Err(embedded_err(format!(
-                            "the server (pid {pid}) did not stop within {} s; sent SIGQUIT",
-                            STOP_TIMEOUT.as_secs()
-                        )));
-                    }
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-impl Drop for EmbeddedServer {
-    fn drop(&mut self) {
-        if self.keep {
-            // Leave the server running and its directory in place.
-            if let Some(t) = self.tempdir.take() {
-                let _ = t.keep();
-            }
-            return;
-        }
-        let _ = self.shutdown();
-        // A user-given data_dir is never removed. Drop cannot return the error: it is said here,
-        // since a directory left behind (it may hold gigabytes) must not go unnoticed.
-        if let Err(e) = self.remove_tempdir() {
-            eprintln!("warning: {e}");
-        }
+    pub fn stop(self) -> Result<(), Error> {
+        self.server.stop()
     }
 }

@@ -2,6 +2,7 @@
 //! `postgres`/`nobody`). Connections are checked with `psql` over the private socket.
 
 use super::*;
+use std::os::unix::fs::PermissionsExt;
 
 fn psql(server: &EmbeddedServer, sql: &str) -> Result<String, String> {
     let psql = server.binaries().bindir.join("psql");

@@ -39,30 +39,19 @@ pub(super) fn split_placeholders(sql: &str) -> Vec<Seg> {
                 quote = Some(c);
                 i += 1;
             }
-            None if c == b'$'
-                && i + 1 < b.len()
-                && b[i + 1].is_ascii_digit()
-                && (i == 0
-                    || !(b[i - 1].is_ascii_alphanumeric()
-                        || b[i - 1] == b'_'
-                        || b[i - 1] == b'$'
-                        || b[i - 1] >= 0x80)) =>
-            {
-                let mut j = i + 1;
-                let mut n: u32 = 0;
-                while j < b.len() && b[j].is_ascii_digit() {
-                    n = n.saturating_mul(10).saturating_add((b[j] - b'0') as u32);
-                    j += 1;
-                }
-                if (1..=u16::MAX as u32).contains(&n) {
-                    if lit_start < i {
-                        segs.push(Seg::Lit(lit_start as u32, i as u32));
+            None if c == b'$' => match dollar_placeholder(b, i) {
+                Some((param, j)) => {
+                    if let Some(p) = param {
+                        if lit_start < i {
+                            segs.push(Seg::Lit(lit_start as u32, i as u32));
+                        }
+                        segs.push(Seg::Param(p));
+                        lit_start = j;
                     }
-                    segs.push(Seg::Param((n - 1) as u16));
-                    lit_start = j;
+                    i = j;
                 }
-                i = j;
-            }
+                None => i += 1,
+            },
             None => i += 1,
         }
     }
@@ -70,6 +59,28 @@ pub(super) fn split_placeholders(sql: &str) -> Vec<Seg> {
         segs.push(Seg::Lit(lit_start as u32, b.len() as u32));
     }
     segs
+}
+
+/// A `$n` placeholder at `b[i]` (both protocols' sessions read them so: MySQL's takes `$n`
+/// beside `?`): `$` followed by digits and not inside an identifier (`a$1` is one in
+/// PostgreSQL). Some((the 0-based parameter, or None for `$0` and numbers past 65535; the index
+/// after the digits)), or None when `b[i]` starts no placeholder.
+pub fn dollar_placeholder(b: &[u8], i: usize) -> Option<(Option<u16>, usize)> {
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
+    if b.get(i) != Some(&b'$')
+        || !b.get(i + 1).is_some_and(u8::is_ascii_digit)
+        || (i > 0 && ident(b[i - 1]))
+    {
+        return None;
+    }
+    let mut j = i + 1;
+    let mut n: u32 = 0;
+    while j < b.len() && b[j].is_ascii_digit() {
+        n = n.saturating_mul(10).saturating_add((b[j] - b'0') as u32);
+        j += 1;
+    }
+    let param = (1..=u16::MAX as u32).contains(&n).then(|| (n - 1) as u16);
+    Some((param, j))
 }
 
 /// A parameter's text form: integers with itoa, floats with ryu (shortest round-trip form),

@@ -1,6 +1,5 @@
-//! The session's transport and connection: the `Transport` enum (TCP, unix socket, TLS over
-//! TCP — an enum, not a trait object, so reads and writes are direct calls), `Session::connect`
-//! with its per-host attempts and libpq's sslmode fall-back rules, the SSLRequest / TLS
+//! The session's connection: `Session::connect` (onto a `transport::Transport`, shared with
+//! the MySQL session) with its per-host attempts and libpq's sslmode fall-back rules, the SSLRequest / TLS
 //! handshake, and the buffer I/O every reader and writer uses: `fill`, message framing
 //! (`buffered_msg`, `next_msg`) and `write_out`.
 
@@ -14,102 +13,10 @@ use tokio::net::{TcpStream, UnixStream};
 
 use super::decode::Capture;
 use super::socket::PlainSocket;
+use super::transport::Transport;
 use super::{be_i32, protocol, Session, IN_KEEP, IN_START, MAX_MESSAGE, OUT_START, QUEUE_START};
 use crate::conninfo::{HostSpec, LoadBalance, SslMode};
-use crate::ring::RingSocket;
 use crate::{tls, ConnConfig, Error};
-
-pub(super) enum Transport {
-    /// Unix socket or TCP without TLS: registered for read readiness only (see `socket`).
-    Plain(PlainSocket),
-    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
-    /// A plain socket moved onto the engine thread's io_uring ring (see `crate::ring`).
-    Ring(RingSocket),
-    /// Only while a plain socket is being moved onto a ring.
-    Moving,
-}
-
-impl Transport {
-    #[inline]
-    pub(super) async fn read_buf(&mut self, buf: &mut BytesMut) -> io::Result<usize> {
-        match self {
-            Transport::Plain(s) => s.read_buf(buf).await,
-            Transport::Tls(s) => s.read_buf(buf).await,
-            Transport::Ring(s) => s.read_buf(buf).await,
-            Transport::Moving => Err(moving()),
-        }
-    }
-
-    #[inline]
-    pub(super) async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
-        match self {
-            Transport::Plain(s) => s.write_all(data).await,
-            // rustls buffers records: flush pushes them to the socket.
-            Transport::Tls(s) => {
-                s.write_all(data).await?;
-                s.flush().await
-            }
-            Transport::Ring(s) => s.write_all(data).await,
-            Transport::Moving => Err(moving()),
-        }
-    }
-
-    pub(super) async fn shutdown(&mut self) {
-        match self {
-            Transport::Plain(s) => s.shutdown(),
-            Transport::Tls(s) => {
-                let _ = s.shutdown().await;
-            }
-            Transport::Ring(s) => s.shutdown().await,
-            Transport::Moving => {}
-        }
-    }
-
-    /// Put a plain socket in blocking mode (see `socket`'s "Blocking mode"); TLS stays as it is.
-    pub(super) fn use_blocking(
-        &mut self,
-        unblock: std::sync::Arc<super::socket::Unblock>,
-    ) -> io::Result<()> {
-        match self {
-            Transport::Plain(p) => p.use_blocking(unblock),
-            _ => Ok(()),
-        }
-    }
-
-    /// Whether a blocking wait of this transport was given up because the run was over.
-    pub(super) fn released(&self) -> bool {
-        matches!(self, Transport::Plain(p) if p.released())
-    }
-
-    /// The socket's descriptor (none only while moving onto a ring).
-    pub(super) fn raw_fd(&self) -> Option<std::os::fd::RawFd> {
-        use std::os::fd::AsRawFd;
-        match self {
-            Transport::Plain(s) => Some(s.raw_fd()),
-            Transport::Tls(s) => Some(s.get_ref().0.as_raw_fd()),
-            Transport::Ring(s) => s.raw_fd(),
-            Transport::Moving => None,
-        }
-    }
-
-    /// Move a plain socket onto the thread's ring (which must exist). TLS stays as it is.
-    pub(super) fn use_ring(&mut self) -> io::Result<()> {
-        if !matches!(self, Transport::Plain(_)) {
-            return Ok(());
-        }
-        if !crate::ring::current() {
-            return Err(io::Error::other("no io_uring ring on this thread"));
-        }
-        if let Transport::Plain(p) = std::mem::replace(self, Transport::Moving) {
-            *self = Transport::Ring(RingSocket::new(p.into_fd())?);
-        }
-        Ok(())
-    }
-}
-
-fn moving() -> io::Error {
-    io::Error::other("the session's socket failed to move onto the io_uring ring")
-}
 
 fn connect_error(h: &HostSpec, e: io::Error) -> Error {
     let hint = if e.raw_os_error() == Some(libc::EMFILE) || e.raw_os_error() == Some(libc::ENFILE) {
@@ -433,17 +340,11 @@ impl Session {
     /// (at least half of `read_size`, which doubles while reads fill the buffer: see "Buffer
     /// sizes" in the module header).
     pub(super) async fn fill(&mut self) -> Result<(), Error> {
-        if self.inb.capacity() - self.inb.len() < self.read_size / 2 {
-            // Reclaims consumed space in place when the buffer is drained (no allocation).
-            self.inb.reserve(self.read_size);
-        }
-        let free = self.inb.capacity() - self.inb.len();
-        match self.io.read_buf(&mut self.inb).await {
-            Ok(n) if n == free && self.read_size < IN_KEEP => {
-                // More was probably waiting: read more at a time from now on.
-                self.read_size *= 2;
-                Ok(())
-            }
+        match self
+            .io
+            .fill(&mut self.inb, &mut self.read_size, IN_KEEP)
+            .await
+        {
             Ok(0) => {
                 self.broken = true;
                 Err(Error::Io(io::Error::new(

@@ -62,6 +62,7 @@ pub mod socket;
 #[cfg(test)]
 mod tests;
 pub mod timer;
+pub mod transport;
 
 use std::collections::VecDeque;
 
@@ -72,9 +73,10 @@ use crate::{DbError, Error};
 
 use decode::{row_columns, Capture};
 pub use decode::{CapturedResult, Columns};
+pub use encode::dollar_placeholder;
 use encode::{put_interpolated_query, Seg};
-use io::Transport;
 pub use timer::{ConnectTimer, TokioTimer};
+use transport::Transport;
 
 /// pgbench's `-M`: how statements are sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -322,7 +324,7 @@ impl Session {
     /// Whether [`Session::use_ring`] can move this session onto an io_uring ring (a plain unix or
     /// TCP socket; TLS sessions stay on the runtime's epoll).
     pub fn can_use_ring(&self) -> bool {
-        matches!(self.io, Transport::Plain(_) | Transport::Ring(_))
+        self.io.can_use_ring()
     }
 
     /// Move the session's socket onto this thread's [`crate::ring::Ring`]: from then on it must
@@ -338,7 +340,7 @@ impl Session {
     /// Whether the session can go into blocking mode ([`Session::use_blocking`]): a plain socket
     /// (TLS sessions cannot).
     pub fn can_block(&self) -> bool {
-        matches!(self.io, Transport::Plain(_))
+        self.io.can_block()
     }
 
     /// Blocking mode for the engine's thread-per-client runs (`socket`'s "Blocking mode"): from

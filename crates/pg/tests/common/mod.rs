@@ -11,6 +11,8 @@
 
 #![allow(dead_code)]
 
+mod certs;
+
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -34,65 +36,10 @@ pub struct TestServer {
     child: Child,
 }
 
-/// CA + server certificate (SAN DNS:localhost only, so 127.0.0.1 fails verify-full).
+/// CA + server certificate (SAN DNS:localhost only, so 127.0.0.1 fails verify-full), readable
+/// by the server's account, the key by it only.
 fn make_certs(dir: &Path) {
-    let ossl = |args: &[&str]| {
-        run(Command::new("openssl").args(args).current_dir(dir));
-    };
-    ossl(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.crt",
-        "-days",
-        "3",
-        "-subj",
-        "/CN=stampede test CA",
-    ]);
-    ossl(&[
-        "req",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        "server.key",
-        "-out",
-        "server.csr",
-        "-subj",
-        "/CN=localhost",
-    ]);
-    fs::write(
-        dir.join("ext.cnf"),
-        "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n\
-         keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n",
-    )
-    .unwrap();
-    ossl(&[
-        "x509",
-        "-req",
-        "-in",
-        "server.csr",
-        "-CA",
-        "ca.crt",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "server.crt",
-        "-days",
-        "3",
-        "-extfile",
-        "ext.cnf",
-    ]);
+    certs::make_certs(dir, &["ca"]);
     for f in ["server.key", "server.crt", "ca.crt"] {
         give(&dir.join(f));
     }
