@@ -66,6 +66,22 @@ impl ConnectLatency {
             max: h.max_us() as f64 / 1000.0,
         }
     }
+
+    /// "mean 1.000 p50 ... max 9.000", the figures joined by `sep`.
+    fn words(&self, sep: &str) -> String {
+        [
+            ("mean", self.mean),
+            ("p50", self.p50),
+            ("p90", self.p90),
+            ("p99", self.p99),
+            ("p99.9", self.p999),
+            ("max", self.max),
+        ]
+        .iter()
+        .map(|(k, v)| format!("{k} {v:.3}"))
+        .collect::<Vec<_>>()
+        .join(sep)
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -149,13 +165,11 @@ fn memory_words(m: &BackendMemory, sep: &str, source: &str) -> String {
     }
 }
 
-/// The section as text, every line ending in `\n`.
-pub fn render_text(s: &ConnectionStorm) -> String {
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "connection storm: {} of {} connections opened ({} attempted at {}/s over {:.1} s), {} \
-         held at the end; {} busy clients",
+/// What was opened and held, in the words of the text and the HTML alike.
+fn headline(s: &ConnectionStorm) -> String {
+    format!(
+        "{} of {} connections opened ({} attempted at {}/s over {:.1} s), {} held at the end; {} \
+         busy clients",
         s.opened,
         s.target_connections,
         s.attempted,
@@ -163,12 +177,17 @@ pub fn render_text(s: &ConnectionStorm) -> String {
         s.ramp_s,
         s.held_at_end,
         s.busy_clients
-    );
-    let l = &s.connect_latency_ms;
+    )
+}
+
+/// The section as text, every line ending in `\n`.
+pub fn render_text(s: &ConnectionStorm) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "connection storm: {}", headline(s));
     let _ = writeln!(
         o,
-        "  connect latency ms: mean {:.3} p50 {:.3} p90 {:.3} p99 {:.3} p99.9 {:.3} max {:.3}",
-        l.mean, l.p50, l.p90, l.p99, l.p999, l.max
+        "  connect latency ms: {}",
+        s.connect_latency_ms.words(" ")
     );
     if s.failures.is_empty() {
         let _ = writeln!(o, "  failed attempts: none");
@@ -206,26 +225,11 @@ pub fn render_text(s: &ConnectionStorm) -> String {
 /// The section in HTML: the figures, and the busy clients' tps and p99 against the open count.
 pub fn html_section(o: &mut String, s: &ConnectionStorm) {
     o.push_str("<section id=\"connection-storm\"><h2>Connection storm</h2>");
-    let l = &s.connect_latency_ms;
     let _ = write!(
         o,
-        "<p><b>{}</b> of {} connections opened ({} attempted at {}/s over {:.1} s), {} held at \
-         the end; {} busy clients.</p><table><tbody>\
-         <tr><th>connect latency ms</th><td>mean {:.3} · p50 {:.3} · p90 {:.3} · p99 {:.3} · \
-         p99.9 {:.3} · max {:.3}</td></tr>",
-        s.opened,
-        s.target_connections,
-        s.attempted,
-        s.connect_rate_per_s,
-        s.ramp_s,
-        s.held_at_end,
-        s.busy_clients,
-        l.mean,
-        l.p50,
-        l.p90,
-        l.p99,
-        l.p999,
-        l.max
+        "<p>{}.</p><table><tbody><tr><th>connect latency ms</th><td>{}</td></tr>",
+        headline(s),
+        s.connect_latency_ms.words(" · ")
     );
     for f in &s.failures {
         let _ = write!(
