@@ -56,29 +56,7 @@ fn invariant(cfg: &ConnConfig) -> InvariantReport {
 }
 
 fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
-    RunSpec {
-        clients,
-        threads,
-        stop,
-        rate_tps: None,
-        latency_limit: None,
-        mode,
-        max_tries: 1,
-        connect_per_txn: false,
-        progress: None,
-        seed: 1,
-        per_statement: false,
-        weights: vec![],
-        log: None,
-        exit_on_abort: false,
-        io: IoMode::Auto,
-        verbose_errors: false,
-        spread: Default::default(),
-        fault_run: false,
-        read_from: None,
-        first_client_id: 0,
-        start_at: None,
-    }
+    testkit::run_spec(clients, threads, stop, mode)
 }
 
 /// Every I/O mode a behaviour test runs in: a thread per client on a blocking socket, io_uring

@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use engine::{Event, IoMode, RunSpec, Stop};
+use engine::{Event, RunSpec, Stop};
 use sut::{Error, QueryMode, Session, StmtId};
 use testkit::{Pg, THROWAWAY};
 use workload::{ClientWorkload, TxnContext, TxnType, Workload};
@@ -55,29 +55,7 @@ impl ClientWorkload for Client {
 }
 
 fn spec(clients: u32) -> RunSpec {
-    RunSpec {
-        clients,
-        threads: 2,
-        stop: Stop::Transactions(3),
-        rate_tps: None,
-        latency_limit: None,
-        mode: QueryMode::Simple,
-        max_tries: 1,
-        connect_per_txn: false,
-        progress: None,
-        seed: 1,
-        per_statement: false,
-        weights: vec![],
-        log: None,
-        exit_on_abort: false,
-        io: IoMode::Auto,
-        verbose_errors: false,
-        spread: Default::default(),
-        fault_run: false,
-        read_from: None,
-        first_client_id: 0,
-        start_at: None,
-    }
+    testkit::run_spec(clients, 2, Stop::Transactions(3), QueryMode::Simple)
 }
 
 fn run(pg: &Pg, w: OneStatement, clients: u32) -> (engine::Outcome, Vec<String>, Vec<String>) {

@@ -37,11 +37,9 @@ fn pgbench(db: &str, args: &[&str]) -> String {
 /// Everything about the pgbench tables that pgbench decides: columns, relation kinds,
 /// persistence, reloptions, partition bounds, constraints, indexes; and the data itself.
 async fn fingerprint(cfg: &ConnConfig) -> Vec<Vec<Option<String>>> {
+    let columns = testkit::columns_query("pgbench%");
     let sqls = [
-        "select table_name, column_name, ordinal_position, data_type, character_maximum_length, \
-                is_nullable, column_default \
-         from information_schema.columns where table_schema = 'public' and table_name like 'pgbench%' \
-         order by 1, 3",
+        columns.as_str(),
         "select relname, relkind, relpersistence, reloptions::text, pg_get_expr(relpartbound, oid) \
          from pg_class where relnamespace = 'public'::regnamespace and relname like 'pgbench%' order by 1",
         "select conrelid::regclass::text, conname, pg_get_constraintdef(oid) from pg_constraint \

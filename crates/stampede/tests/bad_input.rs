@@ -5,27 +5,13 @@
 //! that accepts connections and never answers: a case that got past the check would hang there,
 //! and the listener would hold its connection.
 
+mod common;
+
 use std::io::ErrorKind;
 use std::net::TcpListener;
-use std::process::Command;
 
-#[path = "common/tmpfs.rs"]
-mod tmpfs;
-
-fn stampede(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(args)
-        .env_remove("PGHOST")
-        .env_remove("PGPORT")
-        .env_remove("PGDATABASE")
-        .output()
-        .expect("the stampede binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::stampede3 as stampede;
+use common::tmpfs;
 
 /// (arguments, text the error must contain)
 const CASES: &[(&[&str], &str)] = &[

@@ -15,29 +15,9 @@ use testkit::{PerBinary, Pg};
 /// One server for the binary, with the small cache the curve is measured against.
 static PG: PerBinary = PerBinary::new(&[&[("shared_buffers", "16MB")]]);
 
-/// `psql -At -c sql` on database `db`.
+/// [`Pg::psql_on`], trimmed.
 fn psql(pg: &Pg, db: &str, sql: &str) -> String {
-    let out = pg
-        .command("psql")
-        .args([
-            "-X",
-            "-A",
-            "-t",
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-d",
-            db,
-            "-c",
-            sql,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{sql}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    pg.psql_on(db, sql).trim().to_string()
 }
 
 /// A fresh database `db` and stampede's target flags for it.

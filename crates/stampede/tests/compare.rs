@@ -108,6 +108,17 @@ fn end_of(v: &[(String, u64, u64)]) -> Option<(usize, u64)> {
         .map(|i| (i, v[i].2))
 }
 
+/// `stampede compare ARGS`, which must exit 0: its output and the throughput line.
+fn compare(args: &[&str]) -> (common::Run, String) {
+    let c = stampede(&[&["compare"][..], args].concat());
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    let tps = (c.stdout.lines())
+        .find(|l| l.starts_with("throughput (tps)"))
+        .unwrap_or_else(|| panic!("{}", c.stdout))
+        .to_string();
+    (c, tps)
+}
+
 #[test]
 fn synchronous_commit_off_removes_the_wal_waits_and_compare_calls_it_faster() {
     let dir = tempfile::tempdir().unwrap();
@@ -178,19 +189,12 @@ fn synchronous_commit_off_removes_the_wal_waits_and_compare_calls_it_faster() {
 
     // compare: B faster beyond noise, with the setting that changed named.
     let html = dir.path().join("compare.html");
-    let c = stampede(&[
-        "compare",
+    let (c, tps) = compare(&[
         a.to_str().unwrap(),
         b.to_str().unwrap(),
         "-o",
         html.to_str().unwrap(),
     ]);
-    assert_eq!(c.code, 0, "{}", c.stderr);
-    let tps = c
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("throughput (tps)"))
-        .unwrap_or_else(|| panic!("{}", c.stdout));
     assert!(
         tps.contains("B is ") && tps.contains(" faster (95% CI "),
         "{}",
@@ -263,17 +267,7 @@ fn two_runs_of_the_same_command_are_no_different_beyond_noise() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let c = stampede(&[
-        "compare",
-        paths[0].to_str().unwrap(),
-        paths[1].to_str().unwrap(),
-    ]);
-    assert_eq!(c.code, 0, "{}", c.stderr);
-    let tps = c
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("throughput (tps)"))
-        .unwrap_or_else(|| panic!("{}", c.stdout));
+    let (c, tps) = compare(&[paths[0].to_str().unwrap(), paths[1].to_str().unwrap()]);
     assert!(tps.contains("no difference beyond noise"), "{}", c.stdout);
     println!("{}", c.stdout);
 }

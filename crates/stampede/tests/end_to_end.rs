@@ -405,12 +405,7 @@ fn the_socket_io_is_chosen_reported_and_falls_back_to_epoll() {
         if let Some((k, v)) = env {
             cmd.env(k, v);
         }
-        let out = cmd.args(&args).output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        common::outcome(cmd.args(&args))
     };
     let off = Some(("STAMPEDE_NO_IO_URING", "1"));
     let logs = tempfile::tempdir().unwrap();

@@ -33,16 +33,11 @@ fn cluster() -> MutexGuard<'static, Option<Cluster>> {
     let m = CLUSTER.get_or_init(|| {
         let c = Cluster::start(2, &[]);
         let (hosts, ports) = c.hosts_and_ports();
-        let out = Command::new(BIN)
-            .args(["init", "tpcb", "-s", "1", "-q"])
-            .args(["-h", &hosts, "-p", &ports, "-U", "postgres"])
-            .args(["-d", "dbname=postgres target_session_attrs=read-write"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        testkit::run(
+            Command::new(BIN)
+                .args(["init", "tpcb", "-s", "1", "-q"])
+                .args(["-h", &hosts, "-p", &ports, "-U", "postgres"])
+                .args(["-d", "dbname=postgres target_session_attrs=read-write"]),
         );
         c.wait_replayed();
         // SAFETY: registering a plain extern "C" fn.

@@ -7,6 +7,8 @@
 //! status 1). One shared server for the situations that need one; none of them touches data it
 //! did not create.
 
+mod common;
+
 use std::process::Command;
 
 use testkit::{PerBinary, THROWAWAY};
@@ -57,12 +59,7 @@ fn run(args: &[String], stdin_null: bool) -> (i32, String, String) {
     if stdin_null {
         c.stdin(std::process::Stdio::null());
     }
-    let out = c.args(args).output().expect("stampede runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::outcome(c.args(args))
 }
 
 #[test]
@@ -81,11 +78,13 @@ fn every_error_says_what_happened_where_and_exits_as_documented() {
     let boom = dir.path().join("boom.sql");
     std::fs::write(&boom, "\\set x 1 / 0\n").unwrap();
     let (bad, boom) = (bad.display().to_string(), boom.display().to_string());
-    let at = |db: &str| -> Vec<String> {
-        ["-h", &host, "-p", &port, "-U", "postgres", "-d", db]
+    // `args` and then the flags naming database `db` of the shared server.
+    let at = |args: &[&str], db: &str| -> Vec<String> {
+        (args
             .iter()
-            .map(|s| s.to_string())
-            .collect()
+            .chain(&["-h", &host, "-p", &port, "-U", "postgres", "-d", db]))
+        .map(|s| s.to_string())
+        .collect()
     };
     let unreachable = ["-h", "127.0.0.1", "-p", "1"];
     use Stream::*;
@@ -291,17 +290,7 @@ fn every_error_says_what_happened_where_and_exits_as_documented() {
     ];
     let mut with_server = vec![
         Case {
-            args: [
-                &["run", "-t", "1", "-c", "1", "--no-observe"][..],
-                &at("errs_empty")
-                    .iter()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>(),
-            ]
-            .concat()
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+            args: at(&["run", "-t", "1", "-c", "1", "--no-observe"], "errs_empty"),
             says: &[
                 "error: table pgbench_accounts does not exist in database \"errs_empty\"",
                 "hint: load it first with `stampede init tpcb -s N`",
@@ -309,17 +298,7 @@ fn every_error_says_what_happened_where_and_exits_as_documented() {
             ..case("pgbench's tables missing", &[], 1, Stderr, &[])
         },
         Case {
-            args: [
-                &["run", "-t", "1", "--no-observe"][..],
-                &at("errs_nosuchdb")
-                    .iter()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>(),
-            ]
-            .concat()
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+            args: at(&["run", "-t", "1", "--no-observe"], "errs_nosuchdb"),
             says: &[
                 "error: ",
                 "database \"errs_nosuchdb\" does not exist",
@@ -328,7 +307,7 @@ fn every_error_says_what_happened_where_and_exits_as_documented() {
             ..case("a database that does not exist", &[], 1, Stderr, &[])
         },
         Case {
-            args: [
+            args: at(
                 &[
                     "run",
                     "-f",
@@ -339,16 +318,9 @@ fn every_error_says_what_happened_where_and_exits_as_documented() {
                     "1",
                     "-n",
                     "--no-observe",
-                ][..],
-                &at("errs_empty")
-                    .iter()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>(),
-            ]
-            .concat()
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+                ],
+                "errs_empty",
+            ),
             says: &[
                 "error: division by zero",
                 "client 0 aborted in command 0 (set) of script 0",
@@ -406,14 +378,7 @@ fn every_error_says_what_happened_where_and_exits_as_documented() {
     ];
     let mut pgbench_server = vec![
         Case {
-            args: [&["pgbench", "-t", "1"][..], &at("errs_empty")
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>()]
-            .concat()
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+            args: at(&["pgbench", "-t", "1"], "errs_empty"),
             says: &[
                 "pgbench: error: could not count number of branches: ERROR:  relation \"pgbench_branches\" does not exist",
                 "pgbench: hint: Perhaps you need to do initialization (\"pgbench -i\") in database \"errs_empty\".",
@@ -422,14 +387,7 @@ fn every_error_says_what_happened_where_and_exits_as_documented() {
             ..case("pgbench: run without init", &[], 1, Stderr, &[])
         },
         Case {
-            args: [&["pgbench", "-n", "-t", "1", "-f", &boom][..], &at("errs_empty")
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>()]
-            .concat()
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+            args: at(&["pgbench", "-n", "-t", "1", "-f", &boom], "errs_empty"),
             says: &[
                 "pgbench: error: division by zero",
                 "pgbench: error: client 0 aborted in command 0 (set) of script 0; evaluation of meta-command failed",

@@ -14,35 +14,28 @@
 //! - A primary killed (-9) and its standby promoted under the probe: each host's transactions
 //!   are the ones its sessions served, and no advice to spread the clients is given.
 
-use std::process::Command;
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::stampede3 as stampede;
 use testkit::{block_on, Cluster, Pg};
 
-const BIN: &str = env!("CARGO_BIN_EXE_stampede");
-
-fn stampede(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(BIN).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+/// The connection a conninfo string names (no environment variable read).
+fn config(conninfo: String) -> sut::ConnConfig {
+    let flags = sut::ConnFlags {
+        dbname: Some(conninfo),
+        ..Default::default()
+    };
+    sut::ConnConfig::resolve(&flags, &|_| None).unwrap()
 }
 
 /// An independent writer: every 20 ms, a fresh session (read-write over both hosts) inserts a
 /// row; the instants of its successes, from `origin`.
 fn independent_probe(conn: String, stop: Arc<AtomicBool>, origin: Instant) -> Vec<f64> {
-    let cfg = sut::ConnConfig::resolve(
-        &sut::ConnFlags {
-            dbname: Some(conn),
-            ..Default::default()
-        },
-        &|_| None,
-    )
-    .unwrap();
+    let cfg = config(conn);
     let mut ok = Vec::new();
     while !stop.load(Ordering::Relaxed) {
         let done = block_on(async {
@@ -80,14 +73,7 @@ fn promote(standby: &Pg) -> String {
 /// successes. Its session stays open through a read-only spell (the inserts fail with 25006
 /// and the session is still usable), as a pooled application connection would.
 fn inserting_session(conn: String, stop: Arc<AtomicBool>) -> Vec<f64> {
-    let cfg = sut::ConnConfig::resolve(
-        &sut::ConnFlags {
-            dbname: Some(conn),
-            ..Default::default()
-        },
-        &|_| None,
-    )
-    .unwrap();
+    let cfg = config(conn);
     let origin = Instant::now();
     block_on(async {
         let mut s = sut::Session::connect(&cfg).await.unwrap();
@@ -106,6 +92,51 @@ fn inserting_session(conn: String, stop: Arc<AtomicBool>) -> Vec<f64> {
 
 fn longest_gap(t: &[f64]) -> f64 {
     t.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max)
+}
+
+/// `stampede failover TARGET` for `secs` s, 4 clients on 2 threads at `rate` transactions a
+/// second, the fault command `fault` at `fault_at` s, then `extra` flags: the exit status,
+/// stdout, stderr and the JSON result (which must be written, whatever the status).
+fn failover(
+    target: &str,
+    (secs, rate): (&str, &str),
+    (fault_at, fault): (&str, &str),
+    extra: &[&str],
+) -> (i32, String, String, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let mut args = vec![
+        "failover",
+        target,
+        "-T",
+        secs,
+        "-c",
+        "4",
+        "-j",
+        "2",
+        "-R",
+        rate,
+        "--no-observe",
+        "--fault-at",
+        fault_at,
+        "--fault-cmd",
+        fault,
+    ];
+    args.extend(extra);
+    args.extend(["--json", json.to_str().unwrap()]);
+    let (code, stdout, stderr) = stampede(&args);
+    let v = serde_json::from_slice(
+        &std::fs::read(&json).unwrap_or_else(|e| panic!("no result ({e}): {stdout}{stderr}")),
+    )
+    .unwrap();
+    (code, stdout, stderr, v)
+}
+
+/// The result's check named `name`.
+fn check<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    (v["checks"].as_array().unwrap().iter())
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} check: {}", v["checks"]))
 }
 
 #[test]
@@ -186,9 +217,7 @@ fn a_promotion_reads_as_one_outage_and_every_client_moves() {
     assert_eq!(f["last_write_old_primary"]["host"], old_primary.as_str());
     assert!(f["reconnects"]["succeeded"].as_u64().unwrap() >= 4, "{f}");
     assert!(stdout.contains("write downtime: "), "{stdout}");
-    let fault = (v["checks"].as_array().unwrap().iter())
-        .find(|c| c["name"] == "fault")
-        .expect("a fault check");
+    let fault = check(&v, "fault");
     assert_eq!(fault["status"], "passed", "{fault}");
 }
 
@@ -261,9 +290,7 @@ fn errors_of_a_fault_without_failover_are_classified_and_the_run_goes_on() {
     assert_eq!(v["connections"]["aborted"], serde_json::json!([]), "{v}");
     assert!(f["latency"]["after"]["count"].as_u64().unwrap() > 0, "{f}");
     assert_eq!(f["reconnects"]["succeeded"], 3, "{f}");
-    let errs = (v["checks"].as_array().unwrap().iter())
-        .find(|c| c["name"] == "errors during the fault run")
-        .unwrap();
+    let errs = check(&v, "errors during the fault run");
     assert_eq!(errs["status"], "failed");
     assert!(
         errs["detail"]
@@ -289,31 +316,9 @@ fn failover_with_synchronous_replication_loses_no_acknowledged_write() {
         promote(standby),
         c.primary.pid().unwrap()
     );
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("r.json");
     // Several hosts, no target_session_attrs: `stampede failover` reconnects to the writer.
     let target = format!("host={hosts} port={ports} user=postgres dbname=postgres");
-    let (code, stdout, stderr) = stampede(&[
-        "failover",
-        &target,
-        "-T",
-        "6",
-        "-c",
-        "4",
-        "-j",
-        "2",
-        "-R",
-        "200",
-        "--no-observe",
-        "--fault-at",
-        "2",
-        "--fault-cmd",
-        &promote_and_stop,
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    let v: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&json).expect("the result is written")).unwrap();
+    let (code, stdout, stderr, v) = failover(&target, ("6", "200"), ("2", &promote_and_stop), &[]);
     let f = &v["failover"];
     let new_primary = format!("{}:{}", c.hosts()[1].host, c.hosts()[1].port);
     assert_eq!(f["audited_on"], new_primary.as_str(), "{stdout}{stderr}");
@@ -332,9 +337,7 @@ fn failover_with_synchronous_replication_loses_no_acknowledged_write() {
         serde_json::json!([{ "host": new_primary, "clients": 4 }])
     );
     assert!(f["write_downtime_s"].as_f64().unwrap() > 0.0);
-    let audit = (v["checks"].as_array().unwrap().iter())
-        .find(|c| c["name"] == "audit")
-        .expect("an audit check");
+    let audit = check(&v, "audit");
     assert_eq!(audit["status"], "passed", "{audit}");
     assert!(stdout.contains("audit on "), "{stdout}");
     // Errors during the failover make the exit status 2; nothing else failed.
@@ -386,31 +389,9 @@ fn a_crash_with_a_lagging_standby_reports_exactly_the_lost_writes() {
          pkill -KILL -P {ppid}; kill -KILL {ppid}; {}",
         promote(standby)
     );
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("r.json");
     let target = format!("host={hosts} port={ports} user=postgres dbname=postgres");
-    let (_, stdout, stderr) = stampede(&[
-        "failover",
-        &target,
-        "-T",
-        "5",
-        "-c",
-        "4",
-        "-j",
-        "2",
-        "-R",
-        "100",
-        "--no-observe",
-        "--fault-at",
-        "1.5",
-        "--fault-cmd",
-        &fault,
-        "--keep-probe",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    let v: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&json).expect("the result is written")).unwrap();
+    let (_, stdout, stderr, v) =
+        failover(&target, ("5", "100"), ("1.5", &fault), &["--keep-probe"]);
     let f = &v["failover"];
     let lost = f["lost_writes"]
         .as_u64()
@@ -479,39 +460,15 @@ fn a_read_only_primary_is_write_downtime_of_its_own_kind_while_reads_go_on() {
          {psql} -c 'ALTER SYSTEM RESET default_transaction_read_only' \
          -c 'SELECT pg_reload_conf()'"
     );
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("r.json");
     let stop = Arc::new(AtomicBool::new(false));
     let writer = std::thread::spawn({
         let (target, stop) = (target.clone(), stop.clone());
         move || inserting_session(target, stop)
     });
-    let (code, stdout, stderr) = stampede(&[
-        "failover",
-        &target,
-        "-T",
-        "6",
-        "-c",
-        "4",
-        "-j",
-        "2",
-        "-R",
-        "100",
-        "--no-observe",
-        "--fault-at",
-        "1.5",
-        "--fault-cmd",
-        &fault,
-        "--keep-probe",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+    let (code, stdout, stderr, v) =
+        failover(&target, ("6", "100"), ("1.5", &fault), &["--keep-probe"]);
     stop.store(true, Ordering::Relaxed);
     let independent = longest_gap(&writer.join().unwrap());
-    let v: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(&json).unwrap_or_else(|e| panic!("no result ({e}): {stdout}{stderr}")),
-    )
-    .unwrap();
     let f = &v["failover"];
     eprintln!(
         "read-only for 2 s: write downtime {} s (independent writer {independent:.3} s), read \
@@ -570,9 +527,7 @@ fn a_read_only_primary_is_write_downtime_of_its_own_kind_while_reads_go_on() {
         .unwrap();
     assert_eq!(acked, rows, "{w}");
     assert_eq!(f["in_doubt_writes"], 0, "{f}");
-    let audit = (v["checks"].as_array().unwrap().iter())
-        .find(|c| c["name"] == "audit")
-        .expect("an audit check");
+    let audit = check(&v, "audit");
     assert_eq!(audit["status"], "passed", "{audit}");
     // The failed writes fail the run's error check: exit status 2.
     assert_eq!(code, 2, "{stdout}{stderr}");
@@ -595,32 +550,8 @@ fn a_kill_and_promote_counts_each_transaction_on_the_host_that_served_it() {
         "pkill -KILL -P {ppid}; kill -KILL {ppid}; {}",
         promote(&c.standbys[0])
     );
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("r.json");
     let target = format!("host={hosts} port={ports} user=postgres dbname=postgres");
-    let (_, stdout, stderr) = stampede(&[
-        "failover",
-        &target,
-        "-T",
-        "5",
-        "-c",
-        "4",
-        "-j",
-        "2",
-        "-R",
-        "100",
-        "--no-observe",
-        "--fault-at",
-        "1.5",
-        "--fault-cmd",
-        &fault,
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(&json).unwrap_or_else(|e| panic!("no result ({e}): {stdout}{stderr}")),
-    )
-    .unwrap();
+    let (_, stdout, _, v) = failover(&target, ("5", "100"), ("1.5", &fault), &[]);
     let f = &v["failover"];
     let name = |i: usize| format!("{}:{}", c.hosts()[i].host, c.hosts()[i].port);
     // What the record of attempts says each host served.

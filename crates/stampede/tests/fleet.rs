@@ -19,27 +19,26 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Child, Command};
 
-use common::fleet::{finish, kill_2_and_check_the_others, read};
+use common::fleet::{
+    fleet_report, in_fleet, kill_2_and_check_the_others, load_one_and_three, ok, read, spread_ms,
+    start, three,
+};
 use common::oltp::{database, fixture, query, rt, scalar_i64};
 
 fn base(db: &str) -> Vec<String> {
-    let f = fixture();
-    [
-        "-h",
-        &f.socket,
-        "-p",
-        &f.port.to_string(),
-        "-U",
-        "postgres",
-        "-d",
-        db,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
+    fixture().target(db)
+}
+
+/// A fresh database `db` with the probe script's table; its config.
+fn probe_database(db: &str) -> sut::ConnConfig {
+    let cfg = rt().block_on(database(db));
+    rt().block_on(query(
+        &cfg,
+        "CREATE TABLE fleet_probe (client int, at timestamptz)",
+    ));
+    cfg
 }
 
 /// The probe script: one autocommitted insert per transaction, stamped by the server.
@@ -56,44 +55,14 @@ fn script(dir: &Path) -> String {
     p.display().to_string()
 }
 
+/// Process `index` of fleet `fleet` running the probe script on `db`, logging every
+/// transaction (`-l`) to `dir/pINDEX.*`.
 fn spawn(db: &str, fleet: &str, index: u32, dir: &Path, extra: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args([
-            "run",
-            "-f",
-            &script(dir),
-            "-c",
-            "2",
-            "-j",
-            "1",
-            "--no-observe",
-            "-P",
-            "1",
-        ])
-        .args([
-            "--fleet",
-            fleet,
-            "--fleet-size",
-            "3",
-            "--fleet-timeout",
-            "30",
-        ])
-        .args(["--fleet-index", &index.to_string()])
-        .args([
-            "-l",
-            "--log-prefix",
-            &dir.join(format!("p{index}")).display().to_string(),
-        ])
-        .args([
-            "--json",
-            &dir.join(format!("{index}.json")).display().to_string(),
-        ])
-        .args(extra)
-        .args(base(db))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start stampede")
+    let prefix = dir.join(format!("p{index}")).display().to_string();
+    let mut flags = vec!["-l", "--log-prefix", &prefix];
+    flags.extend(extra);
+    let script = script(dir);
+    common::fleet::spawn(Path::new(&script), fleet, index, dir, &flags, &base(db))
 }
 
 /// Every committed latency the processes logged (pgbench's `-l` format: the third field).
@@ -117,22 +86,10 @@ fn logged_latencies(dir: &Path) -> Vec<u64> {
 
 #[test]
 fn three_processes_start_together_and_merge_exactly() {
-    let cfg = rt().block_on(database("fleet_three"));
-    rt().block_on(query(
-        &cfg,
-        "CREATE TABLE fleet_probe (client int, at timestamptz)",
-    ));
+    let cfg = probe_database("fleet_three");
     let dir = tempfile::tempdir().unwrap();
-    // Started in reverse order: process 0, which starts the fleet, comes last.
-    let kids: Vec<Child> = (0..3)
-        .rev()
-        .map(|i| spawn("fleet_three", "three", i, dir.path(), &["-t", "40"]))
-        .collect();
-    let outs: Vec<_> = kids.into_iter().map(finish).collect();
-    for (code, out, err) in &outs {
-        assert_eq!(*code, 0, "stdout:\n{out}\nstderr:\n{err}");
-    }
-    let p0 = &outs[2].1;
+    let outs = three(|i| spawn("fleet_three", "three", i, dir.path(), &["-t", "40"]));
+    let p0 = &outs[0].1;
     assert!(p0.contains("fleet three: the merged result"), "{p0}");
 
     // A common start on the server's clock.
@@ -145,9 +102,7 @@ fn three_processes_start_together_and_merge_exactly() {
     let starts: Vec<f64> = (firsts.iter())
         .map(|r| r[1].as_deref().unwrap().parse().unwrap())
         .collect();
-    let spread_ms = (starts.iter().cloned().fold(f64::MIN, f64::max)
-        - starts.iter().cloned().fold(f64::MAX, f64::min))
-        / 1000.0;
+    let spread_ms = spread_ms(&starts);
     assert!(spread_ms < 50.0, "first transactions {spread_ms} ms apart");
     // Global client ids: 0..5, 40 transactions each.
     let per_client = rt().block_on(query(
@@ -159,21 +114,11 @@ fn three_processes_start_together_and_merge_exactly() {
     assert!(per_client.iter().all(|r| r[1].as_deref() == Some("40")));
 
     // The merged result, from the fleet's table.
-    let merged_path = dir.path().join("merged.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(["fleet", "report", "three", "--forget", "--json"])
-        .arg(&merged_path)
-        .args(base("fleet_three"))
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (m, text) = fleet_report(
+        "three",
+        &dir.path().join("merged.json"),
+        &base("fleet_three"),
     );
-    let m = read(&merged_path);
     let rows = rt().block_on(scalar_i64(&cfg, "SELECT count(*) FROM fleet_probe"));
     let parts: Vec<report::RunResult> = (0..3)
         .map(|i| read(&dir.path().join(format!("{i}.json"))))
@@ -239,31 +184,34 @@ fn three_processes_start_together_and_merge_exactly() {
 
 #[test]
 fn a_process_killed_mid_run_is_named_and_the_others_merged() {
-    let cfg = rt().block_on(database("fleet_kill"));
-    rt().block_on(query(
-        &cfg,
-        "CREATE TABLE fleet_probe (client int, at timestamptz)",
-    ));
+    let cfg = probe_database("fleet_kill");
     let dir = tempfile::tempdir().unwrap();
     let rate = ["-T", "4", "-R", "300"];
-    let p0 = spawn("fleet_kill", "kill", 0, dir.path(), &rate);
-    let p1 = spawn("fleet_kill", "kill", 1, dir.path(), &rate);
-    let p2 = spawn("fleet_kill", "kill", 2, dir.path(), &rate);
-    // Kill process 2 once its clients (ids 4 and 5) have committed.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while rt().block_on(scalar_i64(
-        &cfg,
-        "SELECT count(*) FROM fleet_probe WHERE client >= 4",
-    )) == 0
-    {
-        assert!(Instant::now() < deadline, "process 2 never ran");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    kill_2_and_check_the_others(p0, p1, p2);
+    // Process 2 is killed once its clients (ids 4 and 5) have committed.
+    kill_2_and_check_the_others(
+        |i| spawn("fleet_kill", "kill", i, dir.path(), &rate),
+        || {
+            rt().block_on(scalar_i64(
+                &cfg,
+                "SELECT count(*) FROM fleet_probe WHERE client >= 4",
+            )) > 0
+        },
+    );
 }
 
 #[test]
 fn the_manifest_is_an_indexed_job_with_the_password_from_a_secret() {
+    // What each worker runs: the manifest's args are these and the fleet's flags.
+    const RUN: [&str; 8] = [
+        "run",
+        "tpcc",
+        "-w",
+        "1000",
+        "-T",
+        "600",
+        "-h",
+        "db.internal",
+    ];
     let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
         .args(["fleet", "manifest", "--workers", "4", "--name", "tpcc-big"])
         .args([
@@ -272,17 +220,8 @@ fn the_manifest_is_an_indexed_job_with_the_password_from_a_secret() {
             "--secret",
             "db-pass",
         ])
-        .args([
-            "--",
-            "run",
-            "tpcc",
-            "-w",
-            "1000",
-            "-T",
-            "600",
-            "-h",
-            "db.internal",
-        ])
+        .arg("--")
+        .args(RUN)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -303,20 +242,7 @@ fn the_manifest_is_an_indexed_job_with_the_password_from_a_secret() {
         .collect();
     assert_eq!(
         args,
-        [
-            "run",
-            "tpcc",
-            "-w",
-            "1000",
-            "-T",
-            "600",
-            "-h",
-            "db.internal",
-            "--fleet",
-            "tpcc-big",
-            "--fleet-size",
-            "4"
-        ]
+        [&RUN[..], &["--fleet", "tpcc-big", "--fleet-size", "4"]].concat()
     );
     let env = &c["env"][0];
     assert_eq!(env["name"], "PGPASSWORD");
@@ -360,33 +286,19 @@ fn an_older_fleet_table_gets_its_new_column_and_keeps_its_rows() {
          INSERT INTO stampede_fleet (fleet, idx, size) VALUES ('before', -1, 2)",
     ));
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args([
-            "run",
-            "-f",
-            &script(dir.path()),
-            "-c",
-            "2",
-            "-t",
-            "5",
-            "--no-observe",
-        ])
-        .args([
-            "--fleet",
-            "after",
-            "--fleet-size",
-            "1",
-            "--fleet-timeout",
-            "30",
-        ])
-        .args(base("fleet_old"))
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let script = script(dir.path());
+    let target = base("fleet_old");
+    let mut args = vec!["run", "-f", &script, "-c", "2", "-t", "5", "--no-observe"];
+    args.extend([
+        "--fleet",
+        "after",
+        "--fleet-size",
+        "1",
+        "--fleet-timeout",
+        "30",
+    ]);
+    args.extend(target.iter().map(String::as_str));
+    let stdout = ok(&args);
     assert!(
         stdout.contains("number of transactions actually processed: 10"),
         "{stdout}"
@@ -457,48 +369,12 @@ fn oltp_checksums(db: &str, tables: u32) -> Vec<Vec<Option<String>>> {
     all
 }
 
-/// Load `init` (the `stampede init ...` arguments) into database `one` from one process with
-/// `-j 2`, and into `three` from a fleet of three processes (`-j 1` each, indexes assigned as
-/// they join); checks each process took its own index and the fleet's table is gone after.
-fn load_one_and_three(init: &[&str], one: &str, three: &str) {
+/// Load `init` into database `one` from one process and into `three` from a fleet of three
+/// ([`common::fleet::load_one_and_three`]); the fleet's table is gone after.
+fn load_one_and_three_dbs(init: &[&str], one: &str, three: &str) {
     rt().block_on(database(one));
     rt().block_on(database(three));
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(init)
-        .args(["-q", "-j", "2"])
-        .args(base(one))
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let kids: Vec<Child> = (0..3)
-        .map(|_| {
-            Command::new(env!("CARGO_BIN_EXE_stampede"))
-                .args(init)
-                .args(["-q", "-j", "1", "--fleet", "load", "--fleet-size", "3"])
-                .args(base(three))
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    let mut parts = Vec::new();
-    for k in kids {
-        let (code, out, err) = finish(k);
-        assert_eq!(code, 0, "{out}{err}");
-        let line = err
-            .lines()
-            .find(|l| l.starts_with("fleet load: process"))
-            .expect(&err);
-        parts.push(line[20..21].to_string());
-    }
-    parts.sort();
-    assert_eq!(parts, ["0", "1", "2"], "each process took its own index");
+    load_one_and_three(init, &base(one), &base(three));
     let cfg = fixture().cfg.with_dbname(three);
     let left = rt().block_on(scalar_i64(
         &cfg,
@@ -527,7 +403,7 @@ fn checksums(db: &str, tables: &[(&str, &str)]) -> Vec<Vec<Option<String>>> {
 #[test]
 fn init_oltp_split_across_three_processes_loads_what_one_loads() {
     let init = ["init", "oltp", "--tables", "2", "--table-size", "3000"];
-    load_one_and_three(&init, "fleet_init_one", "fleet_init_three");
+    load_one_and_three_dbs(&init, "fleet_init_one", "fleet_init_three");
     let one = oltp_checksums("fleet_init_one", 2);
     assert_eq!(one[0][0].as_deref(), Some("3000"));
     assert!(one[0][2].as_deref().unwrap().contains("k_1"), "{one:?}");
@@ -539,7 +415,7 @@ fn init_oltp_split_across_three_processes_loads_what_one_loads() {
 #[test]
 fn init_tpcb_split_across_three_processes_loads_what_one_loads() {
     let init = ["init", "tpcb", "-s", "2", "--partitions", "4"];
-    load_one_and_three(&init, "fleet_tpcb_one", "fleet_tpcb_three");
+    load_one_and_three_dbs(&init, "fleet_tpcb_one", "fleet_tpcb_three");
     let tables = [
         ("pgbench_branches", "bid"),
         ("pgbench_tellers", "tid"),
@@ -560,7 +436,7 @@ fn init_tpcb_split_across_three_processes_loads_what_one_loads() {
 #[test]
 fn init_tpcc_split_across_three_processes_loads_what_one_loads() {
     let init = ["init", "tpcc", "-w", "2"];
-    load_one_and_three(&init, "fleet_tpcc_one", "fleet_tpcc_three");
+    load_one_and_three_dbs(&init, "fleet_tpcc_one", "fleet_tpcc_three");
     let dates = [
         ("customer", "c_since"),
         ("history", "h_date"),
@@ -605,66 +481,31 @@ fn init_tpcc_split_across_three_processes_loads_what_one_loads() {
 fn a_tpcc_fleet_reports_the_fleet_s_tpmc_and_consistency() {
     let db = "fleet_tpcc_run";
     rt().block_on(database(db));
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(["init", "tpcc", "-w", "2", "-q"])
-        .args(base(db))
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let target = base(db);
+    let mut init = vec!["init", "tpcc", "-w", "2", "-q"];
+    init.extend(target.iter().map(String::as_str));
+    ok(&init);
     let dir = tempfile::tempdir().unwrap();
     let json = |i: &str| dir.path().join(format!("{i}.json"));
-    let kids: Vec<Child> = (0..3)
-        .map(|i| {
-            Command::new(env!("CARGO_BIN_EXE_stampede"))
-                .args([
-                    "run",
-                    "tpcc",
-                    "-w",
-                    "2",
-                    "-c",
-                    "1",
-                    "-t",
-                    "30",
-                    "--no-observe",
-                ])
-                .args([
-                    "--fleet",
-                    "tpccrun",
-                    "--fleet-size",
-                    "3",
-                    "--fleet-timeout",
-                    "30",
-                ])
-                .args(["--fleet-index", &i.to_string(), "--json"])
-                .arg(json(&i.to_string()))
-                .args(base(db))
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for k in kids {
-        let (code, out, err) = finish(k);
-        assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
-    }
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(["fleet", "report", "tpccrun", "--forget", "--json"])
-        .arg(json("merged"))
-        .args(base(db))
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let run = [
+        "run",
+        "tpcc",
+        "-w",
+        "2",
+        "-c",
+        "1",
+        "-t",
+        "30",
+        "--no-observe",
+    ];
+    three(|i| {
+        let (i, json) = (i.to_string(), json(&i.to_string()).display().to_string());
+        let mut args = in_fleet(&run, "tpccrun");
+        args.extend(["--fleet-index", &i, "--json", &json]);
+        args.extend(target.iter().map(String::as_str));
+        start(&args)
+    });
+    fleet_report("tpccrun", &json("merged"), &target);
     let m = read(&json("merged"));
     let parts: Vec<report::RunResult> = (0..3).map(|i| read(&json(&i.to_string()))).collect();
     let t = m.tpcc.as_ref().expect("the merged TPC-C section");

@@ -27,7 +27,10 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 
-use common::fleet::{finish, kill_2_and_check_the_others, read};
+use common::fleet::{
+    finish, fleet_report, in_fleet, kill_2_and_check_the_others, load_one_and_three, read,
+    spread_ms, start,
+};
 use testkit::{Galera, MariaDb};
 
 static TURN: Mutex<()> = Mutex::new(());
@@ -38,6 +41,25 @@ fn turn() -> std::sync::MutexGuard<'static, ()> {
 
 fn url(db: &str) -> String {
     MariaDb::shared().tcp_url("root", None, db)
+}
+
+/// stampede's target flags for `url`.
+fn target(url: &str) -> Vec<String> {
+    vec!["-d".into(), url.into()]
+}
+
+/// The probe script: each transaction inserts a row stamped by the server.
+const PROBE: &str =
+    "BEGIN;\nINSERT INTO fleet_probe (client, at) VALUES (:client_id, NOW(6));\nCOMMIT;\n";
+
+/// A fresh database `db` on the shared server with the probe script's table.
+fn probe_database(db: &str) -> &'static MariaDb {
+    let m = MariaDb::shared();
+    m.fresh_database(db);
+    m.sql(&format!(
+        "CREATE TABLE {db}.fleet_probe (client int, at datetime(6))"
+    ));
+    m
 }
 
 /// One value of `sql` run in `db` by the mariadb client.
@@ -56,78 +78,41 @@ fn spawn(
     dir: &Path,
     extra: &[&str],
 ) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(["run", "-f", &script.display().to_string()])
-        .args(["-c", "2", "-j", "1", "--no-observe", "-P", "1"])
-        .args([
-            "--fleet",
-            fleet,
-            "--fleet-size",
-            "3",
-            "--fleet-timeout",
-            "30",
-        ])
-        .args(["--fleet-index", &index.to_string()])
-        .args([
-            "--json",
-            &dir.join(format!("{index}.json")).display().to_string(),
-        ])
-        .args(extra)
-        .args(["-d", target])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start stampede")
+    common::fleet::spawn(script, fleet, index, dir, extra, &self::target(target))
 }
 
-/// Three processes of `script`, started in reverse order (process 0, which starts the fleet,
-/// comes last); their outputs by index.
+/// Three processes of `script`, 40 transactions each ([`common::fleet::three`]).
 fn three(target: &str, fleet: &str, script: &str, dir: &Path) -> Vec<(i32, String, String)> {
     let p = dir.join("probe.sql");
     std::fs::write(&p, script).unwrap();
-    let kids: Vec<Child> = (0..3)
-        .rev()
-        .map(|i| spawn(target, fleet, i, &p, dir, &["-t", "40"]))
-        .collect();
-    let mut outs: Vec<_> = kids.into_iter().map(finish).collect();
-    outs.reverse();
-    for (code, out, err) in &outs {
-        assert_eq!(*code, 0, "stdout:\n{out}\nstderr:\n{err}");
-    }
-    outs
+    common::fleet::three(|i| spawn(target, fleet, i, &p, dir, &["-t", "40"]))
 }
 
-/// `stampede fleet report NAME --forget --json PATH`: its merged result and text.
-fn fleet_report(target: &str, fleet: &str, path: &Path) -> (report::RunResult, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(["fleet", "report", fleet, "--forget", "--json"])
-        .arg(path)
-        .args(["-d", target])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+/// `stampede fleet report NAME --forget --json PATH` on `url`.
+fn fleet_report_on(url: &str, fleet: &str, path: &Path) -> (report::RunResult, String) {
+    fleet_report(fleet, path, &target(url))
+}
+
+/// The fleet's commit check passed: the server's COMMITs are the 240 transactions, the fleet's
+/// bookkeeping costs none.
+fn assert_commits_are_the_transactions(merged: &report::RunResult) {
+    let f = merged.fleet.as_ref().unwrap();
+    let c = f.commit_check.as_ref().expect("the fleet's commit check");
+    assert_eq!(c.status, report::CheckStatus::Passed, "{}", c.detail);
+    assert!(
+        c.detail
+            .starts_with("server Com_commit delta 240, processes' commits 240 ("),
+        "{}",
+        c.detail
     );
-    (read(path), text)
 }
 
 #[test]
 fn three_processes_on_mariadb_start_together_and_match_com_commit() {
     let _turn = turn();
-    let m = MariaDb::shared();
-    m.fresh_database("fleet_three");
-    m.sql("CREATE TABLE fleet_three.fleet_probe (client int, at datetime(6))");
+    probe_database("fleet_three");
     let dir = tempfile::tempdir().unwrap();
-    let outs = three(
-        &url("fleet_three"),
-        "three",
-        "BEGIN;\nINSERT INTO fleet_probe (client, at) VALUES (:client_id, NOW(6));\nCOMMIT;\n",
-        dir.path(),
-    );
+    let outs = three(&url("fleet_three"), "three", PROBE, dir.path());
     assert!(
         outs[0].1.contains("fleet three: the merged result"),
         "{}",
@@ -142,9 +127,7 @@ fn three_processes_on_mariadb_start_together_and_match_com_commit() {
     );
     let starts: Vec<f64> = firsts.lines().map(|l| l.parse().unwrap()).collect();
     assert_eq!(starts.len(), 3, "{firsts}");
-    let spread_ms = (starts.iter().cloned().fold(f64::MIN, f64::max)
-        - starts.iter().cloned().fold(f64::MAX, f64::min))
-        / 1000.0;
+    let spread_ms = spread_ms(&starts);
     assert!(spread_ms < 50.0, "first transactions {spread_ms} ms apart");
     // Global client ids: 0..5, 40 transactions each.
     let per_client = value(
@@ -153,7 +136,7 @@ fn three_processes_on_mariadb_start_together_and_match_com_commit() {
     );
     assert_eq!(per_client, "0\t40\n1\t40\n2\t40\n3\t40\n4\t40\n5\t40");
 
-    let (merged, text) = fleet_report(
+    let (merged, text) = fleet_report_on(
         &url("fleet_three"),
         "three",
         &dir.path().join("merged.json"),
@@ -171,17 +154,9 @@ fn three_processes_on_mariadb_start_together_and_match_com_commit() {
     );
     let f = merged.fleet.as_ref().unwrap();
     assert_eq!(f.processes.len(), 3);
-    let c = f.commit_check.as_ref().expect("the fleet's commit check");
     eprintln!("{text}");
     eprintln!("first transactions' spread: {spread_ms:.3} ms");
-    assert_eq!(c.status, report::CheckStatus::Passed, "{}", c.detail);
-    // The server's COMMITs are the transactions: the fleet's bookkeeping costs none.
-    assert!(
-        c.detail
-            .starts_with("server Com_commit delta 240, processes' commits 240 ("),
-        "{}",
-        c.detail
-    );
+    assert_commits_are_the_transactions(&merged);
     // --forget removed the fleet's table.
     let left = value(
         "fleet_three",
@@ -216,11 +191,7 @@ fn a_session_not_the_fleets_committing_meanwhile_makes_the_check_inconclusive() 
     }
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("probe.sql");
-    std::fs::write(
-        &p,
-        "BEGIN;\nINSERT INTO fleet_probe (client, at) VALUES (:client_id, NOW(6));\nCOMMIT;\n",
-    )
-    .unwrap();
+    std::fs::write(&p, PROBE).unwrap();
     let target = url("fleet_other");
     let kids: Vec<Child> = (0..3)
         .map(|i| spawn(&target, "other", i, &p, dir.path(), &["-t", "40"]))
@@ -263,9 +234,7 @@ fn a_session_not_the_fleets_committing_meanwhile_makes_the_check_inconclusive() 
 #[test]
 fn a_fleet_of_autocommitted_statements_on_mariadb_is_inconclusive_and_says_why() {
     let _turn = turn();
-    let m = MariaDb::shared();
-    m.fresh_database("fleet_auto");
-    m.sql("CREATE TABLE fleet_auto.fleet_probe (client int, at datetime(6))");
+    probe_database("fleet_auto");
     let dir = tempfile::tempdir().unwrap();
     let outs = three(
         &url("fleet_auto"),
@@ -282,7 +251,7 @@ fn a_fleet_of_autocommitted_statements_on_mariadb_is_inconclusive_and_says_why()
         "{}",
         outs[0].1
     );
-    let (merged, _) = fleet_report(&url("fleet_auto"), "auto", &dir.path().join("merged.json"));
+    let (merged, _) = fleet_report_on(&url("fleet_auto"), "auto", &dir.path().join("merged.json"));
     assert_eq!(merged.total.total().committed(), 240);
     assert_eq!(
         value("fleet_auto", "SELECT COUNT(*) FROM fleet_probe"),
@@ -293,32 +262,22 @@ fn a_fleet_of_autocommitted_statements_on_mariadb_is_inconclusive_and_says_why()
 #[test]
 fn a_process_killed_mid_run_on_mariadb_is_named_and_the_others_merged() {
     let _turn = turn();
-    let m = MariaDb::shared();
-    m.fresh_database("fleet_kill");
-    m.sql("CREATE TABLE fleet_kill.fleet_probe (client int, at datetime(6))");
+    let m = probe_database("fleet_kill");
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("probe.sql");
-    std::fs::write(
-        &p,
-        "BEGIN;\nINSERT INTO fleet_probe (client, at) VALUES (:client_id, NOW(6));\nCOMMIT;\n",
-    )
-    .unwrap();
+    std::fs::write(&p, PROBE).unwrap();
     let rate = ["-T", "4", "-R", "300"];
     let target = url("fleet_kill");
-    let p0 = spawn(&target, "kill", 0, &p, dir.path(), &rate);
-    let p1 = spawn(&target, "kill", 1, &p, dir.path(), &rate);
-    let p2 = spawn(&target, "kill", 2, &p, dir.path(), &rate);
-    // Kill process 2 once its clients (ids 4 and 5) have committed.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while value(
-        "fleet_kill",
-        "SELECT COUNT(*) FROM fleet_probe WHERE client >= 4",
-    ) == "0"
-    {
-        assert!(std::time::Instant::now() < deadline, "process 2 never ran");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    kill_2_and_check_the_others(p0, p1, p2);
+    // Process 2 is killed once its clients (ids 4 and 5) have committed.
+    kill_2_and_check_the_others(
+        |i| spawn(&target, "kill", i, &p, dir.path(), &rate),
+        || {
+            value(
+                "fleet_kill",
+                "SELECT COUNT(*) FROM fleet_probe WHERE client >= 4",
+            ) != "0"
+        },
+    );
     m.sql("USE fleet_kill; DROP TABLE stampede_fleet");
 }
 
@@ -337,26 +296,14 @@ fn a_fleet_on_a_galera_cluster_counts_com_commit_over_its_nodes() {
         g.port(1)
     );
     let dir = tempfile::tempdir().unwrap();
-    let outs = three(
-        &target,
-        "gal",
-        "BEGIN;\nINSERT INTO fleet_probe (client, at) VALUES (:client_id, NOW(6));\nCOMMIT;\n",
-        dir.path(),
-    );
-    let (merged, text) = fleet_report(&target, "gal", &dir.path().join("merged.json"));
+    let outs = three(&target, "gal", PROBE, dir.path());
+    let (merged, text) = fleet_report_on(&target, "gal", &dir.path().join("merged.json"));
     eprintln!("{text}");
     assert_eq!(merged.total.total().committed(), 240, "{}", outs[0].1);
     // Each process's two clients went one to each node: both counters moved.
     let on: Vec<u64> = merged.endpoints.iter().map(|e| e.transactions).collect();
     assert_eq!(on, [120, 120], "{text}");
-    let c = merged.fleet.as_ref().unwrap().commit_check.clone().unwrap();
-    assert_eq!(c.status, report::CheckStatus::Passed, "{}", c.detail);
-    assert!(
-        c.detail
-            .starts_with("server Com_commit delta 240, processes' commits 240 ("),
-        "{}",
-        c.detail
-    );
+    assert_commits_are_the_transactions(&merged);
     let rows = g.sql(
         1,
         "SET SESSION wsrep_sync_wait=15; SELECT COUNT(*) FROM fleet_gal.fleet_probe",
@@ -383,51 +330,12 @@ fn init_oltp_on_mariadb_split_across_three_processes_loads_what_one_loads() {
     let m = MariaDb::shared();
     m.fresh_database("fleet_init_one");
     m.fresh_database("fleet_init_three");
-    let size = [
-        "init",
-        "oltp",
-        "--tables",
-        "2",
-        "--table-size",
-        "3000",
-        "-q",
-    ];
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(size)
-        .args(["-j", "2", "-d", &url("fleet_init_one")])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let init = ["init", "oltp", "--tables", "2", "--table-size", "3000"];
+    load_one_and_three(
+        &init,
+        &target(&url("fleet_init_one")),
+        &target(&url("fleet_init_three")),
     );
-    // Indexes assigned as they join (two may race for one: the loser takes the next).
-    let kids: Vec<Child> = (0..3)
-        .map(|_| {
-            Command::new(env!("CARGO_BIN_EXE_stampede"))
-                .args(size)
-                .args(["-j", "1", "--fleet", "load", "--fleet-size", "3"])
-                .args(["-d", &url("fleet_init_three")])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    let mut parts = Vec::new();
-    for k in kids {
-        let (code, out, err) = finish(k);
-        assert_eq!(code, 0, "{out}{err}");
-        let line = err
-            .lines()
-            .find(|l| l.starts_with("fleet load: process"))
-            .expect(&err);
-        parts.push(line[20..21].to_string());
-    }
-    parts.sort();
-    assert_eq!(parts, ["0", "1", "2"], "each process took its own index");
     let one = oltp_tables("fleet_init_one", 2);
     assert_eq!(one[2], "3000");
     assert!(one[1].contains("KEY `k_1`"), "{one:?}");
@@ -441,33 +349,18 @@ fn init_oltp_on_mariadb_split_across_three_processes_loads_what_one_loads() {
     assert_eq!(left, "0", "the fleet's table is removed after the load");
 
     // sysbench's oltp_read_write on those tables as a fleet: one COMMIT per transaction.
-    let kids: Vec<Child> = (0..3)
-        .map(|_| {
-            Command::new(env!("CARGO_BIN_EXE_stampede"))
-                .args([
-                    "run",
-                    "oltp_read_write",
-                    "--tables",
-                    "2",
-                    "--table-size",
-                    "3000",
-                ])
-                .args(["-c", "2", "-t", "20", "--no-observe"])
-                .args([
-                    "--fleet",
-                    "rw",
-                    "--fleet-size",
-                    "3",
-                    "--fleet-timeout",
-                    "30",
-                ])
-                .args(["-d", &url("fleet_init_three")])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
+    let rw = [
+        "run",
+        "oltp_read_write",
+        "--tables",
+        "2",
+        "--table-size",
+        "3000",
+    ];
+    let mut args = in_fleet(&rw, "rw");
+    let url = url("fleet_init_three");
+    args.extend(["-c", "2", "-t", "20", "--no-observe", "-d", &url]);
+    let kids: Vec<Child> = (0..3).map(|_| start(&args)).collect();
     let outs: Vec<_> = kids.into_iter().map(finish).collect();
     for (code, out, err) in &outs {
         assert_eq!(*code, 0, "{out}{err}");

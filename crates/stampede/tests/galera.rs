@@ -2,21 +2,10 @@
 //! nodes, each node's commit count checked against the COMMITs its clients sent, and write
 //! conflicts between nodes (certification failures, error 1213) retried and counted.
 
-use std::process::Command;
+mod common;
 
+use common::stampede3 as stampede;
 use testkit::Galera;
-
-fn stampede(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(args)
-        .output()
-        .expect("stampede runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// `mysql://root@127.0.0.1:P0,127.0.0.1:P1,127.0.0.1:P2/db`: every node.
 fn cluster_url(g: &Galera, db: &str) -> String {
@@ -26,8 +15,12 @@ fn cluster_url(g: &Galera, db: &str) -> String {
     format!("mysql://root@{}/{db}", hosts.join(","))
 }
 
-fn json(path: &std::path::Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+/// `stampede run ARGS --json FILE`, which must exit 0: its result.
+fn run(args: &[&str], file: &std::path::Path) -> serde_json::Value {
+    let (code, out, err) =
+        stampede(&[&["run"][..], args, &["--json", file.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{args:?}\n{out}\n{err}");
+    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
 }
 
 fn check<'a>(r: &'a serde_json::Value, name: &str) -> (&'a str, &'a str) {
@@ -51,17 +44,7 @@ fn a_galera_cluster_is_one_target_with_exact_counts_per_node() {
     let dir = tempfile::tempdir().unwrap();
 
     // Loaded through the cluster (the first node that answers), replicated to all.
-    let (code, out, err) = stampede(&[
-        "init",
-        "oltp",
-        "-d",
-        &url,
-        "--tables",
-        "2",
-        "--table-size",
-        "2000",
-    ]);
-    assert_eq!(code, 0, "init\n{out}\n{err}");
+    common::init_oltp(&url, &["--tables", "2", "--table-size", "2000"]);
     for i in 0..g.nodes() {
         let n = g.sql(
             i,
@@ -71,25 +54,22 @@ fn a_galera_cluster_is_one_target_with_exact_counts_per_node() {
     }
 
     // oltp_read_write over the three nodes, two clients each.
-    let file = dir.path().join("rw.json");
-    let (code, out, err) = stampede(&[
-        "run",
-        "oltp_read_write",
-        "-d",
-        &url,
-        "--tables",
-        "2",
-        "--table-size",
-        "2000",
-        "-c",
-        "6",
-        "-t",
-        "40",
-        "--json",
-        file.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "oltp_read_write\n{out}\n{err}");
-    let r = json(&file);
+    let r = run(
+        &[
+            "oltp_read_write",
+            "-d",
+            &url,
+            "--tables",
+            "2",
+            "--table-size",
+            "2000",
+            "-c",
+            "6",
+            "-t",
+            "40",
+        ],
+        &dir.path().join("rw.json"),
+    );
     let eps = r["endpoints"].as_array().expect("an endpoints array");
     assert_eq!(eps.len(), 3, "{eps:?}");
     let mut sum = 0;
@@ -111,27 +91,24 @@ fn a_galera_cluster_is_one_target_with_exact_counts_per_node() {
     // A conflicting workload: every client writes the same 5 rows from all three nodes, in
     // transactions; certification failures fail COMMITs, which are retried until each client
     // has committed its 30. The counts still add up, node by node.
-    let file = dir.path().join("conflict.json");
-    let (code, out, err) = stampede(&[
-        "run",
-        "oltp_write_only",
-        "-d",
-        &url,
-        "--tables",
-        "1",
-        "--table-size",
-        "5",
-        "--delete-inserts",
-        "0",
-        "-c",
-        "6",
-        "-t",
-        "30",
-        "--json",
-        file.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "conflicting run\n{out}\n{err}");
-    let r = json(&file);
+    let r = run(
+        &[
+            "oltp_write_only",
+            "-d",
+            &url,
+            "--tables",
+            "1",
+            "--table-size",
+            "5",
+            "--delete-inserts",
+            "0",
+            "-c",
+            "6",
+            "-t",
+            "30",
+        ],
+        &dir.path().join("conflict.json"),
+    );
     let committed: u64 = r["endpoints"]
         .as_array()
         .unwrap()

@@ -9,11 +9,13 @@
 //! makes its row-count check fail; a table stampede did not create is refused and kept; bad
 //! input is refused before connecting, naming the flag.
 
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod common;
 
+use common::outcome as output;
 use common::pg_target;
 use serde_json::Value;
 use sut::ConnConfig;
@@ -21,21 +23,35 @@ use testkit::{MariaDb, PerBinary, Pg};
 
 static PG: PerBinary = PerBinary::new(&[testkit::THROWAWAY, &[("shared_buffers", "1MB")]]);
 
-fn output(c: &mut Command) -> (i32, String, String) {
-    let out = c.output().expect("run stampede");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 fn stampede(args: &[&str], target: &[String]) -> (i32, String, String) {
     output(
         Command::new(env!("CARGO_BIN_EXE_stampede"))
             .args(args)
             .args(target),
     )
+}
+
+/// `stampede init ARGS` on `target`, which must succeed.
+fn init(args: &[&str], target: &[String]) {
+    let (code, _, err) = stampede(&[&["init"][..], args].concat(), target);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// `stampede run ARGS --json JSON` on `target`, which must exit 0: its result and standard
+/// output, and every check of it passed ([`all_passed`]; their names).
+fn run(args: &[&str], target: &[String], json: &Path, mysql: bool) -> (Value, String, Vec<String>) {
+    let run = [&["run"][..], args, &["--json", json.to_str().unwrap()]].concat();
+    let (code, out, err) = stampede(&run, target);
+    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    let v = read_json(json);
+    let names = all_passed(&v, &out, mysql);
+    (v, out, names)
+}
+
+/// The row-count check's detail names `rows`, the tables' rows counted apart.
+fn assert_rows_now(v: &Value, rows: u64) {
+    let detail = detail(v, "row counts");
+    assert!(detail.contains(&format!("({rows} rows now")), "{detail}");
 }
 
 fn fresh_pg(db: &str) -> (&'static Pg, ConnConfig) {
@@ -135,14 +151,12 @@ fn iibench_on_postgresql_counts_every_committed_row_and_finds_where_the_indexes_
         testkit::block_on(testkit::query(&cfg, "CREATE EXTENSION amcheck"));
     }
     let target = pg_target(pg, "iibench_pg");
-    let (code, _, err) = stampede(&["init", "iibench"], &target);
-    assert_eq!(code, 0, "{err}");
+    init(&["iibench"], &target);
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("ii.json");
     let html = dir.path().join("ii.html");
-    let (code, out, err) = stampede(
+    let (v, out, names) = run(
         &[
-            "run",
             "iibench",
             "-c",
             "2",
@@ -157,16 +171,13 @@ fn iibench_on_postgresql_counts_every_committed_row_and_finds_where_the_indexes_
             "--no-observe",
             "--random-seed",
             "3",
-            "--json",
-            json.to_str().unwrap(),
             "--html",
             html.to_str().unwrap(),
         ],
         &target,
+        &json,
+        false,
     );
-    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
-    let v = read_json(&json);
-    let names = all_passed(&v, &out, false);
     assert_eq!(
         names,
         [
@@ -224,15 +235,10 @@ fn iibench_on_postgresql_counts_every_committed_row_and_finds_where_the_indexes_
 fn crud_on_postgresql_keeps_inserted_minus_deleted_and_catches_a_row_added_behind_its_back() {
     let (pg, cfg) = fresh_pg("crud_pg");
     let target = pg_target(pg, "crud_pg");
-    let (code, _, err) = stampede(
-        &["init", "crud", "--tables", "2", "--table-size", "2000"],
-        &target,
-    );
-    assert_eq!(code, 0, "{err}");
+    init(&["crud", "--tables", "2", "--table-size", "2000"], &target);
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("crud.json");
-    let run = [
-        "run",
+    let mix = [
         "crud",
         "--tables",
         "2",
@@ -245,13 +251,8 @@ fn crud_on_postgresql_keeps_inserted_minus_deleted_and_catches_a_row_added_behin
         "--no-observe",
         "--mix",
         "point=10,index=10,range=5,in=5,insert=10,batch-insert=10,update=10,delete=20",
-        "--json",
-        json.to_str().unwrap(),
     ];
-    let (code, out, err) = stampede(&run, &target);
-    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
-    let v = read_json(&json);
-    let names = all_passed(&v, &out, false);
+    let (v, out, names) = run(&mix, &target, &json, false);
     assert_eq!(
         names,
         [
@@ -282,12 +283,12 @@ fn crud_on_postgresql_keeps_inserted_minus_deleted_and_catches_a_row_added_behin
     ))
     .parse()
     .unwrap();
-    let detail = detail(&v, "row counts");
-    assert!(detail.contains(&format!("({rows} rows now")), "{detail}");
+    assert_rows_now(&v, rows);
 
     // A row inserted by someone else during the run: the count no longer adds up.
     let (code, out, err) = std::thread::scope(|sc| {
-        let runner = sc.spawn(|| stampede(&run, &target));
+        let again = [&["run"][..], &mix[..], &["--json", json.to_str().unwrap()]].concat();
+        let runner = sc.spawn(|| stampede(&again, &target));
         let deadline = Instant::now() + Duration::from_secs(30);
         // Wait until the run's 4 clients are connected (its setup uses one session at a
         // time), then add a row with an id stampede never draws.
@@ -375,8 +376,7 @@ fn both_on_mariadb_with_a_small_buffer_pool() {
     m.fresh_database("ii");
     let url = m.socket_url("root", None, "ii");
     let target = vec!["-d".to_string(), url];
-    let (code, _, err) = stampede(&["init", "iibench"], &target);
-    assert_eq!(code, 0, "{err}");
+    init(&["iibench"], &target);
     let cache: u64 = m
         .sql("SELECT @@innodb_buffer_pool_size")
         .trim()
@@ -384,27 +384,19 @@ fn both_on_mariadb_with_a_small_buffer_pool() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("ii.json");
-    let (code, out, err) = stampede(
-        &[
-            "run",
-            "iibench",
-            "-c",
-            "2",
-            "--query-clients",
-            "1",
-            "-T",
-            "8",
-            "-P",
-            "1",
-            "--no-observe",
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        &target,
-    );
-    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
-    let v = read_json(&json);
-    all_passed(&v, &out, true);
+    let ii = [
+        "iibench",
+        "-c",
+        "2",
+        "--query-clients",
+        "1",
+        "-T",
+        "8",
+        "-P",
+        "1",
+        "--no-observe",
+    ];
+    let (v, _, _) = run(&ii, &target, &json, true);
     let rows: u64 = m
         .sql("SELECT count(*) FROM ii.purchases_index")
         .trim()
@@ -416,38 +408,25 @@ fn both_on_mariadb_with_a_small_buffer_pool() {
 
     m.fresh_database("cr");
     let target = vec!["-d".to_string(), m.socket_url("root", None, "cr")];
-    let (code, _, err) = stampede(
-        &["init", "crud", "--tables", "2", "--table-size", "1000"],
-        &target,
-    );
-    assert_eq!(code, 0, "{err}");
+    init(&["crud", "--tables", "2", "--table-size", "1000"], &target);
     let json = dir.path().join("crud.json");
-    let (code, out, err) = stampede(
-        &[
-            "run",
-            "crud",
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
-            "-c",
-            "4",
-            "-T",
-            "3",
-            "--no-observe",
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        &target,
-    );
-    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
-    let v = read_json(&json);
-    all_passed(&v, &out, true);
+    let crud = [
+        "crud",
+        "--tables",
+        "2",
+        "--table-size",
+        "1000",
+        "-c",
+        "4",
+        "-T",
+        "3",
+        "--no-observe",
+    ];
+    let (v, _, _) = run(&crud, &target, &json, true);
     let rows: u64 = m
         .sql("SELECT (SELECT count(*) FROM cr.crud1) + (SELECT count(*) FROM cr.crud2)")
         .trim()
         .parse()
         .unwrap();
-    let detail = detail(&v, "row counts");
-    assert!(detail.contains(&format!("({rows} rows now")), "{detail}");
+    assert_rows_now(&v, rows);
 }

@@ -20,7 +20,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use common::{number_after, stampede_cmd, Server};
+use common::{number_after, stampede_cmd, Holder, Server};
 
 /// How long a test waits for a condition before it fails; generous, since the machine is
 /// shared. Not a timing assertion: every wait ends as soon as its condition holds.
@@ -175,13 +175,39 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A fresh database `db` with pgbench's tables at scale 1.
+fn loaded(srv: &Server, db: &str) {
+    srv.create_db(db);
+    assert!(srv.pgbench(db, &["-i", "-s", "1", "-q"]).status.success());
+}
+
+/// `stampede ARGS` on `db`, once it reports progress, held up by a lock on `table` that
+/// another session takes: the run, the lock's holder, and the query counting the sessions of
+/// `db` that wait on a lock (1 when this returns).
+fn blocked_on(
+    srv: &Server,
+    db: &str,
+    mut args: Vec<String>,
+    table: &str,
+) -> (Running, Holder, String) {
+    args.extend(srv.target(db));
+    let run = spawn(&args, None);
+    run.wait_line("progress:");
+    let holder = srv.hold(db, "locker", &format!("LOCK TABLE {table}"));
+    let waiting = format!(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = '{db}' \
+         AND wait_event_type = 'Lock'"
+    );
+    srv.wait_for("postgres", &waiting, "1");
+    (run, holder, waiting)
+}
+
 #[test]
 fn one_sigint_or_sigterm_mid_run_prints_and_saves_the_partial_result() {
     let guard = server();
     let srv = guard.as_ref().unwrap();
     for (sig, db) in [(libc::SIGINT, "cc_int"), (libc::SIGTERM, "cc_term")] {
-        srv.create_db(db);
-        assert!(srv.pgbench(db, &["-i", "-s", "1", "-q"]).status.success());
+        loaded(srv, db);
         let dir = tempfile::tempdir().unwrap();
         let json = dir.path().join("partial.json");
         let mut args = strings(&["run", "-c", "2", "-T", "600", "-P", "1", "--json"]);
@@ -215,9 +241,8 @@ fn a_second_sigterm_ends_a_step_that_the_first_could_not() {
     let guard = server();
     let srv = guard.as_ref().unwrap();
     let db = "second";
-    srv.create_db(db);
-    assert!(srv.pgbench(db, &["-i", "-s", "1", "-q"]).status.success());
-    let mut args = strings(&[
+    loaded(srv, db);
+    let args = strings(&[
         "run",
         "-n",
         "-c",
@@ -228,18 +253,12 @@ fn a_second_sigterm_ends_a_step_that_the_first_could_not() {
         "1",
         "--no-observe",
     ]);
-    args.extend(srv.target(db));
-    let run = spawn(&args, None);
-    run.wait_line("progress:");
     // Every transaction updates pgbench_branches, and the TPC-B check reads it.
-    let holder = srv.hold(db, "locker", "LOCK TABLE pgbench_branches");
-    let waiting = "SELECT count(*) FROM pg_stat_activity WHERE datname = 'second' \
-                   AND wait_event_type = 'Lock'";
-    srv.wait_for("postgres", waiting, "1");
+    let (run, holder, waiting) = blocked_on(srv, db, args, "pgbench_branches");
     run.signal(libc::SIGTERM);
     run.wait_line("interrupted");
     // The client's transaction was cut off (its backend still waits); the check waits too.
-    srv.wait_for("postgres", waiting, "2");
+    srv.wait_for("postgres", &waiting, "2");
     run.signal(libc::SIGTERM);
     let (code, stdout, stderr) = run.finish(Duration::from_secs(30));
     holder.rollback();
@@ -256,21 +275,14 @@ fn one_sigint_during_the_checks_ends_them_and_keeps_the_result() {
     let guard = server();
     let srv = guard.as_ref().unwrap();
     let db = "checking";
-    srv.create_db(db);
-    assert!(srv.pgbench(db, &["-i", "-s", "1", "-q"]).status.success());
+    loaded(srv, db);
     let dir = own_tmpdir();
     let json = dir.path().join("checking.json");
     // select-only: the clients never touch pgbench_history; the TPC-B check reads it.
     let mut args = strings(&["run", "-b", "select-only", "-n", "-c", "1", "-T", "3"]);
     args.extend(strings(&["-P", "1", "--no-observe", "--json"]));
     args.push(json.display().to_string());
-    args.extend(srv.target(db));
-    let run = spawn(&args, None);
-    run.wait_line("progress:");
-    let holder = srv.hold(db, "locker", "LOCK TABLE pgbench_history");
-    let waiting = "SELECT count(*) FROM pg_stat_activity WHERE datname = 'checking' \
-                   AND wait_event_type = 'Lock'";
-    srv.wait_for("postgres", waiting, "1");
+    let (run, holder, waiting) = blocked_on(srv, db, args, "pgbench_history");
     run.signal(libc::SIGINT);
     let (code, stdout, stderr) = run.finish(PATIENCE);
     holder.rollback();
@@ -295,18 +307,16 @@ fn one_sigint_during_the_checks_ends_them_and_keeps_the_result() {
         "{checks:?}"
     );
     // The check's session was dropped with the step: nothing of stampede's still waits.
-    srv.wait_for("postgres", waiting, "0");
+    srv.wait_for("postgres", &waiting, "0");
 }
 
-/// Three SIGINTs on a run that started its own PostgreSQL: the second stops the server at once
-/// and removes its directory (the third, arriving meanwhile, only hurries it).
-#[test]
-fn three_sigints_mid_run_on_the_embedded_server_leave_no_process_and_no_directory() {
-    let tmp = own_tmpdir();
-    let args = strings(&[
+/// A long run of `clients` clients on an embedded server of its own (its directory in `tmp`),
+/// once it reports progress.
+fn long_embedded_run(tmp: &Path, clients: &str) -> Running {
+    let args = [
         "run",
         "-c",
-        "2",
+        clients,
         "-T",
         "600",
         "-P",
@@ -314,9 +324,18 @@ fn three_sigints_mid_run_on_the_embedded_server_leave_no_process_and_no_director
         "-s",
         "1",
         "--no-observe",
-    ]);
-    let run = spawn(&args, Some(tmp.path()));
+    ];
+    let run = spawn(&strings(&args), Some(tmp));
     run.wait_line("progress:");
+    run
+}
+
+/// Three SIGINTs on a run that started its own PostgreSQL: the second stops the server at once
+/// and removes its directory (the third, arriving meanwhile, only hurries it).
+#[test]
+fn three_sigints_mid_run_on_the_embedded_server_leave_no_process_and_no_directory() {
+    let tmp = own_tmpdir();
+    let run = long_embedded_run(tmp.path(), "2");
     three_sigints_leave_nothing(run, tmp.path());
 }
 
@@ -380,20 +399,7 @@ fn wait_until(mut cond: impl FnMut() -> bool) {
 #[test]
 fn a_directory_that_cannot_be_removed_is_named() {
     let tmp = own_tmpdir();
-    let args = strings(&[
-        "run",
-        "-c",
-        "1",
-        "-T",
-        "600",
-        "-P",
-        "1",
-        "-s",
-        "1",
-        "--no-observe",
-    ]);
-    let run = spawn(&args, Some(tmp.path()));
-    run.wait_line("progress:");
+    let run = long_embedded_run(tmp.path(), "1");
     let root = entries(tmp.path()).pop().unwrap();
     let stuck = root.join("stuck");
     std::fs::write(&stuck, "x").unwrap();

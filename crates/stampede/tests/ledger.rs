@@ -141,16 +141,11 @@ fn stampede(args: &[&str], target: &[String], env: &[(&str, &str)]) -> (i32, Str
             a => a.to_string(),
         })
         .collect();
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(&args)
-        .args(target)
-        .envs(env.iter().copied())
-        .output()
-        .expect("stampede runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    common::outcome(
+        Command::new(env!("CARGO_BIN_EXE_stampede"))
+            .args(&args)
+            .args(target)
+            .envs(env.iter().copied()),
     )
 }
 

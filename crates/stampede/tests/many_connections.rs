@@ -11,32 +11,13 @@ use std::time::{Duration, Instant};
 
 use common::{stampede, stampede_cmd};
 use serde_json::Value;
-use sut::embedded::{EmbeddedOptions, EmbeddedServer};
+use testkit::Pg;
 
 const CLIENTS: u32 = 500;
 
-fn psql(pg: &EmbeddedServer, db: &str, sql: &str) -> String {
-    let out = std::process::Command::new(pg.binaries().bindir.join("psql"))
-        .args(["-X", "-At", "-v", "ON_ERROR_STOP=1", "-h"])
-        .arg(pg.socket_dir())
-        .args([
-            "-p",
-            &pg.port().to_string(),
-            "-U",
-            "postgres",
-            "-d",
-            db,
-            "-c",
-            sql,
-        ])
-        .output()
-        .expect("psql runs");
-    assert!(
-        out.status.success(),
-        "psql {sql}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+/// [`Pg::psql_on`], trimmed.
+fn psql(pg: &Pg, db: &str, sql: &str) -> String {
+    pg.psql_on(db, sql).trim().to_string()
 }
 
 /// `xact_commit` and `sessions` of `db` once every other session has left and the counters
@@ -44,7 +25,7 @@ fn psql(pg: &EmbeddedServer, db: &str, sql: &str) -> String {
 /// took. Each read is a psql session of its own, counted when it exits: one session and two
 /// commits (its start-up and its SELECT), so "settled" means two reads in a row that differ by
 /// exactly that.
-fn settled_counters(pg: &EmbeddedServer, db: &str) -> (i64, i64, i64) {
+fn settled_counters(pg: &Pg, db: &str) -> (i64, i64, i64) {
     let sql = "SELECT xact_commit, sessions, (SELECT count(*) FROM pg_stat_activity \
                WHERE datname = current_database() AND backend_type = 'client backend' \
                AND pid <> pg_backend_pid()) FROM pg_stat_database WHERE datname = current_database()";
@@ -107,14 +88,7 @@ fn five_hundred_trickling_clients_connect_directly_and_through_pgbouncer_and_eve
     pgbouncer::raise_fd_limit();
     // autovacuum off: its commits in the database would blur the exact commit reconciliation
     // on tables this small.
-    let pg = EmbeddedServer::start(&EmbeddedOptions {
-        settings: vec![
-            ("shared_buffers".into(), "128MB".into()),
-            ("autovacuum".into(), "off".into()),
-        ],
-        ..Default::default()
-    })
-    .expect("these tests need PostgreSQL server binaries (scripts/install-deps.sh)");
+    let pg = Pg::start(&[&[("shared_buffers", "128MB"), ("autovacuum", "off")]]);
     let (host, port) = (pg.socket_dir().display().to_string(), pg.port().to_string());
     psql(&pg, "postgres", "CREATE DATABASE many");
     let init = stampede(&[
@@ -272,11 +246,7 @@ fn more_clients_than_the_hard_open_file_limit_are_refused_before_connecting() {
 #[test]
 fn every_trickle_transaction_sees_every_client_connected_because_finished_clients_disconnect_only_after_the_run(
 ) {
-    let pg = EmbeddedServer::start(&EmbeddedOptions {
-        settings: vec![("shared_buffers".into(), "128MB".into())],
-        ..Default::default()
-    })
-    .expect("these tests need PostgreSQL server binaries (scripts/install-deps.sh)");
+    let pg = Pg::start(&[&[("shared_buffers", "128MB")]]);
     let (host, port) = (pg.socket_dir().display().to_string(), pg.port().to_string());
     psql(&pg, "postgres", "CREATE DATABASE trickle");
     psql(
@@ -294,12 +264,13 @@ fn every_trickle_transaction_sees_every_client_connected_because_finished_client
     .unwrap();
     // 250 clients per thread, each thread's slots 40 ms apart on average: ~50 slots per thread
     // in the 2 s, so ~200 clients per thread are done at the start.
-    let r = stampede(&[
+    let clients = CLIENTS.to_string();
+    let mut args = vec![
         "run",
         "-f",
         script.to_str().unwrap(),
         "-c",
-        &CLIENTS.to_string(),
+        &clients,
         "-j",
         "2",
         "-T",
@@ -311,15 +282,10 @@ fn every_trickle_transaction_sees_every_client_connected_because_finished_client
         "-n",
         "--no-observe",
         "--no-check",
-        "-h",
-        &host,
-        "-p",
-        &port,
-        "-U",
-        "postgres",
-        "-d",
-        "trickle",
-    ]);
+    ];
+    let target = common::target_at(&host, &port, "trickle");
+    args.extend(target.iter().map(String::as_str));
+    let r = stampede(&args);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let processed = common::number_after(&r.stdout, "number of transactions actually processed: ");
     assert!(processed > 0, "{}", r.stdout);

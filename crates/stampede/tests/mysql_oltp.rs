@@ -7,31 +7,14 @@
 //! transaction as the server counts them (Com_* deltas) equal sysbench's, every run's commit
 //! count (Com_commit) and row counts pass, and bad input gets a clear error.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::process::Command;
 
+use common::outcome as output;
+use common::SYSBENCH_TESTS;
 use testkit::MariaDb;
-
-/// Queries per event of each test, sysbench's classes: (read, write, other).
-const TESTS: &[(&str, (u64, u64, u64))] = &[
-    ("oltp_read_write", (14, 4, 2)),
-    ("oltp_read_only", (14, 0, 2)),
-    ("oltp_write_only", (0, 4, 2)),
-    ("oltp_point_select", (1, 0, 0)),
-    ("oltp_update_index", (0, 1, 0)),
-    ("oltp_update_non_index", (0, 1, 0)),
-    ("oltp_insert", (0, 1, 0)),
-    ("oltp_delete", (0, 1, 0)),
-];
-
-fn output(c: &mut Command) -> (i32, String, String) {
-    let out = c.output().expect("the program runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// sysbench's mysql driver options for `db` on `m`, over TCP as root.
 fn driver(m: &MariaDb, db: &str) -> Vec<String> {
@@ -114,7 +97,7 @@ fn sysbench_and_stampede_share_tables_and_send_the_same_statements() {
     m.fresh_database("sb_stampede");
     let size = ["--tables=2", "--table-size=500"];
     const EVENTS: i64 = 60;
-    for (test, (r, w, o)) in TESTS {
+    for (test, (r, w, o)) in SYSBENCH_TESTS {
         // Each tool prepares its own database; the schemas are the same.
         for (prog, db) in [("sysbench", "sb_sysbench"), ("stampede", "sb_stampede")] {
             let (code, out, err) = sb(prog, &m, db, &[&[*test][..], &size, &["prepare"]].concat());
@@ -194,17 +177,7 @@ fn every_oltp_run_on_mariadb_passes_its_checks() {
     let m = MariaDb::shared();
     m.fresh_database("sb_native");
     let url = m.tcp_url("root", None, "sb_native");
-    let (code, out, err) = stampede(&[
-        "init",
-        "oltp",
-        "-d",
-        &url,
-        "--tables",
-        "2",
-        "--table-size",
-        "1000",
-    ]);
-    assert_eq!(code, 0, "init\n{out}\n{err}");
+    let err = common::init_oltp(&url, &["--tables", "2", "--table-size", "1000"]);
     assert!(err.contains("multi-row INSERTs"), "{err}");
     let dir = tempfile::tempdir().unwrap();
     let mut modes = vec![
@@ -215,7 +188,7 @@ fn every_oltp_run_on_mariadb_passes_its_checks() {
         None => modes.push(("uring", "io_uring (")),
         Some(why) => eprintln!("io_uring is not available here ({why}): its runs are left out"),
     }
-    for ((test, (_, _, other)), (mode, want_io)) in TESTS
+    for ((test, (_, _, other)), (mode, want_io)) in SYSBENCH_TESTS
         .iter()
         .flat_map(|t| modes.iter().map(move |m| (t, *m)))
     {
@@ -338,19 +311,7 @@ fn a_full_or_vanishing_server_is_reported() {
     let m = MariaDb::start(&["--max-connections=5"]);
     m.fresh_database("sb_small");
     let url = m.tcp_url("root", None, "sb_small");
-    let (code, out, err) = stampede(&[
-        "init",
-        "oltp",
-        "-d",
-        &url,
-        "--tables",
-        "1",
-        "--table-size",
-        "200",
-        "-j",
-        "1",
-    ]);
-    assert_eq!(code, 0, "{out}\n{err}");
+    common::init_oltp(&url, &["--tables", "1", "--table-size", "200", "-j", "1"]);
     let (code, _, err) = stampede(&[
         "run",
         "oltp_point_select",
@@ -425,8 +386,7 @@ fn a_run_on_mariadb_is_observed_with_innodb_figures() {
     m.fresh_database("sb_observed");
     let url = m.tcp_url("root", None, "sb_observed");
     let size = ["--tables", "2", "--table-size", "1000"];
-    let (code, out, err) = stampede(&[&["init", "oltp", "-d", &url][..], &size].concat());
-    assert_eq!(code, 0, "init\n{out}\n{err}");
+    common::init_oltp(&url, &size);
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("observed.json");
     let html = dir.path().join("observed.html");
@@ -643,10 +603,7 @@ fn server_start_mysql_prints_a_url_that_works_and_no_run_prints_its_password() {
     assert!(!err.contains(password), "the password on stderr: {err}");
 
     let shape = ["--tables", "1", "--table-size", "100"];
-    let mut init = vec!["init", "oltp", "-d", &url];
-    init.extend(shape);
-    let (code, out, err) = stampede(&init);
-    assert_eq!(code, 0, "{out}{err}");
+    common::init_oltp(&url, &shape);
     let mut run = vec![
         "run",
         "oltp_point_select",

@@ -17,29 +17,13 @@ use load::oltp as loader;
 use sut::{ConnConfig, QueryMode, Session};
 use workload::oltp::{OltpWorkload, Options, Test};
 
+/// A thread per client, prepared statements, retried up to 1000 times, seed 7.
 fn spec(clients: u32, per_client: u64) -> RunSpec {
+    let stop = Stop::Transactions(per_client);
     RunSpec {
-        clients,
-        threads: clients,
-        stop: Stop::Transactions(per_client),
-        rate_tps: None,
-        latency_limit: None,
-        mode: QueryMode::Prepared,
         max_tries: 1000,
-        connect_per_txn: false,
-        progress: None,
         seed: 7,
-        per_statement: false,
-        weights: vec![],
-        log: None,
-        exit_on_abort: false,
-        io: engine::IoMode::Auto,
-        verbose_errors: false,
-        spread: Default::default(),
-        fault_run: false,
-        read_from: None,
-        first_client_id: 0,
-        start_at: None,
+        ..testkit::run_spec(clients, clients, stop, QueryMode::Prepared)
     }
 }
 
@@ -81,22 +65,14 @@ fn sysbench(db: &str, args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("run sysbench");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "sysbench {args:?} failed:\n{text}");
-    text
+    testkit::ok_text(&out, &format!("sysbench {args:?}"))
 }
 
 /// Columns, constraints, indexes and sequences of the sbtest tables.
 async fn catalog(cfg: &ConnConfig) -> Vec<Vec<Option<String>>> {
+    let columns = testkit::columns_query("sbtest%");
     let sqls = [
-        "select table_name, column_name, ordinal_position, data_type, character_maximum_length, \
-                is_nullable, column_default \
-         from information_schema.columns where table_schema = 'public' and table_name like 'sbtest%' \
-         order by 1, 3",
+        columns.as_str(),
         "select conrelid::regclass::text, conname, pg_get_constraintdef(oid) from pg_constraint \
          where connamespace = 'public'::regnamespace order by 1, 2",
         "select tablename, indexname, indexdef from pg_indexes where schemaname = 'public' order by 1, 2",

@@ -5,40 +5,19 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::oltp::{database, fixture, init, query, rt, scalar_i64};
+use common::oltp::{database, fixture, init, query, rt, scalar_i64, stampede_on};
+use common::stampede3 as stampede_raw;
 
 /// `stampede run ARGS -h SOCKET -p PORT -U postgres -d DB` on the fixture's server: (exit code,
 /// stdout, stderr).
 fn stampede_run(db: &str, args: &[&str]) -> (i32, String, String) {
-    let f = fixture();
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .arg("run")
-        .args(args)
-        .args(["-h", &f.socket, "-p", &f.port.to_string(), "-U", "postgres"])
-        .args(["-d", db])
-        .output()
-        .expect("run stampede");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    stampede_on(db, &[&["run"][..], args].concat())
 }
 
 /// The number after `label` on its line of `text`.
 fn number_after(text: &str, label: &str) -> u64 {
-    let line = text
-        .lines()
-        .find(|l| l.trim_start().starts_with(label))
-        .unwrap_or_else(|| panic!("no line {label:?} in:\n{text}"));
-    line.trim_start()[label.len()..]
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap_or_else(|_| panic!("{line}"))
+    let word = common::word_after(text, label);
+    word.parse().unwrap_or_else(|_| panic!("{label} {word}"))
 }
 
 #[test]
@@ -251,22 +230,6 @@ fn seed_004_write_only_runs_from_one_command_line() {
     let txns = number_after(&out, "transactions:");
     assert_eq!(number_after(&out, "write:"), 4 * txns);
     assert!(out.contains("\n  PASSED   row counts: "), "{out}");
-}
-
-/// `stampede ARGS` (no target flags added): (exit code, stdout, stderr).
-fn stampede_raw(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(args)
-        .env_remove("PGHOST")
-        .env_remove("PGPORT")
-        .env_remove("PGDATABASE")
-        .output()
-        .expect("run stampede");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// sysbench 1.0.20's bulk_insert: one table per client, `init oltp --bulk-insert` as its

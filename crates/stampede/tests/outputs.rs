@@ -44,6 +44,23 @@ fn script(dir: &Path) -> String {
     p.display().to_string()
 }
 
+/// `stampede run -f SCRIPT -t TXNS -c 1 --json JSON --html HTML TARGET`.
+fn run_script(
+    script: &str,
+    txns: &str,
+    (json, html): (&Path, &Path),
+    target: &[&str],
+) -> common::Run {
+    let files = [
+        "--json",
+        json.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ];
+    let run = ["run", "-f", script, "-t", txns, "-c", "1"];
+    stampede(&[&run[..], &files, target].concat())
+}
+
 #[test]
 fn a_full_disk_keeps_the_previous_json_and_the_html_is_still_written() {
     let Some(disk) = Tmpfs::mount(512, false) else {
@@ -57,27 +74,9 @@ fn a_full_disk_keeps_the_previous_json_and_the_html_is_still_written() {
     // Room for the probe and a block, not for a result.
     disk.fill(4096);
     let html = d.path().join("run.html");
-    let r = stampede(&[
-        "run",
-        "-f",
-        &script(d.path()),
-        "-t",
-        "20",
-        "-c",
-        "1",
-        "-h",
-        &host,
-        "-p",
-        &port,
-        "-U",
-        "postgres",
-        "-d",
-        "postgres",
-        "--json",
-        json.to_str().unwrap(),
-        "--html",
-        html.to_str().unwrap(),
-    ]);
+    let target = common::target_at(&host, &port, "postgres");
+    let target: Vec<&str> = target.iter().map(String::as_str).collect();
+    let r = run_script(&script(d.path()), "20", (&json, &html), &target);
     // The numbers are printed and the other file written; the exit code says to look.
     assert_eq!(r.code, 2, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
     assert!(
@@ -150,22 +149,7 @@ fn a_password_with_reserved_characters_connects_and_is_never_printed() {
     let url =
         |spelled: &str| format!("postgresql://pwuser:{spelled}@/postgres?host={host}&port={port}");
     let (json, html) = (d.path().join("run.json"), d.path().join("run.html"));
-    let run = |url: &str| {
-        stampede(&[
-            "run",
-            "-f",
-            &sql,
-            "-t",
-            "5",
-            "-c",
-            "1",
-            "--json",
-            json.to_str().unwrap(),
-            "--html",
-            html.to_str().unwrap(),
-            url,
-        ])
-    };
+    let run = |url: &str| run_script(&sql, "5", (&json, &html), &[url]);
     // Percent-encoded, then raw with what libpq takes raw (all but '/').
     let raw = pw.replace('/', "%2F");
     for spelled in [encode(pw), raw] {

@@ -7,19 +7,16 @@
 //! on the primary; the replication section has an entry per standby; and the refusals
 //! (one host, no standby among the hosts) say what to do.
 
-use std::process::Command;
+mod common;
 
 use testkit::{block_on, scalar, Cluster};
 
-const BIN: &str = env!("CARGO_BIN_EXE_stampede");
+/// pgbench's select-only mixed with tpcb-like, five to one, on six clients.
+const MIXED: [&str; 6] = ["-b", "select-only@5", "-b", "tpcb-like@1", "-c", "6"];
 
 fn stampede(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(BIN).args(args).output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let (code, out, err) = common::stampede3(args);
+    (code == 0, out, err)
 }
 
 /// `stampede run ARGS --read-from standby` over the cluster's three hosts: stdout and the
@@ -102,22 +99,7 @@ fn reads_go_to_the_standbys_and_writes_to_the_primary() {
     // ----- pgbench's select-only mixed with tpcb-like -----
     let hist_before = history(&c);
     let before = c.settled_xact_commits();
-    let (stdout, v, r) = run_split(
-        &c,
-        &[
-            "-b",
-            "select-only@5",
-            "-b",
-            "tpcb-like@1",
-            "-c",
-            "6",
-            "-j",
-            "2",
-            "-t",
-            "100",
-            "-n",
-        ],
-    );
+    let (stdout, v, r) = run_split(&c, &[&MIXED[..], &["-j", "2", "-t", "100", "-n"]].concat());
     let after = c.settled_xact_commits();
     let delta: Vec<u64> = after
         .iter()
@@ -189,21 +171,8 @@ fn reads_go_to_the_standbys_and_writes_to_the_primary() {
     // ----- --read-from any: readers on every host; primary: no readers -----
     for (read_from, readers) in [("any", [2, 2, 2]), ("primary", [0, 0, 0])] {
         let hist_before = history(&c);
-        let (_, _, r) = run_reading_from(
-            &c,
-            read_from,
-            &[
-                "-b",
-                "select-only@5",
-                "-b",
-                "tpcb-like@1",
-                "-c",
-                "6",
-                "-t",
-                "20",
-                "-n",
-            ],
-        );
+        let (_, _, r) =
+            run_reading_from(&c, read_from, &[&MIXED[..], &["-t", "20", "-n"]].concat());
         let eps = &r.endpoints;
         let got: Vec<u32> = eps.iter().map(|e| e.reader_clients).collect();
         assert_eq!(got, readers, "{read_from}: {eps:?}");
@@ -286,47 +255,29 @@ fn reads_go_to_the_standbys_and_writes_to_the_primary() {
     background_sessions_are_not_load(&sock, &port);
 
     // ----- refusals -----
-    let (ok, _, err) = stampede(&[
-        "run",
-        "-b",
-        "select-only",
-        "-t",
-        "1",
-        "--read-from",
-        "standby",
-        "-h",
-        &sock,
-        "-p",
-        &port,
-        "-U",
-        "postgres",
-        "-d",
-        "postgres",
-    ]);
+    // A select-only run reading from a standby, on `hosts` and `ports`.
+    let read_from_standby = |hosts: &str, ports: &str| {
+        let run = [
+            "run",
+            "-b",
+            "select-only",
+            "-t",
+            "1",
+            "--read-from",
+            "standby",
+        ];
+        let target = common::target_at(hosts, ports, "postgres");
+        let target: Vec<&str> = target.iter().map(String::as_str).collect();
+        stampede(&[&run[..], &["--no-observe"], &target].concat())
+    };
+    let (ok, _, err) = read_from_standby(&sock, &port);
     assert!(!ok);
     assert!(
         err.contains("--read-from standby needs several hosts"),
         "{err}"
     );
     // The primary listed twice: no standby anywhere; the message names the hosts tried.
-    let (ok, _, err) = stampede(&[
-        "run",
-        "-b",
-        "select-only",
-        "-t",
-        "1",
-        "--read-from",
-        "standby",
-        "--no-observe",
-        "-h",
-        &format!("{sock},{sock}"),
-        "-p",
-        &format!("{port},{port}"),
-        "-U",
-        "postgres",
-        "-d",
-        "postgres",
-    ]);
+    let (ok, _, err) = read_from_standby(&format!("{sock},{sock}"), &format!("{port},{port}"));
     assert!(!ok);
     assert!(
         err.contains("no host other than the writer's is a standby")
@@ -343,28 +294,16 @@ fn reads_go_to_the_standbys_and_writes_to_the_primary() {
 fn background_sessions_are_not_load(sock: &str, port: &str) {
     let dir = tempfile::tempdir().unwrap();
     let (json, html) = (dir.path().join("o.json"), dir.path().join("o.html"));
-    let (ok, stdout, stderr) = stampede(&[
-        "run",
-        "-b",
-        "select-only",
-        "-c",
-        "1",
-        "-T",
-        "3",
-        "-n",
-        "-h",
-        sock,
-        "-p",
-        port,
-        "-U",
-        "postgres",
-        "-d",
-        "postgres",
+    let mut args = vec!["run", "-b", "select-only", "-c", "1", "-T", "3", "-n"];
+    args.extend([
         "--json",
         json.to_str().unwrap(),
         "--html",
         html.to_str().unwrap(),
     ]);
+    let target = common::target_at(sock, port, "postgres");
+    args.extend(target.iter().map(String::as_str));
+    let (ok, stdout, stderr) = stampede(&args);
     assert!(ok, "{stdout}{stderr}");
     let r = report::read_json(std::fs::read(&json).unwrap().as_slice()).unwrap();
     let m = r.server_metrics.expect("observed");

@@ -4,15 +4,17 @@
 //! scripts at their scales against tables holding just the rows they touch. Timings are never
 //! asserted. A test that cannot start PostgreSQL fails; it never skips.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
+use common::stampede3 as stampede;
 use engine::{Outcome, RunError, RunSpec, Stop};
 use measure::FailureKind;
-use sut::embedded::{EmbeddedOptions, EmbeddedServer};
 use sut::{ConnConfig, QueryMode, Session};
+use testkit::{WhileUsed, THROWAWAY};
 use workload::script::exec::NoTimer;
 use workload::script::vars::{CLIENT_ID, DEFAULT_SEED, RANDOM_SEED, SCALE};
 use workload::script::{
@@ -22,78 +24,28 @@ use workload::script::{
 use workload::tpcb::{Builtin, TpcbWorkload};
 use workload::{Streams, Workload};
 
-struct Pg {
-    server: EmbeddedServer,
-}
-
 /// One server shared by the tests running at the same time (stopped when the last drops it).
-fn pg() -> Arc<Pg> {
-    static CUR: Mutex<Weak<Pg>> = Mutex::new(Weak::new());
-    let mut g = CUR.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(p) = g.upgrade() {
-        return p;
-    }
-    let settings = [
-        ("fsync", "off"),
-        ("synchronous_commit", "off"),
-        ("full_page_writes", "off"),
-        ("shared_buffers", "64MB"),
-        ("autovacuum", "off"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let server = EmbeddedServer::start(&EmbeddedOptions {
-        settings,
-        ..Default::default()
-    })
-    .expect("start the embedded PostgreSQL (needs the PostgreSQL server binaries)");
-    let cfg = server.conn_config();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while let Err(e) = block_on(async { Session::connect(&cfg).await.map(drop) }) {
-        assert!(
-            Instant::now() < deadline,
-            "the server never accepted a session: {e}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let p = Arc::new(Pg { server });
-    *g = Arc::downgrade(&p);
-    p
-}
+static PG: WhileUsed = WhileUsed::new(&[THROWAWAY, &[("shared_buffers", "64MB")]]);
 
 /// A fresh database on the shared server.
 struct Db {
-    pg: Arc<Pg>,
+    pg: Arc<testkit::Pg>,
     cfg: ConnConfig,
     name: String,
 }
 
 fn db(tag: &str) -> Db {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let pg = pg();
+    let pg = PG.get();
     let name = format!("{tag}_{}", N.fetch_add(1, Ordering::Relaxed));
-    sql(&pg.server.conn_config(), &format!("CREATE DATABASE {name}"));
-    let mut cfg = pg.server.conn_config();
-    cfg.dbname = name.clone();
+    sql(pg.conn_config(), &format!("CREATE DATABASE {name}"));
+    let cfg = pg.conn_config().with_dbname(&name);
     Db { pg, cfg, name }
 }
 
 impl Db {
     fn pgbench_init(&self, scale: u32) {
-        let pgbench = self.pg.server.binaries().bindir.join("pgbench");
-        let out = std::process::Command::new(pgbench)
-            .args(["-i", "-q", "-s", &scale.to_string(), "-h"])
-            .arg(self.pg.server.socket_dir())
-            .args(["-p", &self.pg.server.port().to_string(), "-U", "postgres"])
-            .arg(&self.name)
-            .output()
-            .expect("run pgbench -i");
-        assert!(
-            out.status.success(),
-            "pgbench -i: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        (self.pg).pgbench(&self.name, &["-i", "-q", "-s", &scale.to_string()]);
     }
 
     fn sql(&self, q: &str) -> Vec<Vec<Option<String>>> {
@@ -125,29 +77,13 @@ fn sql(cfg: &ConnConfig, q: &str) -> Vec<Vec<Option<String>>> {
     })
 }
 
+/// At most two threads, per-statement latencies (`-r`).
 fn spec(clients: u32, txns: u64, mode: QueryMode, seed: u64) -> RunSpec {
+    let stop = Stop::Transactions(txns);
     RunSpec {
-        clients,
-        threads: clients.min(2),
-        stop: Stop::Transactions(txns),
-        rate_tps: None,
-        latency_limit: None,
-        mode,
-        max_tries: 1,
-        connect_per_txn: false,
-        progress: None,
         seed,
         per_statement: true,
-        weights: vec![],
-        log: None,
-        exit_on_abort: false,
-        io: engine::IoMode::Auto,
-        verbose_errors: false,
-        spread: Default::default(),
-        fault_run: false,
-        read_from: None,
-        first_client_id: 0,
-        start_at: None,
+        ..testkit::run_spec(clients, clients.min(2), stop, mode)
     }
 }
 
@@ -642,21 +578,6 @@ fn seed_000_scripts_run_unchanged_at_their_scales() {
     }
 }
 
-fn stampede(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(args)
-        .env_remove("PGHOST")
-        .env_remove("PGPORT")
-        .env_remove("PGDATABASE")
-        .output()
-        .expect("the stampede binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// Script errors are found before any connection opens (the target, port 1, would refuse one):
 /// file:line:column, the line, a caret; exit 64 (bad input, like a bad option).
 #[test]
@@ -712,22 +633,13 @@ fn builtins_and_files_mix_on_the_command_line() {
     )
     .unwrap();
     let my = my.to_str().unwrap();
-    let host = db.pg.server.socket_dir().display().to_string();
-    let port = db.pg.server.port().to_string();
-    let (code, out, err) = stampede(&[
+    let weighted = format!("{my}@3");
+    let mut args = vec![
         "run",
-        "-h",
-        &host,
-        "-p",
-        &port,
-        "-U",
-        "postgres",
-        "-d",
-        &db.name,
         "--builtin",
         "tpcb-like@1",
         "--file",
-        &format!("{my}@3"),
+        &weighted,
         "--define",
         "k=5",
         "--client",
@@ -742,7 +654,10 @@ fn builtins_and_files_mix_on_the_command_line() {
         "--random-seed",
         "3",
         "-n",
-    ]);
+    ];
+    let target = common::pg_target(&db.pg, &db.name);
+    args.extend(target.iter().map(String::as_str));
+    let (code, out, err) = stampede(&args);
     assert_eq!(code, 0, "{out}\n{err}");
     let i1 = out
         .find("SQL script 1: <builtin: TPC-B (sort of)>")

@@ -31,20 +31,9 @@ fn conninfo(pg: &Pg, db: &str) -> String {
     )
 }
 
-/// `psql -d db -c sql` on `pg`: stdout, trimmed.
+/// [`Pg::psql_on`], trimmed.
 fn psql(pg: &Pg, db: &str, sql: &str) -> String {
-    let out = pg
-        .command("psql")
-        .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"])
-        .args(["-d", db, "-c", sql])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{sql}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
+    pg.psql_on(db, sql).trim().to_string()
 }
 
 /// A fresh database `db` on each server.
@@ -62,13 +51,7 @@ fn stampede(args: &[&str]) -> Output {
 }
 
 fn ok(out: &Output) -> String {
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{text}");
-    text
+    testkit::ok_text(out, "stampede")
 }
 
 fn init_fdw(db: &str, what: &[&str]) -> String {
@@ -208,21 +191,18 @@ fn the_routing_check_tells_single_shard_statements_from_scattering_ones() {
     let target = conninfo(c, db);
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
-    let out = ok(&stampede(&[
-        "run",
-        "tpcb-sharded",
-        "-c",
-        "1",
-        "-t",
+    let json_flags = ["--json", json.to_str().unwrap()];
+    // One client, `txns` transactions, no vacuum, no observer, on the coordinator.
+    let run = |what: &[&str], txns: &str, more: &[&str]| {
+        let once = ["-c", "1", "-t", txns, "-n", "--no-observe"];
+        stampede(&[&["run"][..], what, &once, more, &["-d", &target]].concat())
+    };
+    let single = ["--require-single-shard"];
+    let out = ok(&run(
+        &["tpcb-sharded"],
         "5",
-        "-n",
-        "--no-observe",
-        "--require-single-shard",
-        "-d",
-        &target,
-        "--json",
-        json.to_str().unwrap(),
-    ]));
+        &[&single[..], &json_flags].concat(),
+    ));
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let routing = v["routing"].as_array().expect("a routing section");
     assert_eq!(routing.len(), 5, "{out}");
@@ -239,20 +219,7 @@ fn the_routing_check_tells_single_shard_statements_from_scattering_ones() {
     // The account is within the branch; with --cross-shard 100 always in the other branch.
     let remote = "select count(*) from pgbench_history where (aid - 1) / 100000 + 1 <> bid";
     assert_eq!(psql(c, db, remote), "0");
-    ok(&stampede(&[
-        "run",
-        "tpcb-sharded",
-        "--cross-shard",
-        "100",
-        "-c",
-        "1",
-        "-t",
-        "10",
-        "-n",
-        "--no-observe",
-        "-d",
-        &target,
-    ]));
+    ok(&run(&["tpcb-sharded", "--cross-shard", "100"], "10", &[]));
     assert_eq!(psql(c, db, remote), "10");
 
     // A script of two statements: one with the key, one without.
@@ -264,21 +231,7 @@ fn the_routing_check_tells_single_shard_statements_from_scattering_ones() {
          SELECT abalance FROM pgbench_accounts WHERE aid = :bid;\n",
     )
     .unwrap();
-    let out = ok(&stampede(&[
-        "run",
-        "-f",
-        script.to_str().unwrap(),
-        "-c",
-        "1",
-        "-t",
-        "2",
-        "-n",
-        "--no-observe",
-        "-d",
-        &target,
-        "--json",
-        json.to_str().unwrap(),
-    ]));
+    let out = ok(&run(&["-f", script.to_str().unwrap()], "2", &json_flags));
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let r = &v["routing"];
     assert_eq!(r[0]["single_shard"], true, "{out}");
@@ -288,19 +241,7 @@ fn the_routing_check_tells_single_shard_statements_from_scattering_ones() {
 
     // tpcb-like names no bid in its account and teller statements: refused, before any
     // transaction.
-    let out = stampede(&[
-        "run",
-        "tpcb-like",
-        "-c",
-        "1",
-        "-t",
-        "5",
-        "-n",
-        "--no-observe",
-        "--require-single-shard",
-        "-d",
-        &target,
-    ]);
+    let out = run(&["tpcb-like"], "5", &single);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(err.contains("--require-single-shard"), "{err}");

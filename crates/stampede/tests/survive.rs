@@ -8,7 +8,6 @@
 //! save, then kills the server, restarts it, ends stampede's checking session or stops the
 //! server (SIGSTOP); and once mid-run. One server per test: each breaks its own.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -48,30 +47,17 @@ impl Running {
     }
 
     /// Wait for the end: (exit status, stdout, stderr, result).
-    fn finish(mut self) -> (i32, String, String, Value) {
-        let status = self.child.wait().unwrap();
-        let mut out = String::new();
-        let mut err = String::new();
-        self.child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut out)
-            .unwrap();
-        self.child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
-        let text = std::fs::read_to_string(self.json())
+    fn finish(self) -> (i32, String, String, Value) {
+        let (json, html) = (self.json(), self.html());
+        let (code, out, err) = common::parts(self.child.wait_with_output().unwrap());
+        let text = std::fs::read_to_string(json)
             .unwrap_or_else(|e| panic!("no result ({e})\n{out}\n{err}"));
         let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
         assert!(
-            std::fs::metadata(self.html()).is_ok_and(|m| m.len() > 0),
+            std::fs::metadata(html).is_ok_and(|m| m.len() > 0),
             "no HTML\n{out}\n{err}"
         );
-        (status.code().unwrap_or(-1), out, err, v)
+        (code, out, err, v)
     }
 }
 
@@ -100,16 +86,9 @@ fn start(args: &[&str], pause_ms: u64) -> Running {
 /// A server with pgbench's tables at scale 1.
 fn pg_loaded() -> Pg {
     let pg = Pg::start(&[testkit::THROWAWAY]);
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
+    sh(Command::new(env!("CARGO_BIN_EXE_stampede"))
         .args(["init", "tpcb", "-s", "1"])
-        .args(pg_target(&pg, "postgres"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .args(pg_target(&pg, "postgres")));
     pg
 }
 
@@ -138,6 +117,17 @@ fn measured(v: &Value, out: &str) {
     assert!(v["total"]["txns"][0].is_object(), "{}", v["total"]);
 }
 
+/// The end of a run the server failed under before its checks: exit status 2, every number
+/// measured, the commit count not verified for a reason containing `why`. Its stdout, stderr
+/// and result.
+fn ended_unverified(run: Running, why: &str) -> (String, String, Value) {
+    let (code, out, err, v) = run.finish();
+    assert_eq!(code, 2, "{out}\n{err}");
+    measured(&v, &out);
+    unverified(&v, "commit count", why, &out);
+    (out, err, v)
+}
+
 /// Check `name` was not verified, for a reason containing `why`.
 fn unverified(v: &Value, name: &str, why: &str, out: &str) {
     let c = check(v, name);
@@ -154,12 +144,7 @@ fn unverified(v: &Value, name: &str, why: &str, out: &str) {
 }
 
 fn sh(cmd: &mut Command) {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    testkit::run(cmd);
 }
 
 /// Signal a process of a server this test started. One that ended since the list was read (an
@@ -197,10 +182,7 @@ fn a_server_killed_after_the_run_leaves_the_result_and_unverified_checks() {
     let run = tpcb(&pg, &[], 3000);
     run.wait_saved_before_checks();
     pg.crash();
-    let (code, out, err, v) = run.finish();
-    assert_eq!(code, 2, "{out}\n{err}");
-    measured(&v, &out);
-    unverified(&v, "commit count", "the server is down", &out);
+    let (out, err, v) = ended_unverified(run, "the server is down");
     unverified(&v, "TPC-B invariant", "refuses new connections", &out);
     // The statement ledger could not read the counters either, and says so.
     assert_eq!(check(&v, "statement ledger")["status"], "unverified");
@@ -220,15 +202,7 @@ fn a_restart_after_the_run_is_named_and_the_later_checks_still_run() {
             .arg("-l")
             .arg(data.join("restart.log")),
     ));
-    let (code, out, err, v) = run.finish();
-    assert_eq!(code, 2, "{out}\n{err}");
-    measured(&v, &out);
-    unverified(
-        &v,
-        "commit count",
-        "the server restarted since the run began",
-        &out,
-    );
+    let (out, _, v) = ended_unverified(run, "the server restarted since the run began");
     // The data survived the restart: the invariant is checked on a new session.
     assert_eq!(check(&v, "TPC-B invariant")["status"], "passed", "{out}");
 }
@@ -244,15 +218,7 @@ fn the_checking_session_terminated_by_an_administrator_is_named() {
          WHERE state = 'idle in transaction' AND pid <> pg_backend_pid()",
     );
     assert_eq!(n.trim(), "1");
-    let (code, out, err, v) = run.finish();
-    assert_eq!(code, 2, "{out}\n{err}");
-    measured(&v, &out);
-    unverified(
-        &v,
-        "commit count",
-        "ended stampede's checking session",
-        &out,
-    );
+    let (out, _, v) = ended_unverified(run, "ended stampede's checking session");
     assert_eq!(check(&v, "TPC-B invariant")["status"], "passed", "{out}");
 }
 
@@ -310,15 +276,7 @@ fn mariadb_killed_after_the_run_leaves_the_result_and_unverified_checks() {
     let m = MariaDb::start(&[]);
     m.fresh_database("survive");
     let url = m.socket_url("root", None, "survive");
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(["init", "tpcb", "-s", "1", "-d", &url])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    sh(Command::new(env!("CARGO_BIN_EXE_stampede")).args(["init", "tpcb", "-s", "1", "-d", &url]));
     let run = start(
         &[
             "run",
@@ -335,10 +293,7 @@ fn mariadb_killed_after_the_run_leaves_the_result_and_unverified_checks() {
     );
     run.wait_saved_before_checks();
     signal(m.pid().expect("mariadbd"), libc::SIGKILL);
-    let (code, out, err, v) = run.finish();
-    assert_eq!(code, 2, "{out}\n{err}");
-    measured(&v, &out);
-    unverified(&v, "commit count", "the server is down", &out);
+    let (out, _, v) = ended_unverified(run, "the server is down");
     unverified(&v, "TPC-B invariant", "refuses new connections", &out);
 }
 

@@ -24,6 +24,14 @@ fn json(path: &std::path::Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// `stampede run ARGS --no-observe --json JSON`, which must exit 0: its output and result.
+fn run(args: &[&str], json: &std::path::Path) -> (common::Run, Value) {
+    let tail = ["--no-observe", "--json", json.to_str().unwrap()];
+    let r = stampede(&[&["run"][..], args, &tail].concat());
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    (r, self::json(json))
+}
+
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("a number: {v}"))
 }
@@ -35,27 +43,24 @@ fn a_client_sweep_from_1_to_64_writes_one_result_with_every_step_and_a_knee_and_
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a.json");
     let html = dir.path().join("a.html");
-    let r = stampede(&[
-        "run",
-        "select-only",
-        "-s",
-        "1",
-        "--sweep",
-        "clients=1..64",
-        "-T",
-        "3",
-        "--warmup",
-        "1",
-        "-j",
-        "2",
-        "--no-observe",
-        "--json",
-        a.to_str().unwrap(),
-        "--html",
-        html.to_str().unwrap(),
-    ]);
-    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    let v = json(&a);
+    let (r, v) = run(
+        &[
+            "select-only",
+            "-s",
+            "1",
+            "--sweep",
+            "clients=1..64",
+            "-T",
+            "3",
+            "--warmup",
+            "1",
+            "-j",
+            "2",
+            "--html",
+            html.to_str().unwrap(),
+        ],
+        &a,
+    );
     let s = &v["sweep"];
     assert_eq!(s["parameter"], "clients");
     assert_eq!(f(&s["warmup_s"]), 1.0);
@@ -103,25 +108,22 @@ fn a_client_sweep_from_1_to_64_writes_one_result_with_every_step_and_a_knee_and_
     // A second, shorter sweep, compared step by step: the values both ran paired, the others
     // shown with a dash.
     let b = dir.path().join("b.json");
-    let r = stampede(&[
-        "run",
-        "select-only",
-        "-s",
-        "1",
-        "--sweep",
-        "clients=1,2,4",
-        "-T",
-        "2",
-        "-j",
-        "2",
-        "--no-observe",
-        "--json",
-        b.to_str().unwrap(),
-    ]);
-    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let (_, bv) = run(
+        &[
+            "select-only",
+            "-s",
+            "1",
+            "--sweep",
+            "clients=1,2,4",
+            "-T",
+            "2",
+            "-j",
+            "2",
+        ],
+        &b,
+    );
     assert_eq!(
-        json(&b)["sweep"]["warmup_s"],
-        0.0,
+        bv["sweep"]["warmup_s"], 0.0,
         "a fifth of -T 2, whole seconds"
     );
     let c = stampede(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
@@ -140,7 +142,6 @@ fn a_client_sweep_from_1_to_64_writes_one_result_with_every_step_and_a_knee_and_
             .find(|w| w.first().map(String::as_str) == Some(value) && w.len() == 7)
             .unwrap_or_else(|| panic!("no row for {value}:\n{}", c.stdout))
     };
-    let bv = json(&b);
     for (i, value) in ["1", "2", "4"].iter().enumerate() {
         let w = row(value);
         let tps_a = f(&steps[i]["tps"]);
@@ -157,79 +158,62 @@ fn a_setting_sweep_applies_each_value_on_the_embedded_server_and_refuses_what_it
     let _turn = turn();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s.json");
-    let r = stampede(&[
-        "run",
-        "select-only",
-        "-s",
-        "1",
-        "-c",
-        "2",
-        "-T",
-        "1",
-        "--sweep",
-        "set:work_mem=1MB,8MB",
-        "--no-observe",
-        "--json",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let (r, v) = run(
+        &[
+            "select-only",
+            "-s",
+            "1",
+            "-c",
+            "2",
+            "-T",
+            "1",
+            "--sweep",
+            "set:work_mem=1MB,8MB",
+        ],
+        &out,
+    );
     // Each step started after the server showed the value.
-    assert!(
-        r.stderr
-            .contains("set work_mem = 1MB (the server shows 1MB)"),
-        "{}",
-        r.stderr
-    );
-    assert!(
-        r.stderr
-            .contains("set work_mem = 8MB (the server shows 8MB)"),
-        "{}",
-        r.stderr
-    );
-    let v = json(&out);
+    for value in ["1MB", "8MB"] {
+        let want = format!("set work_mem = {value} (the server shows {value})");
+        assert!(r.stderr.contains(&want), "{}", r.stderr);
+    }
     assert_eq!(v["sweep"]["parameter"], "set:work_mem");
     assert_eq!(v["sweep"]["steps"].as_array().unwrap().len(), 2);
 
-    // A setting on a server stampede did not start, and one that needs a restart.
-    let r = stampede(&["run", "--sweep", "set:work_mem=1MB", "-h", "/nonexistent"]);
-    assert_eq!(r.code, 64, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("--sweep set:work_mem changes a server setting"),
-        "{}",
-        r.stderr
-    );
-    let r = stampede(&[
-        "run",
-        "select-only",
-        "-s",
-        "1",
-        "-T",
-        "1",
-        "--sweep",
-        "set:shared_buffers=64MB,128MB",
-    ]);
-    assert_eq!(r.code, 64, "{}", r.stderr);
-    assert!(
-        r.stderr.contains("takes effect only at a server restart"),
-        "{}",
-        r.stderr
-    );
-    let r = stampede(&["run", "--sweep", "threads=1,2"]);
-    assert_eq!(r.code, 64, "{}", r.stderr);
-    assert!(
-        r.stderr.contains("--sweep: cannot sweep \"threads\""),
-        "{}",
-        r.stderr
-    );
-    let r = stampede(&["run", "--connect-rate", "10"]);
-    assert_eq!(r.code, 64, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("--connect-rate only applies to connection-storm"),
-        "{}",
-        r.stderr
-    );
+    // A setting on a server stampede did not start, one that needs a restart, and what cannot
+    // be swept or storms alone: each a usage error that names it.
+    let refused: [(&[&str], &str); 4] = [
+        (
+            &["run", "--sweep", "set:work_mem=1MB", "-h", "/nonexistent"],
+            "--sweep set:work_mem changes a server setting",
+        ),
+        (
+            &[
+                "run",
+                "select-only",
+                "-s",
+                "1",
+                "-T",
+                "1",
+                "--sweep",
+                "set:shared_buffers=64MB,128MB",
+            ],
+            "takes effect only at a server restart",
+        ),
+        (
+            &["run", "--sweep", "threads=1,2"],
+            "--sweep: cannot sweep \"threads\"",
+        ),
+        (
+            &["run", "--connect-rate", "10"],
+            "--connect-rate only applies to connection-storm",
+        ),
+    ];
+    for (args, says) in refused {
+        let r = stampede(args);
+        assert_eq!(r.code, 64, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains(says), "{args:?}: {}", r.stderr);
+    }
 }
 
 /// What every storm result must say when all connections opened.
@@ -275,23 +259,20 @@ fn a_storm_of_2000_connections_on_the_embedded_server_reports_connect_latency_me
     let _turn = turn();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("storm.json");
-    let r = stampede(&[
-        "run",
-        "connection-storm",
-        "-c",
-        "2000",
-        "--connect-rate",
-        "250",
-        "--busy-clients",
-        "2",
-        "-s",
-        "1",
-        "--no-observe",
-        "--json",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    let v = json(&out);
+    let (r, v) = run(
+        &[
+            "connection-storm",
+            "-c",
+            "2000",
+            "--connect-rate",
+            "250",
+            "--busy-clients",
+            "2",
+            "-s",
+            "1",
+        ],
+        &out,
+    );
     assert_storm(&v, 2000);
     // stampede sized max_connections for the storm and its busy clients.
     let mc = &v["target"]["embedded"]["settings"]["max_connections"];
@@ -354,7 +335,7 @@ fn a_storm_of_10000_client_connections_through_pgbouncer_holds_them_all() {
     let bhost = bouncer.socket_dir().display().to_string();
     let bport = bouncer.port().to_string();
     let n = N.to_string();
-    let r = stampede(&[
+    let mut args = vec![
         "run",
         "connection-storm",
         "-c",
@@ -365,17 +346,12 @@ fn a_storm_of_10000_client_connections_through_pgbouncer_holds_them_all() {
         "extended",
         "-n",
         "--no-observe",
-        "-h",
-        &bhost,
-        "-p",
-        &bport,
-        "-U",
-        "postgres",
-        "-d",
-        "postgres",
         "--json",
         out.to_str().unwrap(),
-    ]);
+    ];
+    let target = common::target_at(&bhost, &bport, "postgres");
+    args.extend(target.iter().map(String::as_str));
+    let r = stampede(&args);
     assert_eq!(r.code, 0, "{}\n{}\n{}", r.stdout, r.stderr, bouncer.log());
     let v = json(&out);
     assert_storm(&v, u64::from(N));

@@ -3,8 +3,11 @@
 //! test's prepare, run and cleanup, with sysbench's output blocks and exit statuses, and the
 //! server's tables as sysbench leaves them.
 
+mod common;
+
 use std::process::Command;
 
+use common::SYSBENCH_TESTS;
 use testkit::{PerBinary, THROWAWAY};
 
 static PG: PerBinary = PerBinary::new(&[THROWAWAY, &[("max_connections", "60")]]);
@@ -20,12 +23,7 @@ fn sysbench(db: &str, args: &[&str]) -> (i32, String, String) {
         .arg("--pgsql-user=postgres")
         .arg(format!("--pgsql-db={db}"))
         .args(args);
-    let out = c.output().expect("stampede runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::outcome(&mut c)
 }
 
 fn scalar(db: &str, sql: &str) -> String {
@@ -34,35 +32,13 @@ fn scalar(db: &str, sql: &str) -> String {
     testkit::block_on(testkit::scalar(&cfg, sql))
 }
 
-/// The number after `label` on its line of sysbench's summary.
+/// The number after `label` on its line of sysbench's summary (of `60.0000/0.00` the first,
+/// of `2.0012s` the seconds).
 fn number(text: &str, label: &str) -> f64 {
-    let line = text
-        .lines()
-        .find(|l| l.trim_start().starts_with(label))
-        .unwrap_or_else(|| panic!("no {label:?} in\n{text}"));
-    line.trim_start()[label.len()..]
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .split('/')
-        .next()
-        .unwrap()
-        .trim_end_matches('s')
-        .parse()
-        .unwrap_or_else(|_| panic!("{line}"))
+    let word = common::word_after(text, label);
+    let first = word.split('/').next().unwrap().trim_end_matches('s');
+    first.parse().unwrap_or_else(|_| panic!("{label} {word}"))
 }
-
-/// Queries per event of each test, sysbench's classes: (read, write, other).
-const TESTS: &[(&str, (u64, u64, u64))] = &[
-    ("oltp_read_write", (14, 4, 2)),
-    ("oltp_read_only", (14, 0, 2)),
-    ("oltp_write_only", (0, 4, 2)),
-    ("oltp_point_select", (1, 0, 0)),
-    ("oltp_update_index", (0, 1, 0)),
-    ("oltp_update_non_index", (0, 1, 0)),
-    ("oltp_insert", (0, 1, 0)),
-    ("oltp_delete", (0, 1, 0)),
-];
 
 #[test]
 fn every_oltp_test_prepares_runs_and_cleans_up_as_sysbench_does() {
@@ -71,7 +47,7 @@ fn every_oltp_test_prepares_runs_and_cleans_up_as_sysbench_does() {
         "CREATE DATABASE sb_dropin",
     ));
     let db = "sb_dropin";
-    for (test, (r, w, o)) in TESTS {
+    for (test, (r, w, o)) in SYSBENCH_TESTS {
         let size = ["--tables=2", "--table-size=300"];
         // prepare: sysbench's lines, tables with sysbench's schema and rows.
         let (code, out, err) = sysbench(db, &[&[*test][..], &size, &["prepare"]].concat());

@@ -12,21 +12,10 @@
 //! The runs are one test, one after the other: `Com_commit` is the server's global counter, and
 //! a run beside another would only get "inconclusive".
 
-use std::process::Command;
+mod common;
 
+use common::stampede3 as stampede;
 use testkit::MariaDb;
-
-fn stampede(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(args)
-        .output()
-        .expect("stampede runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// `stampede run ARGS -d URL --json FILE`: must succeed; the result and the committed
 /// transactions (the text output's "actually processed").

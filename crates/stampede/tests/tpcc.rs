@@ -93,6 +93,20 @@ async fn i64s(cfg: &ConnConfig, sql: &str) -> Vec<i64> {
         .collect()
 }
 
+/// (quantity, YTD, order count, remote count) of item `item` of warehouse `sw` in `table`
+/// (`stock`, or the copy taken before the run).
+async fn stock_row(cfg: &ConnConfig, table: &str, sw: i64, item: i64) -> (i64, i64, i64, i64) {
+    let v = i64s(
+        cfg,
+        &format!(
+            "SELECT s_quantity, s_ytd, s_order_cnt, s_remote_cnt FROM {table} \
+             WHERE s_w_id = {sw} AND s_i_id = {item}"
+        ),
+    )
+    .await;
+    (v[0], v[1], v[2], v[3])
+}
+
 /// Cents of a numeric column, exactly.
 async fn cents(cfg: &ConnConfig, sql: &str) -> i64 {
     scalar_i64(cfg, &format!("SELECT (({sql}) * 100)::bigint")).await
@@ -255,17 +269,7 @@ async fn new_order(cfg: &ConnConfig, w: &Tpcc, c: &mut TpccClient, s: &mut Sessi
         let (sw, item, qty, home) = (v[0], v[1], v[2], v[3]);
         let e = match expect.get(&(sw, item)) {
             Some(e) => *e,
-            None => {
-                let b = i64s(
-                    cfg,
-                    &format!(
-                        "SELECT s_quantity, s_ytd, s_order_cnt, s_remote_cnt FROM stock_before \
-                         WHERE s_w_id = {sw} AND s_i_id = {item}"
-                    ),
-                )
-                .await;
-                (b[0], b[1], b[2], b[3])
-            }
+            None => stock_row(cfg, "stock_before", sw, item).await,
         };
         let q = if e.0 - qty >= 10 {
             e.0 - qty
@@ -277,16 +281,9 @@ async fn new_order(cfg: &ConnConfig, w: &Tpcc, c: &mut TpccClient, s: &mut Sessi
             (q, e.1 + qty, e.2 + 1, e.3 + i64::from(sw != home)),
         );
     }
-    for ((sw, item), e) in &expect {
-        let a = i64s(
-            cfg,
-            &format!(
-                "SELECT s_quantity, s_ytd, s_order_cnt, s_remote_cnt FROM stock \
-                 WHERE s_w_id = {sw} AND s_i_id = {item}"
-            ),
-        )
-        .await;
-        assert_eq!((a[0], a[1], a[2], a[3]), *e, "stock ({sw}, {item})");
+    for (&(sw, item), e) in &expect {
+        let a = stock_row(cfg, "stock", sw, item).await;
+        assert_eq!(a, *e, "stock ({sw}, {item})");
     }
     let changed = i64s(
         cfg,

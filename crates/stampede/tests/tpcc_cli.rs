@@ -10,21 +10,10 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::oltp::{database, fixture, rt};
+use common::oltp::{database, fixture, rt, stampede_on};
 
 fn stampede(args: &[&str], db: &str) -> (i32, String, String) {
-    let f = fixture();
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(args)
-        .args(["-h", &f.socket, "-p", &f.port.to_string(), "-U", "postgres"])
-        .args(["-d", db])
-        .output()
-        .expect("run stampede");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    stampede_on(db, args)
 }
 
 fn go_tpc_run(bin: &Path, db: &str, args: &[&str]) -> String {
@@ -36,12 +25,7 @@ fn go_tpc_run(bin: &Path, db: &str, args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("run go-tpc");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "go-tpc {args:?} failed:\n{text}");
+    let text = testkit::ok_text(&out, &format!("go-tpc {args:?}"));
     if args[0] == "check" {
         assert!(testkit::go_tpc_check_passed(&text), "go-tpc check:\n{text}");
     }

@@ -10,6 +10,8 @@
 //! New-Orders reaching the server as ROLLBACKs, and the middle customer of a last name as the
 //! MySQL statements choose it. A private MariaDB server (testkit, Debian's mariadb-server).
 
+mod common;
+
 use std::process::Command;
 
 use sut::{QueryMode, Session, Value};
@@ -17,15 +19,10 @@ use testkit::MariaDb;
 use workload::tpcc::{spec, sql};
 
 fn stampede(args: &[&str], url: &str) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stampede"))
-        .args(args)
-        .args(["-d", url])
-        .output()
-        .expect("run stampede");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    common::outcome(
+        Command::new(env!("CARGO_BIN_EXE_stampede"))
+            .args(args)
+            .args(["-d", url]),
     )
 }
 

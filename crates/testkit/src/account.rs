@@ -3,6 +3,7 @@
 //! `pg::embedded` picks. Also the small process and directory helpers a hand-built server
 //! needs. `pg::embedded` keeps its own copy private; these are the test-side ones.
 
+use std::ffi::CStr;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -12,19 +13,25 @@ use std::process::{Command, Output};
 /// The (uid, gid) server processes run as: None when not root. Panics as root with neither a
 /// `postgres` nor a `nobody` account.
 pub fn run_as() -> Option<(u32, u32)> {
+    unprivileged(&[c"postgres", c"nobody"])
+}
+
+/// The (uid, gid) of the first of `accounts` that exists and is not root's: None when not
+/// root. Panics as root when there is none.
+pub(crate) fn unprivileged(accounts: &[&CStr]) -> Option<(u32, u32)> {
     // SAFETY: plain libc calls; the returned struct is read immediately.
     unsafe {
         if libc::geteuid() != 0 {
             return None;
         }
-        for name in [c"postgres", c"nobody"] {
+        for name in accounts {
             let p = libc::getpwnam(name.as_ptr());
             if !p.is_null() && (*p).pw_uid != 0 {
                 return Some(((*p).pw_uid, (*p).pw_gid));
             }
         }
     }
-    panic!("running as root with neither a postgres nor a nobody account");
+    panic!("running as root with none of the accounts {accounts:?}");
 }
 
 /// Make `cmd` run as the server account (a no-op when not root).
@@ -60,6 +67,24 @@ pub fn run(cmd: &mut Command) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// A finished command's standard output and error, one text; panics with it, naming the
+/// command `what`, unless it exited 0 (a tool that prints a failed check and exits 0 needs
+/// its text read too).
+pub fn ok_text(out: &Output, what: &str) -> String {
+    let text = both(out);
+    assert!(out.status.success(), "{what} failed:\n{text}");
+    text
+}
+
+/// A finished command's standard output and error, one text.
+pub(crate) fn both(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.

@@ -21,7 +21,10 @@
 //! `galera`: [`Galera`], a private MariaDB Galera cluster on loopback ports (nodes that all take
 //! writes: several endpoints, certification conflicts, failover);
 //! `cluster`: [`Cluster`], a primary and streaming standbys; `autofailover`: [`AutoFailover`], a
-//! pg_auto_failover formation (a monitor and two nodes); `peers`: go-tpc.
+//! pg_auto_failover formation (a monitor and two nodes); `peers`: go-tpc; `spec`:
+//! [`run_spec`], an `engine::RunSpec` with every field at its default, for the tests that drive
+//! the engine themselves (hence the dependency on `engine`: one more dev-dependency cycle, as
+//! with `target`, harmless to integration tests).
 
 mod account;
 mod alloc;
@@ -32,9 +35,10 @@ mod galera;
 mod mariadb;
 mod peers;
 mod server;
+mod spec;
 mod sql;
 
-pub use account::{as_server_user, free_port, give, run, run_as, server_dir};
+pub use account::{as_server_user, free_port, give, ok_text, run, run_as, server_dir};
 pub use alloc::{allocations, count_allocations, counted, CountingAlloc};
 pub use autofailover::AutoFailover;
 pub use cluster::Cluster;
@@ -43,7 +47,8 @@ pub use galera::Galera;
 pub use mariadb::MariaDb;
 pub use peers::{go_tpc, go_tpc_check_passed};
 pub use server::{bindir, flatten, PerBinary, Pg, Settings, WhileUsed};
-pub use sql::{block_on, query, scalar, Rows};
+pub use spec::run_spec;
+pub use sql::{block_on, columns_query, query, scalar, Rows};
 
 /// Settings that make a throwaway server fast and quiet: no durability (nothing here must
 /// survive a crash) and no autovacuum (so nothing but the test commits).

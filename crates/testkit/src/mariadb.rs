@@ -26,23 +26,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, Once, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::account::{free_port, run};
+use crate::account::{free_port, run, unprivileged};
 
 /// The (uid, gid) the server runs as when the tests run as root: `mysql`, else `nobody`.
 pub fn run_as() -> Option<(u32, u32)> {
-    // SAFETY: plain libc calls; the returned struct is read immediately.
-    unsafe {
-        if libc::geteuid() != 0 {
-            return None;
-        }
-        for name in [c"mysql", c"nobody"] {
-            let p = libc::getpwnam(name.as_ptr());
-            if !p.is_null() && (*p).pw_uid != 0 {
-                return Some(((*p).pw_uid, (*p).pw_gid));
-            }
-        }
-    }
-    panic!("running as root with neither a mysql nor a nobody account");
+    unprivileged(&[c"mysql", c"nobody"])
 }
 
 fn as_server(cmd: &mut Command) -> &mut Command {

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use pg::embedded::{EmbeddedOptions, EmbeddedServer};
 use pg::{ConnConfig, Session};
 
+use crate::account::{both, ok_text};
 use crate::sql::{block_on, query};
 
 /// A group of server settings, `(name, value)` as in `postgresql.conf`.
@@ -124,10 +125,15 @@ impl Pg {
     /// `psql -X -q -A -t -v ON_ERROR_STOP=1 -d postgres -c sql`: its stdout (one line a row,
     /// columns joined by `|`). Panics with stderr when psql fails.
     pub fn psql(&self, sql: &str) -> String {
+        self.psql_on("postgres", sql)
+    }
+
+    /// [`Pg::psql`] on database `db`.
+    pub fn psql_on(&self, db: &str, sql: &str) -> String {
         let out = self
             .command("psql")
             .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"])
-            .args(["-d", "postgres", "-c", sql])
+            .args(["-d", db, "-c", sql])
             .output()
             .expect("run psql");
         assert!(
@@ -146,9 +152,7 @@ impl Pg {
     /// [`Pg::pgbench`] with environment variables (e.g. `PGOPTIONS`).
     pub fn pgbench_env(&self, db: &str, args: &[&str], env: &[(&str, &str)]) -> String {
         let out = self.pgbench_output(db, args, env);
-        let text = both(&out);
-        assert!(out.status.success(), "pgbench {args:?} failed:\n{text}");
-        text
+        ok_text(&out, &format!("pgbench {args:?}"))
     }
 
     /// `pgbench <args> <db>` that may fail: (succeeded, stdout and stderr).
@@ -194,14 +198,6 @@ pub fn flatten(settings: &[Settings]) -> Vec<(String, String)> {
         .flat_map(|group| group.iter())
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
-}
-
-fn both(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// One server for the whole test binary: `static PG: PerBinary = PerBinary::new(&[...]);`

@@ -31,16 +31,11 @@ fn three_node_cluster() {
             "node {i}"
         );
         // The client port answers root over TCP too (the URL's way in).
-        let out = Command::new("mariadb")
-            .args(["--no-defaults", "-h127.0.0.1", "-uroot", "-N", "-B"])
-            .arg(format!("-P{}", g.port(i)))
-            .args(["-e", "SELECT @@wsrep_node_name"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = testkit::run(
+            Command::new("mariadb")
+                .args(["--no-defaults", "-h127.0.0.1", "-uroot", "-N", "-B"])
+                .arg(format!("-P{}", g.port(i)))
+                .args(["-e", "SELECT @@wsrep_node_name"]),
         );
         assert_eq!(
             String::from_utf8_lossy(&out.stdout).trim(),
@@ -172,14 +167,7 @@ impl Client {
         loop {
             let mut line = String::new();
             if self.out.read_line(&mut line).unwrap() == 0 {
-                let mut err = String::new();
-                use std::io::Read;
-                self.child
-                    .stderr
-                    .take()
-                    .unwrap()
-                    .read_to_string(&mut err)
-                    .unwrap();
+                let err = std::io::read_to_string(self.child.stderr.take().unwrap()).unwrap();
                 panic!("{sql}: the client stopped: {err}");
             }
             if line.trim_end() == MARK {

@@ -15,6 +15,19 @@ use std::process::{Command, Output};
 
 use sut::embedded::{EmbeddedOptions, EmbeddedServer};
 
+/// sysbench 1.0.20's OLTP tests and the queries each event sends, in sysbench's classes:
+/// (read, write, other).
+pub const SYSBENCH_TESTS: &[(&str, (u64, u64, u64))] = &[
+    ("oltp_read_write", (14, 4, 2)),
+    ("oltp_read_only", (14, 0, 2)),
+    ("oltp_write_only", (0, 4, 2)),
+    ("oltp_point_select", (1, 0, 0)),
+    ("oltp_update_index", (0, 1, 0)),
+    ("oltp_update_non_index", (0, 1, 0)),
+    ("oltp_insert", (0, 1, 0)),
+    ("oltp_delete", (0, 1, 0)),
+];
+
 pub struct Server {
     pub pg: EmbeddedServer,
 }
@@ -138,16 +151,7 @@ impl Server {
 
     /// Target flags for stampede.
     pub fn target(&self, db: &str) -> Vec<String> {
-        vec![
-            "-h".into(),
-            self.host(),
-            "-p".into(),
-            self.port(),
-            "-U".into(),
-            "postgres".into(),
-            "-d".into(),
-            db.into(),
-        ]
+        target_at(&self.host(), &self.port(), db)
     }
 }
 
@@ -207,25 +211,55 @@ pub struct Run {
 /// stampede's arguments naming database `db` of a test server: `-h SOCKET -p PORT -U postgres
 /// -d DB`.
 pub fn pg_target(pg: &testkit::Pg, db: &str) -> Vec<String> {
-    vec![
-        "-h".into(),
-        pg.socket_dir().display().to_string(),
-        "-p".into(),
-        pg.port().to_string(),
-        "-U".into(),
-        "postgres".into(),
-        "-d".into(),
-        db.into(),
-    ]
+    target_at(
+        &pg.socket_dir().display().to_string(),
+        &pg.port().to_string(),
+        db,
+    )
+}
+
+/// stampede's arguments naming database `db` as `postgres` at `host` (a socket directory or
+/// an address) and `port`: `-h HOST -p PORT -U postgres -d DB`.
+pub fn target_at(host: &str, port: &str, db: &str) -> Vec<String> {
+    ["-h", host, "-p", port, "-U", "postgres", "-d", db]
+        .map(String::from)
+        .to_vec()
 }
 
 pub fn stampede<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Run {
-    let out = stampede_cmd().args(args).output().expect("stampede runs");
+    let (code, stdout, stderr) = stampede3(args);
     Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code,
+        stdout,
+        stderr,
     }
+}
+
+/// `stampede init oltp -d URL SHAPE` (the table count and size, say), which must succeed: its
+/// stderr (where the load reports).
+pub fn init_oltp(url: &str, shape: &[&str]) -> String {
+    let (code, out, err) = stampede3(&[&["init", "oltp", "-d", url][..], shape].concat());
+    assert_eq!(code, 0, "init oltp {shape:?}\n{out}\n{err}");
+    err
+}
+
+/// `stampede ARGS` ([`stampede_cmd`]): (exit code, stdout, stderr).
+pub fn stampede3<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
+    outcome(stampede_cmd().args(args))
+}
+
+/// Run `c` to its end: (exit code, -1 when a signal ended it; stdout; stderr).
+pub fn outcome(c: &mut Command) -> (i32, String, String) {
+    parts(c.output().expect("the command runs"))
+}
+
+/// A finished process's (exit code, -1 when a signal ended it; stdout; stderr).
+pub fn parts(out: Output) -> (i32, String, String) {
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 pub fn stampede_cmd() -> Command {
@@ -234,6 +268,19 @@ pub fn stampede_cmd() -> Command {
         c.env_remove(k);
     }
     c
+}
+
+/// The word after `label` on the line of `text` that starts with it (leading blanks aside):
+/// a value in a sysbench-style summary (`    read:  1400`).
+pub fn word_after<'a>(text: &'a str, label: &str) -> &'a str {
+    let line = (text.lines())
+        .map(str::trim_start)
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no line {label:?} in:\n{text}"));
+    line[label.len()..]
+        .split_whitespace()
+        .next()
+        .unwrap_or_else(|| panic!("nothing after {label:?}: {line}"))
 }
 
 /// The number after `label` in pgbench-style output, e.g. "number of failed transactions: ".

@@ -56,6 +56,19 @@ pub fn fixture() -> &'static Fixture {
     })
 }
 
+impl Fixture {
+    /// stampede's arguments naming database `db` of the fixture's server (its socket).
+    pub fn target(&self, db: &str) -> Vec<String> {
+        super::target_at(&self.socket, &self.port.to_string(), db)
+    }
+}
+
+/// `stampede ARGS` on database `db` of the fixture's server: (exit code, stdout, stderr).
+pub fn stampede_on(db: &str, args: &[&str]) -> (i32, String, String) {
+    let target = fixture().target(db);
+    super::stampede3(&[args, &target.iter().map(String::as_str).collect::<Vec<_>>()].concat())
+}
+
 pub fn rt() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()

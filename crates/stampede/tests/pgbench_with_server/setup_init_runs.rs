@@ -308,17 +308,7 @@ COMMIT;
         ],
         &[qr(r"^$")],
         "pgbench custom script",
-        &[file(
-            "001_pgbench_custom_script_3",
-            r"-- select only variant
-\set aid random(1, :scale * 100000)
-BEGIN;
-SELECT abalance::INTEGER AS balance
-  FROM pgbench_accounts
-  WHERE aid=:aid;
-COMMIT;
-",
-        )],
+        &[file("001_pgbench_custom_script_3", SELECT_ONLY_VARIANT)],
         &[],
     );
 
@@ -332,22 +322,23 @@ COMMIT;
         ],
         &[qr(r"^$")],
         "pgbench custom script",
-        &[file(
-            "001_pgbench_custom_script_4",
-            r"-- select only variant
+        &[file("001_pgbench_custom_script_4", SELECT_ONLY_VARIANT)],
+        &[],
+    );
+
+    parameter_logging(n);
+}
+
+/// Custom scripts 3 and 4 (upstream writes the same text twice: one run in simple mode, one
+/// in extended).
+const SELECT_ONLY_VARIANT: &str = r"-- select only variant
 \set aid random(1, :scale * 100000)
 BEGIN;
 SELECT abalance::INTEGER AS balance
   FROM pgbench_accounts
   WHERE aid=:aid;
 COMMIT;
-",
-        )],
-        &[],
-    );
-
-    parameter_logging(n);
-}
+";
 
 /// Verify server logging of query parameters.
 fn parameter_logging(n: &mut Node) {
