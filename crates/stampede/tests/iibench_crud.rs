@@ -286,8 +286,8 @@ fn crud_on_postgresql_keeps_inserted_minus_deleted_and_catches_a_row_added_behin
     assert_rows_now(&v, rows);
 
     // A row inserted by someone else during the run: the count no longer adds up.
+    let again = [&["run"][..], &mix[..], &["--json", json.to_str().unwrap()]].concat();
     let (code, out, err) = std::thread::scope(|sc| {
-        let again = [&["run"][..], &mix[..], &["--json", json.to_str().unwrap()]].concat();
         let runner = sc.spawn(|| stampede(&again, &target));
         let deadline = Instant::now() + Duration::from_secs(30);
         // Wait until the run's 4 clients are connected (its setup uses one session at a
