@@ -106,43 +106,6 @@ pub struct RunResult {
     pub sections: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
-/// A result of this schema and version with nothing in it: a maker of a result names what its
-/// run has and takes the rest from here (`RunResult { config, total, ..Default::default() }`), so
-/// each family's section is absent wherever no one fills it, and a new section needs no edit
-/// at the places that do not.
-impl Default for RunResult {
-    fn default() -> RunResult {
-        RunResult {
-            schema_version: SCHEMA_VERSION,
-            stampede_version: env!("CARGO_PKG_VERSION").into(),
-            command_line: Vec::new(),
-            started_at: String::new(),
-            measured_duration_s: 0.0,
-            config: RunConfig::default(),
-            target: TargetInfo::default(),
-            environment: Environment::default(),
-            connections: ConnectionStats::default(),
-            intervals: Vec::new(),
-            total: measure::Interval::default(),
-            checks: Vec::new(),
-            interrupted: false,
-            server_metrics: None,
-            sysbench: None,
-            tpcc: None,
-            endpoints: Vec::new(),
-            endpoints_warning: None,
-            failover: None,
-            replication: Vec::new(),
-            routing: Vec::new(),
-            cache_curve: None,
-            sweep: None,
-            ledger: None,
-            fleet: None,
-            sections: Default::default(),
-        }
-    }
-}
-
 /// One host of a target with several, as the run used it: each transaction counts for the host
 /// whose session ran it. A client stays on its host for the run unless its session moves (a
 /// fault run's reconnection after a failover, `-C` landing on another host): what it ran before
