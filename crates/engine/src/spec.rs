@@ -73,6 +73,38 @@ pub struct RunSpec {
     pub start_at: Option<Instant>,
 }
 
+impl RunSpec {
+    /// `clients` clients on `threads` threads until `stop`, in `mode`, and every other field at
+    /// what a command line gives when no flag says otherwise: no rate, no retries, no
+    /// progress, seed 0, no per-statement latencies, no log, the I/O the engine picks. A caller
+    /// sets what it needs with `RunSpec { seed: 7, ..RunSpec::new(...) }`.
+    pub fn new(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
+        RunSpec {
+            clients,
+            threads,
+            stop,
+            rate_tps: None,
+            latency_limit: None,
+            mode,
+            max_tries: 1,
+            connect_per_txn: false,
+            progress: None,
+            seed: 0,
+            per_statement: false,
+            weights: Vec::new(),
+            log: None,
+            exit_on_abort: false,
+            io: IoMode::Auto,
+            verbose_errors: false,
+            spread: Default::default(),
+            fault_run: false,
+            read_from: None,
+            first_client_id: 0,
+            start_at: None,
+        }
+    }
+}
+
 /// How clients are placed over a target's hosts (stampede's `--spread`). Each client still
 /// goes on through the rest of the host list, as libpq does, when its first host refuses it
 /// (down, or not what `target_session_attrs` asks for).

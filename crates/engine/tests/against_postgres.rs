@@ -56,7 +56,10 @@ fn invariant(cfg: &ConnConfig) -> InvariantReport {
 }
 
 fn spec(clients: u32, threads: u32, stop: Stop, mode: QueryMode) -> RunSpec {
-    testkit::run_spec(clients, threads, stop, mode)
+    RunSpec {
+        seed: 1,
+        ..RunSpec::new(clients, threads, stop, mode)
+    }
 }
 
 /// Every I/O mode a behaviour test runs in: a thread per client on a blocking socket, io_uring

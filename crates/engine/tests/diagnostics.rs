@@ -55,7 +55,10 @@ impl ClientWorkload for Client {
 }
 
 fn spec(clients: u32) -> RunSpec {
-    testkit::run_spec(clients, 2, Stop::Transactions(3), QueryMode::Simple)
+    RunSpec {
+        seed: 1,
+        ..RunSpec::new(clients, 2, Stop::Transactions(3), QueryMode::Simple)
+    }
 }
 
 fn run(pg: &Pg, w: OneStatement, clients: u32) -> (engine::Outcome, Vec<String>, Vec<String>) {

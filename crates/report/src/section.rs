@@ -51,29 +51,9 @@ pub(crate) fn present(
         .filter_map(move |v| r.sections.get(v.key()).map(|s| (*v, s)))
 }
 
-/// A typed section's key, for [`RunResult::section`] and [`RunResult::set_section`].
+/// A typed section's key (for [`keyed`]).
 pub trait Section: Serialize + DeserializeOwned {
     const KEY: &'static str;
-}
-
-impl RunResult {
-    /// The section of type `S`, when the result holds one that reads as `S`.
-    pub fn section<S: Section>(&self) -> Option<S> {
-        let v = self.sections.get(S::KEY)?;
-        serde_json::from_value(v.clone()).ok()
-    }
-
-    /// Store (or replace) the section of type `S`; `None` removes it.
-    pub fn set_section<S: Section>(&mut self, s: Option<&S>) {
-        match s.and_then(|s| serde_json::to_value(s).ok()) {
-            Some(v) => {
-                self.sections.insert(S::KEY.to_string(), v);
-            }
-            None => {
-                self.sections.remove(S::KEY);
-            }
-        }
-    }
 }
 
 /// The schema's declaration of a family section against a value of it: every key written is
@@ -176,7 +156,8 @@ mod tests {
     fn a_family_section_is_kept_through_json_and_rendered_by_its_view() {
         install(VIEWS);
         let mut r = crate::testdata::sysbench_run();
-        r.set_section(Some(&Counted { n: 42 }));
+        let (key, value) = keyed(&Counted { n: 42 }).unwrap();
+        r.sections.insert(key.into(), value);
         // One no view claims: kept as read, written again, not rendered.
         r.sections
             .insert("unclaimed".into(), serde_json::json!({"x": [1, 2]}));
@@ -185,7 +166,8 @@ mod tests {
         let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
         assert_eq!(v["counted"]["n"], 42, "a field of the top level");
         let back = crate::read_json(&json[..]).unwrap();
-        assert_eq!(back.section::<Counted>(), Some(Counted { n: 42 }));
+        let read: Counted = serde_json::from_value(back.sections["counted"].clone()).unwrap();
+        assert_eq!(read, Counted { n: 42 });
         assert_eq!(back.sections["unclaimed"], serde_json::json!({"x": [1, 2]}));
         let text = crate::render_text(&back);
         assert!(text.contains("counted: 42\n"), "{text}");
@@ -193,9 +175,6 @@ mod tests {
         assert!(!text.contains("unclaimed"), "{text}");
         let html = crate::html::render(&back, None);
         assert!(html.contains("<section id=\"counted\">42</section>"));
-        let mut gone = back.clone();
-        gone.set_section::<Counted>(None);
-        assert!(gone.section::<Counted>().is_none());
     }
 
     #[test]

@@ -23,7 +23,7 @@ fn spec(clients: u32, per_client: u64) -> RunSpec {
     RunSpec {
         max_tries: 1000,
         seed: 7,
-        ..testkit::run_spec(clients, clients, stop, QueryMode::Prepared)
+        ..engine::RunSpec::new(clients, clients, stop, QueryMode::Prepared)
     }
 }
 

@@ -83,7 +83,7 @@ fn spec(clients: u32, txns: u64, mode: QueryMode, seed: u64) -> RunSpec {
     RunSpec {
         seed,
         per_statement: true,
-        ..testkit::run_spec(clients, clients.min(2), stop, mode)
+        ..engine::RunSpec::new(clients, clients.min(2), stop, mode)
     }
 }
 

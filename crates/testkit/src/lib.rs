@@ -10,7 +10,7 @@
 //!
 //! Dev-only (`publish = false`, a `[dev-dependencies]` entry only): it panics instead of
 //! returning errors, since a test that cannot start its server must fail, never skip (STYLE.md,
-//! Tests). `target` depends on it too (its tests); Cargo allows that dev-dependency cycle, and
+//! Tests). `sut` depends on it too (its tests); Cargo allows that dev-dependency cycle, and
 //! the integration tests see one `sut` crate.
 //!
 //! ## Module layout
@@ -21,10 +21,7 @@
 //! `galera`: [`Galera`], a private MariaDB Galera cluster on loopback ports (nodes that all take
 //! writes: several endpoints, certification conflicts, failover);
 //! `cluster`: [`Cluster`], a primary and streaming standbys; `autofailover`: [`AutoFailover`], a
-//! pg_auto_failover formation (a monitor and two nodes); `peers`: go-tpc; `spec`:
-//! [`run_spec`], an `engine::RunSpec` with every field at its default, for the tests that drive
-//! the engine themselves (hence the dependency on `engine`: one more dev-dependency cycle, as
-//! with `target`, harmless to integration tests).
+//! pg_auto_failover formation (a monitor and two nodes); `peers`: go-tpc.
 
 mod account;
 mod alloc;
@@ -35,7 +32,6 @@ mod galera;
 mod mariadb;
 mod peers;
 mod server;
-mod spec;
 mod sql;
 
 pub use account::{as_server_user, free_port, give, ok_text, run, run_as, server_dir};
@@ -47,7 +43,6 @@ pub use galera::Galera;
 pub use mariadb::MariaDb;
 pub use peers::{go_tpc, go_tpc_check_passed};
 pub use server::{bindir, flatten, PerBinary, Pg, Settings, WhileUsed};
-pub use spec::run_spec;
 pub use sql::{block_on, columns_query, query, scalar, Rows};
 
 /// Settings that make a throwaway server fast and quiet: no durability (nothing here must

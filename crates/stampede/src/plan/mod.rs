@@ -440,28 +440,16 @@ fn apply_defaults(a: &mut RunArgs, defaulted: &mut Vec<String>) {
 /// to the spec is defaulted here once.
 pub(crate) fn common_spec(a: &RunArgs, clients: u32, jobs: u32, stop: engine::Stop) -> RunSpec {
     RunSpec {
-        clients,
-        // pgbench: more threads than clients is pointless; it uses one per client.
-        threads: jobs.min(clients),
-        stop,
-        rate_tps: None,
-        latency_limit: None,
-        mode: sut::QueryMode::Prepared,
-        max_tries: 1,
         connect_per_txn: a.connect,
         progress: tick(a.progress.filter(|p| *p > 0.0)),
-        seed: 0,
         per_statement: a.report_per_command,
-        weights: Vec::new(),
-        log: None,
         exit_on_abort: a.exit_on_abort,
         io: a.io.mode(),
         verbose_errors: a.verbose_errors,
         spread: a.spread.spread(),
-        fault_run: false,
         read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
-        first_client_id: 0,
-        start_at: None,
+        // pgbench: more threads than clients is pointless; it uses one per client.
+        ..RunSpec::new(clients, jobs.min(clients), stop, sut::QueryMode::Prepared)
     }
 }
 
