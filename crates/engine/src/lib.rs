@@ -107,7 +107,7 @@ mod worker;
 pub use endpoint::EndpointStats;
 pub use io::{check_io, engine_threads, IoMode, THREADS_CORES_PER_CLIENT, THREADS_MAX_CLIENTS};
 pub use route::ReadFrom;
-pub use spec::{Abort, ClientStats, Event, Outcome, RunError, RunSpec, Spread, Stop};
+pub use spec::{Abort, ClientStats, Event, Outcome, RunError, RunSpec, Say, Spread, Stop};
 pub use txnlog::LogSpec;
 
 use std::cell::{Cell, RefCell};

@@ -71,6 +71,24 @@ pub struct RunSpec {
     /// connect first, then wait for it at the barrier, so every process's `t0` is this instant
     /// (or, when connecting took longer, as soon as connected). `None`: start when connected.
     pub start_at: Option<Instant>,
+    /// Where the worker threads say what happens to their clients (aborts, server notices,
+    /// `--verbose-errors`' lines) as it happens, on their own thread. pgbench prints these from
+    /// the thread that meets them, so they fall in order with what a workload prints itself
+    /// (its `--debug` trace: "sending ...", then "got an error", then the retry's "sending").
+    /// `None`: they reach the caller's `on_event` through the coordinator, which may print
+    /// them after lines the workers wrote since.
+    pub say: Option<Say>,
+}
+
+/// A sink for [`RunSpec::say`]: called on a worker thread with [`Event::Aborted`],
+/// [`Event::Notice`] and [`Event::Info`] only.
+#[derive(Clone)]
+pub struct Say(pub std::sync::Arc<dyn Fn(Event<'_>) + Send + Sync>);
+
+impl std::fmt::Debug for Say {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Say(..)")
+    }
 }
 
 impl RunSpec {
@@ -101,6 +119,7 @@ impl RunSpec {
             read_from: None,
             first_client_id: 0,
             start_at: None,
+            say: None,
         }
     }
 }

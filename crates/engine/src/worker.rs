@@ -45,7 +45,7 @@ use crate::route::Route;
 use crate::schedule::{choose, Slot, StopRule, Throttle};
 use crate::txn::{run_txn, TxnEnd};
 use crate::txnlog::{Logged, TxnLog};
-use crate::{Abort, ClientStats, RunSpec, Shared};
+use crate::{Abort, ClientStats, Event, RunSpec, Shared};
 
 /// At most this many connection attempts in flight per thread while opening the initial
 /// connections (a burst of connects helps nobody; the server's accept queue is finite, and
@@ -281,13 +281,23 @@ impl<W: Workload> ThreadCtx<W> {
     pub(crate) fn forward_notices(&self, s: &mut Session) {
         if s.has_notices() {
             for n in s.take_notices() {
-                let _ = self.diag.send(Msg::Notice(n));
+                match &self.spec.say {
+                    Some(say) => (say.0)(Event::Notice(&n)),
+                    None => {
+                        let _ = self.diag.send(Msg::Notice(n));
+                    }
+                }
             }
         }
     }
 
     pub(crate) fn info(&self, line: String) {
-        let _ = self.diag.send(Msg::Info(line));
+        match &self.spec.say {
+            Some(say) => (say.0)(Event::Info(&line)),
+            None => {
+                let _ = self.diag.send(Msg::Info(line));
+            }
+        }
     }
 
     pub(crate) fn abort(&self, client_id: u32, e: &Error, at: Option<String>) {
@@ -297,7 +307,12 @@ impl<W: Workload> ThreadCtx<W> {
             reason,
             at,
         };
-        let _ = self.diag.send(Msg::Aborted(a.clone()));
+        match &self.spec.say {
+            Some(say) => (say.0)(Event::Aborted(&a)),
+            None => {
+                let _ = self.diag.send(Msg::Aborted(a.clone()));
+            }
+        }
         self.totals.borrow_mut().aborted.push(a);
         if self.spec.exit_on_abort {
             // Every thread's clients check `stopping` before their next transaction.

@@ -156,27 +156,15 @@ pub(crate) fn plan(a: &mut RunArgs) -> Result<(CacheCurveJob, RunSpec)> {
         (a.target.settings).push(format!("shared_buffers={EMBEDDED_CACHE}"));
     }
     let spec = RunSpec {
-        clients,
-        threads: 1,
-        stop: Stop::Duration(point_read),
-        rate_tps: None,
-        latency_limit: None,
-        mode: sut::QueryMode::Prepared,
-        max_tries: 1,
-        connect_per_txn: false,
-        progress: None,
         seed,
-        per_statement: false,
-        weights: Vec::new(),
-        log: None,
-        exit_on_abort: false,
         io: a.io.mode(),
-        verbose_errors: false,
         spread: a.spread.spread(),
-        fault_run: false,
-        read_from: None,
-        first_client_id: 0,
-        start_at: None,
+        ..RunSpec::new(
+            clients,
+            1,
+            Stop::Duration(point_read),
+            sut::QueryMode::Prepared,
+        )
     };
     Ok((
         CacheCurveJob {

@@ -51,10 +51,17 @@ pub fn execute(plan: Plan) -> Result<i32> {
     let Plan {
         frontend,
         target: target_args,
-        spec,
+        mut spec,
         job,
         out,
     } = plan;
+    // Said on the worker threads as it happens, in order with a script's `--debug` trace.
+    spec.say = Some(engine::Say(std::sync::Arc::new(move |e| match e {
+        Event::Aborted(a) => output::aborted(frontend, a),
+        Event::Notice(n) => console::server_notice(n),
+        Event::Info(i) => console::note(i),
+        Event::Connected { .. } | Event::Progress(_) => {}
+    })));
     let mut family: Box<dyn Family> = match job {
         Job::Pgbench(j) => Box::new(pgbench::Runner::new(j, frontend)),
         Job::Sysbench(j) => Box::new(sysbench::Runner::new(j)),
