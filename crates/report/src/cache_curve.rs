@@ -7,7 +7,7 @@
 //! Owns the section's data ([`CacheCurve`], [`CachePoint`]), where the knee is
 //! ([`CacheCurve::locate_knee`]), its text table ([`render_cache_curve`]) and its part of the HTML
 //! report ([`html_section`]: throughput and hit ratio against size, the cache size marked).
-//! Must not touch: how the numbers are measured (the binary's `run::cache_curve`).
+//! Must not touch: how the numbers are measured (the binary's `families::cache_curve`).
 //!
 //! The knee is placed by the hit ratio, not by the throughput: the buffer counters are exact
 //! while a scan's time moves with whatever else the machine does, and a table that outgrows the

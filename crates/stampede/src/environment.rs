@@ -298,3 +298,34 @@ fn uname() -> (String, String) {
         )
     }
 }
+
+/// "15.18 (Debian 15.18-0+deb12u1)" -> "15.18", as pgbench prints the server's version.
+pub(crate) fn short_version(v: &str) -> String {
+    v.split_whitespace().next().unwrap_or(v).to_string()
+}
+
+/// The server's and the client machine's environment as the result describes them.
+pub(crate) fn environment_info(server: &ServerInfo, client: ClientInfo) -> report::Environment {
+    report::Environment {
+        server: report::ServerEnvironment {
+            version: server.version.clone(),
+            version_num: Some(server.version_num),
+            settings: server.settings.clone(),
+        },
+        client: report::ClientEnvironment {
+            cpus: client.cpus as u32,
+            cpu_model: Some(client.cpu_model),
+            memory_bytes: Some(client.memory_bytes),
+            os: client.os,
+            hostname: client.hostname,
+            stampede_version: env!("CARGO_PKG_VERSION").into(),
+            fd_limit: client.fd_limit,
+        },
+    }
+}
+
+/// The command line as given, with every password removed, in whatever spelling
+/// (`sut::conninfo::redact_args`, the one redaction every printed form uses).
+pub(crate) fn command_line() -> Vec<String> {
+    sut::conninfo::redact_args(&std::env::args().collect::<Vec<_>>())
+}

@@ -333,3 +333,22 @@ pub fn close(t: Target, keep: bool) -> Result<()> {
     }
     server.stop().context("stopping the embedded PostgreSQL")
 }
+
+/// The target as the result describes it (redacted), with the embedded server's settings.
+pub(crate) fn target_info(target: &Target) -> report::TargetInfo {
+    report::TargetInfo {
+        conninfo: target.conn.redacted(),
+        embedded: match (&target.embedded, &target.embedded_mysql) {
+            (Some(e), _) => Some(report::EmbeddedTarget {
+                bin_dir: e.binaries().bindir.display().to_string(),
+                settings: e.settings().iter().cloned().collect(),
+            }),
+            (None, Some(m)) => Some(report::EmbeddedTarget {
+                bin_dir: (m.binaries().server.parent())
+                    .map_or_else(String::new, |d| d.display().to_string()),
+                settings: m.settings().iter().cloned().collect(),
+            }),
+            (None, None) => None,
+        },
+    }
+}

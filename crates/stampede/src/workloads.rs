@@ -10,20 +10,20 @@
 
 use std::fmt::Write as _;
 
-/// The part of stampede that runs a workload (`run::pgbench`, `run::sysbench`).
+/// The part of stampede that runs a workload (`families::pgbench`, `families::sysbench`, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
     /// pgbench's builtins (and `-f` scripts, which have no entry of their own).
     Pgbench,
     /// sysbench's OLTP family, `bulk_insert` included.
     Sysbench,
-    /// TPC-C (`run::tpcc`).
+    /// TPC-C (`families::tpcc`).
     Tpcc,
-    /// The failover probe (`run::probe`, `stampede failover`).
+    /// The failover probe (`families::probe`, `stampede failover`).
     Probe,
     /// YCSB's core workloads A to F (`families::ycsb`).
     Ycsb,
-    /// The cache curve (`run::cache_curve`).
+    /// The cache curve (`families::cache_curve`).
     CacheCurve,
     /// The insert benchmark (`families::iibench`).
     Iibench,

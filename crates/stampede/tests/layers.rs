@@ -43,7 +43,7 @@ fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// The top-level module a file belongs to (`run/pgbench.rs` -> `run`).
+/// The top-level module a file belongs to (`run/sweep.rs` -> `run`).
 fn top(src: &Path, file: &str) -> String {
     let rel = Path::new(file).strip_prefix(src).unwrap();
     let first = rel

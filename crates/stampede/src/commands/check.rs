@@ -135,7 +135,7 @@ async fn oltp(s: &mut sut::Session, tables: u32) -> Result<Vec<(bool, String)>> 
 }
 
 async fn tpcc(s: &mut sut::Session) -> Result<Vec<(bool, String)>> {
-    let w = crate::run::tpcc::loaded_warehouses(s).await?;
+    let w = crate::families::tpcc::loaded_warehouses(s).await?;
     let conditions = workload::tpcc::consistency::check(s).await?;
     let mut out = vec![(true, format!("{w} warehouse(s) loaded"))];
     for c in conditions {

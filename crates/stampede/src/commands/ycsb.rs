@@ -8,7 +8,7 @@ use load::LoadError;
 
 use crate::cli::InitArgs;
 use crate::console::{self, Failure};
-use crate::run::loading::LoadView;
+use crate::families::loading::LoadView;
 use crate::{interrupt, targeting};
 
 /// `init ycsb`: the options of the init command that apply, the properties, the load.
@@ -23,7 +23,7 @@ pub(super) fn init(args: InitArgs, name: &str) -> Result<i32> {
     if args.jobs == Some(0) {
         return Err(Failure::usage("-j/--jobs must be at least 1", ""));
     }
-    let o = crate::plan::ycsb::options(name, &args.property)?;
+    let o = crate::families::ycsb::plan::options(name, &args.property)?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let opts = crate::families::ycsb::loader::InitOptions {
         recordcount: o.recordcount,

@@ -4,19 +4,29 @@
 //!
 //! The house above (`run`, `plan`, `commands`) knows a family through [`Family`] and the one
 //! line per family where a plan's job becomes a runner (`run::execute`); `report` knows a
-//! family's section only by its key and its [`report::section::View`] ([`VIEWS`]). The folders
-//! so far: YCSB (`ycsb`), the insert benchmark (`iibench`), the CRUD mix (`crud`) and the
-//! connection storm (`storm`); TPC-B and pgbench scripts, sysbench OLTP, TPC-C, the failover
-//! probe and the cache curve still live in `run`, `workload`, `load` and `report`, each behind
-//! the same trait.
+//! family's section only by its key and its [`report::section::View`] ([`VIEWS`]). Every
+//! family has its folder, with its plan step (`plan.rs`) and its runner (`mod.rs`): TPC-B and
+//! pgbench scripts (`pgbench`), sysbench OLTP (`sysbench`), TPC-C (`tpcc`), YCSB (`ycsb`), the
+//! insert benchmark (`iibench`), the CRUD mix (`crud`), the connection storm (`storm`), the
+//! failover probe (`probe`) and the cache curve (`cache_curve`). YCSB, iibench, CRUD and the
+//! storm hold all of theirs; the others' transactions and loaders are still in the `workload`
+//! and `load` crates, and the TPC-C, sysbench and cache-curve sections are typed fields of
+//! `report`. What every plan step shares is `planning`.
 //!
 //! Layers (ARCHITECTURE.md): a family may use `checks`, `targeting`, `choices` and what lies
 //! below them, never `run`, `plan` or `commands`.
 
 pub(crate) mod after;
+pub(crate) mod cache_curve;
 pub(crate) mod crud;
 pub(crate) mod iibench;
+pub(crate) mod loading;
+pub mod pgbench;
+pub(crate) mod planning;
+pub(crate) mod probe;
 pub(crate) mod storm;
+pub mod sysbench;
+pub mod tpcc;
 pub mod ycsb;
 
 use anyhow::Result;
@@ -38,7 +48,7 @@ pub(crate) fn install_views() {
     report::section::install(VIEWS);
 }
 
-/// What a fault run's audit found in the probe's table (`run::probe`).
+/// What a fault run's audit found in the probe's table (`probe`).
 pub(crate) struct Audited {
     /// The host it read from, as `host:port`.
     pub host: String,

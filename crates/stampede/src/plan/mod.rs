@@ -17,15 +17,7 @@
 //! client, 10 transactions, simple protocol, nothing added), sysbench's for `stampede sysbench`
 //! (1 thread, 10 s, prepared). The defaults a stampede run used are printed in its header.
 
-pub mod cache_curve;
-pub mod iibench;
-pub mod pgbench;
-pub mod probe;
-pub mod storm;
 pub mod sweep;
-pub mod sysbench;
-pub mod tpcc;
-pub mod ycsb;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -40,10 +32,10 @@ use crate::files::RunOutputs;
 use crate::workloads::{self, Family};
 use crate::{environment, families, targeting};
 
-pub use cache_curve::CacheCurveJob;
-pub use pgbench::PgbenchJob;
-pub use sysbench::SysbenchJob;
-pub use tpcc::TpccJob;
+pub use crate::families::cache_curve::plan::CacheCurveJob;
+pub use crate::families::pgbench::plan::PgbenchJob;
+pub use crate::families::sysbench::plan::SysbenchJob;
+pub use crate::families::tpcc::plan::TpccJob;
 
 /// Everything a run needs, decided before any I/O.
 pub struct Plan {
@@ -64,7 +56,7 @@ pub enum Job {
     },
     /// YCSB's core workloads (`ycsb`).
     Ycsb(families::ycsb::Job),
-    /// `run cache-curve`: not an engine run (`run::cache_curve`).
+    /// `run cache-curve`: not an engine run (`families::cache_curve`).
     CacheCurve(CacheCurveJob),
     /// The insert benchmark (`iibench`).
     Iibench(families::iibench::Job),
@@ -169,11 +161,11 @@ impl Plan {
         } else if family == Family::Crud {
             // The CRUD mix's tables are sized with sysbench's --tables and --table-size.
             let sized = (a.sysbench.tables.take(), a.sysbench.table_size.take());
-            let refused = sysbench::reject_options(&a);
+            let refused = families::sysbench::plan::reject_options(&a);
             (a.sysbench.tables, a.sysbench.table_size) = sized;
             refused?;
         } else {
-            sysbench::reject_options(&a)?;
+            families::sysbench::plan::reject_options(&a)?;
         }
         for (own, given) in [
             (Family::Iibench, a.iibench.given()),
@@ -194,7 +186,7 @@ impl Plan {
             }
         }
         if family == Family::Tpcc {
-            tpcc::default_clients(&mut a)?;
+            families::tpcc::plan::default_clients(&mut a)?;
         } else if let Some(g) = a.tpcc.given().first() {
             return Err(Failure::usage(
                 format!("{g} only applies to tpcc"),
@@ -216,9 +208,9 @@ impl Plan {
             }
         }
         let storm = match family {
-            Family::Storm => Some(storm::prepare(&mut a)?),
+            Family::Storm => Some(families::storm::plan::prepare(&mut a)?),
             _ => {
-                storm::reject_options(&a)?;
+                families::storm::plan::reject_options(&a)?;
                 None
             }
         };
@@ -240,40 +232,44 @@ impl Plan {
         let (job, spec) = match family {
             Family::Pgbench => {
                 let compiled = a.compiled.take();
-                let (job, spec) = pgbench::plan(&a, workload.map(|w| w.name), compiled)?;
+                let (job, spec) =
+                    families::pgbench::plan::plan(&a, workload.map(|w| w.name), compiled)?;
                 (Job::Pgbench(job), spec)
             }
             Family::Sysbench => {
                 let name = workload
                     .expect("a sysbench family run names its workload")
                     .name;
-                let (job, spec) = sysbench::plan(&a, name, frontend)?;
+                let (job, spec) = families::sysbench::plan::plan(&a, name, frontend)?;
                 (Job::Sysbench(job), spec)
             }
             Family::Tpcc => {
-                let (job, spec) = tpcc::plan(&a)?;
+                let (job, spec) = families::tpcc::plan::plan(&a)?;
                 (Job::Tpcc(job), spec)
             }
-            Family::Probe => (Job::Probe { keep: a.keep_probe }, probe::plan(&a)?),
+            Family::Probe => (
+                Job::Probe { keep: a.keep_probe },
+                families::probe::plan::plan(&a)?,
+            ),
             Family::Ycsb => {
                 let name = workload.expect("a YCSB run names its workload").name;
-                let (job, spec) = ycsb::plan(&a, name)?;
+                let (job, spec) = families::ycsb::plan::plan(&a, name)?;
                 (Job::Ycsb(job), spec)
             }
             Family::CacheCurve => {
-                let (job, spec) = cache_curve::plan(&mut a)?;
+                let (job, spec) = families::cache_curve::plan::plan(&mut a)?;
                 (Job::CacheCurve(job), spec)
             }
             Family::Iibench => {
-                let (job, spec) = iibench::plan_iibench(&a)?;
+                let (job, spec) = families::iibench::plan::plan_iibench(&a)?;
                 (Job::Iibench(job), spec)
             }
             Family::Crud => {
-                let (job, spec) = iibench::plan_crud(&a)?;
+                let (job, spec) = families::crud::plan::plan_crud(&a)?;
                 (Job::Crud(job), spec)
             }
             Family::Storm => {
-                let (job, spec) = pgbench::plan(&a, Some("select-only"), None)?;
+                let (job, spec) = families::pgbench::plan::plan(&a, Some("select-only"), None)?;
                 let storm = storm.expect("prepared above");
                 (Job::Storm(job, storm), spec)
             }
@@ -433,32 +429,6 @@ fn apply_defaults(a: &mut RunArgs, defaulted: &mut Vec<String>) {
 
 /// The engine ticks at least every second so the result always holds a time series (for the
 /// JSON, the HTML charts, comparisons, the warm-up cut); `-P` only decides what is printed.
-/// The engine's spec with what every family reads the same way from `run`'s options (`-j`
-/// capped at the clients, -P, -r, -C, --exit-on-abort, --io, --verbose-errors, --spread,
-/// --read-from) and neutral values for the rest, which each family then sets with struct update
-/// syntax (`RunSpec { rate_tps, mode, .. common_spec(a, clients, jobs, stop) }`): a field added
-/// to the spec is defaulted here once.
-pub(crate) fn common_spec(a: &RunArgs, clients: u32, jobs: u32, stop: engine::Stop) -> RunSpec {
-    RunSpec {
-        connect_per_txn: a.connect,
-        progress: tick(a.progress.filter(|p| *p > 0.0)),
-        per_statement: a.report_per_command,
-        exit_on_abort: a.exit_on_abort,
-        io: a.io.mode(),
-        verbose_errors: a.verbose_errors,
-        spread: a.spread.spread(),
-        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
-        // pgbench: more threads than clients is pointless; it uses one per client.
-        ..RunSpec::new(clients, jobs.min(clients), stop, sut::QueryMode::Prepared)
-    }
-}
-
-pub fn tick(progress_s: Option<f64>) -> Option<Duration> {
-    Some(Duration::from_secs_f64(
-        progress_s.map_or(1.0, |p| p.min(1.0)),
-    ))
-}
-
 /// `--fault-at` and `--fault-cmd`, checked against the run's shape: inside a timed run, and
 /// not with -C (a fault run keeps one session per client and reconnects it when it breaks).
 /// `--fleet`'s options, checked before any I/O: a name, a size, an index within it (from
@@ -575,126 +545,4 @@ fn fault_spec(a: &RunArgs, spec: &RunSpec) -> Result<Option<FaultSpec>> {
         at: Duration::from_secs_f64(at),
         cmd: a.fault_cmd.clone(),
     }))
-}
-
-/// `-c` and `-j` of a family whose runs default both to 1: each at least 1.
-pub(crate) fn clients_and_jobs(a: &RunArgs) -> Result<(u32, u32)> {
-    let (clients, jobs) = (a.clients.unwrap_or(1), a.jobs.unwrap_or(1));
-    if clients < 1 {
-        return Err(Failure::usage("-c/--client must be at least 1", ""));
-    }
-    if jobs < 1 {
-        return Err(Failure::usage("-j/--jobs must be at least 1", ""));
-    }
-    Ok((clients, jobs))
-}
-
-/// `-t N` or `-T S` (one of them, each at least 1); `-T 10` when neither is given.
-pub(crate) fn stop_rule(a: &RunArgs) -> Result<engine::Stop> {
-    use engine::Stop;
-    let bad = |why: &str| Err(Failure::usage(why, ""));
-    match (a.transactions, a.time) {
-        (Some(_), Some(_)) => bad("-t and -T: give one of them"),
-        (Some(0), None) => bad("-t/--transactions must be at least 1"),
-        (Some(t), None) => Ok(Stop::Transactions(t)),
-        (None, Some(0)) => bad("-T/--time must be at least 1"),
-        (None, t) => Ok(Stop::Duration(Duration::from_secs(t.unwrap_or(10)))),
-    }
-}
-
-/// `-M` of a workload that sends its values as parameters: `-M simple` cannot carry them.
-pub(crate) fn parameter_mode(a: &RunArgs, what: &str) -> Result<sut::QueryMode> {
-    let mode = a.protocol.map_or(sut::QueryMode::Prepared, |p| p.mode());
-    if mode == sut::QueryMode::Simple {
-        return Err(Failure::usage(
-            format!("{what} sends its keys and values as parameters: -M simple cannot carry them"),
-            "use -M prepared (the default) or -M extended",
-        ));
-    }
-    Ok(mode)
-}
-
-/// `--max-tries` where failed transactions are retried by default: unlimited under `-T`, a
-/// million under `-t` (so that a run of N transactions ends); `0` only with `-T`.
-pub(crate) fn retrying_max_tries(a: &RunArgs, stop: engine::Stop) -> Result<u32> {
-    use engine::Stop;
-    match (a.max_tries, stop) {
-        (None, Stop::Duration(_)) => Ok(0),
-        (None, Stop::Transactions(_)) => Ok(1_000_000),
-        (Some(0), Stop::Transactions(_)) => Err(Failure::usage(
-            "--max-tries=0 (unlimited) needs -T, or the run might never end",
-            "",
-        )),
-        (Some(n), _) => Ok(n),
-    }
-}
-
-/// A family's spec from what its plan step read, with the run's seed and the common rest
-/// (`common_spec`); an I/O mode the engine cannot drive so is a usage error.
-pub(crate) fn family_spec(
-    a: &RunArgs,
-    (clients, jobs, stop): (u32, u32, engine::Stop),
-    mode: sut::QueryMode,
-    (rate_tps, latency_limit): (Option<f64>, Option<Duration>),
-    max_tries: u32,
-) -> Result<RunSpec> {
-    let spec = RunSpec {
-        rate_tps,
-        latency_limit,
-        mode,
-        max_tries,
-        seed: parse_seed(a.random_seed.as_deref())?,
-        ..common_spec(a, clients, jobs, stop)
-    };
-    engine::check_io(spec.io, spec.connect_per_txn).map_err(|e| Failure::usage(e, ""))?;
-    Ok(spec)
-}
-
-/// `-R` and `-L` (positive when given), into the spec's rate and latency limit.
-pub(crate) fn rate_and_limit(a: &RunArgs) -> Result<(Option<f64>, Option<Duration>)> {
-    let rate = positive(a.rate, "-R/--rate")?;
-    let limit = positive(a.latency_limit, "-L/--latency-limit")?;
-    Ok((rate, limit.map(|ms| Duration::from_secs_f64(ms / 1000.0))))
-}
-
-/// A value that must be positive and finite, or absent.
-pub fn positive(v: Option<f64>, flag: &str) -> Result<Option<f64>> {
-    match v {
-        Some(x) if !(x > 0.0 && x.is_finite()) => Err(Failure::usage(
-            format!("{flag} must be positive, got {x}"),
-            "",
-        )),
-        v => Ok(v),
-    }
-}
-
-/// pgbench's `--random-seed`: `time` (the default), `rand`, or an unsigned integer.
-pub fn parse_seed(s: Option<&str>) -> Result<u64> {
-    use std::time::SystemTime;
-    match s.unwrap_or("time") {
-        "time" => Ok(SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0)),
-        "rand" => {
-            let mut buf = [0u8; 8];
-            std::fs::File::open("/dev/urandom")
-                .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut buf))
-                .map_err(|e| {
-                    Failure::setup(
-                        format!("--random-seed=rand: cannot read /dev/urandom: {e}"),
-                        "give an integer seed instead",
-                    )
-                })?;
-            Ok(u64::from_ne_bytes(buf))
-        }
-        n => n.parse::<u64>().map_err(|_| {
-            Failure::usage(
-                format!(
-                    "--random-seed must be \"time\", \"rand\" or an unsigned integer, got {n:?}"
-                ),
-                "",
-            )
-        }),
-    }
 }

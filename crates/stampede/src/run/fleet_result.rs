@@ -81,7 +81,7 @@ pub(crate) fn workload_checks(
             applies: c.applies,
         })
         .collect();
-    let mut check = super::tpcc::consistency_check(&conditions);
+    let mut check = crate::families::tpcc::consistency_check(&conditions);
     check.name = format!("fleet: {}", check.name);
     m.checks.push(check);
     Ok(())

@@ -13,21 +13,14 @@
 //! server commits, its own checks and its part of the result. What is printed and how follows
 //! the plan's front end (`output`).
 
-mod cache_curve;
 pub(crate) mod fault;
 mod faulted;
 pub(crate) mod fleet_result;
-pub(crate) mod loading;
 mod member;
 mod output;
-pub mod pgbench;
-pub(crate) mod probe;
 mod result;
 mod split;
 mod sweep;
-pub mod sysbench;
-mod sysbench_checks;
-pub mod tpcc;
 mod verify;
 pub(crate) mod voice;
 
@@ -44,7 +37,7 @@ use crate::plan::{Frontend, Job, Plan};
 use crate::runtime;
 use crate::{environment, families, interrupt, targeting};
 
-pub(crate) use crate::families::{after, base_config, skipped, skipped_all, Ctx, Family, Finish};
+pub(crate) use crate::families::{after, skipped, Ctx, Family, Finish};
 
 /// Carry out a plan: the process's exit code.
 pub fn execute(plan: Plan) -> Result<i32> {
@@ -63,17 +56,17 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Event::Connected { .. } | Event::Progress(_) => {}
     })));
     let mut family: Box<dyn Family> = match job {
-        Job::Pgbench(j) => Box::new(pgbench::Runner::new(j, frontend)),
-        Job::Sysbench(j) => Box::new(sysbench::Runner::new(j)),
-        Job::Tpcc(j) => Box::new(tpcc::Runner::new(j)),
-        Job::Probe { keep } => Box::new(probe::Runner::new(keep)),
+        Job::Pgbench(j) => Box::new(families::pgbench::Runner::new(j, frontend)),
+        Job::Sysbench(j) => Box::new(families::sysbench::Runner::new(j)),
+        Job::Tpcc(j) => Box::new(families::tpcc::Runner::new(j)),
+        Job::Probe { keep } => Box::new(families::probe::Runner::new(keep)),
         Job::Ycsb(j) => Box::new(families::ycsb::Runner::new(j)),
         // Not an engine run: a sequence of its own (`cache_curve`).
-        Job::CacheCurve(j) => return cache_curve::execute(target_args, j, out),
+        Job::CacheCurve(j) => return families::cache_curve::execute(target_args, j, out),
         Job::Iibench(j) => Box::new(families::iibench::Runner::new(j)),
         Job::Crud(j) => Box::new(families::crud::Runner::new(j)),
         Job::Storm(j, s) => Box::new(families::storm::Runner::new(
-            Box::new(pgbench::Runner::new(j, frontend)),
+            Box::new(families::pgbench::Runner::new(j, frontend)),
             s,
         )),
     };

@@ -14,9 +14,9 @@ use anyhow::Result;
 use engine::Abort;
 use report::{RunResult, SysbenchSection};
 
-use super::result::short_version;
 use super::Ctx;
 use crate::console::{self, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNTRUSTED};
+use crate::environment::short_version;
 use crate::environment::ServerInfo;
 use crate::plan::Frontend;
 

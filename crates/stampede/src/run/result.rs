@@ -6,11 +6,6 @@ use report::{Check, RunResult};
 
 use crate::{environment, targeting};
 
-/// "15.18 (Debian 15.18-0+deb12u1)" -> "15.18", as pgbench prints the server's version.
-pub(crate) fn short_version(v: &str) -> String {
-    v.split_whitespace().next().unwrap_or(v).to_string()
-}
-
 /// What every run puts into its result the same way, beside its own configuration.
 pub(super) struct Parts<'a> {
     pub target: &'a targeting::Target,
@@ -38,11 +33,11 @@ pub(super) fn assemble(
     let endpoints = endpoints(&target.conn, outcome);
     let endpoints_warning = crate::run::split::imbalance(&endpoints);
     RunResult {
-        command_line: command_line(),
+        command_line: environment::command_line(),
         started_at: report::format_rfc3339_utc(outcome.started_at),
         measured_duration_s: outcome.total.duration_s(),
-        target: target_info(target),
-        environment: environment_info(server, client),
+        target: targeting::target_info(target),
+        environment: environment::environment_info(server, client),
         connections: report::ConnectionStats {
             initial_connect_ms: outcome.connect_time.as_secs_f64() * 1000.0,
             clients: config.clients,
@@ -80,48 +75,6 @@ pub(super) fn assemble(
         endpoints,
         endpoints_warning,
         ..Default::default()
-    }
-}
-
-/// The target as the result describes it (redacted), with the embedded server's settings.
-pub(super) fn target_info(target: &targeting::Target) -> report::TargetInfo {
-    report::TargetInfo {
-        conninfo: target.conn.redacted(),
-        embedded: match (&target.embedded, &target.embedded_mysql) {
-            (Some(e), _) => Some(report::EmbeddedTarget {
-                bin_dir: e.binaries().bindir.display().to_string(),
-                settings: e.settings().iter().cloned().collect(),
-            }),
-            (None, Some(m)) => Some(report::EmbeddedTarget {
-                bin_dir: (m.binaries().server.parent())
-                    .map_or_else(String::new, |d| d.display().to_string()),
-                settings: m.settings().iter().cloned().collect(),
-            }),
-            (None, None) => None,
-        },
-    }
-}
-
-/// The server's and the client machine's environment as the result describes them.
-pub(super) fn environment_info(
-    server: &environment::ServerInfo,
-    client: environment::ClientInfo,
-) -> report::Environment {
-    report::Environment {
-        server: report::ServerEnvironment {
-            version: server.version.clone(),
-            version_num: Some(server.version_num),
-            settings: server.settings.clone(),
-        },
-        client: report::ClientEnvironment {
-            cpus: client.cpus as u32,
-            cpu_model: Some(client.cpu_model),
-            memory_bytes: Some(client.memory_bytes),
-            os: client.os,
-            hostname: client.hostname,
-            stampede_version: env!("CARGO_PKG_VERSION").into(),
-            fd_limit: client.fd_limit,
-        },
     }
 }
 
@@ -165,12 +118,6 @@ fn endpoints(conn: &sut::Target, outcome: &engine::Outcome) -> Vec<report::Endpo
         e.set_tps(secs);
     }
     eps
-}
-
-/// The command line as given, with every password removed, in whatever spelling
-/// (`sut::conninfo::redact_args`, the one redaction every printed form uses).
-pub(super) fn command_line() -> Vec<String> {
-    sut::conninfo::redact_args(&std::env::args().collect::<Vec<_>>())
 }
 
 /// The server sampler for a run; a sampler that cannot start is a warning (the run goes on

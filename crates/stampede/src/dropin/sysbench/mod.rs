@@ -26,8 +26,8 @@ use sut::conninfo::Password;
 
 use self::args::{on, Args, GENERAL, OLTP};
 use crate::cli::{RunArgs, TargetArgs};
+use crate::families::sysbench::DistKey;
 use crate::plan::{Frontend, Plan};
-use crate::run::sysbench::DistKey;
 use crate::runtime;
 use crate::{interrupt, targeting};
 
@@ -54,7 +54,7 @@ fn test_named(name: &str) -> Option<Test> {
         .and_then(|n| n.to_str())
         .unwrap_or(name);
     let base = base.strip_suffix(".lua").unwrap_or(base);
-    if base == crate::plan::sysbench::BULK_INSERT {
+    if base == crate::families::sysbench::plan::BULK_INSERT {
         return Some(Test::BulkInsert);
     }
     crate::workloads::find(base)
@@ -412,7 +412,7 @@ fn run(a: Args, test: &Test, target: TargetArgs) -> Result<i32> {
     let mut r = RunArgs {
         workload: Some(match test {
             Test::Oltp(n) => n.to_string(),
-            Test::BulkInsert => crate::plan::sysbench::BULK_INSERT.to_string(),
+            Test::BulkInsert => crate::families::sysbench::plan::BULK_INSERT.to_string(),
         }),
         clients: Some(threads as u32),
         jobs: Some(

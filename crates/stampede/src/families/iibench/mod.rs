@@ -15,6 +15,8 @@
 //! exactly the rows of the committed inserts, and each secondary index agrees with the table
 //! (`workload::tables::check_indexes`).
 
+pub(crate) mod plan;
+
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,5 +1,5 @@
 //! `stampede run connection-storm`: pgbench's select-only on a few busy clients (the engine's
-//! run, as `run::pgbench` runs it) while a thread of its own opens idle connections at
+//! run, as `families::pgbench` runs it) while a thread of its own opens idle connections at
 //! `--connect-rate` up to `-c` and holds them to the end of the run.
 //!
 //! Why a thread with its own runtime: the engine blocks the calling thread for the whole run,
@@ -22,6 +22,8 @@
 //!   (memory contexts only); on MySQL nothing (said so);
 //! - at the end, each held session answers `SELECT 1` (a session the server or a pooler closed
 //!   does not), the count held; those statements are counted as commits by the commit check.
+
+pub(crate) mod plan;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -46,17 +46,23 @@ pub(crate) fn plan(a: &RunArgs, name: &'static str) -> Result<(YcsbJob, RunSpec)
         bail!("--log is not supported for YCSB yet; the JSON result holds every interval");
     }
     let mut opts = options(name, &a.ycsb.property)?;
-    let (clients, jobs) = super::clients_and_jobs(a)?;
-    let stop = super::stop_rule(a)?;
+    let (clients, jobs) = crate::families::planning::clients_and_jobs(a)?;
+    let stop = crate::families::planning::stop_rule(a)?;
     if let (Stop::Transactions(t), false) = (stop, opts.was_given("operationcount")) {
         opts.operationcount = t.saturating_mul(u64::from(clients));
     }
-    let mode = super::parameter_mode(a, name)?;
-    let (rate, limit) = super::rate_and_limit(a)?;
+    let mode = crate::families::planning::parameter_mode(a, name)?;
+    let (rate, limit) = crate::families::planning::rate_and_limit(a)?;
     let max_tries = a.max_tries.unwrap_or(1);
     if max_tries == 0 && matches!(stop, Stop::Transactions(_)) {
         bail!("--max-tries=0 (unlimited) needs -T, or the run might never end");
     }
-    let spec = super::family_spec(a, (clients, jobs, stop), mode, (rate, limit), max_tries)?;
+    let spec = crate::families::planning::family_spec(
+        a,
+        (clients, jobs, stop),
+        mode,
+        (rate, limit),
+        max_tries,
+    )?;
     Ok((YcsbJob { name, opts }, spec))
 }

@@ -12,9 +12,9 @@ use sut::QueryMode;
 use workload::script::{parse_define, ScriptSet};
 use workload::tpcb::{self, Builtin};
 
-use super::{parse_seed, positive};
 use crate::cli::{Protocol, RunArgs, ScriptArg};
 use crate::console::Failure;
+use crate::families::planning::{parse_seed, positive};
 
 /// pgbench's pre-run vacuum (`-n`, `-v`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,7 +125,7 @@ pub(crate) fn plan(
         seed,
         weights: weights.clone(),
         log,
-        ..super::common_spec(a, clients, jobs, stop)
+        ..crate::families::planning::common_spec(a, clients, jobs, stop)
     };
     engine::check_io(spec.io, spec.connect_per_txn).map_err(usage)?;
     if spec.io == engine::IoMode::Threads && spec.log.is_some() && spec.threads < clients {

@@ -23,9 +23,10 @@ use engine::{RunSpec, Stop};
 use sut::QueryMode;
 use workload::oltp::{BulkInsert, Dist, OltpWorkload, Options, RandType, Test};
 
-use super::{parse_seed, Frontend};
+use crate::choices::Frontend;
 use crate::cli::{Protocol, RunArgs};
 use crate::console::Failure;
+use crate::families::planning::parse_seed;
 
 /// `bulk_insert`, which is not one of `workload::oltp::Test` (it shares only the table names).
 pub const BULK_INSERT: &str = "bulk_insert";
@@ -259,7 +260,7 @@ pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(Sysbe
         weights: vec![1],
         exit_on_abort: false,
         verbose_errors: false,
-        ..super::common_spec(a, clients, jobs, stop)
+        ..crate::families::planning::common_spec(a, clients, jobs, stop)
     };
     let o = &opts;
     let mysql_target = a.target.mysql.is_some()

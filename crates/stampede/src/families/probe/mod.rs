@@ -9,6 +9,8 @@
 //! as the clients reach it (for PostgreSQL, the host that takes writes: the new primary after a
 //! failover), then drops the table.
 
+pub(crate) mod plan;
+
 use std::sync::Arc;
 
 use anyhow::Result;

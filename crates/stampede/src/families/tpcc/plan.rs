@@ -59,17 +59,17 @@ pub(crate) fn plan(a: &RunArgs) -> Result<(TpccJob, RunSpec)> {
     if a.log {
         bail!("--log is not supported for tpcc yet; the JSON result holds every interval");
     }
-    let (clients, jobs) = super::clients_and_jobs(a)?;
+    let (clients, jobs) = crate::families::planning::clients_and_jobs(a)?;
     if a.tpcc.warehouses == Some(0) {
         bail!("-w/--warehouses must be at least 1");
     }
-    let stop = super::stop_rule(a)?;
-    let mode = super::parameter_mode(a, "tpcc")?;
-    let (rate, limit) = super::rate_and_limit(a)?;
+    let stop = crate::families::planning::stop_rule(a)?;
+    let mode = crate::families::planning::parameter_mode(a, "tpcc")?;
+    let (rate, limit) = crate::families::planning::rate_and_limit(a)?;
     if rate.is_some() && a.tpcc.spec {
         bail!("--spec paces each terminal with keying and think times: -R cannot be added");
     }
-    let max_tries = super::retrying_max_tries(a, stop)?;
+    let max_tries = crate::families::planning::retrying_max_tries(a, stop)?;
     if a.tpcc.spec {
         if let Stop::Duration(d) = stop {
             if d < Duration::from_secs(600) {
@@ -82,7 +82,13 @@ pub(crate) fn plan(a: &RunArgs) -> Result<(TpccJob, RunSpec)> {
             }
         }
     }
-    let spec = super::family_spec(a, (clients, jobs, stop), mode, (rate, limit), max_tries)?;
+    let spec = crate::families::planning::family_spec(
+        a,
+        (clients, jobs, stop),
+        mode,
+        (rate, limit),
+        max_tries,
+    )?;
     Ok((
         TpccJob {
             warehouses: a.tpcc.warehouses,

@@ -29,6 +29,8 @@
 //! The sizes run smallest first (the table only grows); Ctrl-C stops after the size being
 //! measured, keeping what was measured. The table is dropped at the end, also after an error.
 
+pub(crate) mod plan;
+
 mod sql;
 
 use std::time::{Duration, Instant, SystemTime};
@@ -37,12 +39,13 @@ use anyhow::{Context, Result};
 use report::{CacheCurve, CachePoint, Check, CheckStatus, RunResult};
 use sut::{Dialect, Session};
 
+use crate::choices::Outputs;
 use crate::cli::TargetArgs;
 use crate::console::{self, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNTRUSTED};
 use crate::environment::{self, ServerInfo};
-use crate::plan::{cache_curve::sizes_for, CacheCurveJob, Outputs};
 use crate::runtime;
 use crate::{interrupt, targeting};
+use plan::{sizes_for, CacheCurveJob};
 
 /// Carry out a cache curve: the process's exit code.
 pub(crate) fn execute(target_args: TargetArgs, job: CacheCurveJob, out: Outputs) -> Result<i32> {
@@ -77,7 +80,7 @@ async fn run(target: &targeting::Target, job: &CacheCurveJob, out: &Outputs) -> 
         "stampede {} (server {}): cache-curve, {} sizes from {} to {}; {} = {}; {} scans and \
          {} s of point reads by {} clients per size",
         env!("CARGO_PKG_VERSION"),
-        super::result::short_version(&server.version),
+        environment::short_version(&server.version),
         sizes.len(),
         report::size_text(sizes[0]),
         report::size_text(*sizes.last().unwrap_or(&0)),
@@ -359,7 +362,7 @@ fn result(
     took: Duration,
 ) -> RunResult {
     RunResult {
-        command_line: super::result::command_line(),
+        command_line: environment::command_line(),
         started_at: report::format_rfc3339_utc(started),
         measured_duration_s: took.as_secs_f64(),
         config: report::RunConfig {
@@ -371,8 +374,8 @@ fn result(
             random_seed: job.seed,
             ..Default::default()
         },
-        target: super::result::target_info(target),
-        environment: super::result::environment_info(server, environment::client_info()),
+        target: targeting::target_info(target),
+        environment: environment::environment_info(server, environment::client_info()),
         connections: report::ConnectionStats {
             clients: job.clients,
             ..Default::default()

@@ -14,9 +14,9 @@ use std::time::Duration;
 use anyhow::Result;
 use engine::{RunSpec, Stop};
 
-use super::{parse_seed, positive};
 use crate::cli::RunArgs;
 use crate::console::Failure;
+use crate::families::planning::{parse_seed, positive};
 use crate::targeting;
 
 /// The embedded server's cache for a curve (module notes).

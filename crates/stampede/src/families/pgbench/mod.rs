@@ -19,6 +19,8 @@
 //! mode; pipelines refused before connecting), the pre-run step reduced to emptying the
 //! history, and the commit count against `Com_commit`.
 
+pub mod plan;
+
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -33,11 +35,11 @@ use super::loading;
 use super::{skipped, Ctx, Family, Finish};
 use crate::checks::ledger::{self, Part};
 use crate::checks::{self, TpcbCoverage, TpcbSums};
+use crate::choices::Frontend;
 use crate::console;
 use crate::interrupt;
-use crate::plan::pgbench::{PgbenchJob, Vacuum};
-use crate::plan::Frontend;
 use measure::ledger::{Claim, Kind};
+use plan::{PgbenchJob, Vacuum};
 
 /// Default scale for the embedded server when `-s` is not given: 1,000,000 accounts, ~150 MB,
 /// loads in a few seconds and is large enough that tpcb-like's updates rarely collide.

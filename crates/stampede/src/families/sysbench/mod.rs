@@ -11,7 +11,10 @@
 //! `--skip-trx` splits a transaction into autocommitted statements or bulk_insert commits one
 //! INSERT per ~33,000 events: then the commits seen on the wire; a small surplus of server
 //! commits while autovacuum or autoanalyze ran is inconclusive, not failed) and the rows of the
-//! tables (`sysbench_checks`).
+//! tables (`checks`).
+
+mod checks;
+pub mod plan;
 
 use std::sync::Arc;
 
@@ -23,12 +26,11 @@ use sut::Session;
 use workload::oltp::{BulkInsert, Dist, OltpWorkload, QueryCounts};
 use workload::{TxnType, Workload};
 
-use super::sysbench_checks as checks;
 use super::{skipped_all, Ctx, Family, Finish};
 use crate::checks::ledger::{self, Part};
 use crate::console;
+use crate::families::sysbench::plan::{SbTest, SysbenchJob};
 use crate::interrupt;
-use crate::plan::sysbench::{SbTest, SysbenchJob};
 
 /// `k` from a sysbench distribution, on the loader's per-row uniform stream.
 pub(crate) struct DistKey(pub Dist);

@@ -7,9 +7,9 @@ use std::time::Duration;
 use anyhow::Result;
 use engine::{RunSpec, Stop};
 
-use super::{parse_seed, positive};
 use crate::cli::RunArgs;
 use crate::console::Failure;
+use crate::families::planning::{parse_seed, positive};
 
 /// Probe transactions per second when `-R` is not given: 10 ms between writes, the resolution
 /// of the downtime figures.
@@ -26,7 +26,7 @@ pub(crate) fn plan(a: &RunArgs) -> Result<RunSpec> {
     if a.connect {
         bail!("the failover probe keeps a session per client and reconnects it: drop -C");
     }
-    let (clients, jobs) = super::clients_and_jobs(a)?;
+    let (clients, jobs) = crate::families::planning::clients_and_jobs(a)?;
     let stop = match (a.transactions, a.time) {
         (Some(_), _) => bail!("the failover probe runs for a time: give -T, not -t"),
         (None, Some(0)) => bail!("-T/--time must be at least 1"),
@@ -43,6 +43,6 @@ pub(crate) fn plan(a: &RunArgs) -> Result<RunSpec> {
         weights: vec![1, 1],
         exit_on_abort: false,
         fault_run: true,
-        ..super::common_spec(a, clients, jobs, stop)
+        ..crate::families::planning::common_spec(a, clients, jobs, stop)
     })
 }

@@ -22,6 +22,8 @@
 //!
 //! [`Counters::rollbacks`]: workload::tpcc::Counters::rollbacks
 
+pub(crate) mod plan;
+
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -38,7 +40,7 @@ use super::{skipped_all, Ctx, Family, Finish};
 use crate::checks::ledger;
 use crate::console::{self, Failure};
 use crate::interrupt;
-use crate::plan::TpccJob;
+use plan::TpccJob;
 
 pub(crate) const CONSISTENCY: &str = "TPC-C consistency (3.3.2)";
 
