@@ -10,6 +10,8 @@
 
 use std::fmt::Write as _;
 
+use crate::families;
+
 /// The part of stampede that runs a workload (`families::pgbench`, `families::sysbench`, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
@@ -32,6 +34,24 @@ pub enum Family {
     /// The connection storm (`families::storm`): idle connections opened at a rate, and select-only
     /// on pgbench's tables meanwhile.
     Storm,
+}
+
+impl Family {
+    /// The registry: each family's plan step, in its folder (`families/<family>/plan.rs`).
+    /// The plan knows a family only through it; a new family is a variant and a line here.
+    pub(crate) fn planner(self) -> Box<dyn families::Planner> {
+        match self {
+            Family::Pgbench => Box::new(families::pgbench::plan::Step),
+            Family::Sysbench => Box::new(families::sysbench::plan::Step),
+            Family::Tpcc => Box::new(families::tpcc::plan::Step),
+            Family::Probe => Box::new(families::probe::plan::Step),
+            Family::Ycsb => Box::new(families::ycsb::plan::Step),
+            Family::CacheCurve => Box::new(families::cache_curve::plan::Step),
+            Family::Iibench => Box::new(families::iibench::plan::Step),
+            Family::Crud => Box::new(families::crud::plan::Step),
+            Family::Storm => Box::new(families::storm::plan::Step::default()),
+        }
+    }
 }
 
 /// The tables a workload runs on: what `stampede init` loads, and what the embedded server

@@ -30,12 +30,13 @@ pub mod tpcc;
 pub mod ycsb;
 
 use anyhow::Result;
-use engine::{Event, Outcome, RunError};
+use engine::{Event, Outcome, RunError, RunSpec};
 use report::{Check, CheckStatus, RunConfig, SysbenchSection};
 use sut::Session;
 
 use crate::checks::{self, CommitCheck};
 use crate::choices::{Frontend, Outputs};
+use crate::cli::{RunArgs, TargetArgs};
 use crate::{console, interrupt, targeting};
 
 /// The families' views of their sections, for every rendering of a result
@@ -199,6 +200,50 @@ pub(crate) trait Family {
     fn section(&self, _result: &report::RunResult) -> Option<(&'static str, serde_json::Value)> {
         None
     }
+    /// Connections the run opens besides its clients' (the storm's idle ones): the open-file
+    /// limit and the embedded server's `max_connections` must allow them too.
+    fn connections_besides_clients(&self) -> u64 {
+        0
+    }
+}
+
+/// How a planned run is carried out: by the engine with the family's runner, or by a
+/// sequence of the family's own (the cache curve: many short measurements, not one run).
+pub(crate) enum Job {
+    Engine(Box<dyn Family>),
+    Own(Box<dyn Sequence>),
+}
+
+/// A family that is not one engine run: it opens the target and writes its outputs itself.
+pub(crate) trait Sequence {
+    fn execute(self: Box<Self>, target: TargetArgs, out: Outputs) -> Result<i32>;
+}
+
+/// What the plan tells a family's plan step besides the options.
+pub(crate) struct Asked {
+    /// The workload named on the command line (`tpcb-like`, `oltp_read_write`, `ycsb-a`);
+    /// `None` for a pgbench run given by its options (`-b`, `-f`, `-S`) alone.
+    pub name: Option<&'static str>,
+    /// Whose command line it was: the options mean what that tool means by them.
+    pub frontend: Frontend,
+}
+
+/// A family's plan step (`<family>/plan.rs`), as the plan calls it for the family a command
+/// line names (the registry: `workloads::Family::planner`). Everything here happens before any
+/// I/O; a wrong option is a usage error.
+pub(crate) trait Planner {
+    /// Before stampede's own defaults (`-c 8 -T 10`) fill what was not given: a family that
+    /// reads `-c` or `-T` its own way rewrites them here (the storm's `-c` is its idle
+    /// connections, TPC-C's clients default from its warehouses).
+    fn before_defaults(&mut self, _a: &mut RunArgs) -> Result<()> {
+        Ok(())
+    }
+    /// Whether stampede's own defaults apply (the cache curve has its own).
+    fn takes_run_defaults(&self) -> bool {
+        true
+    }
+    /// The family's job and the engine's spec.
+    fn plan(self: Box<Self>, a: &mut RunArgs, asked: &Asked) -> Result<(Job, RunSpec)>;
 }
 
 /// The part of a result's configuration every family fills the same way, from the engine's

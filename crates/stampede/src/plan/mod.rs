@@ -32,38 +32,15 @@ use crate::files::RunOutputs;
 use crate::workloads::{self, Family};
 use crate::{environment, families, targeting};
 
-pub use crate::families::cache_curve::plan::CacheCurveJob;
-pub use crate::families::pgbench::plan::PgbenchJob;
-pub use crate::families::sysbench::plan::SysbenchJob;
-pub use crate::families::tpcc::plan::TpccJob;
+pub(crate) use crate::families::Job;
 
 /// Everything a run needs, decided before any I/O.
 pub struct Plan {
     pub frontend: Frontend,
     pub target: TargetArgs,
     pub spec: RunSpec,
-    pub job: Job,
+    pub(crate) job: Job,
     pub out: Outputs,
-}
-
-pub enum Job {
-    Pgbench(PgbenchJob),
-    Sysbench(SysbenchJob),
-    Tpcc(TpccJob),
-    /// The failover probe (`probe`): whether its table is kept after the audit.
-    Probe {
-        keep: bool,
-    },
-    /// YCSB's core workloads (`ycsb`).
-    Ycsb(families::ycsb::Job),
-    /// `run cache-curve`: not an engine run (`families::cache_curve`).
-    CacheCurve(CacheCurveJob),
-    /// The insert benchmark (`iibench`).
-    Iibench(families::iibench::Job),
-    /// The CRUD mix (`iibench`'s module too).
-    Crud(families::crud::Job),
-    /// The connection storm: the busy clients' select-only run, and the storm's shape.
-    Storm(PgbenchJob, families::storm::Job),
 }
 
 /// stampede's own defaults (module notes).
@@ -185,13 +162,13 @@ impl Plan {
                 }
             }
         }
-        if family == Family::Tpcc {
-            families::tpcc::plan::default_clients(&mut a)?;
-        } else if let Some(g) = a.tpcc.given().first() {
-            return Err(Failure::usage(
-                format!("{g} only applies to tpcc"),
-                "`stampede run tpcc ...`",
-            ));
+        if family != Family::Tpcc {
+            if let Some(g) = a.tpcc.given().first() {
+                return Err(Failure::usage(
+                    format!("{g} only applies to tpcc"),
+                    "`stampede run tpcc ...`",
+                ));
+            }
         }
         if family != Family::Ycsb && !a.ycsb.property.is_empty() {
             return Err(Failure::usage(
@@ -207,16 +184,13 @@ impl Plan {
                 ));
             }
         }
-        let storm = match family {
-            Family::Storm => Some(families::storm::plan::prepare(&mut a)?),
-            _ => {
-                families::storm::plan::reject_options(&a)?;
-                None
-            }
-        };
+        if family != Family::Storm {
+            families::storm::plan::reject_options(&a)?;
+        }
+        let mut planner = family.planner();
+        planner.before_defaults(&mut a)?;
         let mut defaulted = Vec::new();
-        // A cache curve has defaults of its own (`cache_curve`).
-        if frontend == Frontend::Native && family != Family::CacheCurve {
+        if frontend == Frontend::Native && planner.takes_run_defaults() {
             apply_defaults(&mut a, &mut defaulted);
         }
         let progress_s = match a.progress {
@@ -229,51 +203,11 @@ impl Plan {
             }
             p => p,
         };
-        let (job, spec) = match family {
-            Family::Pgbench => {
-                let compiled = a.compiled.take();
-                let (job, spec) =
-                    families::pgbench::plan::plan(&a, workload.map(|w| w.name), compiled)?;
-                (Job::Pgbench(job), spec)
-            }
-            Family::Sysbench => {
-                let name = workload
-                    .expect("a sysbench family run names its workload")
-                    .name;
-                let (job, spec) = families::sysbench::plan::plan(&a, name, frontend)?;
-                (Job::Sysbench(job), spec)
-            }
-            Family::Tpcc => {
-                let (job, spec) = families::tpcc::plan::plan(&a)?;
-                (Job::Tpcc(job), spec)
-            }
-            Family::Probe => (
-                Job::Probe { keep: a.keep_probe },
-                families::probe::plan::plan(&a)?,
-            ),
-            Family::Ycsb => {
-                let name = workload.expect("a YCSB run names its workload").name;
-                let (job, spec) = families::ycsb::plan::plan(&a, name)?;
-                (Job::Ycsb(job), spec)
-            }
-            Family::CacheCurve => {
-                let (job, spec) = families::cache_curve::plan::plan(&mut a)?;
-                (Job::CacheCurve(job), spec)
-            }
-            Family::Iibench => {
-                let (job, spec) = families::iibench::plan::plan_iibench(&a)?;
-                (Job::Iibench(job), spec)
-            }
-            Family::Crud => {
-                let (job, spec) = families::crud::plan::plan_crud(&a)?;
-                (Job::Crud(job), spec)
-            }
-            Family::Storm => {
-                let (job, spec) = families::pgbench::plan::plan(&a, Some("select-only"), None)?;
-                let storm = storm.expect("prepared above");
-                (Job::Storm(job, storm), spec)
-            }
+        let asked = families::Asked {
+            name: workload.map(|w| w.name),
+            frontend,
         };
+        let (job, spec) = planner.plan(&mut a, &asked)?;
         let fault = fault_spec(&a, &spec)?;
         let mut spec = spec;
         let fleet = fleet_plan(&a, fault.is_some() || family == Family::Probe)?;
@@ -362,8 +296,9 @@ impl Plan {
         if let Some(s) = &self.out.sweep {
             clients = clients.max(s.max_clients(clients));
         }
-        if let Job::Storm(_, s) = &self.job {
-            clients = clients.saturating_add(u32::try_from(s.connections).unwrap_or(u32::MAX));
+        if let Job::Engine(f) = &self.job {
+            let besides = f.connections_besides_clients();
+            clients = clients.saturating_add(u32::try_from(besides).unwrap_or(u32::MAX));
         }
         // Threads mode (`--io threads`, or auto's choice) has one engine thread per client.
         let threads = engine::engine_threads(&RunSpec {

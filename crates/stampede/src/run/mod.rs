@@ -33,7 +33,7 @@ use sut::Dialect;
 
 use crate::checks;
 use crate::console::{self, Failure};
-use crate::plan::{Frontend, Job, Plan};
+use crate::plan::{Frontend, Plan};
 use crate::runtime;
 use crate::{environment, families, interrupt, targeting};
 
@@ -55,20 +55,10 @@ pub fn execute(plan: Plan) -> Result<i32> {
         Event::Info(i) => console::note(i),
         Event::Connected { .. } | Event::Progress(_) => {}
     })));
-    let mut family: Box<dyn Family> = match job {
-        Job::Pgbench(j) => Box::new(families::pgbench::Runner::new(j, frontend)),
-        Job::Sysbench(j) => Box::new(families::sysbench::Runner::new(j)),
-        Job::Tpcc(j) => Box::new(families::tpcc::Runner::new(j)),
-        Job::Probe { keep } => Box::new(families::probe::Runner::new(keep)),
-        Job::Ycsb(j) => Box::new(families::ycsb::Runner::new(j)),
-        // Not an engine run: a sequence of its own (`cache_curve`).
-        Job::CacheCurve(j) => return families::cache_curve::execute(target_args, j, out),
-        Job::Iibench(j) => Box::new(families::iibench::Runner::new(j)),
-        Job::Crud(j) => Box::new(families::crud::Runner::new(j)),
-        Job::Storm(j, s) => Box::new(families::storm::Runner::new(
-            Box::new(families::pgbench::Runner::new(j, frontend)),
-            s,
-        )),
+    let mut family = match job {
+        families::Job::Engine(f) => f,
+        // Not an engine run: a sequence of its own (the cache curve).
+        families::Job::Own(sequence) => return sequence.execute(target_args, out),
     };
     if targeting::names_mysql(&target_args) {
         if let Some((cause, todo)) = family.mysql_refusal() {

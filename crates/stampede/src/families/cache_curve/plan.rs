@@ -14,9 +14,12 @@ use std::time::Duration;
 use anyhow::Result;
 use engine::{RunSpec, Stop};
 
+use crate::choices::Outputs;
 use crate::cli::RunArgs;
+use crate::cli::TargetArgs;
 use crate::console::Failure;
 use crate::families::planning::{parse_seed, positive};
+use crate::families::{Asked, Job, Planner, Sequence};
 use crate::targeting;
 
 /// The embedded server's cache for a curve (module notes).
@@ -176,6 +179,25 @@ pub(crate) fn plan(a: &mut RunArgs) -> Result<(CacheCurveJob, RunSpec)> {
         },
         spec,
     ))
+}
+
+/// This family's entry in the registry (`workloads::Family::planner`).
+pub(crate) struct Step;
+
+impl Planner for Step {
+    fn takes_run_defaults(&self) -> bool {
+        false
+    }
+    fn plan(self: Box<Self>, a: &mut RunArgs, _: &Asked) -> Result<(Job, RunSpec)> {
+        let (job, spec) = plan(a)?;
+        Ok((Job::Own(Box::new(job)), spec))
+    }
+}
+
+impl Sequence for CacheCurveJob {
+    fn execute(self: Box<Self>, target: TargetArgs, out: Outputs) -> Result<i32> {
+        super::execute(target, *self, out)
+    }
 }
 
 #[cfg(test)]

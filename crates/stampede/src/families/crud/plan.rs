@@ -10,6 +10,7 @@ use super::Job as CrudJob;
 use crate::cli::RunArgs;
 use crate::console::Failure;
 use crate::families::planning::statement_spec;
+use crate::families::{Asked, Job, Planner};
 
 macro_rules! bail {
     ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
@@ -51,4 +52,14 @@ pub(crate) fn plan_crud(a: &RunArgs) -> Result<(CrudJob, RunSpec)> {
         },
         spec,
     ))
+}
+
+/// This family's entry in the registry (`workloads::Family::planner`).
+pub(crate) struct Step;
+
+impl Planner for Step {
+    fn plan(self: Box<Self>, a: &mut RunArgs, _: &Asked) -> Result<(Job, RunSpec)> {
+        let (job, spec) = plan_crud(a)?;
+        Ok((Job::Engine(Box::new(super::Runner::new(job))), spec))
+    }
 }

@@ -13,6 +13,7 @@ use engine::RunSpec;
 use crate::cli::RunArgs;
 use crate::console::Failure;
 use crate::families::planning::statement_spec;
+use crate::families::{Asked, Job, Planner};
 
 macro_rules! bail {
     ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
@@ -58,4 +59,14 @@ pub(crate) fn plan_iibench(a: &RunArgs) -> Result<(IibenchJob, RunSpec)> {
         .ok_or_else(|| Failure::usage("too many clients", ""))?;
     let spec = statement_spec(a, "iibench", clients, vec![1, 1, 1, 1])?;
     Ok((IibenchJob { opts }, spec))
+}
+
+/// This family's entry in the registry (`workloads::Family::planner`).
+pub(crate) struct Step;
+
+impl Planner for Step {
+    fn plan(self: Box<Self>, a: &mut RunArgs, _: &Asked) -> Result<(Job, RunSpec)> {
+        let (job, spec) = plan_iibench(a)?;
+        Ok((Job::Engine(Box::new(super::Runner::new(job))), spec))
+    }
 }

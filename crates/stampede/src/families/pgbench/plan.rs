@@ -15,6 +15,7 @@ use workload::tpcb::{self, Builtin};
 use crate::cli::{Protocol, RunArgs, ScriptArg};
 use crate::console::Failure;
 use crate::families::planning::{parse_seed, positive};
+use crate::families::{Asked, Job, Planner};
 
 /// pgbench's pre-run vacuum (`-n`, `-v`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -349,5 +350,17 @@ fn parse_file_weight(spec: &str) -> Result<(&str, u32)> {
             }
             Ok((path, n as u32))
         }
+    }
+}
+
+/// This family's entry in the registry (`workloads::Family::planner`).
+pub(crate) struct Step;
+
+impl Planner for Step {
+    fn plan(self: Box<Self>, a: &mut RunArgs, asked: &Asked) -> Result<(Job, RunSpec)> {
+        let compiled = a.compiled.take();
+        let (job, spec) = plan(a, asked.name, compiled)?;
+        let runner = super::Runner::new(job, asked.frontend);
+        Ok((Job::Engine(Box::new(runner)), spec))
     }
 }

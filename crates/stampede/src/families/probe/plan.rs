@@ -10,6 +10,7 @@ use engine::{RunSpec, Stop};
 use crate::cli::RunArgs;
 use crate::console::Failure;
 use crate::families::planning::{parse_seed, positive};
+use crate::families::{Asked, Job, Planner};
 
 /// Probe transactions per second when `-R` is not given: 10 ms between writes, the resolution
 /// of the downtime figures.
@@ -45,4 +46,15 @@ pub(crate) fn plan(a: &RunArgs) -> Result<RunSpec> {
         fault_run: true,
         ..crate::families::planning::common_spec(a, clients, jobs, stop)
     })
+}
+
+/// This family's entry in the registry (`workloads::Family::planner`).
+pub(crate) struct Step;
+
+impl Planner for Step {
+    fn plan(self: Box<Self>, a: &mut RunArgs, _: &Asked) -> Result<(Job, RunSpec)> {
+        let spec = plan(a)?;
+        let runner = super::Runner::new(a.keep_probe);
+        Ok((Job::Engine(Box::new(runner)), spec))
+    }
 }

@@ -390,6 +390,9 @@ impl Family for Runner {
     fn load_embedded(&mut self, ctx: &Ctx) -> Result<()> {
         self.inner.load_embedded(ctx)
     }
+    fn connections_besides_clients(&self) -> u64 {
+        self.job.connections
+    }
 
     fn before(&mut self, ctx: &Ctx) -> Result<()> {
         self.inner.before(ctx)

@@ -5,9 +5,11 @@
 //! (with -t the busy clients' transactions decide, and attempts stop when they are done).
 
 use anyhow::Result;
+use engine::RunSpec;
 
 use crate::cli::RunArgs;
 use crate::console::Failure;
+use crate::families::{Asked, Job, Planner};
 
 /// Idle connections when -c is not given.
 pub const DEFAULT_CONNECTIONS: u64 = 1000;
@@ -97,4 +99,24 @@ pub(crate) fn reject_options(a: &RunArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// This family's entry in the registry (`workloads::Family::planner`).
+/// The storm's own options are read before the defaults ([`prepare`]); the busy clients'
+/// run is pgbench's select-only.
+#[derive(Default)]
+pub(crate) struct Step(Option<StormJob>);
+
+impl Planner for Step {
+    fn before_defaults(&mut self, a: &mut RunArgs) -> Result<()> {
+        self.0 = Some(prepare(a)?);
+        Ok(())
+    }
+    fn plan(self: Box<Self>, a: &mut RunArgs, asked: &Asked) -> Result<(Job, RunSpec)> {
+        let storm = self.0.expect("prepared before the defaults");
+        let (job, spec) = crate::families::pgbench::plan::plan(a, Some("select-only"), None)?;
+        let busy = crate::families::pgbench::Runner::new(job, asked.frontend);
+        let runner = super::Runner::new(Box::new(busy), storm);
+        Ok((Job::Engine(Box::new(runner)), spec))
+    }
 }

@@ -23,10 +23,10 @@ use engine::{RunSpec, Stop};
 use sut::QueryMode;
 use workload::oltp::{BulkInsert, Dist, OltpWorkload, Options, RandType, Test};
 
-use crate::choices::Frontend;
 use crate::cli::{Protocol, RunArgs};
 use crate::console::Failure;
 use crate::families::planning::parse_seed;
+use crate::families::{Asked, Job, Planner};
 
 /// `bulk_insert`, which is not one of `workload::oltp::Test` (it shares only the table names).
 pub const BULK_INSERT: &str = "bulk_insert";
@@ -94,8 +94,7 @@ pub struct SysbenchJob {
     pub require_single_shard: bool,
 }
 
-pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(SysbenchJob, RunSpec)> {
-    let _ = frontend;
+pub(crate) fn plan(a: &RunArgs, name: &str) -> Result<(SysbenchJob, RunSpec)> {
     let clients = a.clients.unwrap_or(1);
     let jobs = a.jobs.unwrap_or(1);
     let Some(sb_test) = SbTest::from_name(name) else {
@@ -338,4 +337,15 @@ pub(crate) fn plan(a: &RunArgs, name: &str, frontend: Frontend) -> Result<(Sysbe
         },
         spec,
     ))
+}
+
+/// This family's entry in the registry (`workloads::Family::planner`).
+pub(crate) struct Step;
+
+impl Planner for Step {
+    fn plan(self: Box<Self>, a: &mut RunArgs, asked: &Asked) -> Result<(Job, RunSpec)> {
+        let name = asked.name.expect("a sysbench run names its workload");
+        let (job, spec) = plan(a, name)?;
+        Ok((Job::Engine(Box::new(super::Runner::new(job))), spec))
+    }
 }

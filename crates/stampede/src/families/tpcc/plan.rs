@@ -18,6 +18,7 @@ use engine::{RunSpec, Stop};
 
 use crate::cli::RunArgs;
 use crate::console::Failure;
+use crate::families::{Asked, Job, Planner};
 
 macro_rules! bail {
     ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
@@ -96,4 +97,17 @@ pub(crate) fn plan(a: &RunArgs) -> Result<(TpccJob, RunSpec)> {
         },
         spec,
     ))
+}
+
+/// This family's entry in the registry (`workloads::Family::planner`).
+pub(crate) struct Step;
+
+impl Planner for Step {
+    fn before_defaults(&mut self, a: &mut RunArgs) -> Result<()> {
+        default_clients(a)
+    }
+    fn plan(self: Box<Self>, a: &mut RunArgs, _: &Asked) -> Result<(Job, RunSpec)> {
+        let (job, spec) = plan(a)?;
+        Ok((Job::Engine(Box::new(super::Runner::new(job))), spec))
+    }
 }

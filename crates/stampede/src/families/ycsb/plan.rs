@@ -15,6 +15,7 @@ use engine::{RunSpec, Stop};
 
 use crate::cli::RunArgs;
 use crate::console::Failure;
+use crate::families::{Asked, Job, Planner};
 
 macro_rules! bail {
     ($($t:tt)*) => { return Err(Failure::usage(format!($($t)*), "")) };
@@ -65,4 +66,15 @@ pub(crate) fn plan(a: &RunArgs, name: &'static str) -> Result<(YcsbJob, RunSpec)
         max_tries,
     )?;
     Ok((YcsbJob { name, opts }, spec))
+}
+
+/// This family's entry in the registry (`workloads::Family::planner`).
+pub(crate) struct Step;
+
+impl Planner for Step {
+    fn plan(self: Box<Self>, a: &mut RunArgs, asked: &Asked) -> Result<(Job, RunSpec)> {
+        let name = asked.name.expect("a YCSB run names its workload");
+        let (job, spec) = plan(a, name)?;
+        Ok((Job::Engine(Box::new(super::Runner::new(job))), spec))
+    }
 }
