@@ -171,24 +171,8 @@ pub(crate) fn statement_spec(
     clients: u32,
     weights: Vec<u32>,
 ) -> Result<RunSpec> {
-    if !a.builtin.is_empty() || !a.file.is_empty() || a.skip_some_updates || a.select_only {
-        return Err(Failure::usage(
-            format!("{name} is the workload: -b, -f, -N and -S cannot be added to it"),
-            "",
-        ));
-    }
-    if !a.define.is_empty() || a.scale.is_some() || a.show_script.is_some() {
-        return Err(Failure::usage(
-            format!("-D, -s and --show-script do not apply to {name}"),
-            "",
-        ));
-    }
-    if a.log {
-        return Err(Failure::usage(
-            format!("--log is not supported for {name}; the JSON result holds every interval"),
-            "",
-        ));
-    }
+    not_a_script(a, name, None)?;
+    no_log(a, name)?;
     let jobs = a.jobs.unwrap_or(1);
     if jobs < 1 {
         return Err(Failure::usage("-j/--jobs must be at least 1", ""));
@@ -200,4 +184,34 @@ pub(crate) fn statement_spec(
     let mut spec = family_spec(a, (clients, jobs, stop), mode, (rate, limit), max_tries)?;
     spec.weights = weights;
     Ok(spec)
+}
+
+/// A workload of its own (not pgbench's scripts): pgbench's workload options are refused, and
+/// `-D`, `-s` and `--show-script` too (`size`: how this workload is sized instead).
+pub(crate) fn not_a_script(a: &RunArgs, name: &str, size: Option<&str>) -> Result<()> {
+    if !a.builtin.is_empty() || !a.file.is_empty() || a.skip_some_updates || a.select_only {
+        return Err(Failure::usage(
+            format!("{name} is the workload: -b, -f, -N and -S cannot be added to it"),
+            "",
+        ));
+    }
+    if !a.define.is_empty() || a.scale.is_some() || a.show_script.is_some() {
+        let size = size.map_or(String::new(), |s| format!(" ({s})"));
+        return Err(Failure::usage(
+            format!("-D, -s and --show-script do not apply to {name}{size}"),
+            "",
+        ));
+    }
+    Ok(())
+}
+
+/// `--log` (pgbench's per-transaction log), which only pgbench's scripts write.
+pub(crate) fn no_log(a: &RunArgs, name: &str) -> Result<()> {
+    if a.log {
+        return Err(Failure::usage(
+            format!("--log is not supported for {name}; the JSON result holds every interval"),
+            "",
+        ));
+    }
+    Ok(())
 }

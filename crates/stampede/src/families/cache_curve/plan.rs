@@ -18,9 +18,10 @@ use crate::choices::Outputs;
 use crate::cli::RunArgs;
 use crate::cli::TargetArgs;
 use crate::console::Failure;
-use crate::families::planning::{parse_seed, positive};
+use crate::families::planning;
 use crate::families::{Asked, Job, Planner, Sequence};
 use crate::targeting;
+use planning::{parse_seed, positive};
 
 /// The embedded server's cache for a curve (module notes).
 pub const EMBEDDED_CACHE: &str = "16MB";
@@ -105,12 +106,7 @@ pub fn sizes_for(job: &CacheCurveJob, cache_bytes: u64, page_bytes: u64) -> Vec<
 }
 
 pub(crate) fn plan(a: &mut RunArgs) -> Result<(CacheCurveJob, RunSpec)> {
-    if !a.builtin.is_empty() || !a.file.is_empty() || a.skip_some_updates || a.select_only {
-        bail!("cache-curve is the workload: -b, -f, -N and -S cannot be added to it");
-    }
-    if !a.define.is_empty() || a.scale.is_some() || a.show_script.is_some() {
-        bail!("-D, -s and --show-script do not apply to cache-curve (its sizes are --sizes)");
-    }
+    planning::not_a_script(a, "cache-curve", Some("its sizes are --sizes"))?;
     if a.transactions.is_some() || a.rate.is_some() || a.connect || a.log {
         bail!(
             "-t, -R, -C and --log do not apply to cache-curve: its point reads run a closed loop \

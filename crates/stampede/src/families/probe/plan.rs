@@ -9,8 +9,9 @@ use engine::{RunSpec, Stop};
 
 use crate::cli::RunArgs;
 use crate::console::Failure;
-use crate::families::planning::{parse_seed, positive};
+use crate::families::planning;
 use crate::families::{Asked, Job, Planner};
+use planning::{parse_seed, positive};
 
 /// Probe transactions per second when `-R` is not given: 10 ms between writes, the resolution
 /// of the downtime figures.
@@ -27,7 +28,7 @@ pub(crate) fn plan(a: &RunArgs) -> Result<RunSpec> {
     if a.connect {
         bail!("the failover probe keeps a session per client and reconnects it: drop -C");
     }
-    let (clients, jobs) = crate::families::planning::clients_and_jobs(a)?;
+    let (clients, jobs) = planning::clients_and_jobs(a)?;
     let stop = match (a.transactions, a.time) {
         (Some(_), _) => bail!("the failover probe runs for a time: give -T, not -t"),
         (None, Some(0)) => bail!("-T/--time must be at least 1"),
@@ -44,7 +45,7 @@ pub(crate) fn plan(a: &RunArgs) -> Result<RunSpec> {
         weights: vec![1, 1],
         exit_on_abort: false,
         fault_run: true,
-        ..crate::families::planning::common_spec(a, clients, jobs, stop)
+        ..planning::common_spec(a, clients, jobs, stop)
     })
 }
 

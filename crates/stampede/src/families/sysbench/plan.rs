@@ -25,8 +25,9 @@ use workload::oltp::{BulkInsert, Dist, OltpWorkload, Options, RandType, Test};
 
 use crate::cli::{Protocol, RunArgs};
 use crate::console::Failure;
-use crate::families::planning::parse_seed;
+use crate::families::planning;
 use crate::families::{Asked, Job, Planner};
+use planning::parse_seed;
 
 /// `bulk_insert`, which is not one of `workload::oltp::Test` (it shares only the table names).
 pub const BULK_INSERT: &str = "bulk_insert";
@@ -113,15 +114,8 @@ pub(crate) fn plan(a: &RunArgs, name: &str) -> Result<(SysbenchJob, RunSpec)> {
         }
     }
     // pgbench's workload options make no sense with sysbench's tests.
-    if !a.builtin.is_empty() || !a.file.is_empty() || a.skip_some_updates || a.select_only {
-        bail!("{base} is the workload: -b, -f, -N and -S cannot be added to it");
-    }
-    if !a.define.is_empty() || a.scale.is_some() || a.show_script.is_some() {
-        bail!("-D, -s and --show-script do not apply to {base}");
-    }
-    if a.log {
-        bail!("--log is not supported yet");
-    }
+    planning::not_a_script(a, base, None)?;
+    planning::no_log(a, base)?;
     if clients < 1 {
         bail!("-c/--client/--threads must be at least 1");
     }
@@ -259,7 +253,7 @@ pub(crate) fn plan(a: &RunArgs, name: &str) -> Result<(SysbenchJob, RunSpec)> {
         weights: vec![1],
         exit_on_abort: false,
         verbose_errors: false,
-        ..crate::families::planning::common_spec(a, clients, jobs, stop)
+        ..planning::common_spec(a, clients, jobs, stop)
     };
     let o = &opts;
     let mysql_target = a.target.mysql.is_some()

@@ -18,6 +18,7 @@ use engine::{RunSpec, Stop};
 
 use crate::cli::RunArgs;
 use crate::console::Failure;
+use crate::families::planning;
 use crate::families::{Asked, Job, Planner};
 
 macro_rules! bail {
@@ -51,26 +52,19 @@ pub(crate) fn default_clients(a: &mut RunArgs) -> Result<()> {
 }
 
 pub(crate) fn plan(a: &RunArgs) -> Result<(TpccJob, RunSpec)> {
-    if !a.builtin.is_empty() || !a.file.is_empty() || a.skip_some_updates || a.select_only {
-        bail!("tpcc is the workload: -b, -f, -N and -S cannot be added to it");
-    }
-    if !a.define.is_empty() || a.scale.is_some() || a.show_script.is_some() {
-        bail!("-D, -s and --show-script do not apply to tpcc (its size is -w, the warehouses)");
-    }
-    if a.log {
-        bail!("--log is not supported for tpcc yet; the JSON result holds every interval");
-    }
-    let (clients, jobs) = crate::families::planning::clients_and_jobs(a)?;
+    planning::not_a_script(a, "tpcc", Some("its size is -w, the warehouses"))?;
+    planning::no_log(a, "tpcc")?;
+    let (clients, jobs) = planning::clients_and_jobs(a)?;
     if a.tpcc.warehouses == Some(0) {
         bail!("-w/--warehouses must be at least 1");
     }
-    let stop = crate::families::planning::stop_rule(a)?;
-    let mode = crate::families::planning::parameter_mode(a, "tpcc")?;
-    let (rate, limit) = crate::families::planning::rate_and_limit(a)?;
+    let stop = planning::stop_rule(a)?;
+    let mode = planning::parameter_mode(a, "tpcc")?;
+    let (rate, limit) = planning::rate_and_limit(a)?;
     if rate.is_some() && a.tpcc.spec {
         bail!("--spec paces each terminal with keying and think times: -R cannot be added");
     }
-    let max_tries = crate::families::planning::retrying_max_tries(a, stop)?;
+    let max_tries = planning::retrying_max_tries(a, stop)?;
     if a.tpcc.spec {
         if let Stop::Duration(d) = stop {
             if d < Duration::from_secs(600) {
@@ -83,13 +77,7 @@ pub(crate) fn plan(a: &RunArgs) -> Result<(TpccJob, RunSpec)> {
             }
         }
     }
-    let spec = crate::families::planning::family_spec(
-        a,
-        (clients, jobs, stop),
-        mode,
-        (rate, limit),
-        max_tries,
-    )?;
+    let spec = planning::family_spec(a, (clients, jobs, stop), mode, (rate, limit), max_tries)?;
     Ok((
         TpccJob {
             warehouses: a.tpcc.warehouses,

@@ -15,6 +15,7 @@ use engine::{RunSpec, Stop};
 
 use crate::cli::RunArgs;
 use crate::console::Failure;
+use crate::families::planning;
 use crate::families::{Asked, Job, Planner};
 
 macro_rules! bail {
@@ -37,34 +38,21 @@ pub fn options(name: &str, properties: &[String]) -> Result<Options> {
 }
 
 pub(crate) fn plan(a: &RunArgs, name: &'static str) -> Result<(YcsbJob, RunSpec)> {
-    if !a.builtin.is_empty() || !a.file.is_empty() || a.skip_some_updates || a.select_only {
-        bail!("{name} is the workload: -b, -f, -N and -S cannot be added to it");
-    }
-    if !a.define.is_empty() || a.scale.is_some() || a.show_script.is_some() {
-        bail!("-D, -s and --show-script do not apply to {name} (its size is -p recordcount=N)");
-    }
-    if a.log {
-        bail!("--log is not supported for YCSB yet; the JSON result holds every interval");
-    }
+    planning::not_a_script(a, name, Some("its size is -p recordcount=N"))?;
+    planning::no_log(a, "YCSB")?;
     let mut opts = options(name, &a.ycsb.property)?;
-    let (clients, jobs) = crate::families::planning::clients_and_jobs(a)?;
-    let stop = crate::families::planning::stop_rule(a)?;
+    let (clients, jobs) = planning::clients_and_jobs(a)?;
+    let stop = planning::stop_rule(a)?;
     if let (Stop::Transactions(t), false) = (stop, opts.was_given("operationcount")) {
         opts.operationcount = t.saturating_mul(u64::from(clients));
     }
-    let mode = crate::families::planning::parameter_mode(a, name)?;
-    let (rate, limit) = crate::families::planning::rate_and_limit(a)?;
+    let mode = planning::parameter_mode(a, name)?;
+    let (rate, limit) = planning::rate_and_limit(a)?;
     let max_tries = a.max_tries.unwrap_or(1);
     if max_tries == 0 && matches!(stop, Stop::Transactions(_)) {
         bail!("--max-tries=0 (unlimited) needs -T, or the run might never end");
     }
-    let spec = crate::families::planning::family_spec(
-        a,
-        (clients, jobs, stop),
-        mode,
-        (rate, limit),
-        max_tries,
-    )?;
+    let spec = planning::family_spec(a, (clients, jobs, stop), mode, (rate, limit), max_tries)?;
     Ok((YcsbJob { name, opts }, spec))
 }
 
