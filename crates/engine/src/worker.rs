@@ -281,22 +281,20 @@ impl<W: Workload> ThreadCtx<W> {
     pub(crate) fn forward_notices(&self, s: &mut Session) {
         if s.has_notices() {
             for n in s.take_notices() {
-                match &self.spec.say {
-                    Some(say) => (say.0)(Event::Notice(&n)),
-                    None => {
-                        let _ = self.diag.send(Msg::Notice(n));
-                    }
+                if let Some(say) = &self.spec.say {
+                    (say.0)(Event::Notice(&n));
+                } else {
+                    let _ = self.diag.send(Msg::Notice(n));
                 }
             }
         }
     }
 
     pub(crate) fn info(&self, line: String) {
-        match &self.spec.say {
-            Some(say) => (say.0)(Event::Info(&line)),
-            None => {
-                let _ = self.diag.send(Msg::Info(line));
-            }
+        if let Some(say) = &self.spec.say {
+            (say.0)(Event::Info(&line));
+        } else {
+            let _ = self.diag.send(Msg::Info(line));
         }
     }
 
@@ -307,11 +305,10 @@ impl<W: Workload> ThreadCtx<W> {
             reason,
             at,
         };
-        match &self.spec.say {
-            Some(say) => (say.0)(Event::Aborted(&a)),
-            None => {
-                let _ = self.diag.send(Msg::Aborted(a.clone()));
-            }
+        if let Some(say) = &self.spec.say {
+            (say.0)(Event::Aborted(&a));
+        } else {
+            let _ = self.diag.send(Msg::Aborted(a.clone()));
         }
         self.totals.borrow_mut().aborted.push(a);
         if self.spec.exit_on_abort {
