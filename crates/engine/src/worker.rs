@@ -281,19 +281,21 @@ impl<W: Workload> ThreadCtx<W> {
     pub(crate) fn forward_notices(&self, s: &mut Session) {
         if s.has_notices() {
             for n in s.take_notices() {
-                if let Some(say) = &self.spec.say {
-                    (say.0)(Event::Notice(&n));
-                } else {
+                if !self.said(Event::Notice(&n)) {
                     let _ = self.diag.send(Msg::Notice(n));
                 }
             }
         }
     }
 
+    /// Say `e` on this thread when the spec asks for it (`RunSpec::say`); false: the caller
+    /// hands it to the coordinator.
+    fn said(&self, e: Event<'_>) -> bool {
+        self.spec.say.as_ref().map(|say| (say.0)(e)).is_some()
+    }
+
     pub(crate) fn info(&self, line: String) {
-        if let Some(say) = &self.spec.say {
-            (say.0)(Event::Info(&line));
-        } else {
+        if !self.said(Event::Info(&line)) {
             let _ = self.diag.send(Msg::Info(line));
         }
     }
@@ -305,9 +307,7 @@ impl<W: Workload> ThreadCtx<W> {
             reason,
             at,
         };
-        if let Some(say) = &self.spec.say {
-            (say.0)(Event::Aborted(&a));
-        } else {
+        if !self.said(Event::Aborted(&a)) {
             let _ = self.diag.send(Msg::Aborted(a.clone()));
         }
         self.totals.borrow_mut().aborted.push(a);

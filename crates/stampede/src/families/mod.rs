@@ -2,8 +2,8 @@
 //! family that holds all of it: its transactions, its tables and loader, its runner (checks,
 //! ledger claims, configuration), its section of the result and how that renders, its tests.
 //!
-//! The house above (`run`, `plan`, `commands`) knows a family through [`Family`] and the one
-//! line per family where a plan's job becomes a runner (`run::execute`); `report` knows a
+//! The house above (`run`, `plan`, `commands`) knows a family through [`Family`], its plan
+//! step ([`Planner`]) and the one registry of those (`workloads::Family::planner`); `report` knows a
 //! family's section only by its key and its [`report::section::View`] ([`VIEWS`]). Every
 //! family has its folder, with its plan step (`plan.rs`) and its runner (`mod.rs`): TPC-B and
 //! pgbench scripts (`pgbench`), sysbench OLTP (`sysbench`), TPC-C (`tpcc`), YCSB (`ycsb`), the

@@ -32,6 +32,8 @@ pub(crate) fn common_spec(a: &RunArgs, clients: u32, jobs: u32, stop: engine::St
     }
 }
 
+/// The engine ticks at least every second so the result always holds a time series (for the
+/// JSON, the HTML charts, comparisons, the warm-up cut); `-P` only decides what is printed.
 pub fn tick(progress_s: Option<f64>) -> Option<Duration> {
     Some(Duration::from_secs_f64(
         progress_s.map_or(1.0, |p| p.min(1.0)),

@@ -362,10 +362,6 @@ fn apply_defaults(a: &mut RunArgs, defaulted: &mut Vec<String>) {
     }
 }
 
-/// The engine ticks at least every second so the result always holds a time series (for the
-/// JSON, the HTML charts, comparisons, the warm-up cut); `-P` only decides what is printed.
-/// `--fault-at` and `--fault-cmd`, checked against the run's shape: inside a timed run, and
-/// not with -C (a fault run keeps one session per client and reconnects it when it breaks).
 /// `--fleet`'s options, checked before any I/O: a name, a size, an index within it (from
 /// `--fleet-index` or a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX`), a shared server.
 fn fleet_plan(a: &RunArgs, fault_run: bool) -> Result<Option<FleetPlan>> {
@@ -432,6 +428,8 @@ pub(crate) fn fleet_of(f: &crate::cli::FleetArgs, embedded: bool) -> Result<Opti
     }))
 }
 
+/// `--fault-at` and `--fault-cmd`, checked against the run's shape: inside a timed run, and
+/// not with -C (a fault run keeps one session per client and reconnects it when it breaks).
 fn fault_spec(a: &RunArgs, spec: &RunSpec) -> Result<Option<FaultSpec>> {
     let Some(at) = a.fault_at else {
         return Ok(None);

@@ -49,11 +49,8 @@ pub fn execute(plan: Plan) -> Result<i32> {
         out,
     } = plan;
     // Said on the worker threads as it happens, in order with a script's `--debug` trace.
-    spec.say = Some(engine::Say(std::sync::Arc::new(move |e| match e {
-        Event::Aborted(a) => output::aborted(frontend, a),
-        Event::Notice(n) => console::server_notice(n),
-        Event::Info(i) => console::note(i),
-        Event::Connected { .. } | Event::Progress(_) => {}
+    spec.say = Some(engine::Say(std::sync::Arc::new(move |e| {
+        output::said(frontend, e)
     })));
     let mut family = match job {
         families::Job::Engine(f) => f,
@@ -232,9 +229,10 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
             }
         }
         Event::Progress(interval) => progress.tick(interval),
-        Event::Aborted(a) => output::aborted(ctx.frontend, a),
-        Event::Notice(n) => console::server_notice(n),
-        Event::Info(i) => console::note(i),
+        // Said in place on the workers (`RunSpec::say`); here only for a spec without it.
+        e @ (Event::Aborted(_) | Event::Notice(_) | Event::Info(_)) => {
+            output::said(ctx.frontend, e)
+        }
     };
     let replication = split::watch(ctx.spec, conn);
     if let Some(j) = &mut joined {

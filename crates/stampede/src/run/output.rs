@@ -145,7 +145,18 @@ fn pgbench_thread(client: u32, clients: u32, threads: u32) -> u32 {
 }
 
 /// A client aborted: its error, on standard error, as it happens.
-pub(super) fn aborted(frontend: Frontend, a: &Abort) {
+/// What the engine says about the clients as it happens: aborts, server notices, the
+/// `--verbose-errors` lines; the run's other events are `run::measure`'s.
+pub(super) fn said(frontend: Frontend, e: engine::Event<'_>) {
+    match e {
+        engine::Event::Aborted(a) => aborted(frontend, a),
+        engine::Event::Notice(n) => console::server_notice(n),
+        engine::Event::Info(i) => console::note(i),
+        engine::Event::Connected { .. } | engine::Event::Progress(_) => {}
+    }
+}
+
+fn aborted(frontend: Frontend, a: &Abort) {
     match frontend {
         // The script workload's reasons are pgbench's messages already ("client N script S
         // aborted in command C query Q: ..."); other workloads' are errors of their own.
