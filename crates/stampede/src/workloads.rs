@@ -10,7 +10,10 @@
 
 use std::fmt::Write as _;
 
-use crate::families;
+use anyhow::Result;
+
+use crate::console::Failure;
+use crate::families::{self, RunArgs};
 
 /// The part of stampede that runs a workload (`families::pgbench`, `families::sysbench`, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +40,19 @@ pub enum Family {
 }
 
 impl Family {
+    /// Every family, for what the plan asks of each.
+    pub(crate) const ALL: [Family; 9] = [
+        Family::Pgbench,
+        Family::Sysbench,
+        Family::Tpcc,
+        Family::Probe,
+        Family::Ycsb,
+        Family::CacheCurve,
+        Family::Iibench,
+        Family::Crud,
+        Family::Storm,
+    ];
+
     /// The registry: each family's plan step, in its folder (`families/<family>/plan.rs`).
     /// The plan knows a family only through it; a new family is a variant and a line here.
     pub(crate) fn planner(self) -> Box<dyn families::Planner> {
@@ -50,6 +66,43 @@ impl Family {
             Family::Iibench => Box::new(families::iibench::plan::Step),
             Family::Crud => Box::new(families::crud::plan::Step),
             Family::Storm => Box::new(families::storm::plan::Step::default()),
+        }
+    }
+
+    /// Refuses this family's own options (its folder's group in [`RunArgs`]) on a run of
+    /// another family, `running`, by name: an option that would be ignored is a mistake.
+    pub(crate) fn refuse_options(self, a: &RunArgs, running: Family) -> Result<()> {
+        let (given, applies, example) = match self {
+            Family::Pgbench | Family::Probe => return Ok(()),
+            // The CRUD mix sizes its tables with sysbench's --tables and --table-size.
+            Family::Sysbench => {
+                return families::sysbench::plan::reject_options(a, running == Family::Crud)
+            }
+            Family::Tpcc => (a.tpcc.given(), "tpcc", "`stampede run tpcc ...`"),
+            Family::Ycsb => (
+                a.ycsb.given(),
+                "YCSB's workloads",
+                "`stampede run ycsb-a -p recordcount=N ...`; the port is -p PORT",
+            ),
+            Family::CacheCurve => (
+                a.cache_curve.given(),
+                "cache-curve",
+                "`stampede run cache-curve ...`",
+            ),
+            Family::Iibench => (a.iibench.given(), "iibench", "`stampede run iibench ...`"),
+            Family::Crud => (a.crud.given(), "crud", "`stampede run crud ...`"),
+            Family::Storm => (
+                a.storm.given(),
+                "connection-storm",
+                "`stampede run connection-storm -c 2000 --connect-rate 500`",
+            ),
+        };
+        match given.first() {
+            Some(g) => Err(Failure::usage(
+                format!("{g} only applies to {applies}"),
+                example,
+            )),
+            None => Ok(()),
         }
     }
 }

@@ -8,6 +8,7 @@
 const LAYERS: &[&str] = &[
     "main",
     "commands",
+    "cli",
     "dropin",
     "run",
     "plan",
@@ -15,7 +16,6 @@ const LAYERS: &[&str] = &[
     "families",
     "checks",
     "targeting",
-    "cli",
     "choices",
     "environment",
     "files",

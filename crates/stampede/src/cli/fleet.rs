@@ -1,48 +1,10 @@
-//! `--fleet` on `run`, and the `stampede fleet` and `stampede merge` commands.
+//! The `stampede fleet` and `stampede merge` commands (`--fleet` on `run` is `families::FleetArgs`).
 
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::TargetArgs;
-
-const FLEET: &str = "Fleet (several stampede processes, one run)";
-
-/// `--fleet NAME --fleet-size N [--fleet-index I]`.
-#[derive(Args, Debug, Default, Clone)]
-pub struct FleetArgs {
-    /// Run as one of N processes (on any machines) that meet in the target database's
-    /// stampede_fleet table, start together on the server's clock and store their results there
-    /// (`stampede fleet report NAME` merges them). -c is this process's share of the clients,
-    /// --rate the fleet's (each runs its share).
-    #[arg(long = "fleet", value_name = "NAME", help_heading = FLEET)]
-    pub fleet: Option<String>,
-    /// The number of processes in the fleet.
-    #[arg(
-        long = "fleet-size",
-        value_name = "N",
-        requires = "fleet",
-        help_heading = FLEET
-    )]
-    pub fleet_size: Option<u32>,
-    /// This process's index, 0 to N-1 (default: JOB_COMPLETION_INDEX, as a Kubernetes Indexed
-    /// Job sets it, else the next free index). Process 0 starts the fleet.
-    #[arg(
-        long = "fleet-index",
-        value_name = "I",
-        requires = "fleet",
-        help_heading = FLEET
-    )]
-    pub fleet_index: Option<u32>,
-    /// Seconds to wait for all processes to join [60].
-    #[arg(
-        long = "fleet-timeout",
-        value_name = "SECONDS",
-        requires = "fleet",
-        help_heading = FLEET
-    )]
-    pub fleet_timeout: Option<u64>,
-}
+use crate::targeting::TargetArgs;
 
 #[derive(Args, Debug)]
 pub struct FleetCmdArgs {

@@ -3,7 +3,8 @@
 
 use clap::{Args, ValueEnum};
 
-use super::{PgsqlArgs, TargetArgs};
+use crate::families::sysbench::options::PgsqlArgs;
+use crate::targeting::TargetArgs;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum PartitionMethod {
@@ -139,7 +140,7 @@ pub struct InitArgs {
     /// `--fleet`: this process loads its part of `init oltp`'s, `init tpcb`'s or `init tpcc`'s
     /// rows (`commands::init_fleet`).
     #[command(flatten)]
-    pub fleet: super::FleetArgs,
+    pub fleet: crate::families::FleetArgs,
 }
 
 #[derive(Args, Debug)]

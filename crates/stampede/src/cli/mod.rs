@@ -12,20 +12,14 @@
 
 mod fleet;
 mod init;
-mod run;
-mod sharding;
-pub mod sysbench;
-mod target;
 mod tools;
 
 use clap::{Parser, Subcommand};
 
-pub use fleet::{FleetAction, FleetArgs, FleetCmdArgs, FleetReportArgs, ManifestArgs, MergeArgs};
+use crate::families::RunArgs;
+
+pub use fleet::{FleetAction, FleetCmdArgs, FleetReportArgs, ManifestArgs, MergeArgs};
 pub use init::{CheckArgs, InitArgs, LayoutArg, PartitionMethod, ResetArgs};
-pub use run::{IoArg, Protocol, ReadFromArg, RunArgs, ScriptArg, SpreadArg};
-pub use sharding::ShardingArgs;
-pub use sysbench::{PgsqlArgs, SysbenchArgs};
-pub use target::TargetArgs;
 pub use tools::{CompareArgs, ReportArgs, ServerAction, ServerArgs, ServerDirArgs};
 
 #[derive(Parser, Debug)]
@@ -116,7 +110,7 @@ where
     };
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| exit_clap(e));
     if let (Some(Command::Run(args)), Some(("run", m))) = (&mut cli.command, matches.subcommand()) {
-        args.script_order = run::script_order(m);
+        args.script_order = crate::families::script_order(m);
     }
     cli
 }

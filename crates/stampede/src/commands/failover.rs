@@ -6,8 +6,8 @@
 
 use anyhow::Result;
 
-use crate::cli::RunArgs;
 use crate::console::Failure;
+use crate::families::RunArgs;
 use crate::plan::{Frontend, Plan};
 
 /// Clients when `-c` is not given: enough to see each one move, few enough for any server.

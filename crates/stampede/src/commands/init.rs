@@ -381,7 +381,7 @@ fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
 /// The runtime and the target an init loads: with no target given, the embedded server, which
 /// is said (it is removed afterwards unless --keep-server).
 pub(super) fn open_to_load(
-    args: &crate::cli::TargetArgs,
+    args: &crate::targeting::TargetArgs,
     quiet: bool,
 ) -> Result<(tokio::runtime::Runtime, targeting::Target)> {
     let rt = runtime::setup()?;

@@ -5,8 +5,8 @@ use anyhow::Result;
 use workload::script::builtin_text;
 use workload::tpcb;
 
-use crate::cli::RunArgs;
 use crate::console::Failure;
+use crate::families::RunArgs;
 use crate::plan::{Frontend, Plan};
 use crate::workloads;
 

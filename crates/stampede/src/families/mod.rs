@@ -21,6 +21,7 @@ pub(crate) mod cache_curve;
 pub(crate) mod crud;
 pub(crate) mod iibench;
 pub(crate) mod loading;
+mod options;
 pub mod pgbench;
 pub(crate) mod planning;
 pub(crate) mod probe;
@@ -29,6 +30,9 @@ pub mod sysbench;
 pub mod tpcc;
 pub mod ycsb;
 
+pub(crate) use options::script_order;
+pub use options::{FleetArgs, IoArg, Protocol, ReadFromArg, RunArgs, ScriptArg, SpreadArg};
+
 use anyhow::Result;
 use engine::{Event, Outcome, RunError, RunSpec};
 use report::{Check, CheckStatus, RunConfig, SysbenchSection};
@@ -36,7 +40,7 @@ use sut::Session;
 
 use crate::checks::{self, CommitCheck};
 use crate::choices::{Frontend, Outputs};
-use crate::cli::{RunArgs, TargetArgs};
+use crate::targeting::TargetArgs;
 use crate::{console, interrupt, targeting};
 
 /// The families' views of their sections, for every rendering of a result

@@ -9,8 +9,8 @@ use std::time::Duration;
 use anyhow::Result;
 use engine::RunSpec;
 
-use crate::cli::RunArgs;
 use crate::console::Failure;
+use crate::families::RunArgs;
 
 /// The engine's spec with what every family reads the same way from `run`'s options (`-j`
 /// capped at the clients, -P, -r, -C, --exit-on-abort, --io, --verbose-errors, --spread,
@@ -26,7 +26,7 @@ pub(crate) fn common_spec(a: &RunArgs, clients: u32, jobs: u32, stop: engine::St
         io: a.io.mode(),
         verbose_errors: a.verbose_errors,
         spread: a.spread.spread(),
-        read_from: a.read_from.map(crate::cli::ReadFromArg::read_from),
+        read_from: a.read_from.map(crate::families::ReadFromArg::read_from),
         // pgbench: more threads than clients is pointless; it uses one per client.
         ..RunSpec::new(clients, jobs.min(clients), stop, sut::QueryMode::Prepared)
     }

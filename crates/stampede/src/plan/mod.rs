@@ -26,9 +26,10 @@ use anyhow::Result;
 use engine::RunSpec;
 
 pub use crate::choices::{FaultSpec, FleetPlan, Frontend, Outputs};
-use crate::cli::{Protocol, RunArgs, TargetArgs};
 use crate::console::Failure;
+use crate::families::{Protocol, RunArgs};
 use crate::files::RunOutputs;
+use crate::targeting::TargetArgs;
 use crate::workloads::{self, Family};
 use crate::{environment, families, targeting};
 
@@ -135,57 +136,11 @@ impl Plan {
             // sysbench's connection options are spellings of -h -p -U -d and the password.
             let pgsql = a.sysbench.pgsql.clone();
             pgsql.apply(&mut a.target)?;
-        } else if family == Family::Crud {
-            // The CRUD mix's tables are sized with sysbench's --tables and --table-size.
-            let sized = (a.sysbench.tables.take(), a.sysbench.table_size.take());
-            let refused = families::sysbench::plan::reject_options(&a);
-            (a.sysbench.tables, a.sysbench.table_size) = sized;
-            refused?;
-        } else {
-            families::sysbench::plan::reject_options(&a)?;
         }
-        for (own, given) in [
-            (Family::Iibench, a.iibench.given()),
-            (Family::Crud, a.crud.given()),
-        ] {
-            if family != own {
-                if let Some(g) = given.first() {
-                    let name = if own == Family::Iibench {
-                        "iibench"
-                    } else {
-                        "crud"
-                    };
-                    return Err(Failure::usage(
-                        format!("{g} only applies to {name}"),
-                        format!("`stampede run {name} ...`"),
-                    ));
-                }
+        for other in Family::ALL {
+            if other != family {
+                other.refuse_options(&a, family)?;
             }
-        }
-        if family != Family::Tpcc {
-            if let Some(g) = a.tpcc.given().first() {
-                return Err(Failure::usage(
-                    format!("{g} only applies to tpcc"),
-                    "`stampede run tpcc ...`",
-                ));
-            }
-        }
-        if family != Family::Ycsb && !a.ycsb.property.is_empty() {
-            return Err(Failure::usage(
-                "-p KEY=VALUE (--property) only applies to YCSB's workloads",
-                "`stampede run ycsb-a -p recordcount=N ...`; the port is -p PORT",
-            ));
-        }
-        if family != Family::CacheCurve {
-            if let Some(g) = a.cache_curve.given().first() {
-                return Err(Failure::usage(
-                    format!("{g} only applies to cache-curve"),
-                    "`stampede run cache-curve ...`",
-                ));
-            }
-        }
-        if family != Family::Storm {
-            families::storm::plan::reject_options(&a)?;
         }
         let mut planner = family.planner();
         planner.before_defaults(&mut a)?;
@@ -381,7 +336,10 @@ fn fleet_plan(a: &RunArgs, fault_run: bool) -> Result<Option<FleetPlan>> {
 }
 
 /// `--fleet`'s options of `run` or `init`, checked: `embedded` when no target was given.
-pub(crate) fn fleet_of(f: &crate::cli::FleetArgs, embedded: bool) -> Result<Option<FleetPlan>> {
+pub(crate) fn fleet_of(
+    f: &crate::families::FleetArgs,
+    embedded: bool,
+) -> Result<Option<FleetPlan>> {
     let Some(name) = &f.fleet else {
         return Ok(None);
     };

@@ -29,9 +29,10 @@ use workload::script::ScriptSet;
 
 use self::args::{Host, Msg, Options, Outcome, ScriptSource, ScriptSpec};
 use self::host::SystemHost;
-use crate::cli::{IoArg, Protocol, RunArgs, TargetArgs};
+use crate::families::{IoArg, Protocol, RunArgs};
 use crate::plan::{Frontend, Plan};
 pub(crate) use crate::run::voice::pgbench::{libpq_connect_error, PGBENCH_VERSION};
+use crate::targeting::TargetArgs;
 
 /// stampede's own options in a pgbench command line.
 #[derive(Default)]
@@ -327,7 +328,7 @@ fn benchmark(o: &Options, set: ScriptSet, add: Additions) -> Result<i32> {
         failures_detailed: o.failures_detailed,
         verbose_errors: o.verbose_errors,
         // pgbench connects every client through libpq's host order.
-        spread: crate::cli::SpreadArg::First,
+        spread: crate::families::SpreadArg::First,
         no_check: !add.check,
         no_observe: !add.observe,
         scale: o.scale_given.then_some(i64::from(o.scale)),

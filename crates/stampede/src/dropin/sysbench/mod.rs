@@ -25,10 +25,11 @@ use load::Event;
 use sut::conninfo::Password;
 
 use self::args::{on, Args, GENERAL, OLTP};
-use crate::cli::{RunArgs, TargetArgs};
 use crate::families::sysbench::DistKey;
+use crate::families::RunArgs;
 use crate::plan::{Frontend, Plan};
 use crate::runtime;
+use crate::targeting::TargetArgs;
 use crate::{interrupt, targeting};
 
 /// sysbench's banner, the first line of everything it prints.

@@ -29,6 +29,7 @@
 //! The sizes run smallest first (the table only grows); Ctrl-C stops after the size being
 //! measured, keeping what was measured. The table is dropped at the end, also after an error.
 
+pub(crate) mod options;
 pub(crate) mod plan;
 
 mod sql;
@@ -40,10 +41,10 @@ use report::{CacheCurve, CachePoint, Check, CheckStatus, RunResult};
 use sut::{Dialect, Session};
 
 use crate::choices::Outputs;
-use crate::cli::TargetArgs;
 use crate::console::{self, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNTRUSTED};
 use crate::environment::{self, ServerInfo};
 use crate::runtime;
+use crate::targeting::TargetArgs;
 use crate::{interrupt, targeting};
 use plan::{sizes_for, CacheCurveJob};
 

@@ -15,12 +15,12 @@ use anyhow::Result;
 use engine::{RunSpec, Stop};
 
 use crate::choices::Outputs;
-use crate::cli::RunArgs;
-use crate::cli::TargetArgs;
 use crate::console::Failure;
 use crate::families::planning;
+use crate::families::RunArgs;
 use crate::families::{Asked, Job, Planner, Sequence};
 use crate::targeting;
+use crate::targeting::TargetArgs;
 use planning::{parse_seed, positive};
 
 /// The embedded server's cache for a curve (module notes).

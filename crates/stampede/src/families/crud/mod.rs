@@ -69,6 +69,7 @@ pub(crate) async fn load(s: &mut Session, dialect: Dialect, tables: u32, rows: u
     Ok(())
 }
 
+pub(crate) mod options;
 pub(crate) mod plan;
 pub mod txn;
 

@@ -7,9 +7,9 @@ use engine::RunSpec;
 
 use super::txn::Mix;
 use super::Job as CrudJob;
-use crate::cli::RunArgs;
 use crate::console::Failure;
 use crate::families::planning::statement_spec;
+use crate::families::RunArgs;
 use crate::families::{Asked, Job, Planner};
 
 macro_rules! bail {

@@ -15,6 +15,7 @@
 //! exactly the rows of the committed inserts, and each secondary index agrees with the table
 //! (`workload::tables::check_indexes`).
 
+pub(crate) mod options;
 pub(crate) mod plan;
 
 use std::sync::mpsc;

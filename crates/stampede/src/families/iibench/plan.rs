@@ -10,9 +10,9 @@ use crate::families::iibench::Job as IibenchJob;
 use anyhow::Result;
 use engine::RunSpec;
 
-use crate::cli::RunArgs;
 use crate::console::Failure;
 use crate::families::planning::statement_spec;
+use crate::families::RunArgs;
 use crate::families::{Asked, Job, Planner};
 
 macro_rules! bail {

@@ -12,10 +12,10 @@ use sut::QueryMode;
 use workload::script::{parse_define, ScriptSet};
 use workload::tpcb::{self, Builtin};
 
-use crate::cli::{Protocol, RunArgs, ScriptArg};
 use crate::console::Failure;
 use crate::families::planning::{parse_seed, positive};
 use crate::families::{Asked, Job, Planner};
+use crate::families::{Protocol, RunArgs, ScriptArg};
 
 /// pgbench's pre-run vacuum (`-n`, `-v`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,9 +7,9 @@ use std::time::Duration;
 use anyhow::Result;
 use engine::{RunSpec, Stop};
 
-use crate::cli::RunArgs;
 use crate::console::Failure;
 use crate::families::planning;
+use crate::families::RunArgs;
 use crate::families::{Asked, Job, Planner};
 use planning::{parse_seed, positive};
 

@@ -23,6 +23,7 @@
 //! - at the end, each held session answers `SELECT 1` (a session the server or a pooler closed
 //!   does not), the count held; those statements are counted as commits by the commit check.
 
+pub(crate) mod options;
 pub(crate) mod plan;
 
 use std::sync::{Arc, Mutex};

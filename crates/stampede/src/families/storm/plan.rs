@@ -7,8 +7,8 @@
 use anyhow::Result;
 use engine::RunSpec;
 
-use crate::cli::RunArgs;
 use crate::console::Failure;
+use crate::families::RunArgs;
 use crate::families::{Asked, Job, Planner};
 
 /// Idle connections when -c is not given.
@@ -59,14 +59,14 @@ pub(crate) fn prepare(a: &mut RunArgs) -> Result<StormJob> {
             "",
         ));
     }
-    let rate = a.connect_rate.unwrap_or(DEFAULT_RATE);
+    let rate = a.storm.connect_rate.unwrap_or(DEFAULT_RATE);
     if !(rate > 0.0 && rate.is_finite()) {
         return Err(usage(
             format!("--connect-rate must be positive, got {rate}"),
             "give connections per second",
         ));
     }
-    let busy = a.busy_clients.unwrap_or(DEFAULT_BUSY);
+    let busy = a.storm.busy_clients.unwrap_or(DEFAULT_BUSY);
     if busy == 0 {
         return Err(usage(
             "--busy-clients must be at least 1".into(),
@@ -83,22 +83,6 @@ pub(crate) fn prepare(a: &mut RunArgs) -> Result<StormJob> {
     }
     a.clients = Some(busy);
     Ok(job)
-}
-
-/// The storm's options given to another workload.
-pub(crate) fn reject_options(a: &RunArgs) -> Result<()> {
-    for (given, flag) in [
-        (a.connect_rate.is_some(), "--connect-rate"),
-        (a.busy_clients.is_some(), "--busy-clients"),
-    ] {
-        if given {
-            return Err(usage(
-                format!("{flag} only applies to connection-storm"),
-                "`stampede run connection-storm -c 2000 --connect-rate 500`",
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// This family's entry in the registry (`workloads::Family::planner`).

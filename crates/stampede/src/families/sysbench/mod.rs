@@ -14,6 +14,7 @@
 //! tables (`checks`).
 
 mod checks;
+pub(crate) mod options;
 pub mod plan;
 
 use std::sync::Arc;

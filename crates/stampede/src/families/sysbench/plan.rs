@@ -23,10 +23,10 @@ use engine::{RunSpec, Stop};
 use sut::QueryMode;
 use workload::oltp::{BulkInsert, Dist, OltpWorkload, Options, RandType, Test};
 
-use crate::cli::{Protocol, RunArgs};
 use crate::console::Failure;
 use crate::families::planning;
 use crate::families::{Asked, Job, Planner};
+use crate::families::{Protocol, RunArgs};
 use planning::parse_seed;
 
 /// `bulk_insert`, which is not one of `workload::oltp::Test` (it shares only the table names).
@@ -37,11 +37,13 @@ macro_rules! bail {
 }
 
 /// For a run that is not sysbench's: sysbench's options are a mistake, say so rather than
-/// ignore them.
-pub fn reject_options(a: &RunArgs) -> Result<()> {
+/// ignore them (but for --tables and --table-size when the run's family, `sized_elsewhere`,
+/// sizes its own tables with them: the CRUD mix).
+pub fn reject_options(a: &RunArgs, sized_elsewhere: bool) -> Result<()> {
     let mut given = a.sysbench.given();
     given.extend(a.sysbench.pgsql.given());
-    given.retain(|g| *g != "--progress-style");
+    let sizes = ["--tables", "--table-size"];
+    given.retain(|g| *g != "--progress-style" && !(sized_elsewhere && sizes.contains(g)));
     if !given.is_empty() {
         return Err(Failure::usage(
             format!("{} only apply to sysbench's workloads", given.join(", ")),

@@ -22,6 +22,7 @@
 //!
 //! [`Counters::rollbacks`]: workload::tpcc::Counters::rollbacks
 
+pub(crate) mod options;
 pub(crate) mod plan;
 
 use std::sync::atomic::Ordering;

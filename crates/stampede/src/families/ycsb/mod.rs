@@ -16,6 +16,7 @@
 //! MySQL, `Com_commit` counts COMMIT statements only, so the count covers READ-MODIFY-WRITE
 //! (workload F) and is inconclusive for the mixes of autocommitted statements only.
 
+pub(crate) mod options;
 pub(crate) mod plan;
 
 use std::sync::Arc;

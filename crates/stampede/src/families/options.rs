@@ -1,4 +1,7 @@
-//! `stampede run [WORKLOAD] [options]`: the options, grouped by task. Options whose default is
+//! `stampede run [WORKLOAD] [options]`: the options, grouped by task. Those every family shares
+//! are defined here; each family's own group is defined in its folder (`<family>/options.rs`)
+//! and flattened into [`RunArgs`], so `cli` (above) parses them all and a plan step (beside them)
+//! reads them without importing the command line's module back. Options whose default is
 //! stampede's own (clients, threads, duration, protocol, progress) are `Option`s here: the plan
 //! applies the defaults, so it knows which were given and the run's header can say which were
 //! not.
@@ -7,7 +10,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{SysbenchArgs, TargetArgs};
+use crate::targeting::TargetArgs;
 
 /// `--io`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -97,7 +100,7 @@ const SHAPE: &str = "Load shape";
 const OUTPUT: &str = "Output";
 const CHECKS: &str = "Checks and server watching";
 const FAULTS: &str = "Faults";
-const SWEEPS: &str = "Sweeps and connection storms";
+pub(super) const SWEEPS: &str = "Sweeps and connection storms";
 
 #[derive(Args, Debug, Default)]
 pub struct RunArgs {
@@ -355,33 +358,33 @@ pub struct RunArgs {
 
     /// Sharded targets: the shard-key workload and the routing check.
     #[command(flatten)]
-    pub sharding: super::ShardingArgs,
+    pub sharding: ShardingArgs,
 
     /// sysbench's options, for sysbench's workloads.
     #[command(flatten)]
-    pub sysbench: SysbenchArgs,
+    pub sysbench: super::sysbench::options::Options,
 
     /// TPC-C's options, for `run tpcc`.
     #[command(flatten)]
-    pub tpcc: TpccArgs,
+    pub tpcc: super::tpcc::options::Options,
 
     /// The insert benchmark's options, for `run iibench`.
     #[command(flatten)]
-    pub iibench: IibenchArgs,
+    pub iibench: super::iibench::options::Options,
 
     /// The CRUD mix's options, for `run crud` (its tables: --tables, --table-size).
     #[command(flatten)]
-    pub crud: CrudArgs,
+    pub crud: super::crud::options::Options,
 
     #[command(flatten)]
     pub target: TargetArgs,
 
     /// YCSB's options, for `run ycsb-a` ... `ycsb-f`.
     #[command(flatten)]
-    pub ycsb: YcsbArgs,
+    pub ycsb: super::ycsb::options::Options,
     /// The cache curve's options, for `run cache-curve`.
     #[command(flatten)]
-    pub cache_curve: CacheCurveArgs,
+    pub cache_curve: super::cache_curve::options::Options,
     /// Repeat the run over a parameter, one step per value, into one result with the knee
     /// (where throughput stops rising and p99 climbs): `clients=8,16,32`, `clients=1..64`
     /// (doubling), `rate=500,1000,2000` (-R per step), `set:NAME=v1,v2` (a server setting, on
@@ -392,15 +395,12 @@ pub struct RunArgs {
     /// 5; 0 for a run of -t transactions].
     #[arg(long = "warmup", value_name = "SECONDS", requires = "sweep", help_heading = SWEEPS)]
     pub warmup: Option<f64>,
-    /// connection-storm: idle connections opened per second, up to -c [500].
-    #[arg(long = "connect-rate", value_name = "N", help_heading = SWEEPS)]
-    pub connect_rate: Option<f64>,
-    /// connection-storm: clients running select-only while the idle connections open [2].
-    #[arg(long = "busy-clients", value_name = "N", help_heading = SWEEPS)]
-    pub busy_clients: Option<u32>,
+    /// The connection storm's options, for `run connection-storm`.
+    #[command(flatten)]
+    pub storm: super::storm::options::Options,
     /// `--fleet`: this process is one of several running one benchmark.
     #[command(flatten)]
-    pub fleet: super::FleetArgs,
+    pub fleet: FleetArgs,
 }
 
 /// A script of the run as given on the command line.
@@ -414,7 +414,7 @@ pub enum ScriptArg {
 
 /// -b, -f, -N and -S in the order given (pgbench numbers scripts in command-line order:
 /// `-b tpcb-like@1 -f my.sql@3`).
-pub(super) fn script_order(m: &clap::ArgMatches) -> Vec<ScriptArg> {
+pub(crate) fn script_order(m: &clap::ArgMatches) -> Vec<ScriptArg> {
     let mut all: Vec<(usize, ScriptArg)> = Vec::new();
     for (id, file) in [("builtin", false), ("file", true)] {
         if let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) {
@@ -442,138 +442,56 @@ pub(super) fn script_order(m: &clap::ArgMatches) -> Vec<ScriptArg> {
     all.into_iter().map(|(_, a)| a).collect()
 }
 
-const TPCC: &str = "TPC-C (run tpcc)";
+/// The run options of sharded targets: the shard-key workload's cross-shard share and the
+/// routing check's verdict (`commands::routing`).
+const SHARDING: &str = "Sharded targets";
 
-/// `stampede run tpcc`'s options.
-#[derive(clap::Args, Debug, Default, Clone)]
-pub struct TpccArgs {
-    /// Warehouses to run on (default: all the database holds; on the embedded server 1,
-    /// loaded first).
-    #[arg(short = 'w', long = "warehouses", value_name = "N", help_heading = TPCC)]
-    pub warehouses: Option<u32>,
-    /// Run by the book (TPC-C clause 5.2.5): keying and think times, 10 clients (terminals)
-    /// per warehouse unless -c says otherwise; efficiency against 12.86 tpmC per warehouse.
-    #[arg(long = "spec", help_heading = TPCC)]
-    pub spec: bool,
+#[derive(Args, Debug, Default, Clone)]
+pub struct ShardingArgs {
+    /// tpcb-sharded: percent of transactions whose account is in another branch (usually on
+    /// another shard; TPC-B's remote accounts are 15). Default 0: every transaction on one shard.
+    #[arg(long = "cross-shard", value_name = "PCT", help_heading = SHARDING)]
+    pub cross_shard: Option<u32>,
+    /// Refuse to run when the routing check finds a statement that is not single-shard (it
+    /// EXPLAINs each distinct statement before the run; it always runs on sharded tables).
+    #[arg(long = "require-single-shard", help_heading = SHARDING)]
+    pub require_single_shard: bool,
 }
 
-impl TpccArgs {
-    /// The options given, for a run that is not TPC-C's.
-    pub fn given(&self) -> Vec<&'static str> {
-        let mut g = Vec::new();
-        if self.warehouses.is_some() {
-            g.push("-w/--warehouses");
-        }
-        if self.spec {
-            g.push("--spec");
-        }
-        g
-    }
-}
+const FLEET: &str = "Fleet (several stampede processes, one run)";
 
-const YCSB: &str = "YCSB (run ycsb-a ... ycsb-f)";
-
-/// `stampede run ycsb-X`'s options.
-#[derive(clap::Args, Debug, Default, Clone)]
-pub struct YcsbArgs {
-    /// A YCSB property over the core workload's file, as YCSB takes it: `-p recordcount=N`,
-    /// fieldcount, fieldlength, requestdistribution=zipfian|uniform|latest,
-    /// insertorder=hashed|ordered, readproportion (and update, insert, scan,
-    /// readmodifywrite), minscanlength, maxscanlength, scanlengthdistribution,
-    /// zipfianconstant, readallfields, writeallfields, zeropadding, operationcount. `-p` with
-    /// a KEY=VALUE is a property; with a number, the port.
-    #[arg(long = "property", value_name = "KEY=VALUE", help_heading = YCSB)]
-    pub property: Vec<String>,
-}
-
-const CACHE_CURVE: &str = "Cache curve (run cache-curve)";
-
-/// `stampede run cache-curve`'s options (`-c` and `-T` are the point reads' clients and seconds
-/// per size).
-#[derive(clap::Args, Debug, Default, Clone)]
-pub struct CacheCurveArgs {
-    /// Table sizes to measure, smallest first (`8MB,16MB,32MB`); default: an eighth of the
-    /// server's cache to four times it.
-    #[arg(long = "sizes", value_name = "SIZE,...", help_heading = CACHE_CURVE)]
-    pub sizes: Option<String>,
-    /// Measured scans per size, after one warm-up scan [3].
-    #[arg(long = "scans", value_name = "NUM", help_heading = CACHE_CURVE)]
-    pub scans: Option<u32>,
-}
-
-impl CacheCurveArgs {
-    /// The options given, for a run that is not a cache curve.
-    pub fn given(&self) -> Vec<&'static str> {
-        let mut g = Vec::new();
-        if self.sizes.is_some() {
-            g.push("--sizes");
-        }
-        if self.scans.is_some() {
-            g.push("--scans");
-        }
-        g
-    }
-}
-
-const IIBENCH: &str = "Insert benchmark (run iibench)";
-
-/// `stampede run iibench`'s options (iibench.py's names in brackets).
-#[derive(clap::Args, Debug, Default, Clone)]
-pub struct IibenchArgs {
-    /// Rows per INSERT, each its own commit [--rows_per_commit; 1000]. With -R, the rate is in
-    /// these inserts per second (rows/s = rate x rows per commit).
-    #[arg(long = "rows-per-commit", value_name = "N", help_heading = IIBENCH)]
-    pub rows_per_commit: Option<u32>,
-    /// Clients that run the original's queries over the secondary indexes, unpaced, besides
-    /// the -c inserting clients [--query_threads; 0].
-    #[arg(long = "query-clients", value_name = "N", help_heading = IIBENCH)]
-    pub query_clients: Option<u32>,
-    /// Rows each query fetches [--rows_per_query; 10].
-    #[arg(long = "rows-per-query", value_name = "N", help_heading = IIBENCH)]
-    pub rows_per_query: Option<u32>,
-}
-
-impl IibenchArgs {
-    /// The options given, for a run that is not iibench's.
-    pub fn given(&self) -> Vec<&'static str> {
-        let mut g = Vec::new();
-        if self.rows_per_commit.is_some() {
-            g.push("--rows-per-commit");
-        }
-        if self.query_clients.is_some() {
-            g.push("--query-clients");
-        }
-        if self.rows_per_query.is_some() {
-            g.push("--rows-per-query");
-        }
-        g
-    }
-}
-
-const CRUD: &str = "CRUD mix (run crud)";
-
-/// `stampede run crud`'s options; its tables are --tables and --table-size.
-#[derive(clap::Args, Debug, Default, Clone)]
-pub struct CrudArgs {
-    /// The operations' weights: point, index, range, in, insert, batch-insert, update, delete
-    /// [point=40,index=20,range=10,in=10,insert=5,batch-insert=5,update=5,delete=5].
-    #[arg(long = "mix", value_name = "OP=W,...", help_heading = CRUD)]
-    pub mix: Option<String>,
-    /// Rows of each batched operation: IN-list reads, batch inserts, updates, deletes [10].
-    #[arg(long = "batch", value_name = "N", help_heading = CRUD)]
-    pub batch: Option<u32>,
-}
-
-impl CrudArgs {
-    /// The options given, for a run that is not the CRUD mix's.
-    pub fn given(&self) -> Vec<&'static str> {
-        let mut g = Vec::new();
-        if self.mix.is_some() {
-            g.push("--mix");
-        }
-        if self.batch.is_some() {
-            g.push("--batch");
-        }
-        g
-    }
+/// `--fleet NAME --fleet-size N [--fleet-index I]`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct FleetArgs {
+    /// Run as one of N processes (on any machines) that meet in the target database's
+    /// stampede_fleet table, start together on the server's clock and store their results there
+    /// (`stampede fleet report NAME` merges them). -c is this process's share of the clients,
+    /// --rate the fleet's (each runs its share).
+    #[arg(long = "fleet", value_name = "NAME", help_heading = FLEET)]
+    pub fleet: Option<String>,
+    /// The number of processes in the fleet.
+    #[arg(
+        long = "fleet-size",
+        value_name = "N",
+        requires = "fleet",
+        help_heading = FLEET
+    )]
+    pub fleet_size: Option<u32>,
+    /// This process's index, 0 to N-1 (default: JOB_COMPLETION_INDEX, as a Kubernetes Indexed
+    /// Job sets it, else the next free index). Process 0 starts the fleet.
+    #[arg(
+        long = "fleet-index",
+        value_name = "I",
+        requires = "fleet",
+        help_heading = FLEET
+    )]
+    pub fleet_index: Option<u32>,
+    /// Seconds to wait for all processes to join [60].
+    #[arg(
+        long = "fleet-timeout",
+        value_name = "SECONDS",
+        requires = "fleet",
+        help_heading = FLEET
+    )]
+    pub fleet_timeout: Option<u64>,
 }

@@ -1,5 +1,5 @@
 //! sysbench's command-line options: the workload options of `oltp_common.lua` and `sysbench`
-//! ([`SysbenchArgs`], `run` only) and the pgsql driver's connection options ([`PgsqlArgs`], `run`
+//! ([`Options`], `run` only) and the pgsql driver's connection options ([`PgsqlArgs`], `run`
 //! and `init oltp`), and what a sysbench test name on `run`'s positional means.
 //!
 //! The connection options are other spellings of stampede's own (module notes of `oltp`):
@@ -19,13 +19,14 @@ macro_rules! bail {
 use clap::Args;
 use sut::conninfo::Password;
 
-use super::TargetArgs;
+use crate::targeting::TargetArgs;
 
 /// sysbench's options of `oltp_common.lua` and of `sysbench` itself that `run oltp_*` takes (the
 /// others map to stampede's own flags: module notes). `None`: sysbench's default.
 #[derive(Args, Debug, Default)]
 #[command(next_help_heading = "sysbench workloads (`run oltp_*`, sysbench's option names)")]
-pub struct SysbenchArgs {
+#[group(id = "sysbench_options")]
+pub struct Options {
     /// Number of sbtest tables [1].
     #[arg(long = "tables", value_name = "N")]
     pub tables: Option<u32>,
@@ -111,7 +112,7 @@ pub struct SysbenchArgs {
     pub pgsql: PgsqlArgs,
 }
 
-impl SysbenchArgs {
+impl Options {
     /// The options given, as `--name=value`, for the error when there is no sysbench workload.
     pub fn given(&self) -> Vec<&'static str> {
         let mut v = Vec::new();

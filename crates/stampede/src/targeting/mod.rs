@@ -1,14 +1,18 @@
 //! Which database a command talks to: a remote one described by libpq's conventions, or the
 //! embedded private server (no target given). The embedded server lives exactly as long as the
 //! returned [`Target`]: dropping it stops the server and removes its directory (unless kept),
-//! also when a command fails or is interrupted.
+//! also when a command fails or is interrupted. Its options, `-h -p -U -d` and the embedded
+//! server's, are [`TargetArgs`] (`options.rs`), flattened into every command that has a target.
+
+mod options;
+
+pub use options::TargetArgs;
 
 use anyhow::{Context, Result};
 use sut::embedded::{EmbeddedOptions, EmbeddedServer};
 use sut::mysql::embedded::{EmbeddedMariaDb, EmbeddedMariaDbOptions};
 use sut::{ConnConfig, ConnFlags};
 
-use crate::cli::TargetArgs;
 use crate::console::Failure;
 
 pub struct Target {
