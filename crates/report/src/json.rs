@@ -97,7 +97,6 @@ mod tests {
             no_fault_time: true,
             ..crate::testdata::failover_section()
         });
-        r.cache_curve = Some(crate::cache_curve::tests::sample());
         r.sweep = Some(crate::testdata::sweep_section());
         r.fleet = Some(crate::testdata::fleet_section());
         r.ledger = Some(crate::ledger::LedgerSection {
@@ -278,17 +277,6 @@ mod tests {
                         .remove("rate_per_s"),
                 )
             }),
-            ("a cache point without its hit ratio", |v| {
-                drop(
-                    v["cache_curve"]["points"][0]
-                        .as_object_mut()
-                        .unwrap()
-                        .remove("hit_ratio"),
-                )
-            }),
-            ("a hit ratio above 1", |v| {
-                v["cache_curve"]["points"][0]["hit_ratio"] = json!(1.5)
-            }),
             ("statement without calls", |v| {
                 drop(
                     v["server_metrics"]["statements"][0]
@@ -389,7 +377,6 @@ mod tests {
             "nodes",
             "rows_examined",
             "failover",
-            "cache_curve",
             "fault_cmd",
             "fault_exit_status",
             "detect_s",
@@ -518,8 +505,6 @@ mod tests {
                 &v["failover"]["hosts"][0],
             ),
             (&schema["properties"]["routing"]["items"], &v["routing"][0]),
-            (&defs["cache_curve"], &v["cache_curve"]),
-            (&defs["cache_point"], &v["cache_curve"]["points"][0]),
             (&defs["sweep"], &v["sweep"]),
             (
                 &defs["sweep"]["properties"]["knee"]["anyOf"][1],

@@ -12,7 +12,6 @@
 //! Depends on `measure` (the numbers), serde and serde_json only. The caller fills the result
 //! (redacting secrets first) and decides where each rendering goes.
 
-mod cache_curve;
 pub mod compare;
 mod csv;
 mod endpoint;
@@ -45,7 +44,6 @@ pub(crate) const PERCENTILES: [(&str, f64); 6] = [
     ("p99.99", 99.99),
 ];
 
-pub use cache_curve::{render_cache_curve, size_text, CacheCurve, CachePoint, KNEE_HIT_RATIO};
 pub use csv::{render_csv, CSV_HEADER};
 pub use endpoint::{EndpointFailures, EndpointLatency};
 pub use fleet::{FleetProcess, FleetSection};
@@ -94,7 +92,6 @@ impl Default for RunResult {
             failover: None,
             replication: Vec::new(),
             routing: Vec::new(),
-            cache_curve: None,
             sweep: None,
             ledger: None,
             fleet: None,

@@ -82,10 +82,6 @@ pub struct RunResult {
     /// On sharded tables: the routing check's verdict on each distinct statement.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routing: Vec<crate::Routing>,
-    /// `run cache-curve`: throughput and hit ratio against the table's size, and the knee;
-    /// `None` for other workloads.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_curve: Option<crate::CacheCurve>,
     /// `--sweep`: every step of the sweep and its knee; the rest of the result is the last
     /// step's. `None` for a single run.
     #[serde(default, skip_serializing_if = "Option::is_none")]

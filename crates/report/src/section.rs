@@ -31,6 +31,13 @@ pub trait View: Sync {
     }
     /// Its `<section>` of the HTML report.
     fn html(&self, _r: &RunResult, _v: &serde_json::Value, _o: &mut String) {}
+    /// A family whose run measured no transactions (the cache curve) writes the report's
+    /// headline numbers itself (with [`crate::html::kpi`]) and returns true: the report then
+    /// shows that headline, the checks, its [`View::html`] and what ran where, without the
+    /// run's throughput, latency and client sections (which would all be empty).
+    fn own_headline(&self, _r: &RunResult, _v: &serde_json::Value, _o: &mut String) -> bool {
+        false
+    }
 }
 
 static VIEWS: OnceLock<&'static [&'static dyn View]> = OnceLock::new();

@@ -57,7 +57,9 @@ pub(crate) fn pct_of(h: &Histogram, p: f64) -> f64 {
     ms(h.percentile_us(p) as f64)
 }
 
-pub(crate) fn kpi(o: &mut String, value: &str, unit: &str, label: &str) {
+/// One headline number with its unit and label (`value` escaped here), for a family's own
+/// headline ([`crate::section::View::own_headline`]).
+pub fn kpi(o: &mut String, value: &str, unit: &str, label: &str) {
     // Numbers big, words (a wait event name) smaller so they fit.
     let numeric = value
         .chars()
@@ -84,7 +86,9 @@ fn f3(v: f64) -> String {
     format!("{v:.3}")
 }
 
-pub(crate) fn chart_block(o: &mut String, title: &str, chart: &str) {
+/// A chart under its title (the chart already rendered, `Chart::render`), for a family's own
+/// section as for the report's.
+pub fn chart_block(o: &mut String, title: &str, chart: &str) {
     let _ = write!(
         o,
         "<div><div class=\"chart-title\">{}</div>{chart}</div>",
@@ -148,12 +152,15 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
         esc(&r.stampede_version)
     );
 
-    // A cache curve measures no transactions: its own headline and section, then the checks
-    // and what ran where.
-    if let Some(cc) = &r.cache_curve {
-        cache_curve_page(&mut o, r, cc);
-        footer(&mut o, r, source);
-        return o;
+    // A family that measured no transactions (the cache curve): its own headline and section,
+    // then the checks and what ran where.
+    for (view, v) in crate::section::present(r) {
+        let mut headline = String::new();
+        if view.own_headline(r, v, &mut headline) {
+            own_page(&mut o, r, view, v, &headline);
+            footer(&mut o, r, source);
+            return o;
+        }
     }
 
     // Headline numbers.
@@ -242,24 +249,25 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     o
 }
 
-/// The headline numbers of a cache curve, its section, the checks and what ran where.
-fn cache_curve_page(o: &mut String, r: &RunResult, cc: &crate::CacheCurve) {
+/// The page of a family that measured no transactions: its headline, the checks, its section
+/// and what ran where.
+fn own_page(
+    o: &mut String,
+    r: &RunResult,
+    view: &dyn crate::section::View,
+    v: &serde_json::Value,
+    headline: &str,
+) {
     o.push_str("<div class=\"kpis\">");
-    kpi(o, &crate::size_text(cc.cache_bytes), "", &cc.cache_setting);
-    match cc.knee_bytes {
-        Some(k) => kpi(o, &crate::size_text(k), "", "knee (hit ratio below 98%)"),
-        None => kpi(o, "none", "", "knee"),
-    }
-    let best = cc.points.iter().map(|p| p.pages_per_ms).fold(0.0, f64::max);
-    kpi(o, &format!("{best:.0}"), "pages/ms", "best scan throughput");
+    o.push_str(headline);
     o.push_str("</div>");
     if r.interrupted {
         o.push_str(
-            "<div class=\"banner\">The run was interrupted: the numbers cover the sizes measured.</div>",
+            "<div class=\"banner\">The run was interrupted: the numbers cover what was measured before it stopped.</div>",
         );
     }
     run::verdicts(o, r);
-    crate::cache_curve::html_section(o, cc);
+    view.html(r, v, o);
     run::run_details(o, r);
 }
 

@@ -5,13 +5,14 @@
 //! The house above (`run`, `plan`, `commands`) knows a family through [`Family`], its plan
 //! step ([`Planner`]) and the one registry of those (`workloads::Family::planner`); `report` knows a
 //! family's section only by its key and its [`report::section::View`] ([`VIEWS`]). Every
-//! family has its folder, with its plan step (`plan.rs`) and its runner (`mod.rs`): TPC-B and
-//! pgbench scripts (`pgbench`), sysbench OLTP (`sysbench`), TPC-C (`tpcc`), YCSB (`ycsb`), the
-//! insert benchmark (`iibench`), the CRUD mix (`crud`), the connection storm (`storm`), the
-//! failover probe (`probe`) and the cache curve (`cache_curve`). YCSB, iibench, CRUD and the
-//! storm hold all of theirs; the others' transactions and loaders are still in the `workload`
-//! and `load` crates, and the TPC-C, sysbench and cache-curve sections are typed fields of
-//! `report`. What every plan step shares is `planning`.
+//! family has its folder, with its options (`options.rs`, flattened into [`RunArgs`]), its plan
+//! step (`plan.rs`) and its runner (`mod.rs`): TPC-B and pgbench scripts (`pgbench`), sysbench
+//! OLTP (`sysbench`), TPC-C (`tpcc`), YCSB (`ycsb`), the insert benchmark (`iibench`), the CRUD
+//! mix (`crud`), the connection storm (`storm`), the failover probe (`probe`) and the cache
+//! curve (`cache_curve`). YCSB, iibench, CRUD, the storm and the cache curve hold all of
+//! theirs; the others' transactions and loaders are still in the `workload` and `load` crates,
+//! and the TPC-C and sysbench sections are typed fields of `report`. What every plan step
+//! shares is `planning`.
 //!
 //! Layers (ARCHITECTURE.md): a family may use `checks`, `targeting`, `choices` and what lies
 //! below them, never `run`, `plan` or `commands`.
@@ -45,8 +46,11 @@ use crate::{console, interrupt, targeting};
 
 /// The families' views of their sections, for every rendering of a result
 /// (`report::section::install`, called once by `main`).
-pub(crate) static VIEWS: &[&dyn report::section::View] =
-    &[&iibench::section::VIEW, &storm::section::VIEW];
+pub(crate) static VIEWS: &[&dyn report::section::View] = &[
+    &iibench::section::VIEW,
+    &storm::section::VIEW,
+    &cache_curve::section::VIEW,
+];
 
 /// Install [`VIEWS`] (idempotent).
 pub(crate) fn install_views() {

@@ -2,7 +2,7 @@
 //! from a small fraction of the server's cache (`shared_buffers`, `innodb_buffer_pool_size`) to
 //! several times it; at each size it is warmed, scanned, and read by primary key, and the
 //! throughput and hit ratio of both are recorded. The knee, where the scans stop finding their
-//! pages in the cache, is located against the cache size (`report::CacheCurve`).
+//! pages in the cache, is located against the cache size (`section::CacheCurve`).
 //!
 //! ## How the cache is filled, and why by inserts
 //! The table grows by `INSERT ... SELECT` (seed 003's way): each new page is made in the
@@ -31,13 +31,16 @@
 
 pub(crate) mod options;
 pub(crate) mod plan;
+pub(crate) mod section;
 
 mod sql;
 
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result};
-use report::{CacheCurve, CachePoint, Check, CheckStatus, RunResult};
+use report::{Check, CheckStatus, RunResult};
+use section::{CacheCurve, CachePoint};
+use serde::Deserialize as _;
 use sut::{Dialect, Session};
 
 use crate::choices::Outputs;
@@ -83,10 +86,10 @@ async fn run(target: &targeting::Target, job: &CacheCurveJob, out: &Outputs) -> 
         env!("CARGO_PKG_VERSION"),
         environment::short_version(&server.version),
         sizes.len(),
-        report::size_text(sizes[0]),
-        report::size_text(*sizes.last().unwrap_or(&0)),
+        section::size_text(sizes[0]),
+        section::size_text(*sizes.last().unwrap_or(&0)),
         cache.setting,
-        report::size_text(cache.bytes),
+        section::size_text(cache.bytes),
         job.scans,
         job.point_read.as_secs_f64(),
         job.clients,
@@ -218,7 +221,7 @@ async fn measure(
         eprintln!(
             "size {} ({} rows, built in {:.1} s): scans {:.2}% hits, {:.0} pages/ms; point reads \
              {:.0}/s, {:.2}% hits",
-            report::size_text(size_bytes),
+            section::size_text(size_bytes),
             rows,
             built.elapsed().as_secs_f64(),
             100.0 * point.hit_ratio,
@@ -332,7 +335,7 @@ fn checks(m: &Measured) -> Vec<Check> {
             status: CheckStatus::Failed,
             detail: format!(
                 "at {}: {inserted} rows inserted, a scan counted {counted} ({} scans miscounted)",
-                report::size_text(*size),
+                section::size_text(*size),
                 m.miscounted.len()
             ),
         },
@@ -382,7 +385,10 @@ fn result(
             ..Default::default()
         },
         checks,
-        cache_curve: Some(curve),
+        sections: report::section::keyed(&curve)
+            .map(|(k, v)| (k.to_string(), v))
+            .into_iter()
+            .collect(),
         ..Default::default()
     }
 }
@@ -391,8 +397,12 @@ fn result(
 fn result_out(r: &RunResult, out: &Outputs, interrupted: bool) -> Result<i32> {
     let mut r = r.clone();
     r.interrupted = interrupted;
-    if let Some(c) = &r.cache_curve {
-        print!("{}", report::render_cache_curve(c));
+    if let Some(c) = (r
+        .sections
+        .get(<CacheCurve as report::section::Section>::KEY))
+    .and_then(|v| CacheCurve::deserialize(v).ok())
+    {
+        print!("{}", section::render_cache_curve(&c));
     }
     println!("checks:");
     for ch in &r.checks {

@@ -4,10 +4,12 @@
 //! 100 MB inserts, scanned three times per size with `EXPLAIN (ANALYZE, BUFFERS)`, pages per
 //! millisecond plotted by hand against the size) as one result.
 //!
-//! Owns the section's data ([`CacheCurve`], [`CachePoint`]), where the knee is
-//! ([`CacheCurve::locate_knee`]), its text table ([`render_cache_curve`]) and its part of the HTML
-//! report ([`html_section`]: throughput and hit ratio against size, the cache size marked).
-//! Must not touch: how the numbers are measured (the binary's `families::cache_curve`).
+//! Owns the section's data ([`CacheCurve`], [`CachePoint`]; `cache_curve` in the JSON, a family
+//! section of `report::section`), where the knee is ([`CacheCurve::locate_knee`]), its text
+//! table ([`render_cache_curve`]) and its HTML report ([`View`]: its own headline in place of a
+//! run's, since it measures no transactions, and [`html_section`]: throughput and hit ratio
+//! against size, the cache size marked). Must not touch: how the numbers are measured (the
+//! runner, `mod.rs`).
 //!
 //! The knee is placed by the hit ratio, not by the throughput: the buffer counters are exact
 //! while a scan's time moves with whatever else the machine does, and a table that outgrows the
@@ -18,7 +20,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::svg::{esc, Chart, Kind, Marker, Series};
+use report::html::{chart_block, kpi};
+use report::svg::{esc, Chart, Kind, Marker, Series};
 
 /// The hit ratio under which a size is past the knee: more than 2% of the scanned pages came
 /// from outside the server's cache ("clearly below ~100%": below the cache every page is a hit,
@@ -109,6 +112,42 @@ pub fn size_text(b: u64) -> String {
         format!("{:.0} {}", v, UNITS[u])
     } else {
         format!("{:.1} {}", v, UNITS[u])
+    }
+}
+
+impl report::section::Section for CacheCurve {
+    const KEY: &'static str = "cache_curve";
+}
+
+/// How the section renders (`report::section`): a cache curve measured no transactions, so its
+/// HTML report has its own headline (the cache, the knee, the best scan) and its section in
+/// place of the run's throughput and latency.
+pub(crate) struct View;
+pub(crate) static VIEW: View = View;
+
+impl report::section::View for View {
+    fn key(&self) -> &'static str {
+        <CacheCurve as report::section::Section>::KEY
+    }
+
+    fn own_headline(&self, _r: &report::RunResult, v: &serde_json::Value, o: &mut String) -> bool {
+        let Ok(c) = CacheCurve::deserialize(v) else {
+            return false;
+        };
+        kpi(o, &size_text(c.cache_bytes), "", &c.cache_setting);
+        match c.knee_bytes {
+            Some(k) => kpi(o, &size_text(k), "", "knee (hit ratio below 98%)"),
+            None => kpi(o, "none", "", "knee"),
+        }
+        let best = c.points.iter().map(|p| p.pages_per_ms).fold(0.0, f64::max);
+        kpi(o, &format!("{best:.0}"), "pages/ms", "best scan throughput");
+        true
+    }
+
+    fn html(&self, _r: &report::RunResult, v: &serde_json::Value, o: &mut String) {
+        if let Ok(c) = CacheCurve::deserialize(v) {
+            html_section(o, &c);
+        }
     }
 }
 
@@ -283,7 +322,7 @@ pub(crate) fn html_section(o: &mut String, c: &CacheCurve) {
         ("Hit ratio against table size", &hits),
         ("Point reads against table size", &point),
     ] {
-        crate::html::chart_block(o, title, &ch.render());
+        chart_block(o, title, &ch.render());
     }
     o.push_str("</div>");
     o.push_str(
@@ -315,7 +354,7 @@ pub(crate) fn html_section(o: &mut String, c: &CacheCurve) {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
 
     /// A curve as a 16 MB shared_buffers gives it: every page a hit up to 3/4 of the cache.
@@ -355,6 +394,56 @@ pub(crate) mod tests {
             method: "grown by inserts".into(),
             points,
         }
+    }
+
+    #[test]
+    fn the_section_is_what_the_schema_declares() {
+        let v = serde_json::to_value(sample()).unwrap();
+        let key = <CacheCurve as report::section::Section>::KEY;
+        let mut wrong = report::section::schema_mismatches(key, &v, &[], &[]);
+        wrong.extend(report::section::schema_mismatches(
+            "cache_point",
+            &v["points"][0],
+            &[],
+            &[],
+        ));
+        assert_eq!(wrong, Vec::<String>::new());
+        // And its values: the schema's ranges refuse a broken point.
+        let schema: serde_json::Value = serde_json::from_str(report::SCHEMA).unwrap();
+        let def = serde_json::json!({"$defs": schema["$defs"], "$ref": "#/$defs/cache_curve"});
+        let validator = jsonschema::draft202012::new(&def).unwrap();
+        assert!(validator.is_valid(&v));
+        let mut no_ratio = v.clone();
+        no_ratio["points"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("hit_ratio");
+        assert!(
+            !validator.is_valid(&no_ratio),
+            "a point without its hit ratio"
+        );
+        let mut above = v.clone();
+        above["points"][0]["hit_ratio"] = serde_json::json!(1.5);
+        assert!(!validator.is_valid(&above), "a hit ratio above 1");
+    }
+
+    #[test]
+    fn the_html_report_has_the_curve_s_own_headline_and_no_run_charts() {
+        crate::families::install_views();
+        let mut r = report::RunResult::default();
+        let (k, v) = report::section::keyed(&sample()).unwrap();
+        r.sections.insert(k.into(), v);
+        let html = report::html::render(&r, None);
+        assert!(html.contains("best scan throughput"), "its headline");
+        assert!(html.contains("id=\"chart-cache-scan\""), "its section");
+        assert!(
+            !html.contains("committed transactions per second"),
+            "no run headline"
+        );
+        // The same result without the section is a run's page.
+        r.sections.clear();
+        let run = report::html::render(&r, None);
+        assert!(run.contains("committed transactions per second"));
     }
 
     #[test]
