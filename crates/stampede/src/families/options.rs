@@ -403,6 +403,13 @@ pub struct RunArgs {
     pub fleet: FleetArgs,
 }
 
+/// Which of a family's own options were given, from (given, its flag) pairs in the order its
+/// help lists them: what another family's run names when it refuses them
+/// (`workloads::Family::refuse_options`).
+pub(crate) fn given(flags: &[(bool, &'static str)]) -> Vec<&'static str> {
+    flags.iter().filter(|(g, _)| *g).map(|(_, f)| *f).collect()
+}
+
 /// A script of the run as given on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ScriptArg {

@@ -21,13 +21,9 @@ pub struct Options {
 impl Options {
     /// The options given, for a run that is not a cache curve.
     pub fn given(&self) -> Vec<&'static str> {
-        let mut g = Vec::new();
-        if self.sizes.is_some() {
-            g.push("--sizes");
-        }
-        if self.scans.is_some() {
-            g.push("--scans");
-        }
-        g
+        crate::families::options::given(&[
+            (self.sizes.is_some(), "--sizes"),
+            (self.scans.is_some(), "--scans"),
+        ])
     }
 }

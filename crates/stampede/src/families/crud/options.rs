@@ -20,13 +20,9 @@ pub struct Options {
 impl Options {
     /// The options given, for a run that is not the CRUD mix's.
     pub fn given(&self) -> Vec<&'static str> {
-        let mut g = Vec::new();
-        if self.mix.is_some() {
-            g.push("--mix");
-        }
-        if self.batch.is_some() {
-            g.push("--batch");
-        }
-        g
+        crate::families::options::given(&[
+            (self.mix.is_some(), "--mix"),
+            (self.batch.is_some(), "--batch"),
+        ])
     }
 }

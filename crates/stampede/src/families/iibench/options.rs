@@ -24,16 +24,10 @@ pub struct Options {
 impl Options {
     /// The options given, for a run that is not iibench's.
     pub fn given(&self) -> Vec<&'static str> {
-        let mut g = Vec::new();
-        if self.rows_per_commit.is_some() {
-            g.push("--rows-per-commit");
-        }
-        if self.query_clients.is_some() {
-            g.push("--query-clients");
-        }
-        if self.rows_per_query.is_some() {
-            g.push("--rows-per-query");
-        }
-        g
+        crate::families::options::given(&[
+            (self.rows_per_commit.is_some(), "--rows-per-commit"),
+            (self.query_clients.is_some(), "--query-clients"),
+            (self.rows_per_query.is_some(), "--rows-per-query"),
+        ])
     }
 }

@@ -18,13 +18,9 @@ pub struct Options {
 impl Options {
     /// The options given, for a run that is not a connection storm.
     pub fn given(&self) -> Vec<&'static str> {
-        let mut g = Vec::new();
-        if self.connect_rate.is_some() {
-            g.push("--connect-rate");
-        }
-        if self.busy_clients.is_some() {
-            g.push("--busy-clients");
-        }
-        g
+        crate::families::options::given(&[
+            (self.connect_rate.is_some(), "--connect-rate"),
+            (self.busy_clients.is_some(), "--busy-clients"),
+        ])
     }
 }

@@ -21,13 +21,9 @@ pub struct Options {
 impl Options {
     /// The options given, for a run that is not TPC-C's.
     pub fn given(&self) -> Vec<&'static str> {
-        let mut g = Vec::new();
-        if self.warehouses.is_some() {
-            g.push("-w/--warehouses");
-        }
-        if self.spec {
-            g.push("--spec");
-        }
-        g
+        crate::families::options::given(&[
+            (self.warehouses.is_some(), "-w/--warehouses"),
+            (self.spec, "--spec"),
+        ])
     }
 }
