@@ -535,7 +535,10 @@ async fn too_many_connections_names_max_connections() {
         );
     };
     // MariaDB admits max_connections + 1 sessions (the last one meant for an administrator).
-    assert!((10..=11).contains(&held.len()), "{}", held.len());
+    // The setup's `mysql` client session may still be counted for a moment after that client
+    // exits (the server ends its thread after the client's quit, not before the client is gone):
+    // one fewer then (seen once in a full run under load).
+    assert!((9..=11).contains(&held.len()), "{}", held.len());
     assert_eq!(error_number(&e), Some(1040), "{e}");
     assert_eq!(e.sqlstate(), Some("08004"));
     assert_eq!(classify(&e), ErrorClass::ConnectionLost);
