@@ -280,8 +280,11 @@ pub fn reset(mut args: ResetArgs) -> Result<i32> {
     }
     let conn = targeting::resolve_remote(&args.target)?;
     let rt = runtime::setup()?;
+    // Connecting is abandoned by a signal (a host that never answers); the reset is not.
+    let mut s = rt.block_on(interrupt::or_interrupted(async {
+        Ok(Session::connect(&conn).await?)
+    }))?;
     let timings = rt.block_on(async {
-        let mut s = Session::connect(&conn).await?;
         let r = load::tpcb::reset(&mut s, &mut |e| {
             if let Event::StepStarted(step) = e {
                 eprintln!("{step}...");
@@ -391,6 +394,18 @@ pub(super) fn open_to_load(
             "no target given, so this loads the embedded server, which is removed afterwards; \
              pass --keep-server to keep it, or use `stampede server start`",
         );
+    } else if target.embedded.is_none() && target.embedded_mysql.is_none() {
+        // The first connection alone, abandoned by a signal: inside the loader (which a signal
+        // must not drop half-way) a host that never answers would hold Ctrl-C up for the
+        // whole connect_timeout.
+        let probe = interrupt::or_interrupted(async {
+            Session::connect(&target.conn).await?.close().await;
+            Ok(())
+        });
+        if let Err(e) = rt.block_on(probe) {
+            drop(targeting::close(target, args.keep_server));
+            return Err(e);
+        }
     }
     Ok((rt, target))
 }
