@@ -179,6 +179,20 @@ pub fn merge(results: &[RunResult], size: Option<u32>) -> Result<RunResult, Stri
         s.fairness = parts.map(|p| crate::Fairness::pooled(&p));
     }
 
+    // The families' sections, each merged by its view (`section::View::merge`); one that no
+    // view merges is left out rather than shown as the fleet's when it is one process's.
+    let keys: std::collections::BTreeSet<&String> =
+        results.iter().flat_map(|r| r.sections.keys()).collect();
+    let mut sections = BTreeMap::new();
+    for key in keys {
+        let parts: Vec<Option<&serde_json::Value>> =
+            results.iter().map(|r| r.sections.get(key)).collect();
+        if let Some(v) = crate::section::view(key).and_then(|view| view.merge(&parts, &out)) {
+            sections.insert(key.clone(), v);
+        }
+    }
+    out.sections = sections;
+
     let committed = out.total.total().committed().max(1) as f64;
     for p in &mut processes {
         p.share_pct = 100.0 * p.transactions as f64 / committed;

@@ -38,6 +38,18 @@ pub trait View: Sync {
     fn own_headline(&self, _r: &RunResult, _v: &serde_json::Value, _o: &mut String) -> bool {
         false
     }
+    /// The section of a merged result (a fleet's, `stampede merge`) from each result's, in
+    /// order (`None` where a result has none), given the merged result (its totals and
+    /// measured time are the fleet's). `None`, the default, leaves the section out: a section
+    /// that cannot be merged exactly (percentiles of summaries, samples of one table seen by
+    /// each process) must not show one process's numbers as the fleet's.
+    fn merge(
+        &self,
+        _parts: &[Option<&serde_json::Value>],
+        _merged: &RunResult,
+    ) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 static VIEWS: OnceLock<&'static [&'static dyn View]> = OnceLock::new();
@@ -46,6 +58,12 @@ static VIEWS: OnceLock<&'static [&'static dyn View]> = OnceLock::new();
 /// may call it again with the same table).
 pub fn install(views: &'static [&'static dyn View]) {
     let _ = VIEWS.set(views);
+}
+
+/// The installed view of the section `key`, if any.
+pub(crate) fn view(key: &str) -> Option<&'static dyn View> {
+    let views: &'static [&'static dyn View] = VIEWS.get().copied().unwrap_or(&[]);
+    views.iter().copied().find(|v| v.key() == key)
 }
 
 /// The installed views whose sections `r` holds, in installation order, with each section.
@@ -155,6 +173,14 @@ mod tests {
         fn html(&self, _r: &RunResult, v: &serde_json::Value, o: &mut String) {
             o.push_str(&format!("<section id=\"counted\">{}</section>", v["n"]));
         }
+        fn merge(
+            &self,
+            parts: &[Option<&serde_json::Value>],
+            _merged: &RunResult,
+        ) -> Option<serde_json::Value> {
+            let n: Option<u64> = parts.iter().map(|p| p.and_then(|v| v["n"].as_u64())).sum();
+            Some(serde_json::json!({ "n": n? }))
+        }
     }
 
     static VIEWS: &[&dyn View] = &[&CountedView];
@@ -182,6 +208,28 @@ mod tests {
         assert!(!text.contains("unclaimed"), "{text}");
         let html = crate::html::render(&back, None);
         assert!(html.contains("<section id=\"counted\">42</section>"));
+    }
+
+    #[test]
+    fn a_merge_asks_each_section_s_view_and_leaves_out_what_none_can_merge() {
+        install(VIEWS);
+        let with = |n: u64| {
+            let mut r = crate::testdata::sysbench_run();
+            let (key, value) = keyed(&Counted { n }).unwrap();
+            r.sections.insert(key.into(), value);
+            r.sections
+                .insert("unclaimed".into(), serde_json::json!({"x": n}));
+            r
+        };
+        let m = crate::merge::merge(&[with(2), with(40)], None).unwrap();
+        assert_eq!(m.sections["counted"], serde_json::json!({"n": 42}));
+        // Not process 1's numbers shown as the fleet's: left out.
+        assert!(!m.sections.contains_key("unclaimed"), "{:?}", m.sections);
+        // A result without the section: this view cannot merge it, so it is left out too.
+        let mut bare = with(1);
+        bare.sections.remove("counted");
+        let m = crate::merge::merge(&[with(2), bare], None).unwrap();
+        assert!(!m.sections.contains_key("counted"), "{:?}", m.sections);
     }
 
     #[test]
