@@ -91,7 +91,6 @@ mod tests {
         if let Some(s) = &mut r.sysbench {
             s.fairness = Some(crate::Fairness::of(&[(10.0, 1.0), (12.0, 1.1)]));
         }
-        r.tpcc = Some(crate::testdata::tpcc_section());
         r.failover = Some(crate::failover::FailoverSection {
             // Every field written (a real run has one or the other).
             no_fault_time: true,
@@ -364,7 +363,6 @@ mod tests {
             "failures_detailed",
             "server_metrics",
             "sysbench",
-            "tpcc",
             "fd_limit",
             "setup",
             "socket_io",
@@ -443,7 +441,6 @@ mod tests {
                 &v["total"]["txns"][0]["statements"][0],
             ),
             (&defs["sysbench"], &v["sysbench"]),
-            (&defs["tpcc"], &v["tpcc"]),
             (
                 &schema["properties"]["endpoints"]["items"],
                 &v["endpoints"][0],
@@ -459,14 +456,6 @@ mod tests {
             (
                 &schema["properties"]["replication"]["items"],
                 &v["replication"][0],
-            ),
-            (
-                &defs["tpcc"]["properties"]["response_limits"]["items"],
-                &v["tpcc"]["response_limits"][0],
-            ),
-            (
-                &defs["tpcc"]["properties"]["consistency"]["items"],
-                &v["tpcc"]["consistency"][0],
             ),
             (&defs["failover"], &v["failover"]),
             (&defs["window"], &v["failover"]["write_window"]),

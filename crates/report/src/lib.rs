@@ -52,8 +52,7 @@ pub use ledger::{render_ledger, LedgerLine, LedgerSection};
 pub use model::{
     format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionSetup,
     ConnectionStats, EmbeddedTarget, Endpoint, Environment, Fairness, FdLimit, RunConfig,
-    RunResult, ServerEnvironment, SysbenchSection, TargetInfo, TpccCondition, TpccLimit,
-    TpccSection, TxnTypeConfig, MAX_TPMC_PER_WAREHOUSE, SCHEMA_VERSION,
+    RunResult, ServerEnvironment, SysbenchSection, TargetInfo, TxnTypeConfig, SCHEMA_VERSION,
 };
 pub use observed::render_server_summary;
 pub use routing::Routing;
@@ -86,7 +85,6 @@ impl Default for RunResult {
             interrupted: false,
             server_metrics: None,
             sysbench: None,
-            tpcc: None,
             endpoints: Vec::new(),
             endpoints_warning: None,
             failover: None,

@@ -158,9 +158,8 @@ pub fn merge(results: &[RunResult], size: Option<u32>) -> Result<RunResult, Stri
         .collect();
     out.endpoints = merge_endpoints(results, out.measured_duration_s);
     out.endpoints_warning = Endpoint::imbalance(&out.endpoints);
-    // TPC-C's and sysbench's sections: counts summed, rates and fairness recomputed from the
-    // merged totals (a fault run is one process's and is not merged).
-    out.tpcc = merge_tpcc(results, &out.total, out.measured_duration_s);
+    // sysbench's section: counts summed, fairness recomputed from the merged totals (a fault
+    // run is one process's and is not merged). TPC-C's is a family section (below).
     out.failover = None;
     if let Some(s) = &mut out.sysbench {
         for r in &results[1..] {
@@ -211,40 +210,6 @@ pub fn merge(results: &[RunResult], size: Option<u32>) -> Result<RunResult, Stri
         commit_check: None,
     });
     Ok(out)
-}
-
-/// TPC-C's section of the merged result, when every result has one: the workload's counts
-/// summed, each consistency condition as the worst any process saw (each checked the database
-/// after its own run), and tpmC, NOPM and the response-time limits recomputed from the merged
-/// totals (`TpccSection::set_rates`), so tpmC is the fleet's New-Orders per minute of the
-/// fleet's measured time and each 90th percentile is that of the union of latencies.
-fn merge_tpcc(
-    results: &[RunResult],
-    total: &Interval,
-    measured_s: f64,
-) -> Option<crate::TpccSection> {
-    let mut out = results.first()?.tpcc.clone()?;
-    for r in &results[1..] {
-        let t = r.tpcc.as_ref()?;
-        out.warehouses = out.warehouses.max(t.warehouses);
-        out.by_the_book &= t.by_the_book;
-        out.rollbacks += t.rollbacks;
-        out.delivery_skipped += t.delivery_skipped;
-        out.remote_lines += t.remote_lines;
-        out.lines += t.lines;
-        out.by_last_name += t.by_last_name;
-        for c in &t.consistency {
-            match out.consistency.iter_mut().find(|o| o.clause == c.clause) {
-                Some(o) => {
-                    o.violations = o.violations.max(c.violations);
-                    o.applies |= c.applies;
-                }
-                None => out.consistency.push(c.clone()),
-            }
-        }
-    }
-    out.set_rates(total, measured_s);
-    Some(out)
 }
 
 /// A plain result's process: what its numbers say, started with the others.
@@ -440,47 +405,6 @@ mod tests {
         let c = crate::fleet::commit_check(&f, &pg(100, 150));
         assert_eq!(c.status, crate::CheckStatus::Skipped);
         assert!(c.detail.contains("process 2 was lost"), "{}", c.detail);
-    }
-
-    #[test]
-    fn tpcc_rates_are_recomputed_from_the_union_and_counts_summed() {
-        // Two processes of one TPC-C fleet: new-order latencies (ms) 1, 2 / 3, 100 (x1000 us).
-        let tpcc = |rollbacks, violations| crate::TpccSection {
-            warehouses: 2,
-            rollbacks,
-            lines: 10,
-            response_limits: vec![crate::TpccLimit {
-                txn_type: "new-order".into(),
-                limit_ms: 5000.0,
-                ..Default::default()
-            }],
-            consistency: vec![crate::TpccCondition {
-                clause: "3.3.2.1".into(),
-                violations,
-                applies: true,
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
-        let mut a = result(0, 1_000_000_000, &[1_000, 2_000], false);
-        a.tpcc = Some(tpcc(1, 0));
-        let mut b = result(1, 1_000_000_000, &[3_000, 100_000], false);
-        b.tpcc = Some(tpcc(0, 2));
-        let m = merge(&[a, b.clone()], None).unwrap();
-        let t = m.tpcc.unwrap();
-        let minutes = m.measured_duration_s / 60.0;
-        assert_eq!(t.tpmc, 4.0 / minutes);
-        assert_eq!(t.nopm, 3.0 / minutes);
-        assert_eq!((t.rollbacks, t.lines), (1, 20));
-        assert_eq!(t.consistency[0].violations, 2, "the worst process's count");
-        // p90 of {1, 2, 3, 100} ms is the largest: not an average of the processes' p90s.
-        assert_eq!(t.response_limits[0].count, 4);
-        assert!(t.response_limits[0].p90_ms >= 99.0, "{t:?}");
-        // A result without the section: no TPC-C section rather than a partial one.
-        b.tpcc = None;
-        let mut c = result(0, 1_000_000_000, &[1], false);
-        c.tpcc = Some(tpcc(0, 0));
-        assert!(merge(&[c, b], None).unwrap().tpcc.is_none());
     }
 
     #[test]

@@ -62,9 +62,6 @@ pub struct RunResult {
     /// sysbench's view of an `oltp_*` run; `None` for other workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sysbench: Option<SysbenchSection>,
-    /// TPC-C's metrics of a `tpcc` run; `None` for other workloads.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tpcc: Option<TpccSection>,
     /// With several hosts: where the clients went and what each host served; empty with one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub endpoints: Vec<Endpoint>,
@@ -193,105 +190,6 @@ impl Endpoint {
             .collect();
         (!off.is_empty()).then(|| format!("uneven hosts: {}", off.join("; ")))
     }
-}
-
-/// TPC-C's numbers of a `tpcc` run (TPC-C 5.11 clause 5.4). Transaction types are indexed as
-/// in `config.txn_types`: new-order, payment, order-status, delivery, stock-level.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TpccSection {
-    /// Warehouses the run used (`-w`).
-    pub warehouses: u32,
-    /// Run by the book (`--spec`): keying and think times, 10 terminals per warehouse.
-    pub by_the_book: bool,
-    /// New-Order transactions completed per minute of the measured run, rolled-back ones
-    /// included (clause 5.4.2).
-    pub tpmc: f64,
-    /// New-Orders per minute counting only committed ones (HammerDB's NOPM).
-    pub nopm: f64,
-    /// All transactions completed per minute.
-    pub tpm_total: f64,
-    /// tpmC / (12.86 x warehouses), in percent: the share of the most a by-the-book run can
-    /// give; meaningful only when `by_the_book`.
-    pub efficiency_pct: f64,
-    /// New-Orders rolled back by design (1%, clause 2.4.2.3); counted in tpmC, not commits.
-    pub rollbacks: u64,
-    /// Retries of serialization failures and deadlocks (clause-compliant re-submissions).
-    pub retries: u64,
-    /// Districts a Delivery found nothing to deliver in (clause 2.7.4.2).
-    pub delivery_skipped: u64,
-    /// Order lines supplied by a remote warehouse, and all order lines, of committed
-    /// New-Orders (clause 2.4.1.5: about 1% remote).
-    pub remote_lines: u64,
-    pub lines: u64,
-    /// Payments and Order-Status calls that chose the customer by last name (about 60%).
-    pub by_last_name: u64,
-    /// The 90th-percentile response time of each type against its limit (clause 5.2.5.7).
-    pub response_limits: Vec<TpccLimit>,
-    /// The consistency conditions of clause 3.3.2 after the run (empty with `--no-check`).
-    #[serde(default)]
-    pub consistency: Vec<TpccCondition>,
-}
-
-/// The most tpmC one warehouse can give when run by the book (10 terminals, the keying and
-/// think times of clause 5.2.5.7): efficiency is measured against it.
-pub const MAX_TPMC_PER_WAREHOUSE: f64 = 12.86;
-
-impl TpccSection {
-    /// The per-minute rates and the response-time limits from a run's totals (clause 5.4):
-    /// tpmC counts every completed New-Order (the first type), rolled-back ones included; NOPM
-    /// only the committed ones. `response_limits` must list the types in order with their
-    /// limits; counts and 90th percentiles are set here. Used for one run and for a merged
-    /// fleet's result, whose totals are the union of the processes'.
-    pub fn set_rates(&mut self, total: &measure::Interval, measured_s: f64) {
-        let minutes = measured_s / 60.0;
-        let per_min = |x: u64| {
-            if minutes > 0.0 {
-                x as f64 / minutes
-            } else {
-                0.0
-            }
-        };
-        let new_orders = total.txns.first().map_or(0, |t| t.committed());
-        let all = total.total();
-        self.tpmc = per_min(new_orders);
-        self.nopm = per_min(new_orders.saturating_sub(self.rollbacks));
-        self.tpm_total = per_min(all.committed());
-        self.efficiency_pct =
-            100.0 * self.tpmc / (MAX_TPMC_PER_WAREHOUSE * f64::from(self.warehouses.max(1)));
-        self.retries = all.retries;
-        for (l, s) in self.response_limits.iter_mut().zip(&total.txns) {
-            l.count = s.committed();
-            l.p90_ms = if s.latency.is_empty() {
-                0.0
-            } else {
-                s.latency.percentile_us(90.0) as f64 / 1000.0
-            };
-            l.met = l.count > 0 && l.p90_ms <= l.limit_ms;
-        }
-    }
-}
-
-/// One transaction type's 90th percentile against clause 5.2.5.7's limit.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TpccLimit {
-    pub txn_type: String,
-    pub count: u64,
-    pub p90_ms: f64,
-    pub limit_ms: f64,
-    /// `count > 0 && p90_ms <= limit_ms`.
-    pub met: bool,
-}
-
-/// One consistency condition (clause 3.3.2.x).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TpccCondition {
-    pub clause: String,
-    pub rule: String,
-    /// Rows that violate it (0: it holds).
-    pub violations: i64,
-    /// False when the condition does not apply to the data's state (3.3.2.11 after a
-    /// Delivery).
-    pub applies: bool,
 }
 
 /// The plain data behind sysbench's summary of an `oltp_*` run (rendered by

@@ -23,6 +23,14 @@ use crate::RunResult;
 pub trait View: Sync {
     /// The section's key in the result (and in the schema's `$defs`).
     fn key(&self) -> &'static str;
+    /// The line that says the data's size in the pgbench voice's header, in place of
+    /// `scaling factor: N` (TPC-C's `warehouses: N`).
+    fn size_line(&self, _r: &RunResult, _v: &serde_json::Value) -> Option<String> {
+        None
+    }
+    /// Headline numbers of the HTML report before the run's own (with [`crate::html::kpi`]):
+    /// TPC-C's tpmC.
+    fn headline(&self, _r: &RunResult, _v: &serde_json::Value, _o: &mut String) {}
     /// Lines in stampede's summary, after the run's own lines (each ending in `\n`).
     fn summary_lines(&self, _r: &RunResult, _v: &serde_json::Value, _o: &mut String) {}
     /// A block of its own after the summaries, or `None` (each line ending in `\n`).

@@ -32,7 +32,6 @@ mod replication;
 mod run;
 mod server;
 mod style;
-mod tpcc;
 
 #[cfg(test)]
 mod tests;
@@ -165,13 +164,8 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
 
     // Headline numbers.
     o.push_str("<div class=\"kpis\">");
-    if let Some(t) = &r.tpcc {
-        kpi(
-            &mut o,
-            &format!("{:.1}", t.tpmc),
-            "tpmC",
-            "New-Orders per minute",
-        );
+    for (view, v) in crate::section::present(r) {
+        view.headline(r, v, &mut o);
     }
     kpi(
         &mut o,
@@ -210,9 +204,6 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     }
     run::verdicts(&mut o, r);
     run::run_details(&mut o, r);
-    if let Some(t) = &r.tpcc {
-        tpcc::section(&mut o, r, t);
-    }
     for (view, v) in crate::section::present(r) {
         view.html(r, v, &mut o);
     }

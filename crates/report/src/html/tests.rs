@@ -155,30 +155,6 @@ fn distribution_spreads_the_count_over_bins() {
     assert!(distribution(&Histogram::new(), 10).is_empty());
 }
 
-/// A TPC-C run's report leads with tpmC and has the TPC-C section: the limits and every
-/// consistency condition with its verdict.
-#[test]
-fn tpcc_section_shows_tpmc_limits_and_conditions() {
-    let mut r = crate::testdata::sysbench_run();
-    r.sysbench = None;
-    r.tpcc = Some(crate::testdata::tpcc_section());
-    let html = render(&r, None);
-    assert!(html.contains("<section id=\"tpcc\">"));
-    assert!(html.contains("tpmC 25.1"));
-    assert!(html.contains("efficiency 97.6%"));
-    assert!(html.contains("<td>new-order</td><td>25</td><td>12.500</td><td>5 s</td><td>met</td>"));
-    assert!(html.contains("<td>3.3.2.1</td><td>W_YTD = sum(D_YTD)</td><td>holds</td>"));
-    let text = crate::render_stampede_summary(&r);
-    assert!(
-        text.contains("tpmC: 25.1 (NOPM 24.8, tpmTotal 55.7, 2 warehouses; efficiency 97.6%"),
-        "{text}"
-    );
-    assert!(
-        text.contains("new-order 12.5 ms (limit 5 s, met)"),
-        "{text}"
-    );
-}
-
 #[test]
 fn a_mysql_run_shows_innodb_galera_and_waits_by_time() {
     let r = crate::testdata::mysql_observed_run();

@@ -125,37 +125,6 @@ pub fn failover_section() -> crate::failover::FailoverSection {
     }
 }
 
-/// A TPC-C section with every field set (for the schema tests and renderers).
-pub fn tpcc_section() -> crate::TpccSection {
-    crate::TpccSection {
-        warehouses: 2,
-        by_the_book: true,
-        tpmc: 25.1,
-        nopm: 24.8,
-        tpm_total: 55.7,
-        efficiency_pct: 97.6,
-        rollbacks: 1,
-        retries: 2,
-        delivery_skipped: 0,
-        remote_lines: 3,
-        lines: 250,
-        by_last_name: 14,
-        response_limits: vec![crate::TpccLimit {
-            txn_type: "new-order".into(),
-            count: 25,
-            p90_ms: 12.5,
-            limit_ms: 5000.0,
-            met: true,
-        }],
-        consistency: vec![crate::TpccCondition {
-            clause: "3.3.2.1".into(),
-            rule: "W_YTD = sum(D_YTD)".into(),
-            violations: 0,
-            applies: true,
-        }],
-    }
-}
-
 /// A sweep over clients 1, 2, 4, 8 with its knee at 2: 1 failed a check, 8 lost clients.
 pub fn sweep_section() -> crate::sweep::SweepSection {
     let step = |v: &str, tps: f64, p99: f64| crate::sweep::SweepStep {

@@ -32,12 +32,13 @@ pub fn render_pgbench_summary(r: &RunResult) -> String {
     let _ = writeln!(o, "transaction type: {desc}");
     // sysbench's workloads have no scale, and sysbench's "threads" are pgbench's clients: their
     // size and the engine's threads are said in words that cannot be misread.
-    match (&r.sysbench, &r.tpcc) {
+    let family_size = crate::section::present(r).find_map(|(view, v)| view.size_line(r, v));
+    match (&r.sysbench, family_size) {
         (Some(s), _) => {
             let _ = writeln!(o, "{}", crate::sysbench::size_line(s));
         }
-        (None, Some(t)) => {
-            let _ = writeln!(o, "warehouses: {}", t.warehouses);
+        (None, Some(line)) => {
+            let _ = writeln!(o, "{line}");
         }
         (None, None) => {
             let _ = writeln!(o, "scaling factor: {}", c.scale);

@@ -131,9 +131,6 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
     }
     connections_line(o, r);
 
-    if let Some(t) = &r.tpcc {
-        tpcc_lines(o, t);
-    }
     for (view, v) in crate::section::present(r) {
         view.summary_lines(r, v, o);
     }
@@ -201,53 +198,4 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
         );
     }
     out
-}
-
-/// TPC-C's block: the metric line (`tpmC: N`, which scripts grep), the response-time limits
-/// and the counts that show the inputs followed the specification.
-fn tpcc_lines(o: &mut String, t: &crate::model::TpccSection) {
-    let mut metric = format!(
-        "tpmC: {:.1} (NOPM {:.1}, tpmTotal {:.1}, {} warehouse{}",
-        t.tpmc,
-        t.nopm,
-        t.tpm_total,
-        t.warehouses,
-        if t.warehouses == 1 { "" } else { "s" }
-    );
-    if t.by_the_book {
-        let _ = write!(
-            metric,
-            "; efficiency {:.1}% of 12.86 tpmC per warehouse",
-            t.efficiency_pct
-        );
-    }
-    let _ = writeln!(o, "{metric})");
-    let limits: Vec<String> = (t.response_limits.iter())
-        .map(|l| {
-            let verdict = match (l.count, l.met) {
-                (0, _) => "none ran",
-                (_, true) => "met",
-                _ => "MISSED",
-            };
-            format!(
-                "{} {:.1} ms (limit {:.0} s, {verdict})",
-                l.txn_type,
-                l.p90_ms,
-                l.limit_ms / 1000.0
-            )
-        })
-        .collect();
-    let _ = writeln!(o, "TPC-C 90th percentiles: {}", limits.join(", "));
-    let new_orders = t.response_limits.first().map_or(0, |l| l.count);
-    let _ = writeln!(
-        o,
-        "TPC-C inputs: rollbacks {} ({:.2}% of new-orders), remote order lines {:.2}%, \
-         customers by last name {}, retries {}, deliveries skipped {}",
-        t.rollbacks,
-        pct(t.rollbacks, new_orders),
-        pct(t.remote_lines, t.lines),
-        t.by_last_name,
-        t.retries,
-        t.delivery_skipped
-    );
 }

@@ -10,9 +10,9 @@
 //! OLTP (`sysbench`), TPC-C (`tpcc`), YCSB (`ycsb`), the insert benchmark (`iibench`), the CRUD
 //! mix (`crud`), the connection storm (`storm`), the failover probe (`probe`) and the cache
 //! curve (`cache_curve`). YCSB, iibench, CRUD, the storm and the cache curve hold all of
-//! theirs; the others' transactions and loaders are still in the `workload` and `load` crates,
-//! and the TPC-C and sysbench sections are typed fields of `report`. What every plan step
-//! shares is `planning`.
+//! theirs; the others' transactions and loaders are still in the `workload` and `load` crates
+//! (TPC-C's section is in its folder), and sysbench's section is a typed field of `report` (its
+//! text voice reads it). What every plan step shares is `planning`.
 //!
 //! Layers (ARCHITECTURE.md): a family may use `checks`, `targeting`, `choices` and what lies
 //! below them, never `run`, `plan` or `commands`.
@@ -47,6 +47,7 @@ use crate::{console, interrupt, targeting};
 /// The families' views of their sections, for every rendering of a result
 /// (`report::section::install`, called once by `main`).
 pub(crate) static VIEWS: &[&dyn report::section::View] = &[
+    &tpcc::section::VIEW,
     &iibench::section::VIEW,
     &storm::section::VIEW,
     &cache_curve::section::VIEW,
@@ -197,10 +198,6 @@ pub(crate) trait Family {
     /// A fault run's audit: the rows the probe's table holds after the run (`probe`); `None`
     /// for a family whose writes are not audited.
     fn audit(&mut self, _ctx: &Ctx) -> Option<Result<Audited>> {
-        None
-    }
-    /// TPC-C's section of the result, from the assembled result.
-    fn tpcc_result(&self, _result: &report::RunResult) -> Option<report::TpccSection> {
         None
     }
     /// The family's own section of the result (`report::section`), from the assembled

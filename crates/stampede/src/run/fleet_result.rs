@@ -54,37 +54,14 @@ pub(crate) fn merged(stored: &fleet::Stored, name: &str) -> Result<RunResult> {
     Ok(m)
 }
 
-/// The workload's checks that hold for the whole fleet, run once every process is done:
-/// TPC-C's consistency conditions (clause 3.3.2, which hold on any transaction-consistent
-/// database, so they are checked on the data as it is now). Each process skipped its own
-/// (the others were still writing); the merged result gets the fleet's.
+/// The workload's checks that hold for the whole fleet, run once every process is done
+/// (TPC-C's consistency conditions: `families::tpcc::fleet_checks`).
 pub(crate) fn workload_checks(
     rt: &tokio::runtime::Runtime,
     conn: &sut::Target,
     m: &mut RunResult,
 ) -> Result<()> {
-    let Some(t) = &mut m.tpcc else {
-        return Ok(());
-    };
-    let conditions = rt.block_on(async {
-        let mut s = sut::Session::connect(conn).await?;
-        let c = workload::tpcc::consistency::check(&mut s).await;
-        s.close().await;
-        anyhow::Ok(c?)
-    })?;
-    t.consistency = conditions
-        .iter()
-        .map(|c| report::TpccCondition {
-            clause: c.clause.into(),
-            rule: c.rule.into(),
-            violations: c.violations,
-            applies: c.applies,
-        })
-        .collect();
-    let mut check = crate::families::tpcc::consistency_check(&conditions);
-    check.name = format!("fleet: {}", check.name);
-    m.checks.push(check);
-    Ok(())
+    crate::families::tpcc::fleet_checks(rt, conn, m)
 }
 
 /// Print the merged result; save it as asked; the exit code of a run (a file not written is a

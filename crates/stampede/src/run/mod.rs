@@ -408,10 +408,10 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
         },
     }
     result.checks = check_list;
-    // Sections that carry what the checks found (TPC-C's consistency conditions), made again:
-    // the result saved when the engine stopped had them empty.
-    if let Some(t) = family.tpcc_result(&result) {
-        result.tpcc = Some(t);
+    // The family's section, made again: it may carry what the checks found (TPC-C's
+    // consistency conditions), which the result saved when the engine stopped had empty.
+    if let Some((key, section)) = family.section(&result) {
+        result.sections.insert(key.into(), section);
     }
     let fleet = match joined {
         Some(j) => {
@@ -445,7 +445,6 @@ fn assembled(
         },
         sysbench,
     );
-    result.tpcc = family.tpcc_result(&result);
     result.routing = family.routing();
     if let Some((key, section)) = family.section(&result) {
         result.sections.insert(key.into(), section);

@@ -24,6 +24,7 @@
 
 pub(crate) mod options;
 pub(crate) mod plan;
+pub(crate) mod section;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -31,7 +32,8 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use engine::{Event, Outcome, RunError};
 use load::LoadError;
-use report::{Check, CheckStatus, RunConfig, RunResult, TpccCondition, TpccLimit, TpccSection};
+use report::{Check, CheckStatus, RunConfig, RunResult};
+use section::{TpccLimit, TpccSection};
 use workload::tpcc::consistency::{self, Condition};
 use workload::tpcc::spec::{NuC, P90_LIMIT_S};
 use workload::tpcc::{Kind, Options, Tpcc};
@@ -279,8 +281,8 @@ impl Family for Runner {
         super::base_config(ctx, "tpcc".into(), &types, weights)
     }
 
-    fn tpcc_result(&self, r: &RunResult) -> Option<TpccSection> {
-        Some(section(
+    fn section(&self, r: &RunResult) -> Option<(&'static str, serde_json::Value)> {
+        report::section::keyed(&build_section(
             r,
             self.warehouses,
             self.job.spec,
@@ -296,7 +298,7 @@ impl Family for Runner {
     }
 }
 
-/// The workload's own counts, for [`section`].
+/// The workload's own counts, for [`build_section`].
 pub(crate) struct Counts {
     pub rollbacks: u64,
     pub delivery_skipped: u64,
@@ -306,7 +308,7 @@ pub(crate) struct Counts {
 }
 
 /// TPC-C's metrics from a run's result (clause 5.4; the rates: `TpccSection::set_rates`).
-pub(crate) fn section(
+pub(crate) fn build_section(
     r: &RunResult,
     warehouses: u32,
     by_the_book: bool,
@@ -330,19 +332,44 @@ pub(crate) fn section(
         lines: n.lines,
         by_last_name: n.by_last_name,
         response_limits,
-        consistency: conditions
-            .iter()
-            .map(|c| TpccCondition {
-                clause: c.clause.into(),
-                rule: c.rule.into(),
-                violations: c.violations,
-                applies: c.applies,
-            })
-            .collect(),
+        consistency: section::conditions(conditions),
         ..Default::default()
     };
     s.set_rates(&r.total, r.measured_duration_s);
     s
+}
+
+/// The checks that hold for a whole fleet, run once every process is done: the consistency
+/// conditions (clause 3.3.2, which hold on any transaction-consistent database, so they are
+/// checked on the data as it is now), into the merged section and a check of the fleet's. Each
+/// process skipped its own (the others were still writing). Nothing for a result without
+/// TPC-C's section.
+pub(crate) fn fleet_checks(
+    rt: &tokio::runtime::Runtime,
+    conn: &sut::Target,
+    m: &mut RunResult,
+) -> Result<()> {
+    use report::section::Section as _;
+    use serde::Deserialize as _;
+    let Some(mut t) =
+        (m.sections.get(TpccSection::KEY)).and_then(|v| TpccSection::deserialize(v).ok())
+    else {
+        return Ok(());
+    };
+    let conditions = rt.block_on(async {
+        let mut s = sut::Session::connect(conn).await?;
+        let c = consistency::check(&mut s).await;
+        s.close().await;
+        anyhow::Ok(c?)
+    })?;
+    t.consistency = section::conditions(&conditions);
+    if let Some((k, v)) = report::section::keyed(&t) {
+        m.sections.insert(k.into(), v);
+    }
+    let mut check = consistency_check(&conditions);
+    check.name = format!("fleet: {}", check.name);
+    m.checks.push(check);
+    Ok(())
 }
 
 /// One check for the twelve conditions: passed when every one that applies holds; the detail
