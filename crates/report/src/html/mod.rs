@@ -56,8 +56,8 @@ pub(crate) fn pct_of(h: &Histogram, p: f64) -> f64 {
     ms(h.percentile_us(p) as f64)
 }
 
-/// One headline number with its unit and label (`value` escaped here), for a family's own
-/// headline ([`crate::section::View::own_headline`]).
+/// One headline number with its unit and label (`value` escaped here), for a family's
+/// headline numbers too ([`crate::section::View::headline`] and `own_headline`).
 pub fn kpi(o: &mut String, value: &str, unit: &str, label: &str) {
     // Numbers big, words (a wait event name) smaller so they fit.
     let numeric = value
