@@ -433,6 +433,24 @@ mod tests {
         let key = <TpccSection as report::section::Section>::KEY;
         let wrong = report::section::schema_mismatches(key, &v, &[], &nested);
         assert_eq!(wrong, Vec::<String>::new());
+        // And its values: the schema's types and ranges refuse a broken section.
+        let schema: serde_json::Value = serde_json::from_str(report::SCHEMA).unwrap();
+        let def = serde_json::json!({"$defs": schema["$defs"], "$ref": "#/$defs/tpcc"});
+        let validator = jsonschema::draft202012::new(&def).unwrap();
+        assert!(validator.is_valid(&v));
+        for (what, field, bad) in [
+            ("no warehouse", "/warehouses", serde_json::json!(0)),
+            ("a negative tpmC", "/tpmc", serde_json::json!(-1.0)),
+            (
+                "violations as text",
+                "/consistency/0/violations",
+                serde_json::json!("0"),
+            ),
+        ] {
+            let mut b = v.clone();
+            *b.pointer_mut(field).unwrap() = bad;
+            assert!(!validator.is_valid(&b), "the schema accepted {what}");
+        }
     }
 
     fn with_section(t: &TpccSection) -> RunResult {
