@@ -458,12 +458,12 @@ fn one_sigint_while_connecting_to_a_server_that_never_answers_exits_130() {
         &["init", "tpcb", "-q"],
         &["reset", "tpcb"],
     ];
-    for target in targets {
+    for target in &targets {
         for command in commands {
             if command[0] == "reset" && target.starts_with("mysql") {
                 continue; // reset restores pgbench's tables on PostgreSQL
             }
-            let args = [command, &["-d", &target]].concat();
+            let args = [command, &["-d", target]].concat();
             let run = spawn(&strings(&args), None);
             accepted.recv_timeout(PATIENCE).expect("stampede connects");
             run.signal(libc::SIGINT);
@@ -474,5 +474,28 @@ fn one_sigint_while_connecting_to_a_server_that_never_answers_exits_130() {
                 "{args:?}: {stderr}"
             );
         }
+    }
+    // The drop-ins' loads, pgbench -i and sysbench's prepare, speak their peers' words; the
+    // exit code says it.
+    let sysbench_port = format!("--pgsql-port={port}");
+    let dropins: [&[&str]; 2] = [
+        &["pgbench", "-i", &targets[0]],
+        &[
+            "sysbench",
+            "oltp_read_write",
+            "--db-driver=pgsql",
+            "--pgsql-host=127.0.0.1",
+            &sysbench_port,
+            "--pgsql-user=u",
+            "--pgsql-db=d",
+            "prepare",
+        ],
+    ];
+    for args in dropins {
+        let run = spawn(&strings(args), None);
+        accepted.recv_timeout(PATIENCE).expect("stampede connects");
+        run.signal(libc::SIGINT);
+        let (code, stdout, stderr) = run.finish(Duration::from_secs(30));
+        assert_eq!(code, 130, "{args:?}: stdout:\n{stdout}\nstderr:\n{stderr}");
     }
 }

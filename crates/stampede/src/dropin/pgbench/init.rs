@@ -52,8 +52,12 @@ async fn exec(s: &mut Session, sql: &str) -> Result<()> {
 
 pub fn run(plan: &InitPlan, conn: &ConnConfig) -> Result<i32> {
     let rt = runtime::setup()?;
+    // Connecting is abandoned by a signal (a host that never answers); the steps are not.
+    let connected = rt.block_on(interrupt::or_interrupted(async {
+        Ok(Session::connect(conn).await)
+    }))?;
     rt.block_on(async {
-        let mut s = match Session::connect(conn).await {
+        let mut s = match connected {
             Ok(s) => s,
             Err(e) => {
                 console::error(&libpq_connect_error(&e, &conn.clone().into()));

@@ -256,14 +256,17 @@ fn prepare(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
     let n = tables(a, test);
     let conn = targeting::resolve_remote(t)?;
     let rt = runtime::setup()?;
-    let existing = rt.block_on(async {
+    // The first connection (and the look for existing tables) is abandoned by a signal: a
+    // host that never answers must not hold Ctrl-C up for the connect timeout.
+    let existing = rt.block_on(interrupt::or_interrupted(async {
         let mut s = sut::Session::connect(&conn).await?;
         let r = load::oltp::existing_tables(&mut s, n).await;
         s.close().await;
         anyhow::Ok(r?)
-    });
+    }));
     let existing = match existing {
         Ok(e) => e,
+        Err(e) if interrupt::count() > 0 => return Err(e),
         Err(e) => return fatal(&format!("Connection to database failed: {e:#}")),
     };
     if let Some(first) = existing.first() {
