@@ -265,3 +265,39 @@ fn rows_on_foreign_or_distributed_tables_are_inconclusive_not_failed() {
     assert!(rows.detail.contains("foreign"), "{}", rows.detail);
     assert!(!l.status().0.untrusted(), "{:?}", l.status());
 }
+
+#[test]
+fn mysql_s_changed_rows_may_fall_short_of_the_matched_ones_but_never_exceed_them() {
+    // 10 UPDATEs matched a row each; MySQL's Handler_update counts the rows they changed.
+    let clients = tally(Kind::Update, 10, 10);
+    let counters = |changed: i64| {
+        let mut statements = [0; 7];
+        statements[Kind::Update as usize] = 10;
+        let mut rows = [0; 7];
+        rows[Kind::Update as usize] = changed;
+        let mut c = pg_counters(statements, rows, &[]);
+        c.statements_source = "Com_*";
+        c.rows_source = "Handler_write/update/delete";
+        c.tables = None;
+        c.rollbacks = None;
+        c
+    };
+    let rows_line = |changed: i64, dialect: Dialect| {
+        let mut i = inputs(&[], clients, counters(changed));
+        i.dialect = dialect;
+        let l = build(&i);
+        (l.lines.iter())
+            .find(|l| l.subject() == "rows updated")
+            .cloned()
+            .expect("a rows updated line")
+    };
+    // One UPDATE left its row as it was (SET x = x + 0): within, and the detail says why.
+    let l = rows_line(9, Dialect::MySql);
+    assert_eq!(l.verdict, Verdict::Within, "{l:#?}");
+    assert!(l.detail.contains("changed"), "{}", l.detail);
+    assert_eq!(rows_line(10, Dialect::MySql).verdict, Verdict::Exact);
+    // More rows than the clients matched, with nothing failed: a miscount.
+    assert_eq!(rows_line(11, Dialect::MySql).verdict, Verdict::Failed);
+    // PostgreSQL counts every row an UPDATE matched: fewer is a miscount there.
+    assert_eq!(rows_line(9, Dialect::Postgres).verdict, Verdict::Failed);
+}
