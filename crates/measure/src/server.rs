@@ -97,6 +97,17 @@ pub struct ServerMetrics {
     /// `counters`, `deltas`, `io`, `os`) are the first host's. Empty for one server.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub endpoints: Vec<EndpointMetrics>,
+    /// Whose machine `os` describes: `server` when the server runs on the client's machine (one
+    /// machine: its CPU, memory and disks are the server's too), `client` when the server is
+    /// elsewhere (the client's machine only). Results from before this field: `server` when `os`
+    /// has samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_machine: Option<String>,
+    /// Counters read every interval whose value never changed over the whole record, left out of
+    /// `counters` to keep the series small (hundreds of a MySQL server's status variables are
+    /// settings or sizes): each one's value. A counter is in `counters` or here, never lost.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counter_constants: BTreeMap<String, f64>,
 }
 
 /// One host of a target with several, as its own observer saw it over the window.
@@ -293,12 +304,58 @@ pub struct OsSample {
     /// Whole disks (`/proc/diskstats`), bytes per second over the period.
     pub disk_read_bytes_per_s: f64,
     pub disk_write_bytes_per_s: f64,
+    /// Machine CPU by `/proc/stat` mode, % of all CPUs: `user`, `nice`, `system`, `idle`,
+    /// `iowait`, `irq`, `softirq`, `steal` each on its own (the fields above fold nice into user
+    /// and irq and softirq into system).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cpu_modes_pct: BTreeMap<String, f64>,
+    /// `/proc/meminfo`: the page cache (`Cached`) and the memory waiting to be written back
+    /// (`Dirty`), bytes.
+    #[serde(default)]
+    pub mem_cached_bytes: u64,
+    #[serde(default)]
+    pub mem_dirty_bytes: u64,
+    /// Each watched block device over the period (the devices of the server's data directory
+    /// and WAL when the server is on this machine, and the machine's whole disks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceSample>,
+}
+
+/// One block device over a period, as iostat derives it from `/proc/diskstats`
+/// (Documentation/admin-guide/iostats.rst): operations and bytes per second, the mean time an
+/// operation took (`r_await`, `w_await`: queueing included), the mean number in flight
+/// (`aqu-sz`: weighted milliseconds over elapsed milliseconds) and the share of time busy.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceSample {
+    /// The kernel's name (`vda`, `nvme0n1p2`, `dm-0`).
+    pub device: String,
+    /// What it holds for the run: `data directory`, `WAL`, `data directory, WAL`; `None` for a
+    /// disk watched only as one of the machine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holds: Option<String>,
+    pub reads_per_s: f64,
+    pub writes_per_s: f64,
+    pub read_bytes_per_s: f64,
+    pub write_bytes_per_s: f64,
+    /// Mean milliseconds per read (per write) completed in the period; `None` when none was.
+    pub read_latency_ms: Option<f64>,
+    pub write_latency_ms: Option<f64>,
+    /// Mean requests in flight (queue depth).
+    pub queue_depth: f64,
+    /// % of the period with at least one request in flight.
+    pub util_pct: f64,
 }
 
 impl ServerMetrics {
     /// The observed server's product name; PostgreSQL for results that do not say.
     pub fn product_name(&self) -> &str {
         self.product.as_deref().unwrap_or("PostgreSQL")
+    }
+
+    /// Whether `os` describes the server's machine (the server ran where the client did), not
+    /// only the client's.
+    pub fn os_is_servers(&self) -> bool {
+        !self.os.is_empty() && self.os_machine.as_deref() != Some("client")
     }
 
     /// Whether a MySQL-protocol server (MySQL or MariaDB) was observed.

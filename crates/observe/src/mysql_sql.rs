@@ -10,12 +10,14 @@
 //! Knowledge Base; the two agree on everything read here unless said):
 //! - `SHOW GLOBAL STATUS` ("Server Status Variables"; "InnoDB Status Variables"; MariaDB "Server
 //!   Status Variables", "InnoDB Status Variables"; Galera's "Galera Status Variables" for
-//!   `wsrep_*`). Read with `WHERE Variable_name IN (...)`, so a second's read is a few dozen rows,
-//!   not the 500-odd of the whole list. MariaDB has `Innodb_history_list_length` and
+//!   `wsrep_*`). Read in full every counter interval (the 500-odd rows cost the server well under
+//!   a millisecond), so every counter is in the record; those that never changed leave the
+//!   series ([`always_kept`]). MariaDB has `Innodb_history_list_length` and
 //!   `Innodb_deadlocks`; MySQL has neither: its history list length is the InnoDB metric
 //!   `trx_rseg_history_len` of `information_schema.INNODB_METRICS` ("The INFORMATION_SCHEMA
 //!   INNODB_METRICS Table"; it needs PROCESS; enabled by default in both, and MariaDB 10.11's
-//!   status variable is the same number).
+//!   status variable is the same number). Every enabled metric of that table is read with the
+//!   status, under `innodb_metrics.`.
 //! - `information_schema.PROCESSLIST` ("The INFORMATION_SCHEMA PROCESSLIST Table"): every session
 //!   with its `COMMAND` (`Sleep` = idle) and `STATE` (the thread's current stage). Without the
 //!   PROCESS privilege a user sees only its own sessions.
@@ -75,9 +77,11 @@ pub struct Caps {
     pub schema: Option<String>,
 }
 
-/// Status variables read every second, each kept as `mysql.<name>` (see the module header for
-/// the pages). Gauges among them (`Threads_running`, `Innodb_history_list_length`, the queues)
-/// are read for their values over time, not their deltas.
+/// The status variables the report's charts and the checks read, kept as `mysql.<name>` in
+/// every sample even when they never changed ([`always_kept`]; the whole list is read every
+/// interval, [`all_status`]; see the module header for the pages). Gauges among them
+/// (`Threads_running`, `Open_files`, `Innodb_history_list_length`, the queues) are read for
+/// their values over time, not their deltas.
 pub const STATUS: &[&str] = &[
     // Transactions and statements.
     "Com_commit",
@@ -90,6 +94,14 @@ pub const STATUS: &[&str] = &[
     "Questions",
     "Handler_commit",
     "Handler_rollback",
+    // Rows asked of the storage engine, by kind of access.
+    "Handler_write",
+    "Handler_read_key",
+    "Handler_read_next",
+    "Handler_read_rnd",
+    "Handler_read_rnd_next",
+    "Handler_update",
+    "Handler_delete",
     "Slow_queries",
     "Created_tmp_tables",
     "Created_tmp_disk_tables",
@@ -103,6 +115,9 @@ pub const STATUS: &[&str] = &[
     "Innodb_data_read",
     "Innodb_data_written",
     "Innodb_data_fsyncs",
+    "Innodb_pages_read",
+    "Innodb_pages_created",
+    "Innodb_pages_written",
     // Redo log.
     "Innodb_os_log_written",
     "Innodb_os_log_fsyncs",
@@ -120,9 +135,11 @@ pub const STATUS: &[&str] = &[
     "Innodb_row_lock_current_waits",
     "Innodb_deadlocks",
     "Innodb_history_list_length",
-    // Connections.
+    // Connections and files.
     "Threads_running",
     "Threads_connected",
+    "Open_files",
+    "Opened_tables",
     "Aborted_clients",
     "Bytes_received",
     "Bytes_sent",
@@ -201,18 +218,39 @@ pub fn metrics_columns() -> String {
         .into()
 }
 
-/// The history list length from `INNODB_METRICS`: count, enabled (1/0). `status_column` is what
+/// Every enabled `INNODB_METRICS` metric: name, count. `status_column` is what
 /// [`metrics_columns`] found.
-pub fn history_metric(status_column: &str) -> String {
+pub fn enabled_metrics(status_column: &str) -> String {
     let enabled = if status_column == "STATUS" {
         "STATUS = 'enabled'"
     } else {
         "ENABLED = 1"
     };
-    format!(
-        "SELECT COUNT, {enabled} FROM information_schema.INNODB_METRICS \
-         WHERE NAME = 'trx_rseg_history_len'"
-    )
+    format!("SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE {enabled}")
+}
+
+/// Prefix of the `INNODB_METRICS` counters (`innodb_metrics.lock_deadlocks`).
+pub const METRICS_PREFIX: &str = "innodb_metrics.";
+
+/// (name, count) rows of [`enabled_metrics`] as `innodb_metrics.<name>` -> count; the history
+/// list length (`trx_rseg_history_len`) also as `mysql.Innodb_history_list_length` when the
+/// status variables have none (MySQL), so both servers' charts read one key.
+pub fn metrics_numbers(rows: &[Vec<Option<String>>], out: &mut BTreeMap<String, f64>) {
+    let history = format!(
+        "{}Innodb_history_list_length",
+        measure::server::MYSQL_PREFIX
+    );
+    for r in rows.iter().filter(|r| r.len() >= 2) {
+        if let (Some(name), Some(v)) = (&r[0], &r[1]) {
+            let Ok(x) = v.trim().parse::<f64>() else {
+                continue;
+            };
+            out.insert(format!("{METRICS_PREFIX}{}", name.to_lowercase()), x);
+            if name.eq_ignore_ascii_case("trx_rseg_history_len") && !out.contains_key(&history) {
+                out.insert(history.clone(), x);
+            }
+        }
+    }
 }
 
 /// The operating-system thread of our own connection, to find the server's process: MariaDB's
@@ -237,13 +275,19 @@ pub fn status(names: &[&str]) -> String {
     )
 }
 
-/// The status variables to read on this server.
-pub fn status_names(caps: &Caps) -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = STATUS.to_vec();
-    if caps.wsrep {
-        v.extend_from_slice(WSREP);
-    }
-    v
+/// `SHOW GLOBAL STATUS`, every variable: rows of (name, value). Read in full every interval (a
+/// few hundred rows, well under a millisecond on the server) so that any counter a question
+/// needs (`Handler_write`, `Innodb_pages_written`, `Open_files`) is in the record.
+pub fn all_status() -> String {
+    "SHOW GLOBAL STATUS".into()
+}
+
+/// Whether a counter stays in every sample of the series even when it never changed: the status
+/// variables [`STATUS`] and [`WSREP`] name (the ones the report's charts and the checks read);
+/// the rest, and `INNODB_METRICS`, leave the series when constant.
+pub fn always_kept(key: &str) -> bool {
+    key.strip_prefix(measure::server::MYSQL_PREFIX)
+        .is_some_and(|n| STATUS.contains(&n) || WSREP.contains(&n))
 }
 
 /// (name, value) rows as `mysql.<name>` -> number; values that are not numbers (`ON`, a UUID)
@@ -661,20 +705,32 @@ mod tests {
         assert!(session_setup(&caps).contains("max_statement_time"));
         caps.mariadb = false;
         assert!(session_setup(&caps).contains("max_execution_time"));
-        assert!(!status(&status_names(&caps)).contains("wsrep"));
-        caps.wsrep = true;
-        assert!(status(&status_names(&caps)).contains("'wsrep_local_bf_aborts'"));
+        assert!(status(WSREP).contains("'wsrep_local_bf_aborts'"));
+        assert!(always_kept("mysql.Com_commit") && always_kept("mysql.wsrep_local_recv_queue"));
+        assert!(!always_kept("mysql.Open_files") && !always_kept("innodb_metrics.lock_deadlocks"));
         caps.schema = Some("sb'x".into());
         assert!(digests(&caps, true).contains("SCHEMA_NAME = 'sb''x'"));
         assert!(digests(&caps, false).contains("NULL, COUNT_STAR"));
         caps.schema = None;
         assert!(digests(&caps, true).contains("SCHEMA_NAME IS NULL AND NOT"));
         assert_eq!(
-            history_metric("STATUS"),
-            "SELECT COUNT, STATUS = 'enabled' FROM information_schema.INNODB_METRICS \
-             WHERE NAME = 'trx_rseg_history_len'"
+            enabled_metrics("STATUS"),
+            "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE STATUS = 'enabled'"
         );
-        assert!(history_metric("ENABLED").contains("ENABLED = 1"));
+        assert!(enabled_metrics("ENABLED").contains("ENABLED = 1"));
+        let mut m = BTreeMap::new();
+        let row = |n: &str, v: &str| vec![Some(n.to_string()), Some(v.to_string())];
+        metrics_numbers(
+            &[
+                row("trx_rseg_history_len", "12"),
+                row("lock_deadlocks", "3"),
+                row("x", "n/a"),
+            ],
+            &mut m,
+        );
+        assert_eq!(m["innodb_metrics.lock_deadlocks"], 3.0);
+        assert_eq!(m["mysql.Innodb_history_list_length"], 12.0);
+        assert_eq!(m.len(), 3);
         assert!(wait_summary(true).contains("by_user_by_event_name"));
         assert!(wait_summary(false).contains("global_by_event_name"));
         caps.schema = Some("sb".into());

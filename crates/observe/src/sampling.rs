@@ -1,5 +1,5 @@
 //! One sampler shape for both protocols: the loop (an activity sample every `sample_interval`,
-//! the counters every `counter_interval`, OS readings when local, the window opened at
+//! the counters and the OS figures every `counter_interval`, the window opened at
 //! [`Ctl::Start`] and the end snapshot at [`Ctl::Finish`]), reopening a session that broke, the
 //! record every sampler keeps ([`Record`]: the cost, the notes, counter and OS samples) and the
 //! window's fold of it into [`ServerMetrics`]. Each protocol's sampler (`sampler` for
@@ -38,19 +38,19 @@ pub(crate) struct Record {
     pub counters: Vec<(Instant, BTreeMap<String, f64>)>,
     pub os_samples: Vec<(Instant, OsSample)>,
     pub os: Option<OsReader>,
+    /// The server runs on this machine: the OS figures are its machine's.
+    pub local: bool,
 }
 
 impl Record {
-    /// A sampler's record from its first connection; OS figures when the server is `local`
-    /// (and a note when they cannot be read).
+    /// A sampler's record from its first connection. The machine's OS figures are read either
+    /// way: the server's machine when the server is `local`, else the client's (a note says
+    /// when they cannot be read).
     pub fn new(opts: Options, local: bool) -> Record {
-        let os = if local { OsReader::new() } else { None };
+        let os = OsReader::new();
         let mut notes = Vec::new();
-        if local && os.is_none() {
-            notes.push(note(
-                "os",
-                "the server is local but /proc cannot be read: no OS metrics",
-            ));
+        if os.is_none() {
+            notes.push(note("os", "/proc cannot be read: no OS metrics"));
         }
         Record {
             opts,
@@ -64,6 +64,26 @@ impl Record {
             counters: Vec::new(),
             os_samples: Vec::new(),
             os,
+            local,
+        }
+    }
+
+    /// Watch the devices that hold the server's `files` ((path, what) pairs: the data directory,
+    /// the WAL) when the server is on this machine; a note for each that cannot be.
+    pub fn watch_devices(&mut self, files: &[(String, &str)]) {
+        let Some(os) = self.os.as_mut() else {
+            return;
+        };
+        if !self.local {
+            return;
+        }
+        for (path, what) in files {
+            if let Err(why) = os.watch(path, what) {
+                self.notes.push(note(
+                    "os",
+                    format!("the {what}'s device is not watched on its own: {why}"),
+                ));
+            }
         }
     }
 
@@ -94,14 +114,17 @@ impl Record {
     }
 
     /// The metrics both protocols have, from the record and the window's `activity`; the
-    /// flavour sets the rest.
+    /// flavour sets the rest. Counters that `always` does not name and that never changed are
+    /// moved out of the series into [`ServerMetrics::counter_constants`].
     pub fn metrics(
         &self,
         w: &Window,
         activity: Activity,
         server_version_num: u32,
         product: &str,
+        always: impl Fn(&str) -> bool,
     ) -> ServerMetrics {
+        let (counters, counter_constants) = split_constants(&self.counters, always);
         ServerMetrics {
             sample_interval_ms: self.opts.sample_interval.as_millis() as u64,
             counter_interval_ms: self.opts.counter_interval.as_millis() as u64,
@@ -114,12 +137,15 @@ impl Record {
             activity: activity.samples,
             waits: activity.waits,
             background: activity.background,
-            counters: (self.counters.iter())
-                .map(|(at, values)| CounterSample {
+            counters: (self.counters.iter().zip(counters))
+                .map(|((at, _), values)| CounterSample {
                     t_ms: w.rel(*at),
-                    values: values.clone(),
+                    values,
                 })
                 .collect(),
+            counter_constants,
+            os_machine: (!self.os_samples.is_empty())
+                .then(|| if self.local { "server" } else { "client" }.to_string()),
             os: (self.os_samples.iter())
                 .map(|(at, s)| OsSample {
                     t_ms: w.rel(*at),
@@ -129,6 +155,32 @@ impl Record {
             ..Default::default()
         }
     }
+}
+
+/// Each sample's counters without those that `always` does not name and that had one value in
+/// every sample (and in all of them), and those constants' values.
+fn split_constants(
+    samples: &[(Instant, BTreeMap<String, f64>)],
+    always: impl Fn(&str) -> bool,
+) -> (Vec<BTreeMap<String, f64>>, BTreeMap<String, f64>) {
+    let mut constants: BTreeMap<String, f64> = BTreeMap::new();
+    if let Some((_, first)) = samples.first() {
+        for (k, v) in first {
+            let same = |(_, s): &(Instant, BTreeMap<String, f64>)| s.get(k) == Some(v);
+            if !always(k) && samples.len() > 1 && samples.iter().all(same) {
+                constants.insert(k.clone(), *v);
+            }
+        }
+    }
+    let series = (samples.iter())
+        .map(|(_, s)| {
+            (s.iter())
+                .filter(|(k, _)| !constants.contains_key(*k))
+                .map(|(k, v)| (k.clone(), *v))
+                .collect()
+        })
+        .collect();
+    (series, constants)
 }
 
 /// The measured window, in milliseconds from `t0`.
@@ -257,7 +309,11 @@ pub(crate) async fn run<F: Flavour>(mut f: F, mut ctl: UnboundedReceiver<Ctl>) -
                 f.read_more(counters_due).await;
                 let pids = f.server_pids();
                 let rec = f.record();
-                rec.read_os(&pids);
+                // The machine at the counters' pace: a disk's latency or queue over 100 ms is
+                // noise, and a device list ten times a second would swell the result.
+                if counters_due {
+                    rec.read_os(&pids);
+                }
                 let ms = t.elapsed().as_secs_f64() * 1000.0;
                 rec.cost.max_sample_ms = rec.cost.max_sample_ms.max(ms);
             }
@@ -292,5 +348,40 @@ async fn reconnect<F: Flavour>(f: &mut F, e: &F::Err) -> bool {
             ));
             false
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_leave_the_series_unless_kept_and_nothing_is_lost() {
+        let at = Instant::now();
+        let sample = |pairs: &[(&str, f64)]| {
+            let m: BTreeMap<String, f64> = pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+            (at, m)
+        };
+        let samples = vec![
+            sample(&[
+                ("a.moves", 1.0),
+                ("a.still", 7.0),
+                ("kept.still", 3.0),
+                ("late", 1.0),
+            ]),
+            sample(&[("a.moves", 2.0), ("a.still", 7.0), ("kept.still", 3.0)]),
+        ];
+        let (series, constants) = split_constants(&samples, |k| k.starts_with("kept."));
+        assert_eq!(constants.len(), 1);
+        assert_eq!(constants["a.still"], 7.0);
+        // A counter missing from a sample is not constant; a kept one stays.
+        assert_eq!(series[0].len(), 3);
+        assert_eq!(series[1].len(), 2);
+        assert!(series
+            .iter()
+            .all(|s| s.contains_key("kept.still") && !s.contains_key("a.still")));
+        // One sample: nothing can be called constant.
+        let (one, none) = split_constants(&samples[..1], |_| false);
+        assert!(none.is_empty() && one[0].len() == 4);
     }
 }

@@ -184,14 +184,57 @@ pub fn other_clients() -> String {
     )
 }
 
-/// Cumulative counters: `pg_stat_clear_snapshot()`, then (view, row as JSON) rows.
+/// Cumulative counters: `pg_stat_clear_snapshot()`, then (view, row as JSON) rows: the
+/// database's row of `pg_stat_database`, `pg_stat_bgwriter`, `pg_stat_wal` (14+),
+/// `pg_stat_checkpointer` (17+); the user tables' activity and block I/O summed over the
+/// database (`tables.*` from `pg_stat_user_tables`, `statio.*` from `pg_statio_user_tables`)
+/// and per table (`table.<name>.*`, both views' columns, the [`TABLES_EACH`] largest by
+/// size); each standby's lag (`replication.<application_name>.*`, from `pg_stat_replication`);
+/// `pg_stat_io` (16+) summed per backend type (`io.<backend_type>.*`).
 pub fn counters(caps: &Caps) -> String {
     let mut parts = vec![
         "SELECT 'database', row_to_json(d)::text FROM pg_catalog.pg_stat_database d \
          WHERE datname = current_database()"
             .to_string(),
         "SELECT 'bgwriter', row_to_json(b)::text FROM pg_catalog.pg_stat_bgwriter b".to_string(),
+        format!(
+            "SELECT 'tables', row_to_json(t)::text FROM (SELECT {} \
+             FROM pg_catalog.pg_stat_user_tables) t",
+            sums(TABLE_COLUMNS)
+        ),
+        format!(
+            "SELECT 'statio', row_to_json(t)::text FROM (SELECT {} \
+             FROM pg_catalog.pg_statio_user_tables) t",
+            sums(STATIO_COLUMNS)
+        ),
+        // One row per table: both views' columns under `table.<schema-less name>`. The largest
+        // tables only, so a schema of thousands of partitions does not swell every sample.
+        format!(
+            "SELECT 'table.' || s.relname, row_to_json(t)::text \
+             FROM pg_catalog.pg_stat_user_tables s \
+             JOIN pg_catalog.pg_statio_user_tables i USING (relid) \
+             CROSS JOIN LATERAL (SELECT {}, {}) t \
+             WHERE s.relid IN (SELECT relid FROM pg_catalog.pg_stat_user_tables \
+                               ORDER BY pg_catalog.pg_relation_size(relid) DESC LIMIT {TABLES_EACH})",
+            cols("s", TABLE_COLUMNS),
+            cols("i", STATIO_COLUMNS)
+        ),
     ];
+    // Each standby streaming from this server (none on a standby or a lone server): its lag
+    // in WAL bytes not yet replayed and PostgreSQL's three lag times, as levels. On a standby
+    // pg_current_wal_lsn() fails, so the bytes are only asked of a primary.
+    parts.push(
+        "SELECT 'replication.' || coalesce(nullif(r.application_name, ''), \
+                host(r.client_addr), r.pid::text), row_to_json(t)::text \
+         FROM pg_catalog.pg_stat_replication r CROSS JOIN LATERAL (SELECT \
+           CASE WHEN pg_catalog.pg_is_in_recovery() THEN NULL \
+                ELSE pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), r.replay_lsn) \
+           END AS replay_lag_bytes, \
+           extract(epoch FROM r.write_lag) * 1000 AS write_lag_ms, \
+           extract(epoch FROM r.flush_lag) * 1000 AS flush_lag_ms, \
+           extract(epoch FROM r.replay_lag) * 1000 AS replay_lag_ms) t"
+            .into(),
+    );
     if caps.wal_view {
         parts.push("SELECT 'wal', row_to_json(w)::text FROM pg_catalog.pg_stat_wal w".into());
     }
@@ -201,10 +244,102 @@ pub fn counters(caps: &Caps) -> String {
                 .into(),
         );
     }
+    if caps.io_view {
+        parts.push(format!(
+            "SELECT 'io.' || backend_type, row_to_json(t)::text FROM (SELECT backend_type, {} \
+             FROM pg_catalog.pg_stat_io GROUP BY backend_type) t",
+            sums(IO_COLUMNS)
+        ));
+    }
     format!(
         "{TAG} SELECT pg_catalog.pg_stat_clear_snapshot(); {TAG} {}",
         parts.join(" UNION ALL ")
     )
+}
+
+/// Tables read one by one in [`counters`].
+pub const TABLES_EACH: usize = 16;
+
+/// `pg_stat_user_tables`' counters that every version since 10 has.
+const TABLE_COLUMNS: &[&str] = &[
+    "seq_scan",
+    "seq_tup_read",
+    "idx_scan",
+    "idx_tup_fetch",
+    "n_tup_ins",
+    "n_tup_upd",
+    "n_tup_del",
+    "n_tup_hot_upd",
+    "n_live_tup",
+    "n_dead_tup",
+    "n_mod_since_analyze",
+    "vacuum_count",
+    "autovacuum_count",
+    "analyze_count",
+    "autoanalyze_count",
+];
+
+/// `pg_statio_user_tables`' block counters (10+).
+const STATIO_COLUMNS: &[&str] = &[
+    "heap_blks_read",
+    "heap_blks_hit",
+    "idx_blks_read",
+    "idx_blks_hit",
+    "toast_blks_read",
+    "toast_blks_hit",
+    "tidx_blks_read",
+    "tidx_blks_hit",
+];
+
+/// `pg_stat_io`'s counters (16+; `*_time` need `track_io_timing`).
+const IO_COLUMNS: &[&str] = &[
+    "reads",
+    "read_time",
+    "writes",
+    "write_time",
+    "writebacks",
+    "extends",
+    "hits",
+    "evictions",
+    "reuses",
+    "fsyncs",
+    "fsync_time",
+];
+
+/// `sum(c) AS c, ...`.
+fn sums(columns: &[&str]) -> String {
+    let list: Vec<String> = columns.iter().map(|c| format!("sum({c}) AS {c}")).collect();
+    list.join(", ")
+}
+
+/// `alias.c AS c, ...`.
+fn cols(alias: &str, columns: &[&str]) -> String {
+    let list: Vec<String> = columns
+        .iter()
+        .map(|c| format!("{alias}.{c} AS {c}"))
+        .collect();
+    list.join(", ")
+}
+
+/// Whether a counter is one of those every result keeps in its series even when it never
+/// changed (the views the report's charts and the checks read); the others (tables, I/O by
+/// backend) are left out of the series when constant.
+pub fn always_kept(key: &str) -> bool {
+    ["database.", "bgwriter.", "wal.", "checkpointer."]
+        .iter()
+        .any(|p| key.starts_with(p))
+}
+
+/// Whether a key going down over the run says nothing of a statistics reset: levels (sessions,
+/// live and dead tuples, replication lag) and the keys not always kept (a table dropped and
+/// created again starts its counts over). A reset is judged on the views' counts alone.
+pub fn is_level(key: &str) -> bool {
+    !always_kept(key) || key == "database.numbackends"
+}
+
+/// The data directory, from `pg_settings` (no row for a role that may not see it).
+pub fn data_directory() -> String {
+    format!("{TAG} SELECT setting FROM pg_catalog.pg_settings WHERE name = 'data_directory'")
 }
 
 /// `pg_stat_io` rows: backend_type, object, context, row as JSON.
@@ -327,12 +462,16 @@ mod tests {
         }
         assert!(activity(&caps).contains("query_id,"));
         assert!(counters(&caps).contains("pg_stat_checkpointer"));
+        assert!(counters(&caps).contains("'io.' || backend_type"));
         let old = Caps {
             version_num: 130000,
             ..Default::default()
         };
         assert!(activity(&old).contains("NULL::bigint"));
         assert!(!counters(&old).contains("pg_stat_wal"));
+        assert!(!counters(&old).contains("pg_stat_io"));
+        assert!(counters(&old).contains("pg_statio_user_tables"));
+        assert!(always_kept("database.xact_commit") && !always_kept("table.x.n_tup_ins"));
     }
 
     #[test]

@@ -105,6 +105,7 @@ fn main() {
                 hostname: "localhost".into(),
                 stampede_version: env!("CARGO_PKG_VERSION").into(),
                 fd_limit: None,
+                network: Vec::new(),
             },
         },
         connections: ConnectionStats {

@@ -339,6 +339,14 @@ mod tests {
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
         const OPTIONAL: &[&str] = &[
+            "network",
+            "cpu_modes_pct",
+            "mem_cached_bytes",
+            "mem_dirty_bytes",
+            "devices",
+            "holds",
+            "os_machine",
+            "counter_constants",
             "no_fault_time",
             "ledger",
             "table",
@@ -536,6 +544,10 @@ mod tests {
             (&sm["counters"]["items"], &m["counters"][0]),
             (&sm["io"]["items"], &m["io"][0]),
             (&sm["os"]["items"], &m["os"][0]),
+            (
+                &sm["os"]["items"]["properties"]["devices"]["items"],
+                &m["os"][0]["devices"][0],
+            ),
             (&sm["wait_times"]["items"], &m["wait_times"][0]),
             (&sm["nodes"]["items"], &m["nodes"][0]),
             (&sm["endpoints"]["items"], &m["endpoints"][0]),

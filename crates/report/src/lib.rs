@@ -44,15 +44,16 @@ pub(crate) const PERCENTILES: [(&str, f64); 6] = [
     ("p99.99", 99.99),
 ];
 
-pub use csv::{render_csv, CSV_HEADER};
+pub use csv::{render_counters_csv, render_csv, COUNTERS_CSV_HEADER, CSV_HEADER};
 pub use endpoint::{EndpointFailures, EndpointLatency};
 pub use fleet::{FleetProcess, FleetSection};
 pub use json::{read_json, write_json, ReadError, SCHEMA};
 pub use ledger::{render_ledger, LedgerLine, LedgerSection};
 pub use model::{
     format_rfc3339_utc, AbortedClient, Check, CheckStatus, ClientEnvironment, ConnectionSetup,
-    ConnectionStats, EmbeddedTarget, Endpoint, Environment, Fairness, FdLimit, RunConfig,
-    RunResult, ServerEnvironment, SysbenchSection, TargetInfo, TxnTypeConfig, SCHEMA_VERSION,
+    ConnectionStats, EmbeddedTarget, Endpoint, Environment, Fairness, FdLimit, NetInterface,
+    RunConfig, RunResult, ServerEnvironment, SysbenchSection, TargetInfo, TxnTypeConfig,
+    SCHEMA_VERSION,
 };
 pub use observed::render_server_summary;
 pub use routing::Routing;

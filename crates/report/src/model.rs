@@ -431,6 +431,17 @@ pub struct ClientEnvironment {
     /// needed; absent in results written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fd_limit: Option<FdLimit>,
+    /// The client machine's network interfaces that were up (loopback left out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub network: Vec<NetInterface>,
+}
+
+/// A network interface of the client's machine and its link speed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetInterface {
+    pub name: String,
+    /// Mb/s as the driver reports it; `None` for a virtual link that reports none.
+    pub speed_mbps: Option<u64>,
 }
 
 /// RLIMIT_NOFILE of the client process: one descriptor per connection, so it caps the clients.

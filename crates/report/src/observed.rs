@@ -16,7 +16,7 @@
 
 use std::fmt::Write as _;
 
-use measure::server::{max_in, NodeMetrics, StatementDelta};
+use measure::server::{max_in, DeviceSample, NodeMetrics, StatementDelta};
 use measure::ServerMetrics;
 
 /// Wait events shown in the text section.
@@ -139,6 +139,62 @@ pub fn machine_averages(m: &ServerMetrics) -> Option<MachineAverages> {
         read_bps: avg(&|s| s.disk_read_bytes_per_s),
         write_bps: avg(&|s| s.disk_write_bytes_per_s),
     })
+}
+
+/// One watched device over the window: operations per second, the mean latency of a read and
+/// of a write weighted by the operations (a second with one slow read does not weigh as much as a
+/// second with a thousand fast ones), mean queue depth and busy share.
+pub struct DeviceAverages {
+    pub device: String,
+    pub holds: Option<String>,
+    pub reads_per_s: f64,
+    pub writes_per_s: f64,
+    pub read_latency_ms: Option<f64>,
+    pub write_latency_ms: Option<f64>,
+    pub queue_depth: f64,
+    pub util_pct: f64,
+}
+
+/// The devices that hold the server's files, averaged over the window, in the samples' order.
+pub fn device_averages(m: &ServerMetrics) -> Vec<DeviceAverages> {
+    let v: Vec<_> =
+        m.os.iter()
+            .filter(|s| s.t_ms > m.window_start_ms && s.t_ms <= m.window_end_ms)
+            .collect();
+    let mut out: Vec<DeviceAverages> = Vec::new();
+    let names = v
+        .iter()
+        .flat_map(|s| &s.devices)
+        .filter(|d| d.holds.is_some());
+    for d0 in names {
+        if out.iter().any(|o| o.device == d0.device) {
+            continue;
+        }
+        let ds: Vec<_> = (v.iter())
+            .filter_map(|s| s.devices.iter().find(|d| d.device == d0.device))
+            .collect();
+        let n = ds.len() as f64;
+        let weighted = |lat: fn(&DeviceSample) -> Option<f64>, ops: fn(&DeviceSample) -> f64| {
+            let w: f64 = ds.iter().filter(|d| lat(d).is_some()).map(|d| ops(d)).sum();
+            (w > 0.0).then(|| {
+                ds.iter()
+                    .filter_map(|d| Some(lat(d)? * ops(d)))
+                    .sum::<f64>()
+                    / w
+            })
+        };
+        out.push(DeviceAverages {
+            device: d0.device.clone(),
+            holds: d0.holds.clone(),
+            reads_per_s: ds.iter().map(|d| d.reads_per_s).sum::<f64>() / n,
+            writes_per_s: ds.iter().map(|d| d.writes_per_s).sum::<f64>() / n,
+            read_latency_ms: weighted(|d| d.read_latency_ms, |d| d.reads_per_s),
+            write_latency_ms: weighted(|d| d.write_latency_ms, |d| d.writes_per_s),
+            queue_depth: ds.iter().map(|d| d.queue_depth).sum::<f64>() / n,
+            util_pct: ds.iter().map(|d| d.util_pct).sum::<f64>() / n,
+        });
+    }
+    out
 }
 
 /// The background sessions, apart from the load: each kind's average active sessions and the
@@ -417,9 +473,14 @@ fn machine_and_cost(o: &mut String, m: &ServerMetrics) {
         let server = a
             .server
             .map_or(String::new(), |s| format!(", server {s:.0}% of a CPU"));
+        let whose = if m.os_is_servers() {
+            "machine"
+        } else {
+            "client's machine"
+        };
         let _ = writeln!(
             o,
-            "  machine: CPU {:.0}% user, {:.0}% system, {:.0}% iowait; client {:.0}% of a CPU{server}; \
+            "  {whose}: CPU {:.0}% user, {:.0}% system, {:.0}% iowait; client {:.0}% of a CPU{server}; \
              disks {}/s read, {}/s written",
             a.user,
             a.system,
@@ -427,6 +488,21 @@ fn machine_and_cost(o: &mut String, m: &ServerMetrics) {
             a.client,
             bytes(a.read_bps),
             bytes(a.write_bps)
+        );
+    }
+    for d in device_averages(m) {
+        let ms = |l: Option<f64>| l.map_or("-".to_string(), |l| format!("{l:.2} ms"));
+        let _ = writeln!(
+            o,
+            "  {} on {}: {:.0} reads/s ({}), {:.0} writes/s ({}), queue {:.2}, {:.0}% busy",
+            d.holds.as_deref().unwrap_or("disk"),
+            d.device,
+            d.reads_per_s,
+            ms(d.read_latency_ms),
+            d.writes_per_s,
+            ms(d.write_latency_ms),
+            d.queue_depth,
+            d.util_pct
         );
     }
     let c = &m.cost;
@@ -503,7 +579,15 @@ mod tests {
             text.contains("checkpoints: 1 (0 timed, 1 requested)"),
             "{text}"
         );
-        assert!(text.contains("machine: CPU"), "{text}");
+        assert!(text.contains("  machine: CPU"), "{text}");
+        // The data directory's device over the window, latencies weighted by operations.
+        assert!(
+            text.contains(
+                "  data directory, WAL on nvme0n1: 20 reads/s (0.20 ms), 3000 writes/s \
+                 (0.10 ms), queue 1.50, 40% busy\n"
+            ),
+            "{text}"
+        );
         assert!(
             text.contains("not observed:\n    pg_stat_io needs PostgreSQL 16"),
             "{text}"

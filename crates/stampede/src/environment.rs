@@ -27,8 +27,10 @@ pub const SERVER_SETTINGS: &[&str] = &[
     "max_wal_size",
     "default_transaction_isolation",
     "work_mem",
+    "effective_cache_size",
     "effective_io_concurrency",
     "huge_pages",
+    "track_io_timing",
 ];
 
 /// The same for MySQL/MariaDB servers (their names, from `SHOW GLOBAL VARIABLES`).
@@ -156,6 +158,7 @@ pub struct ClientInfo {
     pub hostname: String,
     /// What [`ensure_fd_limit`] found and did, when it ran in this process.
     pub fd_limit: Option<report::FdLimit>,
+    pub network: Vec<report::NetInterface>,
 }
 
 /// Descriptors a run needs besides one per client: the observer's sampler and the checks'
@@ -277,7 +280,37 @@ pub fn client_info() -> ClientInfo {
         os,
         hostname,
         fd_limit: FD_LIMIT.get().cloned(),
+        network: network_interfaces(),
     }
+}
+
+/// The machine's network interfaces that are up, with their link speed where the driver says
+/// (`/sys/class/net/<if>/speed`, Mb/s; virtual links report -1 or nothing): a client whose
+/// link saturates is the bottleneck, whatever the server can do. Loopback is left out.
+fn network_interfaces() -> Vec<report::NetInterface> {
+    let Ok(dir) = std::fs::read_dir("/sys/class/net") else {
+        return Vec::new();
+    };
+    let read = |p: std::path::PathBuf| {
+        std::fs::read_to_string(p)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default()
+    };
+    let mut v: Vec<report::NetInterface> = dir
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| read(p.join("operstate")) == "up" && read(p.join("type")) != "772")
+        .map(|p| report::NetInterface {
+            name: p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
+            speed_mbps: read(p.join("speed")).parse::<u64>().ok().filter(|&s| s > 0),
+        })
+        .collect();
+    v.sort_by(|a, b| a.name.cmp(&b.name));
+    v
 }
 
 fn uname() -> (String, String) {
@@ -320,6 +353,7 @@ pub(crate) fn environment_info(server: &ServerInfo, client: ClientInfo) -> repor
             hostname: client.hostname,
             stampede_version: env!("CARGO_PKG_VERSION").into(),
             fd_limit: client.fd_limit,
+            network: client.network,
         },
     }
 }

@@ -1,5 +1,7 @@
-//! What a run saves when saving fails, where a password with reserved characters goes, and a
-//! silent host in a host list, against one private PostgreSQL shared by this binary's tests.
+//! What a run saves when saving fails, where a password with reserved characters goes, a silent
+//! host in a host list, and what an observed run keeps of the server and its machine (every
+//! counter per interval, the data directory's device, the counters CSV), against one private
+//! PostgreSQL shared by this binary's tests.
 
 mod common;
 
@@ -216,4 +218,177 @@ fn a_silent_host_in_the_list_is_passed_over_after_its_connect_timeout() {
     );
     silent.set_nonblocking(true).unwrap();
     assert!(silent.accept().is_ok(), "the silent host was tried first");
+}
+
+/// The block device that holds `dir` as `df` names its source (`/dev/root` and other links
+/// resolved): a reading independent of the observer's (`st_dev` looked up in /proc/diskstats).
+/// `None` where the file system has no block device of its own (overlay, tmpfs).
+fn device_of(dir: &str) -> Option<String> {
+    let out = std::process::Command::new("df")
+        .args(["--output=source", dir])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let source = text.lines().nth(1)?.trim().to_string();
+    let real = std::fs::canonicalize(&source).ok()?;
+    let name = real.file_name()?.to_str()?.to_string();
+    Path::new("/sys/class/block")
+        .join(&name)
+        .exists()
+        .then_some(name)
+}
+
+#[test]
+fn an_observed_run_keeps_every_counter_per_interval_and_the_data_directory_s_device() {
+    let (host, port, psql) = server();
+    psql("DROP DATABASE IF EXISTS counters");
+    psql("CREATE DATABASE counters");
+    {
+        let g = SERVER.get().unwrap().lock().unwrap();
+        g.as_ref()
+            .unwrap()
+            .psql("counters", "CREATE TABLE c (i int)");
+    }
+    let data_dir = psql("SHOW data_directory").trim().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let sql = dir.path().join("insert.sql");
+    std::fs::write(&sql, "INSERT INTO c VALUES (1);\n").unwrap();
+    let (json, html, csv) = (
+        dir.path().join("r.json"),
+        dir.path().join("r.html"),
+        dir.path().join("counters.csv"),
+    );
+    let run = [
+        "run",
+        "-f",
+        sql.to_str().unwrap(),
+        "-c",
+        "2",
+        "-T",
+        "3",
+        "--json",
+        json.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ];
+    let target = common::target_at(&host, &port, "counters");
+    let run = stampede(
+        &[
+            &run[..],
+            &target.iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let m = &v["server_metrics"];
+    let rows: f64 = {
+        let g = SERVER.get().unwrap().lock().unwrap();
+        g.as_ref()
+            .unwrap()
+            .psql("counters", "SELECT count(*) FROM c")
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    assert!(rows > 0.0);
+    // The table's own counters, per interval and over the run: the run inserted every row the
+    // table holds (the end snapshot waits for the clients' statistics to be flushed).
+    assert_eq!(m["deltas"]["table.c.n_tup_ins"].as_f64(), Some(rows));
+    assert_eq!(m["deltas"]["tables.n_tup_ins"].as_f64(), Some(rows));
+    let (start, end) = (
+        m["window_start_ms"].as_i64().unwrap(),
+        m["window_end_ms"].as_i64().unwrap(),
+    );
+    let in_window: Vec<&serde_json::Value> = (m["counters"].as_array().unwrap().iter())
+        .filter(|c| (start..=end).contains(&c["t_ms"].as_i64().unwrap()))
+        .collect();
+    assert!(in_window.len() >= 2, "{}", m["counters"]);
+    for key in [
+        "table.c.n_tup_ins",
+        "statio.heap_blks_hit",
+        "database.xact_commit",
+    ] {
+        assert!(
+            in_window.iter().all(|c| c["values"][key].is_number()),
+            "{key} missing from a sample"
+        );
+    }
+    let inserted: Vec<f64> = (in_window.iter())
+        .map(|c| c["values"]["table.c.n_tup_ins"].as_f64().unwrap())
+        .collect();
+    assert!(inserted.windows(2).all(|w| w[1] >= w[0]), "{inserted:?}");
+    assert!(inserted.last() > inserted.first(), "{inserted:?}");
+
+    // The machine is the server's, and the data directory's device is watched on its own: the
+    // one df names.
+    assert_eq!(m["os_machine"], "server");
+    let samples = m["os"].as_array().unwrap();
+    assert!(samples.len() >= 2);
+    let holding: Vec<&serde_json::Value> = (samples.iter())
+        .flat_map(|s| s["devices"].as_array().into_iter().flatten())
+        .filter(|d| {
+            d["holds"]
+                .as_str()
+                .is_some_and(|h| h.contains("data directory"))
+        })
+        .collect();
+    match device_of(&data_dir) {
+        Some(dev) => {
+            assert!(holding.len() >= 2, "{}", m["os"]);
+            for d in &holding {
+                assert_eq!(d["device"], dev.as_str());
+                for f in ["reads_per_s", "writes_per_s", "queue_depth", "util_pct"] {
+                    assert!(d[f].as_f64().is_some_and(|x| x >= 0.0), "{f}: {d}");
+                }
+                // A latency is a number when the period had such operations, else null.
+                assert!(d["write_latency_ms"].is_number() || d["writes_per_s"] == 0.0);
+            }
+            let modes = samples[1]["cpu_modes_pct"].as_object().unwrap();
+            assert_eq!(modes.len(), 8, "{modes:?}");
+        }
+        None => {
+            let notes = m["notes"].to_string();
+            assert!(notes.contains("not a block device"), "{notes}");
+        }
+    }
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<section id=\"counters\">"));
+    assert!(page.contains("set-rows") && page.contains("set-blocks"));
+    assert_eq!(
+        page.contains("<section id=\"storage\">"),
+        device_of(&data_dir).is_some()
+    );
+
+    // Every counter as CSV, from the saved result.
+    let rep = stampede(&[
+        "report",
+        json.to_str().unwrap(),
+        "--counters-csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(rep.code, 0, "{}", rep.stderr);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with("t_s,source,counter,value,per_s\n"));
+    let last_ins = text
+        .lines()
+        .rfind(|l| l.contains(",\"server\",\"table.c.n_tup_ins\","))
+        .expect("the table's inserts in the CSV");
+    let value: f64 = last_ins.split(',').nth(3).unwrap().parse().unwrap();
+    let last_sample = m["counters"].as_array().unwrap().last().unwrap();
+    assert_eq!(
+        Some(value),
+        last_sample["values"]["table.c.n_tup_ins"].as_f64()
+    );
+    if let Some(dev) = device_of(&data_dir) {
+        assert!(text.contains(&format!("\"host\",\"device.{dev}.writes_per_s\",")));
+    }
+    // Without a CSV asked for, the page still goes to standard output; with one alone, not.
+    let out = stampede(&["report", json.to_str().unwrap()]);
+    assert!(
+        out.stdout.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &out.stdout[..40.min(out.stdout.len())]
+    );
 }

@@ -21,13 +21,20 @@ fn add(total: &mut StatementDelta, d: &StatementDelta) {
     total.rows_examined = Some(total.rows_examined.unwrap_or(0) + d.rows_examined.unwrap_or(0));
 }
 
-/// Status variables that are levels, not counts.
+/// Whether a counter going down says nothing of a reset: a level, not a count, or one whose
+/// kind is not known here. The whole status list holds many levels (`Open_files`,
+/// `Innodb_buffer_pool_pages_free`, `Memory_used`), so a reset is judged only on the counts
+/// [`sql::always_kept`] names.
 fn is_gauge(key: &str) -> bool {
+    if !sql::always_kept(key) {
+        return true;
+    }
     let name = key.strip_prefix(MYSQL_PREFIX).unwrap_or(key);
     matches!(
         name,
         "Threads_running"
             | "Threads_connected"
+            | "Open_files"
             | "Innodb_history_list_length"
             | "Innodb_buffer_pool_pages_dirty"
             | "Innodb_row_lock_current_waits"

@@ -146,8 +146,8 @@ pub struct MySqlSampler {
     nodes: Vec<Node>,
     status_sql: String,
     wsrep_sql: String,
-    /// `INNODB_METRICS`' history list length (MySQL, which has no status variable for it).
-    history_sql: Option<String>,
+    /// `INNODB_METRICS`' enabled metrics (with the PROCESS privilege), read with the status.
+    metrics_sql: Option<String>,
     activity_sql: String,
     counters_ok: bool,
     digests_ok: bool,
@@ -236,7 +236,7 @@ impl MySqlSampler {
             nodes: Vec::new(),
             status_sql: String::new(),
             wsrep_sql: format!("{} {}", crate::sql::TAG, sql::status(sql::WSREP)),
-            history_sql: None,
+            metrics_sql: None,
             activity_sql: String::new(),
             counters_ok: true,
             digests_ok: false,
@@ -256,7 +256,7 @@ impl MySqlSampler {
             ));
         }
         s.probe().await?;
-        s.status_sql = sql::status(&sql::status_names(&s.caps));
+        s.status_sql = sql::all_status();
         s.activity_sql = sql::activity(&s.caps);
         s.probe_history().await;
         if s.caps.wsrep {
@@ -273,13 +273,16 @@ impl MySqlSampler {
                 ),
             ));
         }
-        if s.rec.os.is_some() {
+        if s.rec.os.is_some() && s.rec.local {
             s.find_server_process().await;
-            let pids: Vec<i32> = s.server_pid.into_iter().collect();
-            if let Some(os) = s.rec.os.as_mut() {
-                os.single_process();
-                os.read(&pids);
+            if s.server_pid.is_some() {
+                s.watch_devices().await;
             }
+        }
+        let pids: Vec<i32> = s.server_pid.into_iter().collect();
+        if let Some(os) = s.rec.os.as_mut() {
+            os.single_process();
+            os.read(&pids);
         }
         s.baseline = s.snapshot(false).await;
         Ok(s)
@@ -331,14 +334,9 @@ impl MySqlSampler {
             .await?;
         let mut m = BTreeMap::new();
         sql::status_numbers(&rows, &mut m);
-        if let Some(h) = self.history_sql.clone() {
-            if let Ok(rows) = self.query(&h).await {
-                if let Some(v) = rows.first().and_then(|r| r.first()) {
-                    m.insert(
-                        format!("{MYSQL_PREFIX}Innodb_history_list_length"),
-                        sql::num(v),
-                    );
-                }
+        if let Some(q) = self.metrics_sql.clone() {
+            if let Ok(rows) = self.query(&q).await {
+                sql::metrics_numbers(&rows, &mut m);
             }
         }
         Some(m)
@@ -581,7 +579,7 @@ impl MySqlSampler {
             deltas,
             wait_times,
             nodes,
-            ..(self.rec).metrics(&w, activity, version_num, product)
+            ..(self.rec).metrics(&w, activity, version_num, product, sql::always_kept)
         }
     }
 }

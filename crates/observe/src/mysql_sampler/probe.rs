@@ -227,13 +227,15 @@ impl MySqlSampler {
 
     /// Where the history list length comes from: MariaDB's status variable, else MySQL's
     /// `INNODB_METRICS` (needs PROCESS and the metric enabled, as it is by default).
+    /// `INNODB_METRICS`, read with the status variables when the PROCESS privilege allows: every
+    /// enabled metric (`innodb_metrics.<name>`), and the history list length from it where the
+    /// server has no status variable for it (MySQL).
     pub(super) async fn probe_history(&mut self) {
         let Some(first) = self.read_counters().await else {
             return;
         };
-        if first.contains_key(&format!("{MYSQL_PREFIX}Innodb_history_list_length")) {
-            return;
-        }
+        let history_in_status =
+            first.contains_key(&format!("{MYSQL_PREFIX}Innodb_history_list_length"));
         if !self.caps.process {
             return; // Said in the PROCESS note.
         }
@@ -245,22 +247,21 @@ impl MySqlSampler {
         let Some(col) = col else {
             self.rec.notes.push(note(
                 "innodb_metrics",
-                "information_schema.INNODB_METRICS has neither STATUS nor ENABLED: no history \
-                 list length",
+                "information_schema.INNODB_METRICS has neither STATUS nor ENABLED: no InnoDB \
+                 metrics and no history list length",
             ));
             return;
         };
-        let q = sql::history_metric(&col);
+        let q = sql::enabled_metrics(&col);
         match self.query(&q).await {
             Ok(rows) => {
-                let enabled = rows
-                    .first()
-                    .and_then(|r| r.get(1).cloned().flatten())
-                    .is_some_and(|v| v == "1");
-                if enabled {
-                    self.caps.history_metric = true;
-                    self.history_sql = Some(q);
-                } else {
+                let mut m = BTreeMap::new();
+                sql::metrics_numbers(&rows, &mut m);
+                self.metrics_sql = Some(q);
+                let history = format!("{MYSQL_PREFIX}Innodb_history_list_length");
+                if m.contains_key(&history) {
+                    self.caps.history_metric = !history_in_status;
+                } else if !history_in_status {
                     self.rec.notes.push(note(
                         "innodb_metrics",
                         "the InnoDB metric trx_rseg_history_len is disabled: no history list \
@@ -270,7 +271,7 @@ impl MySqlSampler {
             }
             Err(e) => self.rec.notes.push(note(
                 "innodb_metrics",
-                format!("INNODB_METRICS cannot be read ({e}): no history list length"),
+                format!("INNODB_METRICS cannot be read ({e}): no InnoDB metrics"),
             )),
         }
     }
@@ -294,6 +295,26 @@ impl MySqlSampler {
                     format!("node {name} cannot be reached ({e}): its wsrep status is not read"),
                 )),
             }
+        }
+    }
+
+    /// The device of the data directory (`@@datadir`, readable by every user), watched on its
+    /// own.
+    pub(super) async fn watch_devices(&mut self) {
+        let dir = self
+            .query("SELECT @@datadir")
+            .await
+            .ok()
+            .and_then(|rows| rows.first().and_then(|r| r.first().cloned().flatten()));
+        match dir {
+            Some(dir) => {
+                let dir = dir.trim_end_matches('/').to_string();
+                self.rec.watch_devices(&[(dir, "data directory")]);
+            }
+            None => self.rec.notes.push(note(
+                "os",
+                "@@datadir cannot be read: the data directory's device is not watched on its own",
+            )),
         }
     }
 

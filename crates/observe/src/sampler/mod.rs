@@ -150,7 +150,7 @@ impl Sampler {
         s.query(&sql::begin()).await.map_err(Error::Query)?;
         s.probe().await?;
         s.foreign_clients = s.scalar(&sql::other_clients()).await.unwrap_or(0);
-        if s.rec.os.is_some() {
+        if s.rec.os.is_some() && s.rec.local {
             let _ = s.sample_activity().await;
             s.samples.clear();
             s.rec.cost.samples = 0;
@@ -158,7 +158,9 @@ impl Sampler {
             s.server_visible = std::fs::read_to_string(format!("/proc/{pid}/comm"))
                 .map(|c| c.trim().starts_with("postgres"))
                 .unwrap_or(false);
-            if !s.server_visible {
+            if s.server_visible {
+                s.watch_devices().await;
+            } else {
                 s.rec.notes.push(note(
                     "os",
                     format!(
@@ -167,17 +169,38 @@ impl Sampler {
                     ),
                 ));
             }
-            if let Some(os) = s.rec.os.as_mut() {
-                let pids = if s.server_visible {
-                    s.server_pids.clone()
-                } else {
-                    Vec::new()
-                };
-                os.read(&pids);
-            }
+        }
+        if let Some(os) = s.rec.os.as_mut() {
+            let pids = if s.server_visible {
+                s.server_pids.clone()
+            } else {
+                Vec::new()
+            };
+            os.read(&pids);
         }
         s.baseline = s.snapshot(false).await;
         Ok(s)
+    }
+
+    /// The devices of the data directory and of `pg_wal` (a link to another disk, often),
+    /// watched on their own. `data_directory` is shown only to superusers and members of
+    /// `pg_read_all_settings`: for others `pg_settings` has no row, and a note says so.
+    async fn watch_devices(&mut self) {
+        let dir = match self.query(&sql::data_directory()).await {
+            Ok(rows) => rows.last().and_then(|r| r.first().cloned().flatten()),
+            Err(_) => None,
+        };
+        let Some(dir) = dir else {
+            self.rec.notes.push(note(
+                "os",
+                "data_directory is not visible to this role (pg_read_all_settings or superuser \
+                 shows it): the data directory's device is not watched on its own",
+            ));
+            return;
+        };
+        let wal = format!("{dir}/pg_wal");
+        self.rec
+            .watch_devices(&[(dir, "data directory"), (wal, "WAL")]);
     }
 
     /// A statement, counted in the cost. On a server error the transaction is rolled back and
@@ -417,7 +440,8 @@ impl Sampler {
             ));
         }
 
-        let (deltas, reset) = sampling::deltas(&self.baseline.counters, &end.counters, |_| false);
+        let (deltas, reset) =
+            sampling::deltas(&self.baseline.counters, &end.counters, sql::is_level);
         if reset {
             self.rec.notes.push(note(
                 "counters",
@@ -457,7 +481,13 @@ impl Sampler {
             statements_total,
             deltas,
             io,
-            ..(self.rec).metrics(&w, activity, self.caps.version_num, "PostgreSQL")
+            ..(self.rec).metrics(
+                &w,
+                activity,
+                self.caps.version_num,
+                "PostgreSQL",
+                sql::always_kept,
+            )
         }
     }
 

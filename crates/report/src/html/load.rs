@@ -123,7 +123,7 @@ pub(super) fn load(o: &mut String, r: &RunResult, m: &ServerMetrics, x_range: Op
     load.series = load_series(m);
     load.x_range = x_range;
     load.markers = checkpoint_markers(m);
-    if !m.os.is_empty() && r.environment.client.cpus > 0 {
+    if m.os_is_servers() && r.environment.client.cpus > 0 {
         load.reference = Some((
             f64::from(r.environment.client.cpus),
             format!("{} CPUs", r.environment.client.cpus),

@@ -19,13 +19,16 @@
 //! - `client`: the client's measurements (over time, latency distribution, transactions and
 //!   statements);
 //! - `load`: database load by wait event and top SQL joined to its waits;
-//! - `server`: server counters, totals, I/O, CPU and the observation notes.
+//! - `server`: server counters, totals, I/O, CPU and the observation notes;
+//! - `counters`: the server's counters by question (named sets per protocol) and the storage
+//!   devices.
 //!
 //! The comparison page (`compare::html`) reuses the stylesheet, the helpers and the load chart's
 //! colours and series (one chart per run, the same colours in each), hence the `pub(crate)`
 //! re-exports.
 
 mod client;
+mod counters;
 mod failover;
 mod load;
 mod replication;

@@ -143,7 +143,7 @@ pub(super) fn run_details(o: &mut String, r: &RunResult) {
     let _ = write!(
         o,
         "<h3>Client</h3><div class=\"kv\"><div>host</div><div>{}</div><div>CPUs</div><div>{}{}</div>\
-         <div>memory</div><div>{}</div><div>OS</div><div>{}</div></div>",
+         <div>memory</div><div>{}</div><div>OS</div><div>{}</div><div>network</div><div>{}</div></div>",
         esc(&cl.hostname),
         cl.cpus,
         cl.cpu_model
@@ -153,7 +153,18 @@ pub(super) fn run_details(o: &mut String, r: &RunResult) {
         cl.memory_bytes
             .map(|b| bytes(b as f64))
             .unwrap_or_else(|| "-".into()),
-        esc(&cl.os)
+        esc(&cl.os),
+        if cl.network.is_empty() {
+            "-".to_string()
+        } else {
+            esc(&(cl.network.iter())
+                .map(|n| match n.speed_mbps {
+                    Some(s) => format!("{} {s} Mb/s", n.name),
+                    None => format!("{} (speed not reported)", n.name),
+                })
+                .collect::<Vec<_>>()
+                .join(", "))
+        }
     );
     o.push_str("</div></div></section>");
 }

@@ -103,7 +103,7 @@ pub(super) fn checkpoint_markers(m: &ServerMetrics) -> Vec<Marker> {
 }
 
 /// Per-second rate of counter `key` between consecutive counter samples, at the later time.
-fn rate(m: &ServerMetrics, key: &str, scale: f64) -> Vec<(f64, f64)> {
+pub(super) fn rate(m: &ServerMetrics, key: &str, scale: f64) -> Vec<(f64, f64)> {
     rate_of(&m.counters, key, scale)
 }
 
@@ -137,8 +137,10 @@ pub(super) fn server(o: &mut String, r: &RunResult, m: &ServerMetrics) {
         totals(o, m);
     }
     o.push_str("</section>");
+    super::counters::sets(o, m, x_range);
     galera(o, m, x_range);
     cpu(o, r, m, x_range);
+    super::counters::devices(o, m, x_range);
     notes(o, m);
 }
 
@@ -527,15 +529,22 @@ fn totals(o: &mut String, m: &ServerMetrics) {
     }
 }
 
-/// Process and machine CPU, when the server is on the client's machine.
+/// Process and machine CPU: the server's machine when the server is on the client's, else the
+/// client's machine alone.
 fn cpu(o: &mut String, r: &RunResult, m: &ServerMetrics, x_range: Option<(f64, f64)>) {
     o.push_str("<section id=\"cpu\"><h2>Client and server CPU</h2>");
     if m.os.is_empty() {
         o.push_str(
-            "<p class=\"muted\">The server is not on the machine that ran the client, so its \
-             CPU, memory and disks were not sampled.</p>",
+            "<p class=\"muted\">The machine's CPU, memory and disks were not sampled (see the \
+             notes).</p>",
         );
     } else {
+        if !m.os_is_servers() {
+            o.push_str(
+                "<p class=\"muted\">The server is not on the machine that ran the client: the \
+                 machine below is the client's (its CPU, memory and disks), not the server's.</p>",
+            );
+        }
         o.push_str("<div class=\"grid2\">");
         let mut cpu = Chart::new(
             "chart-cpu",
@@ -607,7 +616,12 @@ fn cpu(o: &mut String, r: &RunResult, m: &ServerMetrics, x_range: Option<(f64, f
         }
         mach.y_max = Some(100.0);
         mach.x_range = x_range;
-        chart_block(o, "Machine CPU (/proc/stat)", &mach.render());
+        let title = if m.os_is_servers() {
+            "Machine CPU (/proc/stat)"
+        } else {
+            "Client machine CPU (/proc/stat)"
+        };
+        chart_block(o, title, &mach.render());
         o.push_str("</div>");
         if let Some(a) = machine_averages(m) {
             let _ = write!(

@@ -204,3 +204,36 @@ fn a_mysql_run_shows_innodb_galera_and_waits_by_time() {
         assert!(balanced(&html, tag), "<{tag}> not balanced");
     }
 }
+
+#[test]
+fn counters_by_question_and_the_devices_of_the_data_directory() {
+    let mut r = observed_run();
+    let m = r.server_metrics.as_mut().unwrap();
+    for (i, c) in m.counters.iter_mut().enumerate() {
+        c.values.insert("tables.n_tup_ins".into(), 100.0 * i as f64);
+    }
+    let html = render(&r, None);
+    // A set is drawn with the lines the result has, and only then.
+    let rows = &html[html.find("<section id=\"counters\">").expect("counters")..];
+    let rows = &rows[..rows.find("</section>").unwrap()];
+    assert!(rows.contains("id=\"set-rows\"") && rows.contains("inserted"));
+    assert!(!rows.contains("HOT updated") && !rows.contains("set-handlers"));
+    assert!(!rows.contains("id=\"set-blocks\""));
+    let storage = &html[html.find("<section id=\"storage\">").expect("storage")..];
+    assert!(storage.contains("nvme0n1 (data directory, WAL) of the server&#39;s machine"));
+    for id in [
+        "chart-device-iops",
+        "chart-device-latency",
+        "chart-device-queue",
+    ] {
+        assert!(storage.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+    assert!(html.contains("Machine CPU (/proc/stat)"));
+
+    // The server elsewhere: the machine shown is the client's, and said to be.
+    r.server_metrics.as_mut().unwrap().os_machine = Some("client".into());
+    let html = render(&r, None);
+    assert!(html.contains("Client machine CPU (/proc/stat)"));
+    assert!(html.contains("of the client&#39;s machine (the server is elsewhere)"));
+    assert!(html.contains("the machine below is the client's"));
+}

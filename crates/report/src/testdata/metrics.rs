@@ -175,6 +175,24 @@ pub fn server_metrics() -> measure::ServerMetrics {
             mem_total_bytes: 24 << 30,
             disk_read_bytes_per_s: 0.0,
             disk_write_bytes_per_s: 24.0 * 1024.0 * 1024.0,
+            cpu_modes_pct: [("user", 30.0), ("iowait", 15.0), ("idle", 35.0)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            mem_cached_bytes: 8 << 30,
+            mem_dirty_bytes: 64 << 20,
+            devices: vec![measure::server::DeviceSample {
+                device: "nvme0n1".into(),
+                holds: Some("data directory, WAL".into()),
+                reads_per_s: 10.0 * i as f64,
+                writes_per_s: 3000.0,
+                read_bytes_per_s: 81920.0 * i as f64,
+                write_bytes_per_s: 24.0 * 1024.0 * 1024.0,
+                read_latency_ms: Some(0.2),
+                write_latency_ms: Some(0.05 * i as f64),
+                queue_depth: 1.5,
+                util_pct: 40.0,
+            }],
         })
         .collect();
     measure::ServerMetrics {
@@ -252,6 +270,8 @@ pub fn server_metrics() -> measure::ServerMetrics {
         wait_times: Vec::new(),
         nodes: Vec::new(),
         endpoints: Vec::new(),
+        os_machine: Some("server".into()),
+        counter_constants: BTreeMap::from([("tables.vacuum_count".to_string(), 0.0)]),
     }
 }
 
@@ -427,5 +447,6 @@ pub fn mysql_server_metrics() -> measure::ServerMetrics {
         ],
         nodes: vec![node("db1:3306", 1.0), node("db2:3306", 0.0)],
         endpoints: Vec::new(),
+        ..Default::default()
     }
 }

@@ -365,6 +365,10 @@ pub fn multi_rate_tries() -> RunResult {
                 needed: 8_200,
                 raised_from: Some(1_024),
             }),
+            network: vec![crate::model::NetInterface {
+                name: "eth0".into(),
+                speed_mbps: Some(10_000),
+            }],
         },
     };
     r.connections.setup = Some(ConnectionSetup {

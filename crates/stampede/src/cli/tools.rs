@@ -41,9 +41,18 @@ pub struct ReportArgs {
     /// A run result written by `stampede run --json FILE`.
     #[arg(value_name = "RUN.json")]
     pub input: PathBuf,
-    /// Where to write the HTML report (`-` or absent: standard output).
+    /// Where to write the HTML report (`-` or absent: standard output, unless a CSV is asked
+    /// for alone).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also write the client's per-interval series as CSV (a row per interval and transaction
+    /// type).
+    #[arg(long = "csv", value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Also write every server counter and host figure the observer read as CSV (a row per
+    /// counter per sample: t_s, source, counter, value, per_s).
+    #[arg(long = "counters-csv", value_name = "FILE")]
+    pub counters_csv: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
