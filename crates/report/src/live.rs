@@ -21,13 +21,14 @@ const UPLOT_JS: &str = include_str!("../assets/uplot/uPlot.iife.min.js");
 const UPLOT_CSS: &str = include_str!("../assets/uplot/uPlot.min.css");
 const GLUE_JS: &str = include_str!("../assets/charts.js");
 
-/// How live charts look beside the page's stylesheet: the static SVG and its legend hidden on
+/// How live charts look beside the page's stylesheet (whose table cells' borders and shading the
+/// legend, a table, must not take): the static SVG and its legend hidden on
 /// screen once the live chart is drawn, and shown again in print (a canvas prints at screen
 /// resolution and at the screen's width; the SVG scales to the paper).
 const CSS: &str = "figure.chart[data-drawn]>svg,figure.chart[data-drawn]>figcaption{display:none}\
 figure.chart .live{position:relative}\
 figure.chart .u-legend{font-size:12px;color:#374151}\
-figure.chart .u-legend .u-series>*{padding:1px 4px}\
+figure.chart .u-legend .u-series>*{padding:1px 4px;border:none;background:none;color:inherit}\
 figure.chart .u-axis{font-size:10.5px;color:#6b7482}\
 .chart-reset{position:absolute;top:0;right:0;font:11px sans-serif;padding:1px 8px;border:1px solid #c9cfd8;\
 border-radius:4px;background:#fff;color:#3056d3;cursor:pointer}\
