@@ -20,6 +20,7 @@ pub mod fleet;
 pub mod html;
 mod json;
 pub mod ledger;
+pub mod live;
 pub mod merge;
 mod model;
 mod observed;

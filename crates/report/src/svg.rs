@@ -1,6 +1,6 @@
 //! Charts as inline SVG, for the HTML report: time series (lines or stacked areas) with event
-//! markers, and bar charts. No library, no script: a chart is a string of SVG drawn from
-//! numbers, so the report stays one file that opens anywhere and prints.
+//! markers, and bar charts. A chart is a string of SVG drawn from numbers, so the report stays
+//! one file that opens anywhere and prints.
 //!
 //! Owns axis scaling ("nice" ticks of 1, 2 or 5 times a power of ten), the drawing, and escaping
 //! every text it draws. Must not touch: what the numbers mean (the HTML module picks them).
@@ -8,6 +8,11 @@
 //! Both kinds of chart, time series ([`Chart`]) and bars ([`bars`]), draw the same frame (the
 //! "no data" note, the `<figure>` with its title, the grid with its y ticks, the x ticks, the
 //! axes and their labels) through one `Frame`, so a change to the frame is made once.
+//!
+//! A time series ([`Chart::render`]) also carries its data (`crate::live`), from which the
+//! page's script draws it again with uPlot: values under the cursor, zoom, series toggles. The
+//! SVG stays beside it for print and for readers without scripts; callers build a `Chart` the
+//! same way whichever draws it.
 
 use std::fmt::Write as _;
 
@@ -209,13 +214,15 @@ impl Frame {
 
     /// The `<figure>` and `<svg>` with the accessible title, then the horizontal grid with its
     /// y tick labels.
-    fn open(&self, o: &mut String, id: &str, title: &str, yticks: &[f64]) {
+    /// `live`: the figure carries its data for the page's script (`crate::live`).
+    fn open(&self, o: &mut String, id: &str, title: &str, yticks: &[f64], live: bool) {
         let _ = write!(
             o,
-            "<figure class=\"chart\" id=\"{id}\"><svg viewBox=\"0 0 {W} {H}\" role=\"img\" \
+            "<figure class=\"chart\" id=\"{id}\"{live}><svg viewBox=\"0 0 {W} {H}\" role=\"img\" \
              aria-label=\"{t}\" xmlns=\"http://www.w3.org/2000/svg\"><title>{t}</title>",
             id = esc(id),
-            t = esc(title)
+            t = esc(title),
+            live = if live { " data-live" } else { "" }
         );
         for t in yticks {
             let y = self.sy(*t);
@@ -328,7 +335,8 @@ impl Chart {
         out
     }
 
-    /// The chart as an `<svg>` element with a legend below it (HTML), or a "no data" note.
+    /// The chart as an `<svg>` element with a legend below it (HTML) and its data for the live
+    /// chart (`crate::live`), or a "no data" note.
     pub fn render(&self) -> String {
         if self.is_empty() {
             return no_data(&self.id, &self.title);
@@ -387,7 +395,7 @@ impl Chart {
             ylog,
         };
         let mut o = String::new();
-        f.open(&mut o, &self.id, &self.title, &yticks);
+        f.open(&mut o, &self.id, &self.title, &yticks, true);
         f.x_ticks(&mut o, &xticks, true);
         f.axes(&mut o, &self.x_label, &self.y_label);
         // Data.
@@ -503,7 +511,9 @@ impl Chart {
                 esc(&s.name)
             );
         }
-        o.push_str("</figcaption></figure>");
+        o.push_str("</figcaption>");
+        o.push_str(&crate::live::data_element(self));
+        o.push_str("</figure>");
         o
     }
 }
@@ -535,7 +545,7 @@ pub fn bars(
         ylog: false,
     };
     let mut o = String::new();
-    f.open(&mut o, id, title, &yticks);
+    f.open(&mut o, id, title, &yticks, false);
     for (lo, hi, v) in bins {
         let (a, b) = (f.sx(*lo), f.sx(*hi));
         let _ = write!(

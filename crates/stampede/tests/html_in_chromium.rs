@@ -4,9 +4,16 @@
 //! and the comparison page. Each page must load with no console error, draw every chart it
 //! declares, say what is missing and why, and screenshot as more than a blank page.
 //!
+//! The live charts (uPlot, drawn by the page's script over the static SVG) are driven with real
+//! input through the DevTools protocol (`chromium/devtools.rs`): the value the legend shows under
+//! the mouse is the saved result's, a drag narrows the time axis and "reset zoom" restores it,
+//! a click on a legend entry hides its series.
+//!
 //! Under `CI=true` a missing Chromium fails the test; elsewhere the test says why it skips.
 
 mod common;
+#[path = "chromium/devtools.rs"]
+mod devtools;
 
 use std::collections::HashSet;
 use std::io::Read as _;
@@ -99,7 +106,8 @@ fn console_errors(stderr: &str) -> Vec<&str> {
 }
 
 /// Every `<figure class="chart" id=...>` of the DOM with whether it draws something: a path
-/// with a non-empty `d`, or a bar with a height.
+/// with a non-empty `d`, or a bar with a height; and a chart with data for the live chart
+/// (`data-live`) drawn again by uPlot too (its root element in the figure).
 fn charts(dom: &str) -> Vec<(String, bool)> {
     let mut out = Vec::new();
     let mut rest = dom;
@@ -111,7 +119,8 @@ fn charts(dom: &str) -> Vec<(String, bool)> {
         let drawn = body.contains("<path class=\"line\" d=\"M")
             || body.contains("<path class=\"area\" d=\"M")
             || body.matches("<rect class=\"bar\"").count() > body.matches("height=\"0.0\"").count();
-        out.push((id, drawn));
+        let live = after[..after.find('>').unwrap()].contains(" data-live");
+        out.push((id, drawn && (!live || body.contains("class=\"uplot"))));
         rest = &after[end..];
     }
     out
@@ -258,6 +267,123 @@ fn check_page(bin: &Path, dir: &Path, page: &Path, expected: &[&str]) -> String 
     dom
 }
 
+/// The x scale of a live chart: (min, max).
+fn x_scale(p: &mut devtools::Page, id: &str) -> (f64, f64) {
+    let v = p.eval(&format!(
+        "(() => {{ const s = window.stampedeCharts['{id}'].scales.x; return [s.min, s.max]; }})()"
+    ));
+    (v[0].as_f64().unwrap(), v[1].as_f64().unwrap())
+}
+
+/// The live charts of the report of the run saved as `json` answer real input: every one has
+/// the series its data declares and paints one of their colours in its plot; the legend shows
+/// the saved throughput of the interval under the mouse; a drag narrows the time axis to the
+/// dragged range and "reset zoom" restores it; a click on a legend entry hides its series and a
+/// second shows it again. No console error meanwhile.
+fn live_charts_answer_the_mouse(bin: &Path, dir: &Path, page: &Path, json: &Path) {
+    let saved: report::RunResult =
+        serde_json::from_slice(&std::fs::read(json).unwrap()).expect("saved result");
+    let mut p = devtools::Page::open(bin, &dir.join("profile-live"), page, 1400, 1000);
+    p.wait_for(
+        "window.stampedeCharts && Object.keys(window.stampedeCharts).length === \
+         document.querySelectorAll('figure.chart[data-live]').length",
+        "every live chart drawn",
+    );
+    let bad = p.eval(
+        r#"[...document.querySelectorAll('figure.chart[data-live]')].filter(f => {
+            const d = JSON.parse(f.querySelector('script.chart-data').textContent);
+            const u = window.stampedeCharts[f.id];
+            if (u.series.length !== d.series.length + 1) return true;
+            const b = u.bbox, px = u.ctx.getImageData(b.left, b.top, b.width, b.height).data;
+            const rgb = d.series.map(s => s.color).filter(c => /^#[0-9a-f]{6}$/i.test(c))
+                .map(c => [1, 3, 5].map(i => parseInt(c.slice(i, i + 2), 16)));
+            if (rgb.length === 0) return false;
+            for (let i = 0; i < px.length; i += 4)
+                if (px[i + 3] > 0 && rgb.some(c => Math.abs(c[0] - px[i]) + Math.abs(c[1] - px[i + 1])
+                    + Math.abs(c[2] - px[i + 2]) < 24)) return false;
+            return true;
+        }).map(f => f.id)"#,
+    );
+    assert_eq!(
+        bad,
+        serde_json::json!([]),
+        "live charts without their series or not drawn"
+    );
+
+    // Hover: the legend shows the committed rate of the interval under the mouse.
+    let (l, t, w, h) = p.rect("#chart-tps .u-over");
+    p.mouse("mouseMoved", l + w * 0.5, t + h * 0.5, false);
+    p.wait_for(
+        "window.stampedeCharts['chart-tps'].cursor.idx != null",
+        "the cursor on the throughput chart",
+    );
+    let v = p.eval(
+        "(() => { const u = window.stampedeCharts['chart-tps'], i = u.cursor.idx; \
+         const row = u.root.querySelectorAll('.u-legend .u-series')[1]; \
+         return [u.data[0][i], row.querySelector('.u-label').textContent, \
+         row.querySelector('.u-value').textContent]; })()",
+    );
+    let x = v[0].as_f64().expect("x under the cursor");
+    assert_eq!(v[1], "committed", "{v}");
+    let shown: f64 = v[2]
+        .as_str()
+        .unwrap()
+        .parse()
+        .expect("a number in the legend");
+    let i = saved
+        .intervals
+        .iter()
+        .find(|i| (i.end_us as f64 / 1e6 - x).abs() < 1e-9)
+        .unwrap_or_else(|| panic!("no saved interval ends at {x} s"));
+    let expected = i.total().committed() as f64 / i.duration_s();
+    assert!(
+        (shown - expected).abs() <= 1e-5 * expected.abs().max(1.0),
+        "legend shows {shown} at {x} s, the saved interval {expected}"
+    );
+
+    // Drag from 30% to 60% of the plot's width: the x axis becomes that range.
+    let full = x_scale(&mut p, "chart-tps");
+    let (a, b, y) = (l + w * 0.3, l + w * 0.6, t + h * 0.5);
+    p.mouse("mouseMoved", a, y, false);
+    p.mouse("mousePressed", a, y, true);
+    for k in 1..=6 {
+        p.mouse("mouseMoved", a + (b - a) * f64::from(k) / 6.0, y, true);
+    }
+    p.mouse("mouseReleased", b, y, false);
+    let zoomed = x_scale(&mut p, "chart-tps");
+    let span = full.1 - full.0;
+    let near = |got: f64, want: f64| (got - want).abs() < 0.02 * span;
+    assert!(
+        near(zoomed.0, full.0 + 0.3 * span) && near(zoomed.1, full.0 + 0.6 * span),
+        "dragged over 30%..60% of {full:?}, the axis shows {zoomed:?}"
+    );
+    p.wait_for(
+        "!document.querySelector('#chart-tps .chart-reset').hidden",
+        "reset zoom offered",
+    );
+    let (bl, bt, bw, bh) = p.rect("#chart-tps .chart-reset");
+    p.click(bl + bw / 2.0, bt + bh / 2.0);
+    assert_eq!(x_scale(&mut p, "chart-tps"), full, "reset zoom");
+
+    // A click on the legend entry "max" of the latency chart hides it; another shows it.
+    let find = "(() => { const u = window.stampedeCharts['chart-latency']; \
+                return u.series.findIndex(s => s.label === 'max'); })()";
+    let k = p.eval(find).as_i64().expect("series index");
+    assert!(k > 0, "the latency chart has a max series");
+    let th = format!("#chart-latency .u-legend .u-series:nth-child({}) th", k + 1);
+    for show in [false, true] {
+        let (ll, lt, lw, lh) = p.rect(&th);
+        p.click(ll + lw / 2.0, lt + lh / 2.0);
+        let state = p.eval(&format!(
+            "window.stampedeCharts['chart-latency'].series[{k}].show"
+        ));
+        assert_eq!(state, serde_json::json!(show), "after a click on max");
+    }
+    let log = p.log.lock().unwrap().join("\n");
+    let errors = console_errors(&log);
+    assert!(errors.is_empty(), "console errors:\n{}", errors.join("\n"));
+}
+
 fn run(srv: &Server, db: &str, user: &str, json: &Path, extra: &[&str]) {
     let mut args: Vec<String> = [
         "run", "-c", "4", "-j", "2", "-T", "5", "-M", "prepared", "-n",
@@ -347,6 +473,7 @@ fn reports_and_comparisons_render_in_chromium_with_what_is_missing_explained() {
         !dom.contains("No statement statistics"),
         "the full run has top SQL"
     );
+    live_charts_answer_the_mouse(&bin, d, &pages[0], &full);
 
     let dom = check_page(&bin, d, &pages[1], &run_charts);
     assert!(

@@ -131,14 +131,76 @@ fn every_string_is_escaped_and_nothing_is_fetched() {
     m.notes[0].message = evil.into();
     m.waits[0].event = evil.into();
     let html = render(&r, None);
-    assert!(!html.contains("<script"), "unescaped script tag");
-    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
-    assert!(
-        !html.contains("http://")
-            || html.matches("http://").count()
-                == html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+    // The page up to the embedded chart library: the only scripts are the charts' data.
+    let (page, assets) = html.split_at(html.find("</main>").unwrap());
+    assert_eq!(
+        page.matches("<script").count(),
+        page.matches("<script type=\"application/json\" class=\"chart-data\">")
+            .count(),
+        "unescaped script tag"
     );
-    assert!(!html.contains("https://") && !html.contains("src="));
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    // The wait event named so is a series of the load chart, escaped in its data too.
+    assert!(page.contains("\\u003cscript\\u003ealert(1)\\u003c/script\\u003e"));
+    assert!(
+        !page.contains("http://")
+            || page.matches("http://").count()
+                == page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+    );
+    assert!(!page.contains("https://") && !page.contains("src="));
+    // The library and its glue are inlined once and load nothing.
+    assert_eq!(assets.matches("<script>").count(), 2);
+    for load in ["src=", "XMLHttpRequest", "fetch(", "import(", "<link"] {
+        assert!(!assets.contains(load), "{load} in the embedded scripts");
+    }
+}
+
+#[test]
+fn every_chart_of_an_observed_run_carries_its_series() {
+    let r = observed_run();
+    let html = render(&r, None);
+    let charts = crate::live::charts_in(&html);
+    let ids: Vec<&str> = charts.iter().map(|c| c.0.as_str()).collect();
+    for id in [
+        "chart-tps",
+        "chart-latency",
+        "chart-load",
+        "chart-commits",
+        "chart-wal",
+        "chart-connections",
+        "chart-locks",
+        "chart-cpu",
+        "chart-machine",
+    ] {
+        assert!(ids.contains(&id), "{id} is not a live chart: {ids:?}");
+    }
+    // Every series of the SVG's legend is in the data, on the chart's x, with values.
+    for (id, d) in &charts {
+        let fig = &html[html.find(&format!("id=\"{id}\"")).unwrap()..];
+        let fig = &fig[..fig.find("</figure>").unwrap()];
+        let series = d["series"].as_array().unwrap();
+        assert!(!series.is_empty(), "{id}");
+        assert_eq!(series.len(), fig.matches("<span><i style=").count(), "{id}");
+        let n = d["x"].as_array().unwrap().len();
+        for s in series {
+            let y = s["y"].as_array().unwrap();
+            assert_eq!(y.len(), n, "{id}: {}", s["name"]);
+            assert!(y.iter().any(|v| v.is_number()), "{id}: {} empty", s["name"]);
+        }
+    }
+    // The throughput chart's values are the intervals' committed rates, at their ends.
+    let tps = &charts.iter().find(|c| c.0 == "chart-tps").unwrap().1;
+    let committed = &tps["series"][0];
+    assert_eq!(committed["name"], "committed");
+    let xs = tps["x"].as_array().unwrap();
+    for i in &r.intervals {
+        let x = i.end_us as f64 / 1e6;
+        if let Some(k) = xs.iter().position(|v| v.as_f64() == Some(x)) {
+            let want = i.total().committed() as f64 / i.duration_s();
+            assert_eq!(committed["y"][k].as_f64(), Some(want), "at {x} s");
+        }
+    }
+    assert!(xs.len() >= 2, "{tps}");
 }
 
 #[test]
