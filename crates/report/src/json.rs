@@ -163,6 +163,32 @@ mod tests {
             p95_replay_lag_ms: Some(1.0),
         }];
         r.endpoints_warning = Some("uneven".into());
+        r.warmup = Some(crate::warmup::Warmup {
+            seconds: 1.0,
+            intervals_excluded: 1,
+            whole_run_transactions: 12,
+            whole_run_duration_s: 3.0,
+        });
+        r.steady_state = Some(crate::steady::SteadyState {
+            verdict: crate::steady::Verdict::Ramping,
+            intervals: 6,
+            trend: Some(0.4),
+            trend_stderr: Some(0.05),
+            cv: Some(0.2),
+            settled_interval: Some(2),
+            settled_at_s: Some(2.0),
+            reason: "rose".into(),
+        });
+        r.prewarm = Some(crate::warmup::Prewarm {
+            method: "pg_prewarm".into(),
+            seconds: 0.1,
+            relations: vec![crate::warmup::PrewarmedRelation {
+                kind: "index".into(),
+                name: "t_pkey".into(),
+                table: Some("t".into()),
+                bytes: 8192,
+            }],
+        });
         r.routing = vec![crate::Routing {
             statement: "SELECT 1 FROM t WHERE k = :k".into(),
             shards_touched: 1,
@@ -412,6 +438,14 @@ mod tests {
             "op",
             "reads",
             "hosts",
+            "warmup",
+            "steady_state",
+            "prewarm",
+            "trend",
+            "trend_stderr",
+            "cv",
+            "settled_interval",
+            "settled_at_s",
         ];
         let objects = [
             (&schema, &v),
@@ -449,6 +483,13 @@ mod tests {
                 &v["total"]["txns"][0]["statements"][0],
             ),
             (&defs["sysbench"], &v["sysbench"]),
+            (&defs["warmup"], &v["warmup"]),
+            (&defs["steady_state"], &v["steady_state"]),
+            (&defs["prewarm"], &v["prewarm"]),
+            (
+                &defs["prewarm"]["properties"]["relations"]["items"],
+                &v["prewarm"]["relations"][0],
+            ),
             (
                 &schema["properties"]["endpoints"]["items"],
                 &v["endpoints"][0],

@@ -27,10 +27,12 @@ mod observed;
 mod observed_hosts;
 mod routing;
 pub mod section;
+pub mod steady;
 pub mod svg;
 pub mod sweep;
 mod sysbench;
 mod text;
+pub mod warmup;
 
 #[cfg(test)]
 mod testdata;
@@ -96,6 +98,9 @@ impl Default for RunResult {
             ledger: None,
             fleet: None,
             sections: Default::default(),
+            warmup: None,
+            steady_state: None,
+            prewarm: None,
         }
     }
 }

@@ -97,6 +97,17 @@ pub struct RunResult {
     /// as read and rendered by the family's view (`crate::section`).
     #[serde(flatten)]
     pub sections: std::collections::BTreeMap<String, serde_json::Value>,
+    /// `--warmup`: the start of the run left out of `total` and `measured_duration_s` (kept in
+    /// `intervals`); `None` without one (`crate::warmup`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<crate::warmup::Warmup>,
+    /// The steady-state verdict from the per-interval series after the warm-up
+    /// (`crate::steady`); `None` in results that predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<crate::steady::SteadyState>,
+    /// `--prewarm`: what was read into the server's cache before the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prewarm: Option<crate::warmup::Prewarm>,
 }
 
 /// One host of a target with several, as the run used it: each transaction counts for the host

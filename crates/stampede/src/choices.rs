@@ -38,6 +38,12 @@ pub struct Outputs {
     pub sweep: Option<sweep::SweepSpec>,
     /// `--fleet`: this process is one of a fleet (`run::member`).
     pub fleet: Option<FleetPlan>,
+    /// `--warmup` of a run that is no sweep: seconds at the start left out of the figures
+    /// (`report::warmup`); 0 for none. A sweep's is `sweep.warmup_s`.
+    pub warmup_s: f64,
+    /// `--prewarm`: the workload's tables as SQL `LIKE` patterns, read into the server's cache
+    /// before the run (`run::prewarm`); `None` without it.
+    pub prewarm: Option<Vec<&'static str>>,
 }
 
 /// `--fleet NAME --fleet-size N [--fleet-index I]`, validated.

@@ -134,6 +134,35 @@ pub enum Dataset {
 }
 
 impl Dataset {
+    /// Its tables as SQL `LIKE` patterns (`--prewarm` reads those it finds); none for the
+    /// tables a run makes itself.
+    pub fn tables_like(self) -> &'static [&'static str] {
+        match self {
+            Dataset::Tpcb => &[
+                "pgbench_accounts",
+                "pgbench_branches",
+                "pgbench_tellers",
+                "pgbench_history",
+            ],
+            Dataset::Oltp | Dataset::OltpBulk => &["sbtest%"],
+            Dataset::Tpcc => &[
+                "warehouse",
+                "district",
+                "customer",
+                "history",
+                "new_order",
+                "orders",
+                "order_line",
+                "item",
+                "stock",
+            ],
+            Dataset::Ycsb => &["usertable"],
+            Dataset::Iibench => &["purchases_index"],
+            Dataset::Crud => &["crud%"],
+            Dataset::Probe | Dataset::CacheCurve => &[],
+        }
+    }
+
     /// The name `stampede init` takes for it (besides any workload name that uses it).
     pub fn name(self) -> &'static str {
         match self {

@@ -199,6 +199,31 @@ const CASES: &[(&[&str], &str)] = &[
     ),
     (&["run", "--fault-cmd", "true"], "--fault-at <SECONDS>"),
     (
+        &["run", "-T", "10", "--warmup", "10"],
+        "--warmup 10 leaves nothing of the run (-T 10)",
+    ),
+    (
+        &["run", "-T", "10", "--warmup=-1"],
+        "--warmup must be 0 or more seconds, got -1",
+    ),
+    (
+        &["run", "cache-curve", "--warmup", "1"],
+        "--warmup applies to runs of transactions",
+    ),
+    (
+        &[
+            "run",
+            "-T",
+            "10",
+            "--prewarm",
+            "--fleet",
+            "f",
+            "--fleet-size",
+            "2",
+        ],
+        "--prewarm cannot be combined with --fleet",
+    ),
+    (
         &["failover", "-t", "5"],
         "the failover probe runs for a time: give -T, not -t",
     ),
@@ -227,6 +252,22 @@ fn every_bad_command_line_fails_before_connecting_with_a_clear_message() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
+}
+
+/// A warm-up longer than the run, or negative, is a bad command line: exit 64 (EX_USAGE).
+#[test]
+fn a_warmup_longer_than_the_run_or_negative_is_a_usage_error() {
+    for args in [
+        &["run", "-T", "10", "--warmup", "12"][..],
+        &["run", "-T", "10", "--warmup=-1"],
+        &["run", "-T", "10", "--warmup", "nan"],
+    ] {
+        let mut full = args.to_vec();
+        full.extend(["-h", "127.0.0.1", "-p", "1"]);
+        let (code, _out, err) = stampede(&full);
+        assert_eq!(code, 64, "{full:?}: {err}");
+        assert!(err.contains("--warmup"), "{full:?}: {err}");
+    }
 }
 
 #[test]

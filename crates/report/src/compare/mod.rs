@@ -205,8 +205,11 @@ pub struct Comparison {
     pub server_sources: String,
 }
 
-/// The intervals a verdict is computed from: full-length ones starting after the ramp-up.
+/// The intervals a verdict is computed from: full-length ones starting after the ramp-up, the
+/// longer of `warmup_s` and the run's own `--warmup` (whose figures, `total`, already leave it
+/// out: the samples then match them).
 pub fn usable_intervals(r: &RunResult, warmup_s: f64) -> Vec<&Interval> {
+    let warmup_s = warmup_s.max(r.warmup.as_ref().map_or(0.0, |w| w.seconds));
     let full = r
         .intervals
         .iter()

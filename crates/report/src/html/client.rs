@@ -3,7 +3,8 @@
 //! whole-run histogram, with a percentile table per transaction type), and the per-transaction
 //! and per-statement tables.
 //!
-//! Must not touch: server observations, except the checkpoint markers laid over the time charts.
+//! Must not touch: server observations, except the checkpoint markers laid over the time charts
+//! (beside the warm-up's and the settling point's).
 
 use std::fmt::Write as _;
 
@@ -13,7 +14,7 @@ use super::server::checkpoint_markers;
 use super::{chart_block, dashed_if_any, f3, ms, pct_of};
 use crate::model::RunResult;
 use crate::observed::one_line;
-use crate::svg::{bars, esc, Chart, Kind, Series};
+use crate::svg::{bars, esc, Chart, Kind, Marker, Series};
 
 /// Approximate distribution of a histogram: `n` equal-width bins from its minimum to its
 /// p99.9 (the tail beyond is reported in the table, not drawn), filled from 2,000 evenly spaced
@@ -74,11 +75,12 @@ pub(super) fn over_time(o: &mut String, r: &RunResult) {
         );
         return;
     }
-    let markers = r
+    let mut markers = r
         .server_metrics
         .as_ref()
         .map(checkpoint_markers)
         .unwrap_or_default();
+    markers.extend(warmup_markers(r));
     let x = |i: &measure::Interval| i.end_us as f64 / 1e6;
     let mut tps = Chart::new(
         "chart-tps",
@@ -334,4 +336,26 @@ pub(super) fn transactions(o: &mut String, r: &RunResult) {
         }
     }
     o.push_str("</section>");
+}
+
+/// The warm-up's end and the steady-state verdict's settling point, as event markers on the
+/// time charts (the x axis is seconds from the run's start): the warm-up is what lies left of
+/// its marker.
+pub(super) fn warmup_markers(r: &RunResult) -> Vec<Marker> {
+    let mut v = Vec::new();
+    if let Some(w) = &r.warmup {
+        v.push(Marker {
+            x: w.seconds,
+            label: format!("warm-up ends ({} s left out)", w.seconds),
+        });
+    }
+    if let Some(s) = &r.steady_state {
+        if let (Some(at), true) = (s.settled_at_s, s.settled_interval.unwrap_or(0) > 0) {
+            v.push(Marker {
+                x: at,
+                label: format!("settled ({})", s.verdict.label()),
+            });
+        }
+    }
+    v
 }

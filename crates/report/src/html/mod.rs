@@ -199,7 +199,32 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
             kpi(&mut o, &w.event, "", "top wait event");
         }
     }
+    if let Some(s) = &r.steady_state {
+        kpi(&mut o, s.verdict.label(), "", "steady state");
+    }
     o.push_str("</div>");
+    // The warm-up, the verdict's reasons and the prewarm, in the summary's words.
+    let notes: Vec<String> = [
+        r.warmup.as_ref().map(|w| {
+            format!(
+                "Warm-up: the first {} s ({} intervals) are left out of these figures and \
+                 marked in the charts; the whole run committed {} transactions in {:.1} s.",
+                w.seconds, w.intervals_excluded, w.whole_run_transactions, w.whole_run_duration_s
+            )
+        }),
+        r.steady_state.as_ref().map(|s| s.line()),
+        r.prewarm.as_ref().map(|p| p.line()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !notes.is_empty() {
+        o.push_str("<div class=\"warmup-notes\">");
+        for n in notes {
+            let _ = write!(o, "<p class=\"muted\">{}</p>", esc(&n));
+        }
+        o.push_str("</div>");
+    }
 
     if r.interrupted {
         o.push_str(

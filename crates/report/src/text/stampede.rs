@@ -1,6 +1,7 @@
 //! stampede's additions to the end-of-run summary, after pgbench's block: latency percentiles
 //! (overall, and per transaction type when there are several), failures by kind, aborted
-//! clients, how the connections were opened, the checks and the interrupted note.
+//! clients, how the connections were opened, the warm-up, steady state and prewarm, the checks
+//! and the interrupted note.
 //!
 //! The percentile table is shared with sysbench's summary.
 
@@ -79,6 +80,25 @@ fn connections_line(o: &mut String, r: &RunResult) {
     let _ = writeln!(o, "connections: {}", parts.join("; "));
 }
 
+/// The warm-up left out of the figures, the steady-state verdict and the prewarm, each one line
+/// when the result has it (`crate::warmup`, `crate::steady`).
+fn warmup_lines(o: &mut String, r: &RunResult) {
+    if let Some(p) = &r.prewarm {
+        let _ = writeln!(o, "{}", p.line());
+    }
+    if let Some(w) = &r.warmup {
+        let _ = writeln!(
+            o,
+            "warm-up: the first {} s ({} intervals) left out of the figures above; the whole \
+             run committed {} transactions in {:.3} s (the checks count them all)",
+            w.seconds, w.intervals_excluded, w.whole_run_transactions, w.whole_run_duration_s
+        );
+    }
+    if let Some(s) = &r.steady_state {
+        let _ = writeln!(o, "{}", s.line());
+    }
+}
+
 /// stampede's additions: latency percentiles (overall, and per transaction type when there are
 /// several), failures by kind, aborted clients, checks, and the interrupted note.
 pub fn render_stampede_summary(r: &RunResult) -> String {
@@ -130,6 +150,7 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
         );
     }
     connections_line(o, r);
+    warmup_lines(o, r);
 
     for (view, v) in crate::section::present(r) {
         view.summary_lines(r, v, o);

@@ -391,10 +391,16 @@ pub struct RunArgs {
     /// the embedded server). Each step runs for -T/-t.
     #[arg(long = "sweep", value_name = "PARAM=VALUES", help_heading = SWEEPS)]
     pub sweep: Option<String>,
-    /// Seconds at the start of each sweep step left out of its figures [a fifth of -T, at most
-    /// 5; 0 for a run of -t transactions].
-    #[arg(long = "warmup", value_name = "SECONDS", requires = "sweep", help_heading = SWEEPS)]
+    /// Seconds at the start of the run left out of its figures (summary, JSON, HTML headline,
+    /// compare), kept in the per-interval series and marked in the HTML charts; the checks
+    /// still count the whole run [0; a sweep's steps: a fifth of -T, at most 5; 0 for -t].
+    #[arg(long = "warmup", value_name = "SECONDS", help_heading = SHAPE)]
     pub warmup: Option<f64>,
+    /// Before the run, read each of the workload's tables and indexes into the server's cache
+    /// (PostgreSQL: pg_prewarm where the extension is installed, else scans; MySQL/MariaDB:
+    /// sysbench's prewarm) and say what was read and how long it took.
+    #[arg(long = "prewarm", help_heading = SHAPE)]
+    pub prewarm: bool,
     /// The connection storm's options, for `run connection-storm`.
     #[command(flatten)]
     pub storm: super::storm::options::Options,

@@ -208,6 +208,7 @@ impl Plan {
             }
             None => None,
         };
+        let (warmup_s, prewarm) = warmup_and_prewarm(&a, &spec, &job, &fleet, &sweep, workload)?;
         // The outputs are checked last among the options, before anything connects or starts:
         // a bad --json path is refused at once, not after the run (`crate::files`).
         let scripts = script_files(&a.file);
@@ -227,6 +228,8 @@ impl Plan {
             fault,
             sweep,
             fleet,
+            warmup_s,
+            prewarm,
         };
         let mut plan = Plan {
             frontend,
@@ -289,6 +292,49 @@ fn script_files(args: &[String]) -> Vec<PathBuf> {
                 .find(|p| p.is_file())
         })
         .collect()
+}
+
+/// `--warmup` of a run that is no sweep (a sweep reads it per step, `sweep::parse`), checked
+/// against -T, and `--prewarm`'s tables (the workload's, as SQL `LIKE` patterns). Both are for
+/// runs of transactions (not the cache curve's own sequence) by one process: a fleet's members
+/// would each cut their own part, which the fleet's merge does not line up.
+fn warmup_and_prewarm(
+    a: &RunArgs,
+    spec: &RunSpec,
+    job: &Job,
+    fleet: &Option<FleetPlan>,
+    sweep: &Option<crate::choices::sweep::SweepSpec>,
+    workload: Option<&'static crate::workloads::Workload>,
+) -> Result<(f64, Option<Vec<&'static str>>)> {
+    let own = matches!(job, Job::Own(_));
+    for (given, flag) in [(a.warmup.is_some(), "--warmup"), (a.prewarm, "--prewarm")] {
+        if given && own {
+            return Err(Failure::usage(
+                format!(
+                    "{flag} applies to runs of transactions; this workload runs its own sequence"
+                ),
+                format!("run without {flag}"),
+            ));
+        }
+        if given && fleet.is_some() {
+            return Err(Failure::usage(
+                format!("{flag} cannot be combined with --fleet"),
+                "compare the fleet's result with `stampede compare --warmup`",
+            ));
+        }
+    }
+    let warmup_s = match (a.warmup, sweep) {
+        (Some(w), None) => {
+            let run_s = match spec.stop {
+                engine::Stop::Duration(d) => Some(d.as_secs()),
+                engine::Stop::Transactions(_) => None,
+            };
+            sweep::check_warmup(w, run_s, "the run")?
+        }
+        _ => 0.0,
+    };
+    let dataset = workload.map_or(crate::workloads::Dataset::Tpcb, |w| w.dataset);
+    Ok((warmup_s, a.prewarm.then(|| dataset.tables_like().to_vec())))
 }
 
 /// stampede's defaults for what the command line left out, each recorded as the option that

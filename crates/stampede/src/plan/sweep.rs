@@ -118,19 +118,7 @@ pub fn parse(sweep: &str, warmup: Option<f64>, step_s: Option<u64>) -> Result<Sw
         },
     };
     let warmup_s = match (warmup, step_s) {
-        (Some(w), _) if !(w >= 0.0 && w.is_finite()) => {
-            return Err(Failure::usage(
-                format!("--warmup must be 0 or more seconds, got {w}"),
-                "",
-            ))
-        }
-        (Some(w), Some(t)) if w >= t as f64 => {
-            return Err(Failure::usage(
-                format!("--warmup {w} leaves nothing of each step (-T {t})"),
-                "give a -T longer than --warmup",
-            ))
-        }
-        (Some(w), _) => w,
+        (Some(w), t) => check_warmup(w, t, "each step")?,
         (None, Some(t)) => (t as f64 / 5.0).floor().min(5.0),
         (None, None) => 0.0,
     };
@@ -139,6 +127,24 @@ pub fn parse(sweep: &str, warmup: Option<f64>, step_s: Option<u64>) -> Result<Sw
         values,
         warmup_s,
     })
+}
+
+/// `--warmup W` checked against -T (`run_s`; None for a run of -t transactions): 0 or more
+/// seconds, and less than -T, else nothing of `what` would be measured.
+pub fn check_warmup(w: f64, run_s: Option<u64>, what: &str) -> Result<f64> {
+    if !(w >= 0.0 && w.is_finite()) {
+        return Err(Failure::usage(
+            format!("--warmup must be 0 or more seconds, got {w}"),
+            "",
+        ));
+    }
+    match run_s {
+        Some(t) if w >= t as f64 => Err(Failure::usage(
+            format!("--warmup {w} leaves nothing of {what} (-T {t})"),
+            "give a -T longer than --warmup",
+        )),
+        _ => Ok(w),
+    }
 }
 
 #[cfg(test)]

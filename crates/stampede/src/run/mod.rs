@@ -18,6 +18,7 @@ mod faulted;
 pub(crate) mod fleet_result;
 mod member;
 mod output;
+mod prewarm;
 mod result;
 mod split;
 mod sweep;
@@ -155,6 +156,12 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
         output::header(ctx, &server, "");
     }
     family.before(ctx)?;
+    // --prewarm reads the tables before the commit baseline: its reads commit transactions of
+    // their own, which the commit count must not see.
+    let prewarmed = match &ctx.out.prewarm {
+        Some(tables) if first => Some(prewarm::run(ctx, tables)?),
+        _ => None,
+    };
     // A fleet member meets the others now: after its own preparation, before anything the
     // fleet's commit check counts (module `member`).
     let mut joined = match &ctx.out.fleet {
@@ -263,6 +270,7 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
 
     // The result as measured, saved before any check can fail or hang.
     let mut result = assembled(ctx, family, &outcome, &fin, &server, server_metrics);
+    result.prewarm = prewarmed;
     split::finish(replication.as_ref(), &mut result);
     if fault_run {
         let (s, _) = faulted::section(ctx, history, injected.as_ref(), end_us, None);
@@ -445,6 +453,18 @@ fn assembled(
         },
         sysbench,
     );
+    // --warmup leaves its intervals out of the figures (never out of the series, nor out of
+    // the checks, which read `outcome`: the server's counters count the whole run), before the
+    // family's section reads them; a sweep's steps are cut by the sweep (`sweep`).
+    if ctx.out.sweep.is_none() {
+        report::warmup::apply(&mut result, ctx.out.warmup_s);
+    }
+    let warmup_s = ctx
+        .out
+        .sweep
+        .as_ref()
+        .map_or(ctx.out.warmup_s, |s| s.warmup_s);
+    result.steady_state = Some(report::steady::judge(&result.intervals, warmup_s));
     result.routing = family.routing();
     if let Some((key, section)) = family.section(&result) {
         result.sections.insert(key.into(), section);
