@@ -44,6 +44,10 @@ pub struct ReportArgs {
     /// Where to write the HTML report (`-` or absent: standard output).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also write a sweep's steps as CSV: a row per step, its figures, the family's and a
+    /// column per server counter (change and per second). The run must be a sweep.
+    #[arg(long = "sweep-csv", value_name = "FILE")]
+    pub sweep_csv: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
