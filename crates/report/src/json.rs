@@ -365,6 +365,7 @@ mod tests {
         let sm = &defs["server_metrics"]["properties"];
         let m = &v["server_metrics"];
         const OPTIONAL: &[&str] = &[
+            // The observer's additions (host figures, constants).
             "network",
             "cpu_modes_pct",
             "mem_cached_bytes",
@@ -373,6 +374,12 @@ mod tests {
             "holds",
             "os_machine",
             "counter_constants",
+            // A sweep step's own series, left out when empty (`sweep::series`).
+            "committed_by_type",
+            "metrics",
+            "counters",
+            "checks",
+            "rows",
             "no_fault_time",
             "ledger",
             "table",
@@ -560,6 +567,15 @@ mod tests {
             (
                 &defs["sweep"]["properties"]["steps"]["items"]["properties"]["failures_by_kind"],
                 &v["sweep"]["steps"][3]["failures_by_kind"],
+            ),
+            (
+                &defs["sweep"]["properties"]["steps"]["items"]["properties"]["metrics"]["items"],
+                &v["sweep"]["steps"][3]["metrics"][0],
+            ),
+            (
+                &defs["sweep"]["properties"]["steps"]["items"]["properties"]["counters"]
+                    ["additionalProperties"],
+                &v["sweep"]["steps"][3]["counters"]["mysql.Com_select"],
             ),
             (&defs["ledger"], &v["ledger"]),
             (&defs["ledger_line"], &v["ledger"]["lines"][0]),

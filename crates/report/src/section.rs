@@ -58,6 +58,28 @@ pub trait View: Sync {
     ) -> Option<serde_json::Value> {
         None
     }
+    /// The family's own figures of a run, each a number with its unit: what a sweep keeps per
+    /// step and charts against the swept value (`report::sweep`): TPC-C's tpmC and NOPM,
+    /// iibench's inserted rows per second. Empty, the default, for a family whose numbers are
+    /// the generic ones.
+    fn metrics(&self, _r: &RunResult, _v: &serde_json::Value) -> Vec<Metric> {
+        Vec::new()
+    }
+}
+
+/// One of a family's own figures of a run ([`View::metrics`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct Metric {
+    /// Its name as the family says it (`tpmC`, `insert rows/s`).
+    pub name: String,
+    /// Its unit (`New-Orders/min`, `rows/s`).
+    pub unit: String,
+    pub value: f64,
+}
+
+/// Every installed view's figures of `r` ([`View::metrics`]), in installation order.
+pub fn metrics(r: &RunResult) -> Vec<Metric> {
+    present(r).flat_map(|(v, s)| v.metrics(r, s)).collect()
 }
 
 static VIEWS: OnceLock<&'static [&'static dyn View]> = OnceLock::new();

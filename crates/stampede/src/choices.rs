@@ -86,6 +86,8 @@ pub mod sweep {
     pub enum Param {
         Clients,
         Rate,
+        /// The data's size: the family's tables re-initialised at each step (`run::sweep`).
+        Scale,
         /// A server setting, by name.
         Setting(String),
     }
@@ -100,11 +102,12 @@ pub mod sweep {
     }
 
     impl SweepSpec {
-        /// The parameter's name in the result: `clients`, `rate`, `set:NAME`.
+        /// The parameter's name in the result: `clients`, `rate`, `scale`, `set:NAME`.
         pub fn parameter(&self) -> String {
             match &self.param {
                 Param::Clients => "clients".into(),
                 Param::Rate => "rate".into(),
+                Param::Scale => "scale".into(),
                 Param::Setting(n) => format!("set:{n}"),
             }
         }

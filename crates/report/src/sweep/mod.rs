@@ -34,7 +34,10 @@
 //! reason) and failed checks over the whole step, warm-up included: a failure in the first
 //! second is a failure all the same, and a client refused at connect time (a prepared statement
 //! the server would not create) aborts before the first interval. The text, the JSON and the
-//! HTML show them all on the step's row.
+//! HTML show them all on the step's row. Besides, each step keeps its own series (`series`):
+//! the server's counters over the step from its own observer, every check with its verdict, the
+//! family's own figures (tpmC, rows/s) and, for a sweep over scale, the rows it ran on; the
+//! HTML charts them against the parameter and `render_csv` writes them a row per step.
 //!
 //! Must not touch: I/O. The runner (the binary) fills the steps from each step's result with
 //! [`SweepStep::of`].
@@ -45,7 +48,10 @@ use measure::{FailureKind, Interval};
 use serde::{Deserialize, Serialize};
 
 use crate::model::RunResult;
-use crate::svg::{esc, Chart, Kind, Marker, Series};
+use crate::svg::{esc, Chart, Kind, Series};
+
+mod series;
+pub use series::{metrics_text, render_csv, StepCounter, StepSeries, COUNTER_SETS};
 
 /// Below this share of the parameter's relative growth, a step's tps gain means throughput has
 /// stopped rising (module notes).
@@ -109,6 +115,10 @@ pub struct SweepStep {
     /// Checks of the step that failed, by name (the step's own commit count and workload checks).
     #[serde(default)]
     pub failed_checks: Vec<String>,
+    /// The step's own series (`series`): what its counts, figures and counters cover, each
+    /// absent from results written before steps kept them.
+    #[serde(flatten)]
+    pub own: StepSeries,
 }
 
 /// Distinct abort reasons kept per step.
@@ -183,6 +193,7 @@ impl SweepStep {
                 .filter(|c| c.status.untrusted())
                 .map(|c| c.name.clone())
                 .collect(),
+            own: StepSeries::of(r),
         }
     }
 }
@@ -321,6 +332,10 @@ pub fn render_text(s: &SweepSection) -> String {
         }
         if !x.failed_checks.is_empty() {
             let _ = writeln!(o, "    failed checks: {}", x.failed_checks.join(", "));
+        }
+        let figures = metrics_text(x);
+        if !figures.is_empty() {
+            let _ = writeln!(o, "    {figures}");
         }
     }
     let unsound: Vec<&str> = (s.steps.iter())
@@ -516,45 +531,11 @@ pub fn compare_rows(a: &SweepSection, b: &SweepSection) -> Vec<CompareRow> {
         .collect()
 }
 
-/// Charts of throughput and p99 against the parameter, the knee marked. The x axis places the
-/// steps evenly (a doubling sweep reads as a log scale), labelled with their values.
+/// Charts against the parameter, the knee marked (`series`: throughput, latency percentiles,
+/// the family's figures, key server counters). The x axis places the steps evenly (a doubling
+/// sweep reads as a log scale), labelled with their values.
 pub fn charts(s: &SweepSection, id: &str) -> String {
-    let ticks: Vec<(f64, String)> = (s.steps.iter().enumerate())
-        .map(|(i, x)| (i as f64, x.value.clone()))
-        .collect();
-    let mut out = String::new();
-    for (what, unit, color, pick) in [
-        ("throughput", "tps", "#3056d3", 0usize),
-        ("p99 latency", "ms", "#d62828", 1),
-    ] {
-        let mut c = Chart::new(
-            &format!("{id}-{}", ["tps", "p99"][pick]),
-            &format!("{what} against {}", s.parameter),
-            &s.parameter,
-            unit,
-            Kind::Lines,
-        );
-        c.series.push(Series {
-            name: what.into(),
-            color: color.into(),
-            points: (s.steps.iter().enumerate())
-                .map(|(i, x)| (i as f64, [x.tps, x.p99_ms][pick]))
-                .collect(),
-            dashed: false,
-        });
-        c.x_ticks = Some(ticks.clone());
-        if s.steps.len() == 1 {
-            c.x_range = Some((-0.5, 0.5));
-        }
-        if let Some(k) = &s.knee {
-            c.markers.push(Marker {
-                x: k.index as f64,
-                label: format!("knee {}", k.value),
-            });
-        }
-        out.push_str(&c.render());
-    }
-    out
+    series::charts(s, id)
 }
 
 /// The HTML section of a result with a sweep: the charts and the table.
@@ -617,6 +598,7 @@ pub fn html_section(o: &mut String, s: &SweepSection) {
         );
     }
     o.push_str("</tbody></table>");
+    series::html_table(o, s);
     let unsound: Vec<String> = (s.steps.iter())
         .filter(|x| !x.sound())
         .map(|x| format!("{}={} ({})", s.parameter, x.value, x.troubles().join("; ")))

@@ -282,3 +282,128 @@ fn the_text_table_marks_the_knee() {
     html_section(&mut html, &s);
     assert!(html.contains("knee 4"), "the chart marks the knee");
 }
+
+#[test]
+fn a_step_keeps_its_own_counters_checks_and_counts_from_its_own_result() {
+    // Two steps' results, each with its own observer: each step reads only its own deltas.
+    let step_of = |com_select: f64, window_ms: i64| {
+        let mut r = crate::testdata::mysql_observed_run();
+        let m = r.server_metrics.as_mut().unwrap();
+        m.window_start_ms = 0;
+        m.window_end_ms = window_ms;
+        m.deltas.insert("mysql.Com_select".into(), com_select);
+        r.checks = vec![crate::Check {
+            name: "commit count".into(),
+            status: crate::CheckStatus::Failed,
+            detail: "off by one".into(),
+        }];
+        SweepStep::of("2", &r, 0.0)
+    };
+    let (a, b) = (step_of(1000.0, 2000), step_of(9000.0, 3000));
+    let c = |x: &SweepStep| x.own.counters["mysql.Com_select"];
+    assert_eq!((c(&a).delta, c(&a).per_s), (1000.0, 500.0));
+    assert_eq!((c(&b).delta, c(&b).per_s), (9000.0, 3000.0));
+    assert_eq!((a.own.counters_s, b.own.counters_s), (2.0, 3.0));
+    // Every check with its verdict, and the failed one named as before.
+    assert_eq!(a.own.checks.len(), 1);
+    assert_eq!(a.own.checks[0].status, crate::CheckStatus::Failed);
+    assert_eq!(a.failed_checks, ["commit count"]);
+    // Committed transactions of the whole step by type, as the result counts them.
+    let r = crate::testdata::mysql_observed_run();
+    let total: u64 = a.own.committed_by_type.values().sum();
+    assert_eq!(total, r.total.total().committed());
+    assert_eq!(a.own.step_s, r.measured_duration_s);
+    // Without an observer: no counters, no window.
+    let mut bare = crate::testdata::mysql_observed_run();
+    bare.server_metrics = None;
+    let x = SweepStep::of("2", &bare, 0.0);
+    assert!(x.own.counters.is_empty() && x.own.counters_s == 0.0);
+}
+
+#[test]
+fn the_csv_has_a_row_per_step_and_a_column_per_counter() {
+    let s = crate::testdata::sweep_section();
+    let csv = render_csv(&s);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 1 + s.steps.len(), "{csv}");
+    let head: Vec<&str> = lines[0].split(',').collect();
+    let col = |name: &str| {
+        head.iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no column {name}: {}", lines[0]))
+    };
+    let cell = |step: usize, name: &str| lines[1 + step].split(',').nth(col(name)).unwrap();
+    assert_eq!(head[0], "clients");
+    // Each step its own numbers (the sample's step i has i+1 times the first's).
+    for (i, x) in s.steps.iter().enumerate() {
+        let n = (i + 1) as f64;
+        assert_eq!(cell(i, "clients"), x.value);
+        assert_eq!(cell(i, "mysql.Com_select"), (1000.0 * n).to_string());
+        assert_eq!(cell(i, "mysql.Com_select/s"), (200.0 * n).to_string());
+        assert_eq!(cell(i, "mysql.Innodb_rows_read"), (5000.0 * n).to_string());
+        assert_eq!(cell(i, "metric:tpmC"), (1200.0 * n).to_string());
+        assert_eq!(
+            cell(i, "rows:pgbench_accounts"),
+            (100_000 * (i + 1)).to_string()
+        );
+        assert_eq!(cell(i, "scale"), (i + 1).to_string());
+    }
+    // A step without a counter another step has: an empty cell, not a zero.
+    let mut s = s;
+    s.steps[1].own.counters.remove("mysql.Innodb_rows_read");
+    let csv = render_csv(&s);
+    let row: Vec<&str> = csv.lines().nth(2).unwrap().split(',').collect();
+    assert_eq!(row[col("mysql.Innodb_rows_read")], "");
+}
+
+#[test]
+fn the_html_charts_each_named_set_against_the_parameter() {
+    let s = crate::testdata::sweep_section();
+    let mut html = String::new();
+    html_section(&mut html, &s);
+    for id in [
+        "chart-sweep-tps",
+        "chart-sweep-p99",
+        "chart-sweep-metric-0",
+        // The MySQL sets present in the sample: statements (Com_*) and InnoDB rows.
+        "chart-sweep-counters-4",
+        "chart-sweep-counters-5",
+    ] {
+        assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+    assert!(html.contains("tpmC against clients"), "the family's figure");
+    assert!(html.contains("latency percentiles against clients"));
+    // PostgreSQL's sets are not drawn for a MariaDB sweep.
+    assert!(!html.contains("chart-sweep-counters-0"));
+    assert!(!html.contains("commits and rollbacks"));
+    // The table of each step's own figures: tpmC, rows, counters per second, checks.
+    assert!(html.contains("<th>tpmC (New-Orders/min)</th>"), "{html}");
+    assert!(html.contains("<th>mysql.Com_select/s</th>"));
+    assert!(html.contains("<td>800.0</td>"), "step 8's Com_select/s");
+    assert!(html.contains("commit count: passed"));
+    // And the text: the family's figures under each step's row.
+    let t = render_text(&s);
+    assert!(t.contains("\n    tpmC 4800.0\n"), "{t}");
+}
+
+#[test]
+fn results_written_before_steps_kept_their_series_still_read() {
+    let mut v = serde_json::to_value(crate::testdata::sweep_section()).unwrap();
+    for x in v["steps"].as_array_mut().unwrap() {
+        let o = x.as_object_mut().unwrap();
+        for k in [
+            "step_s",
+            "committed_by_type",
+            "metrics",
+            "counters_s",
+            "counters",
+            "checks",
+            "scale",
+            "rows",
+        ] {
+            assert!(o.remove(k).is_some(), "{k} is written");
+        }
+    }
+    let s: SweepSection = serde_json::from_value(v).unwrap();
+    assert!(s.steps.iter().all(|x| x.own == StepSeries::default()));
+}

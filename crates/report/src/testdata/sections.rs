@@ -143,6 +143,11 @@ pub fn sweep_section() -> crate::sweep::SweepSection {
         aborted_clients: 0,
         aborts: Vec::new(),
         failed_checks: Vec::new(),
+        own: crate::sweep::StepSeries {
+            step_s: 5.0,
+            scale: 1,
+            ..Default::default()
+        },
     };
     let mut steps = vec![
         step("1", 500.0, 2.0),
@@ -162,6 +167,41 @@ pub fn sweep_section() -> crate::sweep::SweepSection {
     }];
     steps[3].failures = 3;
     steps[3].failures_by_kind.other = 3;
+    // The last step's own series, every field set (the schema test reads it).
+    for (i, x) in steps.iter_mut().enumerate() {
+        let n = (i + 1) as f64;
+        x.own.committed_by_type = [("new-order".to_string(), 100 * (i as u64 + 1))].into();
+        x.own.metrics = vec![crate::section::Metric {
+            name: "tpmC".into(),
+            unit: "New-Orders/min".into(),
+            value: 1200.0 * n,
+        }];
+        x.own.counters_s = 5.0;
+        x.own.counters = [
+            (
+                "mysql.Com_select".to_string(),
+                crate::sweep::StepCounter {
+                    delta: 1000.0 * n,
+                    per_s: 200.0 * n,
+                },
+            ),
+            (
+                "mysql.Innodb_rows_read".to_string(),
+                crate::sweep::StepCounter {
+                    delta: 5000.0 * n,
+                    per_s: 1000.0 * n,
+                },
+            ),
+        ]
+        .into();
+        x.own.checks = vec![crate::Check {
+            name: "commit count".into(),
+            status: crate::CheckStatus::Passed,
+            detail: "as counted".into(),
+        }];
+        x.own.rows = [("pgbench_accounts".to_string(), 100_000 * (i as u64 + 1))].into();
+        x.own.scale = i as u32 + 1;
+    }
     crate::sweep::SweepSection {
         parameter: "clients".into(),
         warmup_s: 1.0,

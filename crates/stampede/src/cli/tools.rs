@@ -53,6 +53,10 @@ pub struct ReportArgs {
     /// counter per sample: t_s, source, counter, value, per_s).
     #[arg(long = "counters-csv", value_name = "FILE")]
     pub counters_csv: Option<PathBuf>,
+    /// Also write a sweep's steps as CSV: a row per step, its figures, the family's and a
+    /// column per server counter (change and per second). The run must be a sweep.
+    #[arg(long = "sweep-csv", value_name = "FILE")]
+    pub sweep_csv: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -1,7 +1,7 @@
 //! `stampede report RUN.json -o report.html`: the HTML report of a saved run, rendered again
 //! from the JSON alone (`report::html::render`), as `run --html` writes it at the end of a run;
-//! with `--csv` and `--counters-csv`, its series as CSV (`report::render_csv`,
-//! `report::render_counters_csv`).
+//! with `--csv`, `--counters-csv` and `--sweep-csv`, its series as CSV (`report::render_csv`,
+//! `report::render_counters_csv`, a sweep's steps: `report::sweep::render_csv`).
 //!
 //! Owns reading a saved result with errors that name the file and what is wrong with it
 //! ([`read_run`], shared with `compare`), and where the page goes.
@@ -32,16 +32,18 @@ pub fn run(args: ReportArgs) -> Result<i32> {
     // Checked before the input is read. The HTML goes to `-o`, or to standard output when
     // neither `-o` nor a CSV is named (a CSV asked for alone is all that is wanted); at most one
     // output may be `-`.
-    let html = match (&args.output, &args.csv, &args.counters_csv) {
-        (Some(o), _, _) => Some(o.as_path()),
-        (None, None, None) => Some(Path::new("-")),
-        _ => None,
+    let csvs = [&args.csv, &args.counters_csv, &args.sweep_csv];
+    let html = match &args.output {
+        Some(o) => Some(o.as_path()),
+        None if csvs.iter().all(|c| c.is_none()) => Some(Path::new("-")),
+        None => None,
     };
     let mut requests = Vec::new();
     for (flag, path) in [
         ("-o", html),
         ("--csv", args.csv.as_deref()),
         ("--counters-csv", args.counters_csv.as_deref()),
+        ("--sweep-csv", args.sweep_csv.as_deref()),
     ] {
         if let Some(path) = path {
             let dash = if requests.iter().any(|r: &Request| r.path == Path::new("-")) {
@@ -54,29 +56,48 @@ pub fn run(args: ReportArgs) -> Result<i32> {
     }
     let outs = files::check(&requests, &[&args.input])?;
     let r = read_run(&args.input)?;
-    for (req, out) in requests.iter().zip(&outs) {
-        let text =
-            match req.flag {
-                "-o" => report::html::render(&r, Some(&args.input)),
-                "--csv" => report::render_csv(&r),
-                _ => match &r.server_metrics {
-                    Some(m) => report::render_counters_csv(m),
-                    None => return Err(Failure::usage(
+    // Everything is rendered before anything is written: a CSV the result cannot give is refused
+    // with no file written.
+    let mut texts = Vec::new();
+    for req in &requests {
+        texts.push(match req.flag {
+            "-o" => report::html::render(&r, Some(&args.input)),
+            "--csv" => report::render_csv(&r),
+            "--counters-csv" => match &r.server_metrics {
+                Some(m) => report::render_counters_csv(m),
+                None => {
+                    return Err(Failure::usage(
                         format!(
                             "--counters-csv: {} has no server metrics (the run was not observed)",
                             args.input.display()
                         ),
                         "run with the observer on (no --no-observe) to keep the server's counters",
-                    )),
-                },
-            };
+                    ))
+                }
+            },
+            _ => match &r.sweep {
+                Some(s) => report::sweep::render_csv(s),
+                None => {
+                    return Err(Failure::usage(
+                        format!(
+                            "--sweep-csv: {} is not a sweep's result",
+                            args.input.display()
+                        ),
+                        "give the result of `stampede run --sweep ... --json FILE`",
+                    ))
+                }
+            },
+        });
+    }
+    for ((req, out), text) in requests.iter().zip(&outs).zip(texts) {
         out.write_str(&text)
             .map_err(|e| Failure::setup(e.to_string(), ""))?;
         if !out.is_stdout() {
             let what = match req.flag {
                 "-o" => "report",
                 "--csv" => "interval CSV",
-                _ => "counters CSV",
+                "--counters-csv" => "counters CSV",
+                _ => "sweep steps",
             };
             eprintln!("{what} written to {}", out.path().display());
         }

@@ -34,6 +34,8 @@ pub mod ycsb;
 pub(crate) use options::script_order;
 pub use options::{FleetArgs, IoArg, Protocol, ReadFromArg, RunArgs, ScriptArg, SpreadArg};
 
+use std::collections::BTreeMap;
+
 use anyhow::Result;
 use engine::{Event, Outcome, RunError, RunSpec};
 use report::{Check, CheckStatus, RunConfig, SysbenchSection};
@@ -209,6 +211,23 @@ pub(crate) trait Family {
     /// limit and the embedded server's `max_connections` must allow them too.
     fn connections_besides_clients(&self) -> u64 {
         0
+    }
+    /// Why this run cannot be a sweep over scale (`--sweep scale=...`), whose every step
+    /// re-initialises the family's tables as `stampede init` makes them; `None` when it can
+    /// ([`Family::rescale`]). Asked when planning, before anything connects.
+    fn rescale_refusal(&self) -> Option<String> {
+        Some(
+            "this workload's tables are not re-initialised per step (a scale sweep runs the \
+             TPC-B builtins)"
+                .into(),
+        )
+    }
+    /// Before a scale sweep's step: drop and load the family's tables at `scale`, as `stampede
+    /// init` does (only tables of the family's own names, which init would drop too), and say
+    /// each table's rows as the server counts them. Only called when
+    /// [`Family::rescale_refusal`] is `None`.
+    fn rescale(&mut self, _ctx: &Ctx, scale: u32) -> Result<BTreeMap<String, u64>> {
+        anyhow::bail!("cannot re-initialise this workload's tables at scale {scale}")
     }
 }
 

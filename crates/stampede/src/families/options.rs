@@ -387,8 +387,9 @@ pub struct RunArgs {
     pub cache_curve: super::cache_curve::options::Options,
     /// Repeat the run over a parameter, one step per value, into one result with the knee
     /// (where throughput stops rising and p99 climbs): `clients=8,16,32`, `clients=1..64`
-    /// (doubling), `rate=500,1000,2000` (-R per step), `set:NAME=v1,v2` (a server setting, on
-    /// the embedded server). Each step runs for -T/-t.
+    /// (doubling), `rate=500,1000,2000` (-R per step), `scale=1,10,100` (pgbench's tables
+    /// loaded again at each scale), `set:NAME=v1,v2` (a server setting, on the embedded
+    /// server). Each step runs for -T/-t.
     #[arg(long = "sweep", value_name = "PARAM=VALUES", help_heading = SWEEPS)]
     pub sweep: Option<String>,
     /// Seconds at the start of the run left out of its figures (summary, JSON, HTML headline,

@@ -204,6 +204,20 @@ impl Plan {
                         ));
                     }
                 }
+                if sw.param == sweep::Param::Scale {
+                    // Each step re-initialises the tables, as `stampede init` does: only a
+                    // family whose runner can (`Family::rescale_refusal`).
+                    let refusal = match &job {
+                        Job::Engine(f) => f.rescale_refusal(),
+                        Job::Own(_) => Some("this workload runs no sweep".into()),
+                    };
+                    if let Some(why) = refusal {
+                        return Err(Failure::usage(
+                            format!("--sweep scale: {why}"),
+                            "sweep clients or rate, or run `stampede init` once per scale",
+                        ));
+                    }
+                }
                 Some(sw)
             }
             None => None,

@@ -2,9 +2,14 @@
 //!
 //! Spellings: `clients=8,16,32` or `clients=1..64` (doubling from the first, the last included
 //! when doubling misses it: `3..20` is 3, 6, 12, 20); `rate=500,1000` or `rate=250..2000` (-R
-//! per step, same doubling); `set:NAME=v1,v2` (a server setting, applied on the embedded
-//! PostgreSQL server before each step; only there, since stampede does not change the settings
-//! of a server it did not start).
+//! per step, same doubling); `scale=1,10,100` or `scale=1..100` (the family's tables
+//! re-initialised at that scale before each step, as `stampede init` makes them: only a family
+//! whose runner can, `Family::rescale_refusal`); `set:NAME=v1,v2` (a server setting, applied on
+//! the embedded PostgreSQL server before each step; only there, since stampede does not change
+//! the settings of a server it did not start).
+//!
+//! One parameter per sweep: pgbench-tools' scale-by-clients matrix is one scale sweep per
+//! client count (a second `--sweep`, or a second parameter in one, is a usage error).
 //!
 //! The warm-up left out of each step's figures defaults to a fifth of -T, at most 5 s (the
 //! first second holds each new backend's parse and plan and cold caches; longer steps settle
@@ -20,7 +25,7 @@ fn bad(why: impl Into<String>) -> anyhow::Error {
     Failure::usage(
         format!("--sweep: {}", why.into()),
         "e.g. --sweep clients=1..64, --sweep clients=8,16,32, --sweep rate=500,1000, \
-         --sweep set:work_mem=4MB,64MB",
+         --sweep scale=1,10,100, --sweep set:work_mem=4MB,64MB",
     )
 }
 
@@ -90,6 +95,21 @@ pub fn parse(sweep: &str, warmup: Option<f64>, step_s: Option<u64>) -> Result<Sw
                 .map(fmt)
                 .collect(),
         ),
+        "scale" | "s" => {
+            if values.contains('=') {
+                return Err(bad(format!(
+                    "{sweep:?} names two parameters: a sweep varies one (for a matrix, one \
+                     scale sweep per client count)"
+                )));
+            }
+            (
+                Param::Scale,
+                numbers(values, "scale", true)?
+                    .into_iter()
+                    .map(fmt)
+                    .collect(),
+            )
+        }
         "rate" | "R" => (
             Param::Rate,
             numbers(values, "rate", false)?
@@ -112,7 +132,7 @@ pub fn parse(sweep: &str, warmup: Option<f64>, step_s: Option<u64>) -> Result<Sw
             Some(s) => return Err(bad(format!("set:{s:?} is not a setting's name"))),
             None => {
                 return Err(bad(format!(
-                    "cannot sweep {n:?}: give clients, rate or set:NAME"
+                    "cannot sweep {n:?}: give clients, rate, scale or set:NAME"
                 )))
             }
         },
@@ -164,6 +184,14 @@ mod tests {
             (s.param, s.values, s.warmup_s),
             (Param::Rate, vec!["100".into(), "250.5".into()], 0.0)
         );
+        let s = parse("scale=1..10", None, Some(10)).unwrap();
+        assert_eq!(
+            (s.param, s.values),
+            (
+                Param::Scale,
+                vec!["1".into(), "2".into(), "4".into(), "8".into(), "10".into()]
+            )
+        );
         let s = parse("set:work_mem=4MB, 64MB", None, Some(30)).unwrap();
         assert_eq!(s.parameter(), "set:work_mem");
         assert_eq!(s.values, ["4MB", "64MB"]);
@@ -183,6 +211,10 @@ mod tests {
             ("set:work_mem=1,,2", None, "empty value"),
             ("rate=1..1e30", None, "64 at most"),
             ("clients=1,2", Some(10.0), "--warmup 10 leaves nothing"),
+            ("scale=0,1", None, "positive integers"),
+            ("scale=1,2;clients=2,8", None, "names two parameters"),
+            ("scale=1,2 clients=2,8", None, "names two parameters"),
+            ("scale=1.5", None, "positive integers"),
         ] {
             let e = parse(arg, warmup, Some(10)).unwrap_err().to_string();
             assert!(e.contains(says), "{arg}: {e}");

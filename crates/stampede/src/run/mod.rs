@@ -34,6 +34,7 @@ use sut::Dialect;
 
 use crate::checks;
 use crate::console::{self, Failure};
+use crate::plan::sweep::Param;
 use crate::plan::{Frontend, Plan};
 use crate::runtime;
 use crate::{environment, families, interrupt, targeting};
@@ -127,8 +128,12 @@ struct Measured {
 fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> {
     split::check(ctx.spec, ctx.target)?;
     let conn = ctx.conn();
+    // A scale sweep loads each step's tables itself (`sweep`).
+    let rescaled = (ctx.out.sweep.as_ref()).is_some_and(|s| s.param == Param::Scale);
     if ctx.embedded() && first {
-        family.load_embedded(ctx)?;
+        if !rescaled {
+            family.load_embedded(ctx)?;
+        }
         if (ctx.out.observe || ctx.out.checks) && ctx.target.embedded.is_some() {
             // The embedded server preloads pg_stat_statements; its views need the extension in
             // the database (never created on a server stampede did not start): the observer's

@@ -4,8 +4,11 @@
 //! checks) with the step's spec: `clients` sets -c (and no more engine threads than clients),
 //! `rate` sets -R, `set:NAME` changes the setting on the embedded server before the step
 //! (`ALTER SYSTEM` and a reload; a setting that needs a restart is refused before the first
-//! step, and the setting is reset after the last). The tables are loaded once, before the first
-//! step. The result is the last step's, with `sweep` holding every step's figures after its
+//! step, and the setting is reset after the last), `scale` drops and loads the family's tables
+//! at that scale before the step, as `stampede init` does (`Family::rescale`; the step keeps
+//! each table's rows as the server counts them). Otherwise the tables are loaded once, before
+//! the first step. Each step's own series (its observer's counters, its checks, the family's
+//! figures: `report::sweep::StepSeries`) is read from that step's result alone. The result is the last step's, with `sweep` holding every step's figures after its
 //! warm-up and the knee (`report::sweep`), every step's failures, aborted clients and failed
 //! checks on its row, and every step's checks, named by step. A step whose clients aborted
 //! makes the sweep's exit status 2 as a single run's would, whichever step it was (the result's
@@ -39,6 +42,7 @@ pub(crate) fn run(ctx: &Ctx, family: &mut dyn Family, sweep: &SweepSpec) -> Resu
                     spec.threads = spec.threads.min(c).max(1);
                 }
                 Param::Rate => spec.rate_tps = Some(value.parse().context("a sweep's rate")?),
+                Param::Scale => {}
                 Param::Setting(name) => apply_setting(ctx, name, value)?,
             }
             println!(
@@ -46,6 +50,15 @@ pub(crate) fn run(ctx: &Ctx, family: &mut dyn Family, sweep: &SweepSpec) -> Resu
                 i + 1,
                 sweep.values.len()
             );
+            // A scale sweep loads the step's data first, as `stampede init` would.
+            let rows = match &sweep.param {
+                Param::Scale => {
+                    let scale: u32 = value.parse().context("a sweep's scale")?;
+                    eprintln!("  re-initialising the tables at scale {scale}");
+                    family.rescale(ctx, scale)?
+                }
+                _ => Default::default(),
+            };
             let step_ctx = Ctx {
                 frontend: ctx.frontend,
                 spec: &spec,
@@ -54,15 +67,22 @@ pub(crate) fn run(ctx: &Ctx, family: &mut dyn Family, sweep: &SweepSpec) -> Resu
                 rt: ctx.rt,
             };
             let r = measure(&step_ctx, family, i == 0)?.result;
-            let step = report::sweep::SweepStep::of(value, &r, sweep.warmup_s);
+            let mut step = report::sweep::SweepStep::of(value, &r, sweep.warmup_s);
+            step.own.rows = rows;
             let troubles = step.troubles();
+            let figures = report::sweep::metrics_text(&step);
             println!(
                 "  {parameter}={value}: {:.1} tps, p99 {:.3} ms (after the first {} s), {} \
-                 failures{}",
+                 failures{}{}",
                 step.tps,
                 step.p99_ms,
                 sweep.warmup_s,
                 step.failures,
+                if figures.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {figures}")
+                },
                 if troubles.is_empty() {
                     String::new()
                 } else {

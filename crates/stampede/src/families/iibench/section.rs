@@ -131,6 +131,29 @@ impl report::section::View for View {
             html_section(o, &t);
         }
     }
+
+    /// A sweep's step keeps its rows inserted per second and its queries per second.
+    fn metrics(
+        &self,
+        _r: &report::RunResult,
+        v: &serde_json::Value,
+    ) -> Vec<report::section::Metric> {
+        let Ok(t) = Iibench::deserialize(v) else {
+            return Vec::new();
+        };
+        vec![
+            report::section::Metric {
+                name: "insert rows/s".into(),
+                unit: "rows/s".into(),
+                value: t.insert_rows_per_s,
+            },
+            report::section::Metric {
+                name: "queries/s".into(),
+                unit: "queries/s".into(),
+                value: t.queries_per_s,
+            },
+        ]
+    }
 }
 
 fn mib(b: u64) -> f64 {

@@ -21,6 +21,7 @@
 
 pub mod plan;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -66,7 +67,17 @@ pub(crate) struct Runner {
     types: Vec<TxnType>,
     /// The routing check's verdicts (sharded tables only).
     routing: Vec<report::Routing>,
+    /// A scale sweep reloaded the tables since the workload was built (`Family::rescale`).
+    rescaled: bool,
 }
+
+/// pgbench's tables, whose rows a scale sweep's step reports.
+const TPCB_TABLES: [&str; 4] = [
+    "pgbench_branches",
+    "pgbench_tellers",
+    "pgbench_accounts",
+    "pgbench_history",
+];
 
 impl Runner {
     /// The workload's name as the header, the result and `compare` show it: the builtin's
@@ -92,6 +103,7 @@ impl Runner {
             driven: None,
             types: Vec::new(),
             routing: Vec::new(),
+            rescaled: false,
         }
     }
 
@@ -127,18 +139,25 @@ impl Runner {
                 debug: self.job.debug.then(|| "pgbench: debug: ".to_string()),
             })))
         } else {
-            let builtins = self.job.builtins.iter().flatten().copied();
-            Driven::Tpcb(Arc::new(TpcbWorkload::new_in(
-                builtins.zip(self.job.weights.iter().copied()).collect(),
-                self.scale as u32,
-                dialect,
-            )))
+            self.tpcb(dialect)
         };
         self.types = match &driven {
             Driven::Tpcb(w) => w.txn_types().to_vec(),
             Driven::Script(w) => w.txn_types().to_vec(),
         };
         self.driven = Some(driven);
+    }
+}
+
+impl Runner {
+    /// The builtins' workload at the scale found.
+    fn tpcb(&self, dialect: Dialect) -> Driven {
+        let builtins = self.job.builtins.iter().flatten().copied();
+        Driven::Tpcb(Arc::new(TpcbWorkload::new_in(
+            builtins.zip(self.job.weights.iter().copied()).collect(),
+            self.scale as u32,
+            dialect,
+        )))
     }
 }
 
@@ -263,8 +282,61 @@ impl Family for Runner {
         if self.driven.is_none() {
             self.routing = routing;
             self.build(ctx.spec.clients, ctx.conn().dialect());
+        } else if self.rescaled {
+            // A scale sweep's step reloaded the tables: the builtins draw from the new scale.
+            self.driven = Some(self.tpcb(ctx.conn().dialect()));
         }
+        self.rescaled = false;
         Ok(())
+    }
+
+    fn rescale_refusal(&self) -> Option<String> {
+        let scripted = self.job.custom() || !self.job.defines.is_empty() || self.job.debug;
+        (scripted || !self.job.uses_builtin()).then(|| {
+            "a scale sweep runs pgbench's builtins only (a script's tables are its own)".into()
+        })
+    }
+
+    /// `stampede init tpcb -s SCALE` with its defaults (and the partitioning the previous
+    /// step found): pgbench's four tables dropped and loaded again (`load::tpcb`, which drops
+    /// exactly those, as pgbench -i does).
+    fn rescale(&mut self, ctx: &Ctx, scale: u32) -> Result<BTreeMap<String, u64>> {
+        let (partitions, partition_method) = match &self.partitions {
+            Some((method, n)) => (
+                *n,
+                Some(match method.as_str() {
+                    "hash" => load::tpcb::PartitionMethod::Hash,
+                    _ => load::tpcb::PartitionMethod::Range,
+                }),
+            ),
+            None => (0, None),
+        };
+        let opts = load::tpcb::InitOptions {
+            scale: i64::from(scale),
+            partitions,
+            partition_method,
+            jobs: loading::default_jobs(partitions),
+            cancel: interrupt::flag(),
+            ..Default::default()
+        };
+        opts.validate()?;
+        if loading::load_tpcb(ctx.conn(), &opts, true, ctx.rt)? != 0 {
+            return Err(crate::console::Failure::interrupted(
+                "interrupted while re-initialising the tables for the next step",
+            ));
+        }
+        self.rescaled = true;
+        ctx.with_session(async |s| {
+            let mut rows = BTreeMap::new();
+            for t in TPCB_TABLES {
+                let r = s.simple_query(&format!("SELECT count(*) FROM {t}")).await?;
+                let n = (r.first().and_then(|r| r.first().cloned().flatten()))
+                    .and_then(|v| v.parse().ok())
+                    .with_context(|| format!("counting the rows of {t}"))?;
+                rows.insert(t.to_string(), n);
+            }
+            Ok(rows)
+        })
     }
 
     fn describe(&self) -> String {

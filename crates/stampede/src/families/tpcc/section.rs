@@ -178,6 +178,19 @@ impl report::section::View for View {
         let t = merged_section(&parts?, &merged.total, merged.measured_duration_s)?;
         serde_json::to_value(t).ok()
     }
+
+    /// A sweep's step keeps clause 5.4's metric, from that step's own section.
+    fn metrics(&self, _r: &RunResult, v: &serde_json::Value) -> Vec<report::section::Metric> {
+        let Some(t) = of(v) else {
+            return Vec::new();
+        };
+        let per_min = |name: &str, value: f64| report::section::Metric {
+            name: name.into(),
+            unit: "New-Orders/min".into(),
+            value,
+        };
+        vec![per_min("tpmC", t.tpmc), per_min("NOPM", t.nopm)]
+    }
 }
 
 /// TPC-C's block: the metric line (`tpmC: N`, which scripts grep), the response-time limits
