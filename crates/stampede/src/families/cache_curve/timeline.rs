@@ -155,7 +155,9 @@ pub(super) fn html(o: &mut String, c: &CacheCurve) {
             label: format!("{} reached", c.cache_setting),
         });
     }
-    if let Some(s) = c.knee_bytes.and_then(first_at) {
+    // As on the size charts: the knee apart only when it is not the cache's size.
+    let knee = c.knee_bytes.filter(|k| *k != c.cache_bytes);
+    if let Some(s) = knee.and_then(first_at) {
         markers.push(Marker {
             x: secs(s),
             label: format!("knee {}", size_text(s.size_bytes)),
