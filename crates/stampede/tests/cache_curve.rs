@@ -4,7 +4,10 @@
 //! schema; the HTML (at the end of the run and from `stampede report`) has the charts; the
 //! table is the run's own (dropped after, and one it did not create is refused and left alone).
 //! The embedded server starts with a small cache by itself; bad `--sizes` are refused before
-//! anything starts.
+//! anything starts. The curve is watched like a run: each scan is a point in time with its
+//! storage read time (`track_io_timing`), its reads the ones EXPLAIN and the table's statistics
+//! counted, pages per ms of I/O their quotient, each size's phases carrying the wait events
+//! sampled in them; a role that may not set `track_io_timing` gets a note with the fix.
 
 mod common;
 
@@ -39,6 +42,30 @@ struct CacheCurve {
     page_bytes: u64,
     knee_bytes: Option<u64>,
     points: Vec<Point>,
+    io_timed: bool,
+    notes: Vec<String>,
+    scan_series: Vec<Scan>,
+}
+
+#[derive(serde::Deserialize, Debug, Clone)]
+struct Scan {
+    t_ms: f64,
+    size_bytes: u64,
+    rows: u64,
+    pages_hit: u64,
+    pages_read: u64,
+    io_read_ms: Option<f64>,
+    read_pages_per_io_ms: Option<f64>,
+    duration_ms: f64,
+}
+
+#[derive(serde::Deserialize, Debug, Clone)]
+struct Phase {
+    name: String,
+    start_ms: f64,
+    end_ms: f64,
+    samples: u64,
+    waits: Vec<measure::server::WaitTotal>,
 }
 
 #[derive(serde::Deserialize, Debug, Clone)]
@@ -54,6 +81,10 @@ struct Point {
     stat_reads: u64,
     point_reads: u64,
     point_hit_ratio: f64,
+    scan_hits: u64,
+    io_read_ms: Option<f64>,
+    read_pages_per_io_ms: Option<f64>,
+    phases: Vec<Phase>,
 }
 
 fn curve(r: &RunResult) -> CacheCurve {
@@ -62,6 +93,104 @@ fn curve(r: &RunResult) -> CacheCurve {
         .get("cache_curve")
         .expect("a cache_curve section");
     serde_json::from_value(v.clone()).unwrap()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Every scan a point in time, a size's scans adding up to what it reports and to what the
+/// table's statistics counted (PostgreSQL), `scans` of them per size.
+fn scans_agree(c: &CacheCurve, scans: usize) {
+    assert_eq!(c.scan_series.len(), scans * c.points.len());
+    for w in c.scan_series.windows(2) {
+        // In time order, one after the other ended (EXPLAIN's time is inside the client's).
+        assert!(w[1].t_ms >= w[0].t_ms + w[0].duration_ms, "{w:?}");
+        assert!(w[1].size_bytes >= w[0].size_bytes, "{w:?}");
+    }
+    for p in &c.points {
+        let of: Vec<&Scan> = (c.scan_series.iter())
+            .filter(|s| s.size_bytes == p.size_bytes)
+            .collect();
+        assert_eq!(of.len(), scans, "{p:?}");
+        let n = scans as u64;
+        let read: u64 = of.iter().map(|s| s.pages_read).sum();
+        let hit: u64 = of.iter().map(|s| s.pages_hit).sum();
+        assert_eq!(read / n, p.scan_reads, "{p:?}");
+        assert_eq!(hit / n, p.scan_hits, "{p:?}");
+        // The server's own count of the table's blocks over the scans is EXPLAIN's.
+        assert_eq!(read, p.stat_reads, "{p:?} {of:?}");
+        assert_eq!(hit, p.stat_hits, "{p:?} {of:?}");
+        for s in &of {
+            // A row per page: a sequential scan touches each page once, hit or read.
+            assert_eq!(s.pages_hit + s.pages_read, p.rows, "{s:?}");
+            assert_eq!(s.rows, p.rows, "{s:?}");
+        }
+        // Phases in order, inside the curve, and the scans inside theirs.
+        let names: Vec<&str> = p.phases.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(names, ["growing", "scans", "point reads"], "{p:?}");
+        for w in p.phases.windows(2) {
+            assert!(
+                w[0].start_ms <= w[0].end_ms && w[0].end_ms <= w[1].start_ms,
+                "{p:?}"
+            );
+        }
+        let scans_phase = &p.phases[1];
+        assert!(of
+            .iter()
+            .all(|s| s.t_ms >= scans_phase.start_ms && s.t_ms <= scans_phase.end_ms));
+    }
+}
+
+/// The scans were timed: each has its read time, pages per ms of I/O is reads over it, and
+/// each size's figures are its scans'.
+fn io_timed(c: &CacheCurve) {
+    assert!(c.io_timed && c.notes.is_empty(), "{:?}", c.notes);
+    for s in &c.scan_series {
+        let t = s.io_read_ms.expect("every scan timed");
+        assert!(t >= 0.0, "{s:?}");
+        if s.pages_read >= 100 {
+            assert!(t > 0.0, "a hundred reads take time: {s:?}");
+        }
+        match s.read_pages_per_io_ms {
+            Some(r) => assert!(close(r, s.pages_read as f64 / t), "{s:?}"),
+            None => assert!(s.pages_read == 0 || t == 0.0, "{s:?}"),
+        }
+    }
+    for p in &c.points {
+        let of: Vec<&Scan> = (c.scan_series.iter())
+            .filter(|s| s.size_bytes == p.size_bytes)
+            .collect();
+        let io: f64 = of.iter().filter_map(|s| s.io_read_ms).sum();
+        let read: u64 = of.iter().map(|s| s.pages_read).sum();
+        assert!(close(p.io_read_ms.unwrap(), io / of.len() as f64), "{p:?}");
+        match p.read_pages_per_io_ms {
+            Some(r) => assert!(close(r, read as f64 / io), "{p:?}"),
+            None => assert!(read == 0 || io == 0.0, "{p:?}"),
+        }
+    }
+}
+
+/// Each phase holds the observer's activity samples inside it and their wait events.
+fn phases_hold_the_samples(c: &CacheCurve, r: &RunResult) {
+    let m = r.server_metrics.as_ref().expect("the curve was observed");
+    let mut waits = 0;
+    for x in c.points.iter().flat_map(|p| &p.phases) {
+        let inside: Vec<_> = (m.activity.iter())
+            .filter(|s| s.t_ms as f64 >= x.start_ms && s.t_ms as f64 <= x.end_ms)
+            .collect();
+        assert_eq!(x.samples, inside.len() as u64, "{x:?}");
+        let active: u64 = inside.iter().map(|s| u64::from(s.active)).sum();
+        assert_eq!(
+            x.waits.iter().map(|w| w.samples).sum::<u64>(),
+            active,
+            "{x:?}"
+        );
+        waits += x.waits.len();
+    }
+    // A second of point reads per size by busy clients: some sample saw them.
+    assert!(waits > 0, "no wait event in any phase");
+    assert!(!m.waits.is_empty(), "wait events over the curve");
 }
 
 fn validates(path: &std::path::Path) {
@@ -138,6 +267,28 @@ fn the_curve_bends_at_the_cache_size() {
         .iter()
         .all(|ch| ch.status == report::CheckStatus::Passed));
     assert!(run.stdout.contains("knee: "), "{}", run.stdout);
+    scans_agree(&c, 3);
+    io_timed(&c);
+    phases_hold_the_samples(&c, &r);
+    // Twice the cache and more: the scans read from storage, at a measured rate.
+    for p in c
+        .points
+        .iter()
+        .filter(|p| p.size_bytes >= 2 * c.cache_bytes)
+    {
+        assert!(p.read_pages_per_io_ms.is_some_and(|r| r > 0.0), "{p:?}");
+    }
+    assert!(
+        run.stdout
+            .contains("I/O: track_io_timing on, 30 scans timed"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("waits during the curve"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("PASSED   row counts"), "{}", run.stdout);
 
     // The HTML has the charts, with the cache marked; `stampede report` draws them again.
@@ -146,6 +297,15 @@ fn the_curve_bends_at_the_cache_size() {
         assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
     }
     assert!(page.contains("shared_buffers 16 MB"));
+    for id in [
+        "chart-cache-io-rate",
+        "chart-cache-scan-pages",
+        "chart-cache-scan-times",
+        "chart-cache-scan-io-rate",
+        "chart-load",
+    ] {
+        assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
+    }
     let again = dir.path().join("again.html");
     let rep = stampede(&[
         "report",
@@ -167,6 +327,86 @@ fn the_curve_bends_at_the_cache_size() {
         ),
         "t"
     );
+}
+
+#[test]
+fn a_role_that_may_not_set_track_io_timing_gets_a_note_with_the_fix() {
+    let pg = PG.get();
+    psql(pg, "postgres", "DROP DATABASE IF EXISTS plain");
+    psql(
+        pg,
+        "postgres",
+        "DROP ROLE IF EXISTS curve_user; CREATE ROLE curve_user LOGIN NOSUPERUSER",
+    );
+    psql(pg, "postgres", "CREATE DATABASE plain OWNER curve_user");
+    // The test servers run with track_io_timing on (pg::embedded's settings), as a server
+    // whose administrator never turned it on would not: off for this database.
+    psql(
+        pg,
+        "postgres",
+        "ALTER DATABASE plain SET track_io_timing = off",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("p.json");
+    let socket = pg.socket_dir().display().to_string();
+    let port = pg.port().to_string();
+    let run = stampede(&[
+        "run",
+        "cache-curve",
+        "-h",
+        &socket,
+        "-p",
+        &port,
+        "-U",
+        "curve_user",
+        "-d",
+        "plain",
+        "--sizes",
+        "1MB,40MB",
+        "--scans",
+        "2",
+        "-T",
+        "1",
+        "-c",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    validates(&json);
+    let r = read(&json);
+    let c = curve(&r);
+    assert!(!c.io_timed);
+    let note = c.notes.join(" ");
+    for says in [
+        "track_io_timing",
+        "curve_user may not set it",
+        "ALTER SYSTEM SET track_io_timing = on",
+        "GRANT SET ON PARAMETER track_io_timing TO curve_user",
+    ] {
+        assert!(note.contains(says), "{says}: {note}");
+    }
+    assert!(
+        run.stderr.contains("curve_user may not set it"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("note: the scans' I/O time"),
+        "{}",
+        run.stdout
+    );
+    // Not timed is no time: no number stands for it, and the rest is measured as before.
+    assert!(c
+        .scan_series
+        .iter()
+        .all(|s| s.io_read_ms.is_none() && s.read_pages_per_io_ms.is_none()));
+    assert!(c
+        .points
+        .iter()
+        .all(|p| p.io_read_ms.is_none() && p.read_pages_per_io_ms.is_none()));
+    scans_agree(&c, 2);
+    assert!(c.points[1].scan_reads > 0, "{:?}", c.points[1]);
 }
 
 #[test]

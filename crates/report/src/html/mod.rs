@@ -269,8 +269,8 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     o
 }
 
-/// The page of a family that measured no transactions: its headline, the checks, its section
-/// and what ran where.
+/// The page of a family that measured no transactions: its headline, the checks, its section,
+/// what ran where, and the server as observed (wait events, top SQL, the host) when it was.
 fn own_page(
     o: &mut String,
     r: &RunResult,
@@ -289,6 +289,9 @@ fn own_page(
     run::verdicts(o, r);
     view.html(r, v, o);
     run::run_details(o, r);
+    if let Some(m) = &r.server_metrics {
+        server::server(o, r, m);
+    }
 }
 
 fn footer(o: &mut String, r: &RunResult, source: Option<&std::path::Path>) {

@@ -26,6 +26,18 @@
 //!   transaction type over a fixed run, while this needs only counts, many short runs, and the
 //!   buffer counters around each. Their hit ratio is the table's and index's statistics delta.
 //!
+//! Each scan is also kept as a point in time with its storage read time (`track_io_timing`,
+//! set by the scanning session where the role may: `sql::configure`), so the pages read per ms
+//! of I/O show per scan and per size (`timeline`).
+//!
+//! ## Watched like a run
+//! The observer (`observe::Sampler`, as `run::measure` starts it for the other families, and
+//! off with `--no-observe`) watches the curve from its start: the wait events and top SQL over
+//! the whole curve, the host when the server is local, all in the result's `server_metrics`;
+//! its window opens at the curve's start, the instant the scans' times count from, so each
+//! size's phases (growing, scans, point reads) get the wait events sampled inside them. It
+//! finishes after the scanning session closed (it waits for client sessions to go).
+//!
 //! The sizes run smallest first (the table only grows); Ctrl-C stops after the size being
 //! measured, keeping what was measured. The table is dropped at the end, also after an error.
 
@@ -34,6 +46,7 @@ pub(crate) mod plan;
 pub(crate) mod section;
 
 mod sql;
+mod timeline;
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -42,6 +55,7 @@ use report::{Check, CheckStatus, RunResult};
 use section::{CacheCurve, CachePoint};
 use serde::Deserialize as _;
 use sut::{Dialect, Session};
+use timeline::{Phase, ScanPoint};
 
 use crate::choices::Outputs;
 use crate::console::{self, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNTRUSTED};
@@ -65,6 +79,8 @@ pub(crate) fn execute(target_args: TargetArgs, job: CacheCurveJob, out: Outputs)
 /// What the sizes measured, and the checks' findings.
 struct Measured {
     points: Vec<CachePoint>,
+    /// Every measured scan, in order.
+    scans: Vec<ScanPoint>,
     /// Sizes whose scans did not count the rows inserted: (size, inserted, counted).
     miscounted: Vec<(u64, u64, u64)>,
     /// Point reads that found no row.
@@ -101,16 +117,31 @@ async fn run(target: &targeting::Target, job: &CacheCurveJob, out: &Outputs) -> 
              ratio is not measured (shown as 100%); the scans' figures come from EXPLAIN and hold",
         );
     }
-    sql::configure(&mut s).await?;
+    let io_timing = sql::configure(&mut s).await?;
+    if let (true, Some(n)) = (conn.dialect() == Dialect::Postgres, &io_timing.note) {
+        console::warning(n);
+    }
     sql::create(&mut s).await?;
+    let observer = match out.observe {
+        true => start_observer(conn),
+        false => None,
+    };
     let started = SystemTime::now();
     let t0 = Instant::now();
-    let measured = measure(&mut s, conn, job, &server, &sizes, cache.page_bytes).await;
+    if let Some(h) = &observer {
+        h.mark_start(t0);
+    }
+    let measured = measure(&mut s, conn, job, &server, &sizes, cache.page_bytes, t0).await;
     // The table is stampede's own (created above): dropped whatever happened.
     let dropped = sql::drop_table(&mut s).await;
     s.close().await;
-    let measured = measured?;
+    // After the session closed: the observer waits for the clients' sessions to go.
+    let server_metrics = observer.map(|h| h.finish());
+    let mut measured = measured?;
     dropped?;
+    if let Some(m) = &server_metrics {
+        timeline::fill_waits(&mut measured.points, m);
+    }
 
     let knee = CacheCurve::locate_knee(&measured.points);
     let curve = CacheCurve {
@@ -123,9 +154,13 @@ async fn run(target: &targeting::Target, job: &CacheCurveJob, out: &Outputs) -> 
         point_read_s: job.point_read.as_secs_f64(),
         method: method(conn.dialect()),
         points: measured.points.clone(),
+        io_timed: io_timing.on,
+        notes: io_timing.note.into_iter().collect(),
+        scan_series: measured.scans.clone(),
     };
     let checks = checks(&measured);
-    let result = result(target, &server, job, curve, checks, started, t0.elapsed());
+    let mut result = result(target, &server, job, curve, checks, started, t0.elapsed());
+    result.server_metrics = server_metrics;
     result_out(&result, out, measured.interrupted)
 }
 
@@ -153,9 +188,12 @@ async fn measure(
     server: &ServerInfo,
     sizes: &[u64],
     page_bytes: u64,
+    t0: Instant,
 ) -> Result<Measured> {
+    let since = |at: Instant| at.duration_since(t0).as_secs_f64() * 1000.0;
     let mut m = Measured {
         points: Vec::new(),
+        scans: Vec::new(),
         miscounted: Vec::new(),
         missed_reads: 0,
         interrupted: false,
@@ -172,6 +210,7 @@ async fn measure(
         let size_bytes = sql::size(s).await?;
         // Warm-up, unmeasured (module notes).
         sql::scan(s).await?;
+        let growing = Phase::new("growing", since(built), since(Instant::now()));
         let before = sql::counters(s, server.version_num).await?;
         let mut point = CachePoint {
             size_bytes,
@@ -180,8 +219,21 @@ async fn measure(
             ..Default::default()
         };
         let (mut hits, mut reads, mut ms, mut counted) = (0u64, 0u64, 0f64, 0u64);
+        let first_scan = m.scans.len();
+        let scans_start = Instant::now();
         for _ in 0..job.scans {
+            let at = Instant::now();
             let scan = sql::scan(s).await?;
+            m.scans.push(ScanPoint {
+                t_ms: since(at),
+                size_bytes,
+                rows: scan.rows,
+                pages_hit: scan.buffers.hits,
+                pages_read: scan.buffers.reads,
+                io_read_ms: scan.io_read_ms,
+                read_pages_per_io_ms: timeline::per_io_ms(scan.buffers.reads, scan.io_read_ms),
+                duration_ms: scan.ms,
+            });
             hits += scan.buffers.hits;
             reads += scan.buffers.reads;
             ms += scan.ms;
@@ -190,6 +242,8 @@ async fn measure(
                 m.miscounted.push((size_bytes, rows, scan.rows));
             }
         }
+        let scans_phase = Phase::new("scans", since(scans_start), since(Instant::now()));
+        (point.io_read_ms, point.read_pages_per_io_ms) = timeline::size_io(&m.scans[first_scan..]);
         let after = sql::counters(s, server.version_num).await?;
         let n = u64::from(job.scans);
         let scan_buffers = sql::Counters { hits, reads };
@@ -211,16 +265,27 @@ async fn measure(
         point.stat_reads = stat.reads;
 
         seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let reads_start = Instant::now();
         let reads = point_reads(conn, job, rows, seed).await?;
+        point.phases = vec![
+            growing,
+            scans_phase,
+            Phase::new("point reads", since(reads_start), since(Instant::now())),
+        ];
         let after_reads = sql::counters(s, server.version_num).await?;
         let point_buffers = after_reads.since(after);
         point.point_reads = reads.done;
         point.point_reads_per_s = reads.done as f64 / reads.secs.max(1e-9);
         point.point_hit_ratio = point_buffers.ratio();
         m.missed_reads += reads.missed;
+        let io = match (point.io_read_ms, point.read_pages_per_io_ms) {
+            (Some(t), Some(r)) => format!(", {t:.3} ms of I/O per scan, {r:.1} pages/ms of I/O"),
+            (Some(t), None) => format!(", {t:.3} ms of I/O per scan"),
+            _ => String::new(),
+        };
         eprintln!(
-            "size {} ({} rows, built in {:.1} s): scans {:.2}% hits, {:.0} pages/ms; point reads \
-             {:.0}/s, {:.2}% hits",
+            "size {} ({} rows, built in {:.1} s): scans {:.2}% hits, {:.0} pages/ms{io}; point \
+             reads {:.0}/s, {:.2}% hits",
             section::size_text(size_bytes),
             rows,
             built.elapsed().as_secs_f64(),
@@ -232,6 +297,22 @@ async fn measure(
         m.points.push(point);
     }
     Ok(m)
+}
+
+/// The observer for the curve; one that cannot start is a warning (the curve goes on without
+/// the server's view), never a failure: `run::result::start_observer`'s rule, which this
+/// module, below `run`, cannot call.
+fn start_observer(conn: &sut::Target) -> Option<observe::SamplerHandle> {
+    match observe::Sampler::start(conn, &observe::Options::default()) {
+        Ok(h) => Some(h),
+        Err(e) => {
+            console::warning(&format!(
+                "{}; running without server metrics",
+                sut::conninfo::redact(&format!("{e:#}"))
+            ));
+            None
+        }
+    }
 }
 
 /// Insert rows until the table is at least `target_bytes`: from the bytes per row seen so far
@@ -403,6 +484,19 @@ fn result_out(r: &RunResult, out: &Outputs, interrupted: bool) -> Result<i32> {
     .and_then(|v| CacheCurve::deserialize(v).ok())
     {
         print!("{}", section::render_cache_curve(&c));
+    }
+    if let Some(m) = &r.server_metrics {
+        let waits: Vec<String> = (m.waits.iter().take(5))
+            .map(|w| format!("{} {:.2}", w.event, w.aas))
+            .collect();
+        println!(
+            "waits during the curve (average active sessions): {}",
+            if waits.is_empty() {
+                "none sampled".to_string()
+            } else {
+                waits.join(", ")
+            }
+        );
     }
     println!("checks:");
     for ch in &r.checks {

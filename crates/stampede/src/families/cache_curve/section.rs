@@ -8,8 +8,8 @@
 //! section of `report::section`), where the knee is ([`CacheCurve::locate_knee`]), its text
 //! table ([`render_cache_curve`]) and its HTML report ([`View`]: its own headline in place of a
 //! run's, since it measures no transactions, and [`html_section`]: throughput and hit ratio
-//! against size, the cache size marked). Must not touch: how the numbers are measured (the
-//! runner, `mod.rs`).
+//! against size, the cache size marked; each scan over time and each size's I/O and waits are
+//! `timeline`'s). Must not touch: how the numbers are measured (the runner, `mod.rs`).
 //!
 //! The knee is placed by the hit ratio, not by the throughput: the buffer counters are exact
 //! while a scan's time moves with whatever else the machine does, and a table that outgrows the
@@ -22,6 +22,8 @@ use serde::{Deserialize, Serialize};
 
 use report::html::{chart_block, kpi};
 use report::svg::{esc, Chart, Kind, Marker, Series};
+
+use super::timeline::{self, Phase, ScanPoint};
 
 /// The hit ratio under which a size is past the knee: more than 2% of the scanned pages came
 /// from outside the server's cache ("clearly below ~100%": below the cache every page is a hit,
@@ -49,6 +51,16 @@ pub struct CacheCurve {
     pub method: String,
     /// One per size, smallest first.
     pub points: Vec<CachePoint>,
+    /// Whether the scans' storage reads were timed (`track_io_timing` on in the scanning
+    /// session). Absent from results written before they were: false.
+    #[serde(default)]
+    pub io_timed: bool,
+    /// What could not be measured, and how to make it measurable (`track_io_timing`).
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// Every measured scan in the order it ran, as a point in time (`timeline`).
+    #[serde(default)]
+    pub scan_series: Vec<ScanPoint>,
 }
 
 /// One size of the table.
@@ -80,6 +92,18 @@ pub struct CachePoint {
     pub point_reads: u64,
     pub point_reads_per_s: f64,
     pub point_hit_ratio: f64,
+    /// A scan's storage read time, the measured scans' mean (`I/O Timings: shared read`), ms;
+    /// `None` when not timed.
+    #[serde(default)]
+    pub io_read_ms: Option<f64>,
+    /// Pages the scans read from storage per ms of their read time, all scans together (seed
+    /// 003's "pages per millisecond" of I/O); `None` when not timed or nothing was read.
+    #[serde(default)]
+    pub read_pages_per_io_ms: Option<f64>,
+    /// The size's phases in time (growing, scans, point reads) and the wait events sampled in
+    /// each (`timeline`).
+    #[serde(default)]
+    pub phases: Vec<Phase>,
 }
 
 impl CacheCurve {
@@ -170,7 +194,7 @@ pub fn render_cache_curve(c: &CacheCurve) -> String {
     );
     let _ = writeln!(
         o,
-        "{:>10} {:>7} {:>9} {:>7} {:>11} {:>9} {:>10} {:>10} {:>10} {:>7}",
+        "{:>10} {:>7} {:>9} {:>7} {:>11} {:>9} {:>10} {:>10} {:>10} {:>7} {:>9} {:>8}",
         "size",
         "x cache",
         "rows",
@@ -180,12 +204,15 @@ pub fn render_cache_curve(c: &CacheCurve) -> String {
         "hits/scan",
         "reads/scan",
         "reads/s",
-        "pt hit%"
+        "pt hit%",
+        "io ms",
+        "rd/io-ms"
     );
+    let opt = |v: Option<f64>, digits: usize| v.map_or("-".into(), |v| format!("{v:.digits$}"));
     for p in &c.points {
         let _ = writeln!(
             o,
-            "{:>10} {:>7.2} {:>9} {:>7.2} {:>11.0} {:>9.1} {:>10} {:>10} {:>10.0} {:>7.2}",
+            "{:>10} {:>7.2} {:>9} {:>7.2} {:>11.0} {:>9.1} {:>10} {:>10} {:>10.0} {:>7.2} {:>9} {:>8}",
             size_text(p.size_bytes),
             p.size_bytes as f64 / c.cache_bytes.max(1) as f64,
             p.rows,
@@ -196,6 +223,8 @@ pub fn render_cache_curve(c: &CacheCurve) -> String {
             p.scan_reads,
             p.point_reads_per_s,
             100.0 * p.point_hit_ratio,
+            opt(p.io_read_ms, 3),
+            opt(p.read_pages_per_io_ms, 1),
         );
     }
     match (c.knee_bytes, c.knee_ratio()) {
@@ -218,6 +247,7 @@ pub fn render_cache_curve(c: &CacheCurve) -> String {
             );
         }
     }
+    o.push_str(&timeline::text(c));
     o
 }
 
@@ -307,6 +337,19 @@ pub(crate) fn html_section(o: &mut String, c: &CacheCurve) {
         "#2a9d5c",
         at(|p| p.point_reads_per_s),
     ));
+    let mut io = chart(
+        c,
+        "chart-cache-io-rate",
+        "Storage pages per ms of I/O",
+        "pages / ms of I/O",
+    );
+    io.series.push(series(
+        "pages read / I/O read ms",
+        "#7048e8",
+        (c.points.iter())
+            .filter_map(|p| Some((x_of(p.size_bytes), p.read_pages_per_io_ms?)))
+            .collect(),
+    ));
     let mut hits = chart(c, "chart-cache-hits", "Hit ratio", "% of pages in cache");
     hits.y_max = Some(100.0);
     hits.series
@@ -323,6 +366,13 @@ pub(crate) fn html_section(o: &mut String, c: &CacheCurve) {
         ("Point reads against table size", &point),
     ] {
         chart_block(o, title, &ch.render());
+    }
+    if c.io_timed {
+        chart_block(
+            o,
+            "Storage pages read per ms of I/O against table size",
+            &io.render(),
+        );
     }
     o.push_str("</div>");
     o.push_str(
@@ -350,7 +400,9 @@ pub(crate) fn html_section(o: &mut String, c: &CacheCurve) {
             100.0 * p.point_hit_ratio
         );
     }
-    o.push_str("</tbody></table></section>");
+    o.push_str("</tbody></table>");
+    timeline::html(o, c);
+    o.push_str("</section>");
 }
 
 #[cfg(test)]
@@ -375,6 +427,16 @@ mod tests {
             point_reads: 5000,
             point_reads_per_s: 5000.0,
             point_hit_ratio: hit,
+            io_read_ms: Some(2.0),
+            read_pages_per_io_ms: timeline::per_io_ms(
+                ((1.0 - hit) * (size / 8192) as f64) as u64,
+                Some(2.0),
+            ),
+            phases: vec![
+                Phase::new("growing", 0.0, 10.0),
+                Phase::new("scans", 10.0, 20.0),
+                Phase::new("point reads", 20.0, 1020.0),
+            ],
         };
         let points = vec![
             point(4 * mb, 1.0),
@@ -392,7 +454,21 @@ mod tests {
             point_read_clients: 4,
             point_read_s: 1.0,
             method: "grown by inserts".into(),
+            scan_series: (points.iter().enumerate())
+                .map(|(i, p)| ScanPoint {
+                    t_ms: 1000.0 * i as f64,
+                    size_bytes: p.size_bytes,
+                    rows: p.rows,
+                    pages_hit: p.scan_hits,
+                    pages_read: p.scan_reads,
+                    io_read_ms: p.io_read_ms,
+                    read_pages_per_io_ms: p.read_pages_per_io_ms,
+                    duration_ms: 3.0,
+                })
+                .collect(),
             points,
+            io_timed: true,
+            notes: Vec::new(),
         }
     }
 
@@ -400,10 +476,24 @@ mod tests {
     fn the_section_is_what_the_schema_declares() {
         let v = serde_json::to_value(sample()).unwrap();
         let key = <CacheCurve as report::section::Section>::KEY;
-        let mut wrong = report::section::schema_mismatches(key, &v, &[], &[]);
+        // The fields added with the scans' timing are optional: older results lack them.
+        let later = ["io_timed", "notes", "scan_series"];
+        let mut wrong = report::section::schema_mismatches(key, &v, &later, &[]);
         wrong.extend(report::section::schema_mismatches(
             "cache_point",
             &v["points"][0],
+            &["io_read_ms", "read_pages_per_io_ms", "phases"],
+            &[],
+        ));
+        wrong.extend(report::section::schema_mismatches(
+            "cache_scan",
+            &v["scan_series"][0],
+            &[],
+            &[],
+        ));
+        wrong.extend(report::section::schema_mismatches(
+            "cache_phase",
+            &v["points"][0]["phases"][0],
             &[],
             &[],
         ));
@@ -425,6 +515,20 @@ mod tests {
         let mut above = v.clone();
         above["points"][0]["hit_ratio"] = serde_json::json!(1.5);
         assert!(!validator.is_valid(&above), "a hit ratio above 1");
+        let mut negative = v.clone();
+        negative["scan_series"][0]["io_read_ms"] = serde_json::json!(-1.0);
+        assert!(!validator.is_valid(&negative), "a negative I/O time");
+        // A result saved before the scans were timed still loads, and still validates.
+        let mut old = v.clone();
+        for k in ["io_timed", "notes", "scan_series"] {
+            old.as_object_mut().unwrap().remove(k);
+        }
+        for k in ["io_read_ms", "read_pages_per_io_ms", "phases"] {
+            old["points"][0].as_object_mut().unwrap().remove(k);
+        }
+        assert!(validator.is_valid(&old));
+        let back: CacheCurve = serde_json::from_value(old).unwrap();
+        assert!(!back.io_timed && back.scan_series.is_empty());
     }
 
     #[test]
@@ -472,8 +576,20 @@ mod tests {
     fn text_table_has_a_line_per_size_and_the_knee() {
         let t = render_cache_curve(&sample());
         assert!(t.starts_with("cache curve: shared_buffers = 16 MB (2048 pages of 8 kB)"));
-        // The setting, the column heads, a line per size, the knee.
-        assert_eq!(t.lines().count(), 2 + 5 + 1, "{t}");
+        // The setting, the column heads, a line per size, the knee, how I/O was timed.
+        assert_eq!(t.lines().count(), 2 + 5 + 1 + 1, "{t}");
+        assert!(t.contains("I/O: track_io_timing on, 5 scans timed"), "{t}");
+        // 32 MB at 45% hits: 2252 pages read in 2 ms of I/O each scan.
+        assert!(t.contains("    2.000   1126.0\n"), "{t}");
+        let mut off = sample();
+        off.io_timed = false;
+        off.notes.push("track_io_timing is off".into());
+        off.points[4].io_read_ms = None;
+        off.points[4].read_pages_per_io_ms = None;
+        let t = render_cache_curve(&off);
+        assert!(t.contains("note: track_io_timing is off"), "{t}");
+        assert!(!t.contains("I/O: track_io_timing on"), "{t}");
+        assert!(t.contains("        -        -\n"), "{t}");
         assert!(t.contains("     32 MB    2.00 "), "{t}");
         assert!(t.contains("knee: 16 MB (1.00 x shared_buffers)"), "{t}");
         let mut none = sample();
@@ -486,9 +602,18 @@ mod tests {
         let mut c = sample();
         let mut o = String::new();
         html_section(&mut o, &c);
-        for id in ["chart-cache-scan", "chart-cache-hits", "chart-cache-point"] {
+        for id in [
+            "chart-cache-scan",
+            "chart-cache-hits",
+            "chart-cache-point",
+            "chart-cache-io-rate",
+            "chart-cache-scan-pages",
+            "chart-cache-scan-times",
+            "chart-cache-scan-io-rate",
+        ] {
             assert!(o.contains(&format!("id=\"{id}\"")), "{id}");
         }
+        assert!(o.contains("I/O and wait events per size"));
         assert!(o.contains("shared_buffers 16 MB"));
         // The knee is marked apart only when it is not the cache size itself.
         assert!(!o.contains("knee 16 MB"));

@@ -8,7 +8,13 @@
 //! `EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) SELECT * FROM ...` with parallel
 //! workers off, the seed's plan (one backend, `Seq Scan`): its `Shared Hit Blocks` and `Shared
 //! Read Blocks` are the scan's hits and reads, its `Execution Time` the time (per-node timing is
-//! off: it would cost a clock call per row). The server's own view, `pg_statio_user_tables`, is
+//! off: it would cost a clock call per row). Its storage read time is the same node's `I/O Read
+//! Time` (PostgreSQL 15 and 16: shared and local together) or `Shared I/O Read Time` (17, which
+//! splits them), written whenever `track_io_timing` is on in the session (explain.c's
+//! `show_buffer_usage`, non-text formats) and only then: the key's presence is the proof the scan
+//! was timed. `track_io_timing` is a superuser setting ("Run-time Statistics", 20.9.2): the
+//! scanning session sets it, and a role that may not gets a note with the fix
+//! ([`configure`]). The server's own view, `pg_statio_user_tables`, is
 //! read before and after, each session flushing its statistics first
 //! (`pg_stat_force_next_flush()`, PostgreSQL 15 and later; older servers report zero there).
 //!
@@ -65,11 +71,19 @@ impl Counters {
     }
 }
 
-/// One scan: rows returned, buffer hits and reads, milliseconds.
+/// One scan: rows returned, buffer hits and reads, milliseconds, and the time its reads from
+/// storage took (`None`: not timed).
 pub struct Scan {
     pub rows: u64,
     pub buffers: Counters,
     pub ms: f64,
+    pub io_read_ms: Option<f64>,
+}
+
+/// Whether the scans' I/O is timed, and if not, why and how to make it so.
+pub struct IoTiming {
+    pub on: bool,
+    pub note: Option<String>,
 }
 
 fn first(rows: Vec<Vec<Option<String>>>) -> Option<String> {
@@ -122,12 +136,44 @@ pub async fn cache(s: &mut Session) -> Result<Cache> {
     }
 }
 
-/// The session's settings for measuring (PostgreSQL: one backend per scan, as in the seed).
-pub async fn configure(s: &mut Session) -> Result<()> {
+/// The session's settings for measuring (PostgreSQL: one backend per scan, as in the seed, and
+/// its I/O timed where the role may set `track_io_timing`, or the server has it on already).
+pub async fn configure(s: &mut Session) -> Result<IoTiming> {
     match s.dialect() {
         Dialect::Postgres => {
             s.simple_query("SET max_parallel_workers_per_gather = 0")
                 .await?;
+            let refused = s.simple_query("SET track_io_timing = on").await.err();
+            let on = first(
+                s.simple_query("SELECT current_setting('track_io_timing')")
+                    .await?,
+            );
+            if on.as_deref() == Some("on") {
+                return Ok(IoTiming {
+                    on: true,
+                    note: None,
+                });
+            }
+            let version = s.pg().map_or(0, |p| p.server_version_num());
+            let role = first(s.simple_query("SELECT current_user").await?).unwrap_or_default();
+            // PostgreSQL 15 added GRANT SET ON PARAMETER (ddl.html, "Privileges").
+            let grant = if version >= 150000 {
+                format!(
+                    ", or let the role set it: GRANT SET ON PARAMETER track_io_timing TO {role}"
+                )
+            } else {
+                String::new()
+            };
+            let why = refused.map_or_else(
+                || "it is off".to_string(),
+                |e| format!("it is off and role {role} may not set it ({e})"),
+            );
+            Ok(IoTiming {
+                on: false,
+                note: Some(format!(
+                    "the scans' I/O time and storage pages per ms of I/O are not measured:                      track_io_timing is a superuser setting and {why}. To measure them, as a                      superuser: ALTER SYSTEM SET track_io_timing = on; SELECT pg_reload_conf(){grant}"
+                )),
+            })
         }
         Dialect::MySql => {
             // MySQL 8 caches information_schema's sizes for a day; MariaDB has no such
@@ -135,9 +181,15 @@ pub async fn configure(s: &mut Session) -> Result<()> {
             let _ = s
                 .simple_query("SET SESSION information_schema_stats_expiry = 0")
                 .await;
+            Ok(IoTiming {
+                on: false,
+                note: Some(
+                    "the scans' I/O time is a PostgreSQL measurement (EXPLAIN's I/O Timings with                      track_io_timing): on InnoDB the waits by time over the curve are in the                      server section"
+                        .into(),
+                ),
+            })
         }
     }
-    Ok(())
 }
 
 /// Make the table, replacing one an earlier run of stampede left; refuse anyone else's.
@@ -290,13 +342,15 @@ pub async fn scan(s: &mut Session) -> Result<Scan> {
                 rows,
                 buffers: after.since(before),
                 ms,
+                io_read_ms: None,
             })
         }
     }
 }
 
-/// `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)`'s top plan node: rows, shared hits and reads, and
-/// the execution time.
+/// `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)`'s top plan node: rows, shared hits and reads, the
+/// execution time, and the read time where `track_io_timing` was on (module notes: the key of
+/// 15 and 16, or of 17).
 pub fn explain(json: &str) -> Result<Scan> {
     let v: serde_json::Value =
         serde_json::from_str(json).with_context(|| format!("EXPLAIN's JSON: {json}"))?;
@@ -313,6 +367,9 @@ pub fn explain(json: &str) -> Result<Scan> {
             reads: n(plan, "Shared Read Blocks")? as u64,
         },
         ms: n(top, "Execution Time")?,
+        io_read_ms: ["Shared I/O Read Time", "I/O Read Time"]
+            .iter()
+            .find_map(|k| plan[*k].as_f64()),
     })
 }
 
@@ -403,7 +460,26 @@ mod tests {
         let s = explain(json).unwrap();
         assert_eq!((s.rows, s.buffers.hits, s.buffers.reads), (2048, 2000, 48));
         assert_eq!(s.ms, 1.5);
+        assert_eq!(s.io_read_ms, None, "track_io_timing off: no key, not timed");
         assert!(explain("[{}]").is_err());
+    }
+
+    #[test]
+    fn explain_json_gives_the_read_time_of_15_16_and_17() {
+        // 15 and 16: "I/O Read Time" (shared and local); 17: "Shared I/O Read Time", with the
+        // planning's own buffers apart (not the scan's).
+        let v15 = r#"[{"Plan": {"Actual Rows": 10, "Shared Hit Blocks": 4,
+            "Shared Read Blocks": 6, "I/O Read Time": 0.25, "I/O Write Time": 0.0},
+            "Planning": {"I/O Read Time": 9.0}, "Execution Time": 2.0}]"#;
+        let v17 = r#"[{"Plan": {"Actual Rows": 10, "Shared Hit Blocks": 4,
+            "Shared Read Blocks": 6, "Shared I/O Read Time": 0.5, "Shared I/O Write Time": 0.0,
+            "Local I/O Read Time": 7.0, "Temp I/O Read Time": 8.0},
+            "Planning": {"Shared I/O Read Time": 9.0}, "Execution Time": 2.0}]"#;
+        assert_eq!(explain(v15).unwrap().io_read_ms, Some(0.25));
+        assert_eq!(explain(v17).unwrap().io_read_ms, Some(0.5));
+        // Timed and nothing read: zero, still timed.
+        let zero = v15.replace("0.25", "0");
+        assert_eq!(explain(&zero).unwrap().io_read_ms, Some(0.0));
     }
 
     #[test]
