@@ -63,18 +63,18 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         texts.push(match req.flag {
             "-o" => report::html::render(&r, Some(&args.input)),
             "--csv" => report::render_csv(&r),
-            "--counters-csv" => match &r.server_metrics {
-                Some(m) => report::render_counters_csv(m),
-                None => {
-                    return Err(Failure::usage(
+            "--counters-csv" => {
+                match &r.server_metrics {
+                    Some(m) => report::render_counters_csv(m),
+                    None => return Err(Failure::usage(
                         format!(
                             "--counters-csv: {} has no server metrics (the run was not observed)",
                             args.input.display()
                         ),
                         "run with the observer on (no --no-observe) to keep the server's counters",
-                    ))
+                    )),
                 }
-            },
+            }
             _ => match &r.sweep {
                 Some(s) => report::sweep::render_csv(s),
                 None => {
