@@ -26,6 +26,7 @@ mod observed;
 mod observed_hosts;
 mod routing;
 pub mod section;
+pub mod sizes;
 pub mod svg;
 pub mod sweep;
 mod sysbench;
@@ -90,6 +91,7 @@ impl Default for RunResult {
             failover: None,
             replication: Vec::new(),
             routing: Vec::new(),
+            sizes: Vec::new(),
             sweep: None,
             ledger: None,
             fleet: None,

@@ -19,7 +19,8 @@
 //! - `client`: the client's measurements (over time, latency distribution, transactions and
 //!   statements);
 //! - `load`: database load by wait event and top SQL joined to its waits;
-//! - `server`: server counters, totals, I/O, CPU and the observation notes.
+//! - `server`: server counters, totals, I/O, CPU and the observation notes;
+//! - `crate::sizes`: the database's, tables' and shards' sizes before and after the run.
 //!
 //! The comparison page (`compare::html`) reuses the stylesheet, the helpers and the load chart's
 //! colours and series (one chart per run, the same colours in each), hence the `pub(crate)`
@@ -225,6 +226,7 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
         o.push_str("</section>");
     }
     replication::section(&mut o, &r.replication);
+    crate::sizes::html_section(&mut o, &r.sizes);
     client::over_time(&mut o, r);
     client::latency_distribution(&mut o, r);
     client::transactions(&mut o, r);

@@ -4,9 +4,9 @@
 //! Order of work, each phase exported before the next can fail (hyperfine's habit): open the
 //! target (starting the embedded server when none is given, and loading the workload's tables
 //! there); read the environment; the family's preparation (find the data and its size, pgbench's
-//! pre-run vacuum, the baselines of the workload's own checks); the commit baseline; the header;
-//! the engine, with progress lines and the server watcher; the checks; the result, printed and
-//! saved. Ctrl-C during the run ends it cleanly with a partial result, still printed and saved.
+//! pre-run vacuum, the baselines of the workload's own checks); the sizes (`sizes`); the commit
+//! baseline; the header; the engine, with progress lines and the server watcher; the checks; the
+//! sizes again; the result, printed and saved. Ctrl-C during the run ends it cleanly with a partial result, still printed and saved.
 //!
 //! A family ([`Family`]: `pgbench` for the TPC-B builtins and scripts, `sysbench` for the OLTP
 //! family) supplies only what differs: its tables, its preparation, how its transactions map to
@@ -19,6 +19,7 @@ pub(crate) mod fleet_result;
 mod member;
 mod output;
 mod result;
+pub(crate) mod sizes;
 mod split;
 mod sweep;
 mod verify;
@@ -155,6 +156,9 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
         output::header(ctx, &server, "");
     }
     family.before(ctx)?;
+    // The sizes before the run: before the commit count's baseline, whose session must see no
+    // other session start (module `sizes`).
+    let sizes_before = sizes::before(ctx);
     // A fleet member meets the others now: after its own preparation, before anything the
     // fleet's commit check counts (module `member`).
     let mut joined = match &ctx.out.fleet {
@@ -264,6 +268,7 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     // The result as measured, saved before any check can fail or hang.
     let mut result = assembled(ctx, family, &outcome, &fin, &server, server_metrics);
     split::finish(replication.as_ref(), &mut result);
+    result.sizes = vec![sizes_before];
     if fault_run {
         let (s, _) = faulted::section(ctx, history, injected.as_ref(), end_us, None);
         result.failover = Some(s);
@@ -407,6 +412,8 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
             })),
         },
     }
+    // The sizes after the run: the last step, so no check counts its statements.
+    result.sizes.push(sizes::after(ctx, &mut steps));
     result.checks = check_list;
     // The family's section, made again: it may carry what the checks found (TPC-C's
     // consistency conditions), which the result saved when the engine stopped had empty.
