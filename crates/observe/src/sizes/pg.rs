@@ -1,7 +1,7 @@
 //! PostgreSQL: the database (`pg_database_size`), its tables and their indexes
 //! (`pg_table_size`: the heap with TOAST, free-space and visibility maps; `pg_indexes_size`),
 //! a partitioned table counted as the sum of its leaf partitions (`pg_partition_tree`,
-//! PostgreSQL 12+); PostgreSQL's "Database Object Management Functions" (9.27.7). Then, when the
+//! PostgreSQL 12+, which has no rows for a table that is not partitioned); PostgreSQL's "Database Object Management Functions" (9.27.7). Then, when the
 //! database is sharded, the layout's own reading: the catalog says which (the same detection as
 //! the routing check: the citus extension, Limitless' settings, foreign partitions).
 
@@ -14,10 +14,12 @@ use super::{citus, fdw, limitless, note, num, text};
 /// with their data and index bytes summed over their leaves. Names as `regclass` prints them
 /// (schema-qualified when not on the search path), the form the sharded layouts' views use too.
 const TABLES: &str = "select c.oid::regclass::text, \
-       coalesce((select sum(pg_table_size(p.relid)) from pg_partition_tree(c.oid) p \
-                 where p.isleaf), 0)::bigint, \
-       coalesce((select sum(pg_indexes_size(p.relid)) from pg_partition_tree(c.oid) p \
-                 where p.isleaf), 0)::bigint \
+       case when c.relkind = 'p' then \
+         coalesce((select sum(pg_table_size(p.relid)) from pg_partition_tree(c.oid) p \
+                   where p.isleaf), 0) else pg_table_size(c.oid) end::bigint, \
+       case when c.relkind = 'p' then \
+         coalesce((select sum(pg_indexes_size(p.relid)) from pg_partition_tree(c.oid) p \
+                   where p.isleaf), 0) else pg_indexes_size(c.oid) end::bigint \
      from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace \
      where c.relkind in ('r', 'p') and not c.relispartition and c.relpersistence <> 't' \
        and n.nspname not in ('pg_catalog', 'information_schema') \
