@@ -5,7 +5,8 @@
 //! that the engine writes into on the hot path, and the [`Summary`] statistics every output reads;
 //! and, in [`server`], what was observed on the server during a run ([`ServerMetrics`], filled by
 //! `observe`, rendered by `report`); and, in [`ledger`], the statements a run's sessions sent by
-//! kind, counted on the wire, and what a workload claims its transactions did.
+//! kind, counted on the wire, and what a workload claims its transactions did; and, in [`sizes`],
+//! the database's, tables' and shards' sizes read before and after a run.
 //!
 //! Must not touch: async runtimes, database drivers, files, the terminal. A saved `run.json` holds
 //! everything here losslessly (histograms are HDR V2 + DEFLATE + base64), so any report can be
@@ -23,6 +24,7 @@ pub mod ledger;
 mod recorder;
 pub mod replication;
 pub mod server;
+pub mod sizes;
 mod summary;
 
 pub use histogram::{DecodeError, Histogram};

@@ -39,7 +39,8 @@
 //! Module layout: `sampling` (the one sampler shape: the loop, reconnecting, the record and the
 //! window's fold), `sampler` and `sql` (PostgreSQL's sources), `mysql_sampler` and `mysql_sql`
 //! (MySQL's and MariaDB's), `os` (the machine, for both), `endpoints` (several PostgreSQL
-//! hosts); `observer_thread` starts each observer (and the `replication` watch) on its thread.
+//! hosts); `observer_thread` starts each observer (and the `replication` watch) on its thread;
+//! `sizes` reads the database's, tables' and shards' sizes (one reading, its own session).
 
 mod endpoints;
 mod mysql_sampler;
@@ -48,6 +49,7 @@ mod os;
 pub mod replication;
 mod sampler;
 mod sampling;
+pub mod sizes;
 mod sql;
 
 use std::time::{Duration, Instant};

@@ -196,6 +196,31 @@ mod tests {
             single_shard: true,
             basis: "fdw: foreign partitions after pruning".into(),
         }];
+        r.sizes = vec![measure::sizes::Sizes {
+            when: "after".into(),
+            layout: "fdw".into(),
+            database_bytes: Some(100),
+            tables: vec![measure::sizes::TableSize {
+                name: "pgbench_history".into(),
+                kind: measure::sizes::SHARDED.into(),
+                colocation: Some("hash(integer) modulus 1: stampede_shard0".into()),
+                shard_key: Some("bid".into()),
+                table_bytes: 8192,
+                index_bytes: 0,
+                shards: vec![measure::sizes::TableShard {
+                    shard: "stampede_shard0".into(),
+                    total_bytes: 8192,
+                    table_bytes: Some(8192),
+                    index_bytes: Some(0),
+                }],
+            }],
+            shards: vec![measure::sizes::ShardSize {
+                shard: "stampede_shard0".into(),
+                location: Some("host=/tmp port=5433 dbname=d".into()),
+                database_bytes: None,
+            }],
+            notes: vec!["shard stampede_shard0: not read".into()],
+        }];
         let mut buf = Vec::new();
         write_json(&r, &mut buf).unwrap();
         serde_json::from_slice(&buf).unwrap()
@@ -301,6 +326,12 @@ mod tests {
                         .unwrap()
                         .remove("rate_per_s"),
                 )
+            }),
+            ("a table's kind unknown", |v| {
+                v["sizes"][0]["tables"][0]["kind"] = json!("distributed")
+            }),
+            ("a table's size negative", |v| {
+                v["sizes"][0]["tables"][0]["index_bytes"] = json!(-1)
             }),
             ("statement without calls", |v| {
                 drop(
@@ -453,6 +484,14 @@ mod tests {
             "cv",
             "settled_interval",
             "settled_at_s",
+            "sizes",
+            "notes",
+            "colocation",
+            "shard_key",
+            "shards",
+            "location",
+            "table_bytes",
+            "index_bytes",
         ];
         let objects = [
             (&schema, &v),
@@ -550,6 +589,19 @@ mod tests {
                 &v["failover"]["hosts"][0],
             ),
             (&schema["properties"]["routing"]["items"], &v["routing"][0]),
+            (&defs["sizes"], &v["sizes"][0]),
+            (
+                &defs["sizes"]["properties"]["tables"]["items"],
+                &v["sizes"][0]["tables"][0],
+            ),
+            (
+                &defs["sizes"]["properties"]["tables"]["items"]["properties"]["shards"]["items"],
+                &v["sizes"][0]["tables"][0]["shards"][0],
+            ),
+            (
+                &defs["sizes"]["properties"]["shards"]["items"],
+                &v["sizes"][0]["shards"][0],
+            ),
             (&defs["sweep"], &v["sweep"]),
             (
                 &defs["sweep"]["properties"]["knee"]["anyOf"][1],

@@ -27,6 +27,7 @@ mod observed;
 mod observed_hosts;
 mod routing;
 pub mod section;
+pub mod sizes;
 pub mod steady;
 pub mod svg;
 pub mod sweep;
@@ -94,6 +95,7 @@ impl Default for RunResult {
             failover: None,
             replication: Vec::new(),
             routing: Vec::new(),
+            sizes: Vec::new(),
             sweep: None,
             ledger: None,
             fleet: None,

@@ -79,6 +79,11 @@ pub struct RunResult {
     /// On sharded tables: the routing check's verdict on each distinct statement.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routing: Vec<crate::Routing>,
+    /// The database's, tables' and shards' sizes, read before the run and after it
+    /// (`when`: `before`, `after`; `crate::sizes` renders them); empty when not read (older
+    /// results).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<measure::sizes::Sizes>,
     /// `--sweep`: every step of the sweep and its knee; the rest of the result is the last
     /// step's. `None` for a single run.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -22,7 +22,8 @@
 //! - `load`: database load by wait event and top SQL joined to its waits;
 //! - `server`: server counters, totals, I/O, CPU and the observation notes;
 //! - `counters`: the server's counters by question (named sets per protocol) and the storage
-//!   devices.
+//!   devices;
+//! - `crate::sizes`: the database's, tables' and shards' sizes before and after the run.
 //!
 //! The comparison page (`compare::html`) reuses the stylesheet, the helpers and the load chart's
 //! colours and series (one chart per run, the same colours in each), hence the `pub(crate)`
@@ -254,6 +255,7 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
         o.push_str("</section>");
     }
     replication::section(&mut o, &r.replication);
+    crate::sizes::html_section(&mut o, &r.sizes);
     client::over_time(&mut o, r);
     client::latency_distribution(&mut o, r);
     client::transactions(&mut o, r);

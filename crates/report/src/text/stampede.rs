@@ -192,6 +192,9 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
         }
     }
     crate::text::replication::lines(o, &r.replication);
+    if let Some(l) = crate::sizes::text_line(&r.sizes) {
+        let _ = writeln!(o, "{l}");
+    }
 
     if let Some(f) = &r.failover {
         super::failover::lines(o, f);

@@ -1,6 +1,6 @@
 //! `stampede init NAME` (pgbench -i, sysbench prepare) and `stampede reset tpcb`: the loader's
 //! options from the command line, a progress bar with rows/s and ETA on a terminal (a line every
-//! 5 s otherwise), and pgbench's closing timing line.
+//! 5 s otherwise), pgbench's closing timing line, and the sizes of what was loaded (`say_sizes`).
 //!
 //! NAME is a workload of the one table (`stampede run --list`), which names its tables, or the
 //! tables' own name: `tpcb` (pgbench's), `oltp` (sysbench's `sbtestN`; `--bulk-insert` for
@@ -232,6 +232,9 @@ fn init_tpcc(args: InitArgs) -> Result<i32> {
         }
         Err(e) => Err(e).context(format!("initialising TPC-C on {}", target.conn.redacted())),
     };
+    if matches!(code, Ok(0)) {
+        say_sizes(&rt, &target.conn);
+    }
     let closed = targeting::close(target, args.target.keep_server);
     let code = code?;
     closed?;
@@ -255,6 +258,9 @@ fn init_tpcb(args: InitArgs) -> Result<i32> {
         }
         None => load_tpcb(&target.conn, &opts, args.quiet, &rt),
     };
+    if matches!(r, Ok(0)) {
+        say_sizes(&rt, &target.conn);
+    }
     let closed = targeting::close(target, args.target.keep_server);
     let code = r?;
     closed?;
@@ -375,6 +381,9 @@ fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
             )),
         }
     };
+    if !bulk && matches!(code, Ok(0)) {
+        say_sizes(&rt, &target.conn);
+    }
     let closed = targeting::close(target, args.target.keep_server);
     let code = code?;
     closed?;
@@ -419,4 +428,15 @@ pub(super) fn steps_said(quiet: bool) -> impl FnMut(&Event<'_>) {
         Event::Notice(n) => console::note(n),
         _ => {}
     }
+}
+
+/// How long `init` waits for its reading of the sizes.
+const SIZES_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The sizes of what was loaded, on standard error: the database, each table with its kind and
+/// collocation and, on a sharded layout, its part on each shard (issue 32: `init` reports them
+/// as a run does). A reading that fails is its note, never init's failure.
+pub(super) fn say_sizes(rt: &tokio::runtime::Runtime, conn: &sut::Target) {
+    let s = crate::run::sizes::read(rt, conn, "init", SIZES_TIMEOUT);
+    eprint!("{}", report::sizes::text_table(&s));
 }

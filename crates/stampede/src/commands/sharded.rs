@@ -2,7 +2,8 @@
 //! the command line turned into [`load::layout::ShardedOptions`], validated before any
 //! connection; `--dry-run` prints the layout's plan (the SQL and where it runs) and connects to
 //! nothing; otherwise the plan runs against the target (the coordinator or router) and the
-//! shards, with pgbench's step lines and closing timing line.
+//! shards, with pgbench's step lines and closing timing line, then the sizes of each table on
+//! each shard (`init::say_sizes`).
 
 use anyhow::{Context, Result};
 use load::layout::{self, Layout, Shape, ShardedOptions};
@@ -173,6 +174,7 @@ pub fn init(args: InitArgs, dataset: Dataset) -> Result<i32> {
     match r {
         Ok(timings) => {
             eprintln!("{timings}");
+            super::init::say_sizes(&rt, &conn);
             Ok(0)
         }
         Err(LoadError::Interrupted) => {

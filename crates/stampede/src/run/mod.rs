@@ -4,9 +4,9 @@
 //! Order of work, each phase exported before the next can fail (hyperfine's habit): open the
 //! target (starting the embedded server when none is given, and loading the workload's tables
 //! there); read the environment; the family's preparation (find the data and its size, pgbench's
-//! pre-run vacuum, the baselines of the workload's own checks); the commit baseline; the header;
-//! the engine, with progress lines and the server watcher; the checks; the result, printed and
-//! saved. Ctrl-C during the run ends it cleanly with a partial result, still printed and saved.
+//! pre-run vacuum, the baselines of the workload's own checks); the sizes (`sizes`); the commit
+//! baseline; the header; the engine, with progress lines and the server watcher; the checks; the
+//! sizes again; the result, printed and saved. Ctrl-C during the run ends it cleanly with a partial result, still printed and saved.
 //!
 //! A family ([`Family`]: `pgbench` for the TPC-B builtins and scripts, `sysbench` for the OLTP
 //! family) supplies only what differs: its tables, its preparation, how its transactions map to
@@ -20,6 +20,7 @@ mod member;
 mod output;
 mod prewarm;
 mod result;
+pub(crate) mod sizes;
 mod split;
 mod sweep;
 mod verify;
@@ -161,6 +162,9 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
         output::header(ctx, &server, "");
     }
     family.before(ctx)?;
+    // The sizes before the run: before the commit count's baseline, whose session must see no
+    // other session start (module `sizes`).
+    let sizes_before = sizes::before(ctx);
     // --prewarm reads the tables before the commit baseline: its reads commit transactions of
     // their own, which the commit count must not see.
     let prewarmed = match &ctx.out.prewarm {
@@ -277,6 +281,7 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     let mut result = assembled(ctx, family, &outcome, &fin, &server, server_metrics);
     result.prewarm = prewarmed;
     split::finish(replication.as_ref(), &mut result);
+    result.sizes = vec![sizes_before];
     if fault_run {
         let (s, _) = faulted::section(ctx, history, injected.as_ref(), end_us, None);
         result.failover = Some(s);
@@ -420,6 +425,8 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
             })),
         },
     }
+    // The sizes after the run: the last step, so no check counts its statements.
+    result.sizes.push(sizes::after(ctx, &mut steps));
     result.checks = check_list;
     // The family's section, made again: it may carry what the checks found (TPC-C's
     // consistency conditions), which the result saved when the engine stopped had empty.

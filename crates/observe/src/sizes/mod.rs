@@ -1,0 +1,85 @@
+//! Reading the sizes of the database under test ([`measure::sizes::Sizes`]): the database, each
+//! table and its indexes, and on a sharded layout each table's kind, collocation group and part
+//! on every shard, read from the server's own catalog (issue 32, item 2).
+//!
+//! Owns the SQL of these readings, one file per source: `pg` (plain PostgreSQL, and which layout
+//! the database has), `fdw` (the postgres_fdw layout: the foreign partitions on the coordinator,
+//! then each shard server read directly), `citus` (`citus_tables`, `citus_shards`), `limitless`
+//! (Aurora PostgreSQL Limitless' `rds_aurora.limitless_*` views and functions), `mysql`
+//! (`information_schema.TABLES`).
+//!
+//! Must not touch: anything that writes (every statement here is a SELECT, or MySQL's session
+//! setting that makes `information_schema` read fresh statistics), the run's sessions, the
+//! terminal. The caller gives the reading its own session and deadline (`stampede`'s steps after
+//! a run), so one reading never holds up a run's result.
+//!
+//! What cannot be read is a note in the reading, never an error: a view that does not exist, a
+//! role without the privilege, a shard that does not answer. Only a target that refuses the
+//! reading's own connection is an error (nothing at all can be read then).
+
+mod citus;
+mod fdw;
+mod limitless;
+mod mysql;
+mod pg;
+
+use measure::sizes::Sizes;
+use sut::{Dialect, Session, Target};
+
+/// One reading of the sizes of `target`'s database; `when` is `before`, `after` or `init`.
+pub async fn read(target: &Target, when: &str) -> Result<Sizes, sut::Error> {
+    let mut s = Session::connect(target).await?;
+    let mut sizes = Sizes {
+        when: when.to_string(),
+        ..Default::default()
+    };
+    match s.dialect() {
+        Dialect::MySql => mysql::read(&mut s, &mut sizes).await,
+        Dialect::Postgres => pg::read(&mut s, target, &mut sizes).await,
+    }
+    s.close().await;
+    Ok(sizes)
+}
+
+/// A note for a statement that failed: what was being read, and the server's words.
+fn note(sizes: &mut Sizes, what: &str, e: &sut::Error) {
+    sizes.notes.push(format!(
+        "{what}: not read: {}",
+        sut::conninfo::redact(&e.to_string())
+    ));
+}
+
+/// Column `i` of `row` as a number (absent, NULL or not a number: 0).
+fn num(row: &[Option<String>], i: usize) -> u64 {
+    opt_num(row, i).unwrap_or(0)
+}
+
+fn opt_num(row: &[Option<String>], i: usize) -> Option<u64> {
+    row.get(i)
+        .and_then(|v| v.as_deref())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map(|v| v.max(0.0) as u64)
+}
+
+fn text(row: &[Option<String>], i: usize) -> String {
+    row.get(i).cloned().flatten().unwrap_or_default()
+}
+
+/// `s` as an SQL string literal (standard_conforming_strings on, as in every supported
+/// PostgreSQL; MySQL's default sql_mode reads doubled quotes the same way).
+fn lit(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// The tables largest first, at most [`measure::sizes::MAX_TABLES`].
+fn largest_first(sizes: &mut Sizes) {
+    sizes.tables.sort_by(|a, b| {
+        b.total_bytes()
+            .cmp(&a.total_bytes())
+            .then(a.name.cmp(&b.name))
+    });
+    sizes.tables.truncate(measure::sizes::MAX_TABLES);
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,85 @@
+//! PostgreSQL: the database (`pg_database_size`), its tables and their indexes
+//! (`pg_table_size`: the heap with TOAST, free-space and visibility maps; `pg_indexes_size`),
+//! a partitioned table counted as the sum of its leaf partitions (`pg_partition_tree`,
+//! PostgreSQL 12+, which has no rows for a table that is not partitioned); PostgreSQL's "Database Object Management Functions" (9.27.7). Then, when the
+//! database is sharded, the layout's own reading: the catalog says which (the same detection as
+//! the routing check: the citus extension, Limitless' settings, foreign partitions).
+
+use measure::sizes::{Sizes, TableSize, LOCAL};
+use sut::{Session, Target};
+
+use super::{citus, fdw, limitless, note, num, text};
+
+/// The user tables, not partitions of another (counted in their parent), nor temporary,
+/// with their data and index bytes summed over their leaves. Names as `regclass` prints them
+/// (schema-qualified when not on the search path), the form the sharded layouts' views use too.
+const TABLES: &str = "select c.oid::regclass::text, \
+       case when c.relkind = 'p' then \
+         coalesce((select sum(pg_table_size(p.relid)) from pg_partition_tree(c.oid) p \
+                   where p.isleaf), 0) else pg_table_size(c.oid) end::bigint, \
+       case when c.relkind = 'p' then \
+         coalesce((select sum(pg_indexes_size(p.relid)) from pg_partition_tree(c.oid) p \
+                   where p.isleaf), 0) else pg_indexes_size(c.oid) end::bigint \
+     from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace \
+     where c.relkind in ('r', 'p') and not c.relispartition and c.relpersistence <> 't' \
+       and n.nspname not in ('pg_catalog', 'information_schema') \
+       and n.nspname !~ '^pg_toast' and n.nspname !~ '^pg_temp' \
+       and n.nspname not in ('citus', 'rds_aurora')";
+
+const LAYOUT: &str =
+    "select exists (select 1 from pg_catalog.pg_extension where extname = 'citus'), \
+     exists (select 1 from pg_catalog.pg_settings \
+             where name = 'rds_aurora.limitless_create_table_mode'), \
+     exists (select 1 from pg_catalog.pg_foreign_table ft \
+             join pg_catalog.pg_inherits i on i.inhrelid = ft.ftrelid)";
+
+pub(super) async fn read(s: &mut Session, target: &Target, sizes: &mut Sizes) {
+    let layout = match s.simple_query(LAYOUT).await {
+        Ok(rows) => {
+            let yes = |i| rows.first().is_some_and(|r| text(r, i) == "t");
+            if yes(0) {
+                "citus"
+            } else if yes(1) {
+                "limitless"
+            } else if yes(2) {
+                "fdw"
+            } else {
+                "plain"
+            }
+        }
+        Err(e) => {
+            note(sizes, "the layout (catalog)", &e);
+            "plain"
+        }
+    };
+    sizes.layout = layout.to_string();
+    match s
+        .simple_query("select pg_database_size(current_database())")
+        .await
+    {
+        Ok(rows) => sizes.database_bytes = rows.first().map(|r| num(r, 0)),
+        Err(e) => note(sizes, "the database's size (pg_database_size)", &e),
+    }
+    match s.simple_query(TABLES).await {
+        Ok(rows) => {
+            sizes.tables = rows
+                .iter()
+                .map(|r| TableSize {
+                    name: text(r, 0),
+                    kind: LOCAL.to_string(),
+                    table_bytes: num(r, 1),
+                    index_bytes: num(r, 2),
+                    ..Default::default()
+                })
+                .collect()
+        }
+        Err(e) => note(sizes, "the tables' sizes (pg_table_size)", &e),
+    }
+    match layout {
+        "fdw" => fdw::read(s, target, sizes).await,
+        "citus" => citus::read(s, sizes).await,
+        "limitless" => limitless::read(s, sizes).await,
+        _ => {}
+    }
+    super::largest_first(sizes);
+}
