@@ -41,18 +41,7 @@ fn chromium() -> Option<PathBuf> {
 /// Run Chromium headless on `page` with `args`; returns (stdout, stderr). Killed after 90 s.
 fn headless(bin: &Path, profile: &Path, page: &Path, args: &[String]) -> (String, String) {
     let mut child = Command::new(bin)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--hide-scrollbars",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
+        .args(devtools::HEADLESS)
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(args)
         .arg(format!("file://{}", page.display()))

@@ -21,16 +21,6 @@ fn servers() -> [&'static Pg; 3] {
     [COORDINATOR.get(), SHARD0.get(), SHARD1.get()]
 }
 
-fn conninfo(pg: &Pg, db: &str) -> String {
-    let c = pg.conn_config();
-    format!(
-        "host={} port={} user={} dbname={db}",
-        c.hosts[0].host,
-        pg.port(),
-        c.user
-    )
-}
-
 /// [`Pg::psql_on`], trimmed.
 fn psql(pg: &Pg, db: &str, sql: &str) -> String {
     pg.psql_on(db, sql).trim().to_string()
@@ -58,7 +48,7 @@ fn init_fdw(db: &str, what: &[&str]) -> String {
     let [c, s0, s1] = servers();
     let mut args = vec!["init"];
     args.extend_from_slice(what);
-    let (t, a, b) = (conninfo(c, db), conninfo(s0, db), conninfo(s1, db));
+    let (t, a, b) = (c.conninfo(db), s0.conninfo(db), s1.conninfo(db));
     args.extend([
         "--layout", "fdw", "--shard", &a, "--shard", &b, "-d", &t, "-q",
     ]);
@@ -108,7 +98,7 @@ fn fdw_tpcb_loads_each_shard_runs_through_the_coordinator_and_keeps_the_invarian
         "400000"
     );
 
-    let target = conninfo(c, db);
+    let target = c.conninfo(db);
     let dir = tempfile::tempdir().unwrap();
     let mut processed = 0;
     for (workload, extra) in [
@@ -188,7 +178,7 @@ fn the_routing_check_tells_single_shard_statements_from_scattering_ones() {
     let db = "fdw_routing";
     let [c, ..] = databases(db);
     init_fdw(db, &["tpcb", "-s", "2", "--no-vacuum"]);
-    let target = conninfo(c, db);
+    let target = c.conninfo(db);
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let json_flags = ["--json", json.to_str().unwrap()];
@@ -269,7 +259,7 @@ fn fdw_oltp_loads_and_point_selects_run() {
         );
         assert!(a > 0 && b > 0 && a + b == 1000, "sbtest{t}: {a} + {b}");
     }
-    let target = conninfo(c, db);
+    let target = c.conninfo(db);
     let out = ok(&stampede(&[
         "run",
         "oltp_point_select",
@@ -378,7 +368,7 @@ fn citus_and_limitless_ddl_from_the_dry_run() {
 fn citus_and_limitless_are_refused_on_plain_postgres_and_bad_options_say_what_to_do() {
     let db = "refusals";
     let [c, ..] = databases(db);
-    let target = conninfo(c, db);
+    let target = c.conninfo(db);
     for (layout, says) in [
         ("citus", "this server has no Citus"),
         ("limitless", "not an Aurora PostgreSQL Limitless Database"),

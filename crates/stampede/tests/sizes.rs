@@ -25,16 +25,6 @@ static SHARD0: PerBinary = PerBinary::new(&[QUIET]);
 static SHARD1: PerBinary = PerBinary::new(&[QUIET]);
 static PLAIN: PerBinary = PerBinary::new(&[QUIET]);
 
-fn conninfo(pg: &Pg, db: &str) -> String {
-    let c = pg.conn_config();
-    format!(
-        "host={} port={} user={} dbname={db}",
-        c.hosts[0].host,
-        pg.port(),
-        c.user
-    )
-}
-
 fn psql(pg: &Pg, db: &str, sql: &str) -> u64 {
     let v = pg.psql_on(db, sql);
     v.trim().parse().unwrap_or_else(|_| panic!("{sql}: {v:?}"))
@@ -96,7 +86,7 @@ fn fdw_init_and_a_run_report_each_tables_kind_and_its_part_on_each_shard() {
         pg.psql(&format!("create database {db}"));
     }
     let [c, s0, s1] = servers;
-    let (t, a, b) = (conninfo(c, db), conninfo(s0, db), conninfo(s1, db));
+    let (t, a, b) = (c.conninfo(db), s0.conninfo(db), s1.conninfo(db));
     let out = stampede(&[
         "init", "tpcb", "-s", "2", "--layout", "fdw", "--shard", &a, "--shard", &b, "-d", &t, "-q",
     ]);
@@ -214,7 +204,7 @@ fn a_plain_postgres_run_has_the_database_tables_and_indexes_before_and_after() {
     let db = "sizes_plain";
     pg.psql(&format!("drop database if exists {db}"));
     pg.psql(&format!("create database {db}"));
-    let t = conninfo(pg, db);
+    let t = pg.conninfo(db);
     let out = stampede(&["init", "tpcb", "-s", "1", "-q", "-d", &t]);
     testkit::ok_text(&out, "stampede init");
     let err = String::from_utf8_lossy(&out.stderr);

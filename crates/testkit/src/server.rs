@@ -93,6 +93,18 @@ impl Pg {
         &self.cfg
     }
 
+    /// A libpq keyword/value string for database `db` (an FDW's `host port dbname` and a
+    /// target's `-d`, in one form).
+    pub fn conninfo(&self, db: &str) -> String {
+        let c = self.conn_config();
+        format!(
+            "host={} port={} user={} dbname={db}",
+            c.hosts[0].host,
+            self.port(),
+            c.user
+        )
+    }
+
     /// The unix socket directory (`-h` for psql and pgbench).
     pub fn socket_dir(&self) -> &Path {
         &self.socket_dir

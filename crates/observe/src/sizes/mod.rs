@@ -72,6 +72,35 @@ fn lit(s: &str) -> String {
 }
 
 /// The tables largest first, at most [`measure::sizes::MAX_TABLES`].
+/// The database's size from `database_sql` and its tables' from `tables_sql` (rows of name,
+/// data bytes, index bytes), each a local table until a layout says otherwise; a note (naming
+/// `source`) for what could not be read. The same reading on both protocols.
+async fn read_local(
+    s: &mut Session,
+    sizes: &mut Sizes,
+    (database_sql, tables_sql): (&str, &str),
+    (database_source, tables_source): (&str, &str),
+) {
+    match s.simple_query(database_sql).await {
+        Ok(rows) => sizes.database_bytes = rows.first().map(|r| num(r, 0)),
+        Err(e) => note(sizes, database_source, &e),
+    }
+    match s.simple_query(tables_sql).await {
+        Ok(rows) => {
+            sizes.tables = (rows.iter())
+                .map(|r| measure::sizes::TableSize {
+                    name: text(r, 0),
+                    kind: measure::sizes::LOCAL.to_string(),
+                    table_bytes: num(r, 1),
+                    index_bytes: num(r, 2),
+                    ..Default::default()
+                })
+                .collect()
+        }
+        Err(e) => note(sizes, tables_source, &e),
+    }
+}
+
 fn largest_first(sizes: &mut Sizes) {
     sizes.tables.sort_by(|a, b| {
         b.total_bytes()

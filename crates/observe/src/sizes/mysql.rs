@@ -9,10 +9,8 @@
 //! them from the engine each time. Either way a table grows here when InnoDB recalculates its
 //! statistics (`innodb_stats_auto_recalc`: after a tenth of its rows changed), not with each row.
 
-use measure::sizes::{Sizes, TableSize, LOCAL};
+use measure::sizes::Sizes;
 use sut::Session;
-
-use super::{note, num, text};
 
 const TABLES: &str = "SELECT TABLE_NAME, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES \
      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE'";
@@ -26,24 +24,15 @@ pub(super) async fn read(s: &mut Session, sizes: &mut Sizes) {
     let _ = s
         .simple_query("SET SESSION information_schema_stats_expiry = 0")
         .await;
-    match s.simple_query(DATABASE).await {
-        Ok(rows) => sizes.database_bytes = rows.first().map(|r| num(r, 0)),
-        Err(e) => note(sizes, "the schema's size (information_schema.TABLES)", &e),
-    }
-    match s.simple_query(TABLES).await {
-        Ok(rows) => {
-            sizes.tables = rows
-                .iter()
-                .map(|r| TableSize {
-                    name: text(r, 0),
-                    kind: LOCAL.to_string(),
-                    table_bytes: num(r, 1),
-                    index_bytes: num(r, 2),
-                    ..Default::default()
-                })
-                .collect()
-        }
-        Err(e) => note(sizes, "the tables' sizes (information_schema.TABLES)", &e),
-    }
+    super::read_local(
+        s,
+        sizes,
+        (DATABASE, TABLES),
+        (
+            "the schema's size (information_schema.TABLES)",
+            "the tables' sizes (information_schema.TABLES)",
+        ),
+    )
+    .await;
     super::largest_first(sizes);
 }

@@ -5,10 +5,10 @@
 //! database is sharded, the layout's own reading: the catalog says which (the same detection as
 //! the routing check: the citus extension, Limitless' settings, foreign partitions).
 
-use measure::sizes::{Sizes, TableSize, LOCAL};
+use measure::sizes::Sizes;
 use sut::{Session, Target};
 
-use super::{citus, fdw, limitless, note, num, text};
+use super::{citus, fdw, limitless, note, text};
 
 /// The user tables, not partitions of another (counted in their parent), nor temporary,
 /// with their data and index bytes summed over their leaves. Names as `regclass` prints them
@@ -53,28 +53,16 @@ pub(super) async fn read(s: &mut Session, target: &Target, sizes: &mut Sizes) {
         }
     };
     sizes.layout = layout.to_string();
-    match s
-        .simple_query("select pg_database_size(current_database())")
-        .await
-    {
-        Ok(rows) => sizes.database_bytes = rows.first().map(|r| num(r, 0)),
-        Err(e) => note(sizes, "the database's size (pg_database_size)", &e),
-    }
-    match s.simple_query(TABLES).await {
-        Ok(rows) => {
-            sizes.tables = rows
-                .iter()
-                .map(|r| TableSize {
-                    name: text(r, 0),
-                    kind: LOCAL.to_string(),
-                    table_bytes: num(r, 1),
-                    index_bytes: num(r, 2),
-                    ..Default::default()
-                })
-                .collect()
-        }
-        Err(e) => note(sizes, "the tables' sizes (pg_table_size)", &e),
-    }
+    super::read_local(
+        s,
+        sizes,
+        ("select pg_database_size(current_database())", TABLES),
+        (
+            "the database's size (pg_database_size)",
+            "the tables' sizes (pg_table_size)",
+        ),
+    )
+    .await;
     match layout {
         "fdw" => fdw::read(s, target, sizes).await,
         "citus" => citus::read(s, sizes).await,

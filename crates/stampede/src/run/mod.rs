@@ -6,7 +6,8 @@
 //! there); read the environment; the family's preparation (find the data and its size, pgbench's
 //! pre-run vacuum, the baselines of the workload's own checks); the sizes (`sizes`); the commit
 //! baseline; the header; the engine, with progress lines and the server watcher; the checks; the
-//! sizes again; the result, printed and saved. Ctrl-C during the run ends it cleanly with a partial result, still printed and saved.
+//! sizes again; the result, printed and saved. Ctrl-C during the run ends it cleanly with a
+//! partial result, still printed and saved.
 //!
 //! A family ([`Family`]: `pgbench` for the TPC-B builtins and scripts, `sysbench` for the OLTP
 //! family) supplies only what differs: its tables, its preparation, how its transactions map to

@@ -29,24 +29,27 @@ pub struct Page {
     pub log: Arc<Mutex<Vec<String>>>,
 }
 
+/// How the tests start Chromium: headless, with the flags that keep it off this machine's closed
+/// network (background networking, component updates, sync) and its log on stderr.
+pub const HEADLESS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--hide-scrollbars",
+    "--enable-logging=stderr",
+    "--v=0",
+];
+
 impl Page {
     /// Chromium on `page`, a window of `width` x `height`, the page loaded.
     pub fn open(bin: &Path, profile: &Path, page: &Path, width: u32, height: u32) -> Page {
         let mut child = Command::new(bin)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--hide-scrollbars",
-                "--enable-logging=stderr",
-                "--v=0",
-                "--remote-debugging-port=0",
-                "--remote-allow-origins=*",
-            ])
+            .args(HEADLESS)
+            .args(["--remote-debugging-port=0", "--remote-allow-origins=*"])
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg(format!("--window-size={width},{height}"))
             .arg("about:blank")
