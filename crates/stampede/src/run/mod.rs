@@ -164,8 +164,9 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     }
     family.before(ctx)?;
     // The sizes before the run: before the commit count's baseline, whose session must see no
-    // other session start (module `sizes`).
-    let sizes_before = sizes::before(ctx);
+    // other session start (module `sizes`). A fleet member reads none: the fleet's commit check
+    // spans every member's run, so one member's reading would be inside another's window.
+    let sizes_before = ctx.out.fleet.is_none().then(|| sizes::before(ctx));
     // --prewarm reads the tables before the commit baseline: its reads commit transactions of
     // their own, which the commit count must not see.
     let prewarmed = match &ctx.out.prewarm {
@@ -282,7 +283,7 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     let mut result = assembled(ctx, family, &outcome, &fin, &server, server_metrics);
     result.prewarm = prewarmed;
     split::finish(replication.as_ref(), &mut result);
-    result.sizes = vec![sizes_before];
+    result.sizes = sizes_before.into_iter().collect();
     if fault_run {
         let (s, _) = faulted::section(ctx, history, injected.as_ref(), end_us, None);
         result.failover = Some(s);
@@ -427,7 +428,9 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
         },
     }
     // The sizes after the run: the last step, so no check counts its statements.
-    result.sizes.push(sizes::after(ctx, &mut steps));
+    if ctx.out.fleet.is_none() {
+        result.sizes.push(sizes::after(ctx, &mut steps));
+    }
     result.checks = check_list;
     // The family's section, made again: it may carry what the checks found (TPC-C's
     // consistency conditions), which the result saved when the engine stopped had empty.

@@ -6,6 +6,8 @@
 //! the last of the steps after it (`after::Steps`), once every check has read the server's
 //! counters, so its statements are in none of them; a reading that cannot finish is a note in
 //! the reading, never a failed check and never a lost result. `init` reads once it has loaded.
+//! A fleet member reads no sizes: the fleet's commit check spans every member's run, and one
+//! member's readings would fall inside another's.
 //!
 //! Must not touch: the run's sessions, the result's other parts.
 
