@@ -37,7 +37,7 @@ pub(super) fn kind(citus_type: &str) -> &'static str {
 
 pub(super) async fn read(s: &mut Session, sizes: &mut Sizes) {
     let mut parts: BTreeMap<String, Vec<TableShard>> = BTreeMap::new();
-    match s.simple_query(SHARDS).await {
+    match super::query(s, SHARDS).await {
         Ok(rows) => {
             for r in rows {
                 parts.entry(text(&r, 0)).or_default().push(TableShard {
@@ -49,7 +49,7 @@ pub(super) async fn read(s: &mut Session, sizes: &mut Sizes) {
         }
         Err(e) => note(sizes, "each shard's part (citus_shards)", &e),
     }
-    match s.simple_query(TABLES).await {
+    match super::query(s, TABLES).await {
         Ok(rows) => {
             for r in rows {
                 let name = text(&r, 0);
@@ -72,7 +72,7 @@ pub(super) async fn read(s: &mut Session, sizes: &mut Sizes) {
         }
         Err(e) => note(sizes, "the distributed tables (citus_tables)", &e),
     }
-    match s.simple_query(NODES).await {
+    match super::query(s, NODES).await {
         Ok(rows) => {
             let coordinator = sizes.database_bytes;
             let mut total = 0;

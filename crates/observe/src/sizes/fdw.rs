@@ -66,7 +66,7 @@ struct Part {
 }
 
 pub(super) async fn read(s: &mut Session, target: &Target, sizes: &mut Sizes) {
-    let parts: Vec<Part> = match s.simple_query(PARTITIONS).await {
+    let parts: Vec<Part> = match super::query(s, PARTITIONS).await {
         Ok(rows) => rows
             .iter()
             .map(|r| Part {
@@ -82,7 +82,7 @@ pub(super) async fn read(s: &mut Session, target: &Target, sizes: &mut Sizes) {
             .collect(),
         Err(e) => return note(sizes, "the foreign partitions (pg_foreign_table)", &e),
     };
-    let servers = match s.simple_query(SERVERS).await {
+    let servers = match super::query(s, SERVERS).await {
         Ok(rows) => rows,
         Err(e) => return note(sizes, "the foreign servers (pg_foreign_server)", &e),
     };

@@ -81,7 +81,7 @@ pub(super) fn parts(rows: &[Value]) -> Vec<TableShard> {
 
 pub(super) async fn read(s: &mut Session, sizes: &mut Sizes) {
     let mut groups: BTreeMap<String, String> = BTreeMap::new();
-    match s.simple_query(COLLOCATIONS).await {
+    match super::query(s, COLLOCATIONS).await {
         Ok(rows) => {
             for r in rows {
                 groups.insert(text(&r, 0), text(&r, 1));
@@ -93,7 +93,7 @@ pub(super) async fn read(s: &mut Session, sizes: &mut Sizes) {
             &e,
         ),
     }
-    let tables = match s.simple_query(TABLES).await {
+    let tables = match super::query(s, TABLES).await {
         Ok(rows) => rows,
         Err(e) => return note(sizes, "the tables (rds_aurora.limitless_tables)", &e),
     };
@@ -105,7 +105,7 @@ pub(super) async fn read(s: &mut Session, sizes: &mut Sizes) {
             lit(&text(&r, 1)),
             lit(&text(&r, 2))
         );
-        let shards = match s.simple_query(&sql).await {
+        let shards = match super::query(s, &sql).await {
             Ok(rows) => {
                 let rows: Vec<Value> = rows
                     .iter()
@@ -139,7 +139,7 @@ pub(super) async fn read(s: &mut Session, sizes: &mut Sizes) {
         }
         t.shards = shards;
     }
-    match s.simple_query(DATABASE).await {
+    match super::query(s, DATABASE).await {
         Ok(rows) => {
             let rows: Vec<Value> = rows
                 .iter()

@@ -27,6 +27,12 @@ use measure::sizes::Sizes;
 use sut::{Dialect, Session, Target};
 
 /// One reading of the sizes of `target`'s database; `when` is `before`, `after` or `init`.
+///
+/// On PostgreSQL the reading is one read-only transaction, rolled back at the end: it commits
+/// nothing that the run's commit count, or the accounting of a pooler between stampede and the
+/// server, would have to explain (its session's start-up is counted like every session's).
+/// Each statement runs under a savepoint ([`query`]), so one that fails (a view this server
+/// lacks) is a note and takes nothing else down.
 pub async fn read(target: &Target, when: &str) -> Result<Sizes, sut::Error> {
     let mut s = Session::connect(target).await?;
     let mut sizes = Sizes {
@@ -35,10 +41,38 @@ pub async fn read(target: &Target, when: &str) -> Result<Sizes, sut::Error> {
     };
     match s.dialect() {
         Dialect::MySql => mysql::read(&mut s, &mut sizes).await,
-        Dialect::Postgres => pg::read(&mut s, target, &mut sizes).await,
+        Dialect::Postgres => {
+            s.simple_query("BEGIN READ ONLY").await?;
+            pg::read(&mut s, target, &mut sizes).await;
+            let _ = s.simple_query("ROLLBACK").await;
+        }
     }
     s.close().await;
     Ok(sizes)
+}
+
+/// A statement of either protocol's reading: PostgreSQL's under [`query`]'s savepoint.
+async fn one(s: &mut Session, sql: &str) -> Result<Vec<Vec<Option<String>>>, sut::Error> {
+    match s.dialect() {
+        Dialect::Postgres => query(s, sql).await,
+        Dialect::MySql => s.simple_query(sql).await,
+    }
+}
+
+/// One statement of a PostgreSQL reading, inside [`read`]'s transaction: under a savepoint,
+/// rolled back to when the statement fails, so the transaction goes on.
+async fn query(s: &mut Session, sql: &str) -> Result<Vec<Vec<Option<String>>>, sut::Error> {
+    s.simple_query("SAVEPOINT sizes").await?;
+    match s.simple_query(sql).await {
+        Ok(rows) => {
+            s.simple_query("RELEASE SAVEPOINT sizes").await?;
+            Ok(rows)
+        }
+        Err(e) => {
+            let _ = s.simple_query("ROLLBACK TO SAVEPOINT sizes").await;
+            Err(e)
+        }
+    }
 }
 
 /// A note for a statement that failed: what was being read, and the server's words.
@@ -81,11 +115,11 @@ async fn read_local(
     (database_sql, tables_sql): (&str, &str),
     (database_source, tables_source): (&str, &str),
 ) {
-    match s.simple_query(database_sql).await {
+    match one(s, database_sql).await {
         Ok(rows) => sizes.database_bytes = rows.first().map(|r| num(r, 0)),
         Err(e) => note(sizes, database_source, &e),
     }
-    match s.simple_query(tables_sql).await {
+    match one(s, tables_sql).await {
         Ok(rows) => {
             sizes.tables = (rows.iter())
                 .map(|r| measure::sizes::TableSize {

@@ -34,7 +34,7 @@ const LAYOUT: &str =
              join pg_catalog.pg_inherits i on i.inhrelid = ft.ftrelid)";
 
 pub(super) async fn read(s: &mut Session, target: &Target, sizes: &mut Sizes) {
-    let layout = match s.simple_query(LAYOUT).await {
+    let layout = match super::query(s, LAYOUT).await {
         Ok(rows) => {
             let yes = |i| rows.first().is_some_and(|r| text(r, i) == "t");
             if yes(0) {

@@ -164,9 +164,8 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     }
     family.before(ctx)?;
     // The sizes before the run: before the commit count's baseline, whose session must see no
-    // other session start (module `sizes`). A fleet member reads none: the fleet's commit check
-    // spans every member's run, so one member's reading would be inside another's window.
-    let sizes_before = ctx.out.fleet.is_none().then(|| sizes::before(ctx));
+    // other session start (module `sizes`; which runs read them: `sizes::wanted`).
+    let sizes_before = sizes::wanted(ctx).then(|| sizes::before(ctx));
     // --prewarm reads the tables before the commit baseline: its reads commit transactions of
     // their own, which the commit count must not see.
     let prewarmed = match &ctx.out.prewarm {
@@ -428,7 +427,7 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
         },
     }
     // The sizes after the run: the last step, so no check counts its statements.
-    if ctx.out.fleet.is_none() {
+    if sizes::wanted(ctx) {
         result.sizes.push(sizes::after(ctx, &mut steps));
     }
     result.checks = check_list;

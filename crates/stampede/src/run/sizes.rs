@@ -6,8 +6,11 @@
 //! the last of the steps after it (`after::Steps`), once every check has read the server's
 //! counters, so its statements are in none of them; a reading that cannot finish is a note in
 //! the reading, never a failed check and never a lost result. `init` reads once it has loaded.
-//! A fleet member reads no sizes: the fleet's commit check spans every member's run, and one
-//! member's readings would fall inside another's.
+//! Which runs read them ([`wanted`]): stampede's own. A fleet member reads none (the fleet's
+//! commit check spans every member's run, and one member's readings would fall inside
+//! another's), nor do the drop-ins: `stampede pgbench` and `stampede sysbench` send the server
+//! what their peers send, and the statements of a reading would be extra (sysbench's users
+//! compare the server's `Com_select` per transaction).
 //!
 //! Must not touch: the run's sessions, the result's other parts.
 
@@ -44,6 +47,11 @@ pub(crate) fn read(
             &format!("no answer within {} s (--check-timeout)", timeout.as_secs()),
         ),
     }
+}
+
+/// Whether this run reads the sizes (module header).
+pub(super) fn wanted(ctx: &Ctx) -> bool {
+    ctx.out.fleet.is_none() && ctx.frontend == crate::plan::Frontend::Native
 }
 
 /// Before the run.
