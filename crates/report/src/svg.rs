@@ -130,6 +130,18 @@ pub struct Series {
     pub dashed: bool,
 }
 
+impl Series {
+    /// A solid line of `points`.
+    pub fn line(name: &str, color: &str, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            name: name.into(),
+            color: color.into(),
+            points,
+            dashed: false,
+        }
+    }
+}
+
 /// A vertical marker on the time axis (a checkpoint, say).
 #[derive(Clone, Debug)]
 pub struct Marker {

@@ -53,14 +53,7 @@ pub(super) async fn read(s: &mut Session, sizes: &mut Sizes) {
         Ok(rows) => {
             for r in rows {
                 let name = text(&r, 0);
-                let i = match sizes.tables.iter().position(|t| t.name == name) {
-                    Some(i) => i,
-                    None => {
-                        sizes.tables.push(Default::default());
-                        sizes.tables.len() - 1
-                    }
-                };
-                let t = &mut sizes.tables[i];
+                let t = super::table_named(sizes, &name);
                 t.name = name;
                 t.kind = kind(&text(&r, 1)).to_string();
                 t.shard_key = r.get(2).cloned().flatten().filter(|k| !k.is_empty());

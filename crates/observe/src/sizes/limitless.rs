@@ -118,14 +118,7 @@ pub(super) async fn read(s: &mut Session, sizes: &mut Sizes) {
                 Vec::new()
             }
         };
-        let i = match sizes.tables.iter().position(|t| t.name == name) {
-            Some(i) => i,
-            None => {
-                sizes.tables.push(Default::default());
-                sizes.tables.len() - 1
-            }
-        };
-        let t = &mut sizes.tables[i];
+        let t = super::table_named(sizes, &name);
         t.name = name;
         t.kind = kind(row["table_type"].as_str().unwrap_or("")).to_string();
         t.shard_key = row["distribution_key"]

@@ -135,6 +135,19 @@ async fn read_local(
     }
 }
 
+/// The reading's table named `name`, added (empty) when not there yet: the layouts read a
+/// table's kind and its parts from different views.
+fn table_named<'a>(sizes: &'a mut Sizes, name: &str) -> &'a mut measure::sizes::TableSize {
+    let i = match sizes.tables.iter().position(|t| t.name == name) {
+        Some(i) => i,
+        None => {
+            sizes.tables.push(Default::default());
+            sizes.tables.len() - 1
+        }
+    };
+    &mut sizes.tables[i]
+}
+
 fn largest_first(sizes: &mut Sizes) {
     sizes.tables.sort_by(|a, b| {
         b.total_bytes()

@@ -286,15 +286,6 @@ fn chart(c: &CacheCurve, id: &str, title: &str, y_label: &str) -> Chart {
     ch
 }
 
-fn series(name: &str, color: &str, points: Vec<(f64, f64)>) -> Series {
-    Series {
-        name: name.into(),
-        color: color.into(),
-        points,
-        dashed: false,
-    }
-}
-
 /// The HTML report's section: scan throughput, point reads and hit ratios against the table's
 /// size with the cache size (and the knee) marked, then the table of sizes.
 pub(crate) fn html_section(o: &mut String, c: &CacheCurve) {
@@ -329,10 +320,13 @@ pub(crate) fn html_section(o: &mut String, c: &CacheCurve) {
             .collect()
     };
     let mut scan = chart(c, "chart-cache-scan", "Scan throughput", "pages / ms");
-    scan.series
-        .push(series("scan pages/ms", "#3056d3", at(|p| p.pages_per_ms)));
+    scan.series.push(Series::line(
+        "scan pages/ms",
+        "#3056d3",
+        at(|p| p.pages_per_ms),
+    ));
     let mut point = chart(c, "chart-cache-point", "Point reads", "reads / s");
-    point.series.push(series(
+    point.series.push(Series::line(
         "point reads/s",
         "#2a9d5c",
         at(|p| p.point_reads_per_s),
@@ -343,7 +337,7 @@ pub(crate) fn html_section(o: &mut String, c: &CacheCurve) {
         "Storage pages per ms of I/O",
         "pages / ms of I/O",
     );
-    io.series.push(series(
+    io.series.push(Series::line(
         "pages read / I/O read ms",
         "#7048e8",
         (c.points.iter())
@@ -352,9 +346,12 @@ pub(crate) fn html_section(o: &mut String, c: &CacheCurve) {
     ));
     let mut hits = chart(c, "chart-cache-hits", "Hit ratio", "% of pages in cache");
     hits.y_max = Some(100.0);
-    hits.series
-        .push(series("scans", "#3056d3", at(|p| 100.0 * p.hit_ratio)));
-    hits.series.push(series(
+    hits.series.push(Series::line(
+        "scans",
+        "#3056d3",
+        at(|p| 100.0 * p.hit_ratio),
+    ));
+    hits.series.push(Series::line(
         "point reads",
         "#2a9d5c",
         at(|p| 100.0 * p.point_hit_ratio),

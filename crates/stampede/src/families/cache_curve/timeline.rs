@@ -130,15 +130,6 @@ pub fn text(c: &CacheCurve) -> String {
     o
 }
 
-fn series(name: &str, color: &str, points: Vec<(f64, f64)>) -> Series {
-    Series {
-        name: name.into(),
-        color: color.into(),
-        points,
-        dashed: false,
-    }
-}
-
 /// The HTML: each scan over time (pages, times, pages per ms of I/O), with the cache's size
 /// and the knee marked where the table reached them, then each size's I/O and waits.
 pub(super) fn html(o: &mut String, c: &CacheCurve) {
@@ -174,22 +165,24 @@ pub(super) fn html(o: &mut String, c: &CacheCurve) {
             .collect()
     };
     let mut pages = chart("chart-cache-scan-pages", "Pages per scan", "pages");
-    pages.series.push(series(
+    pages.series.push(Series::line(
         "read from storage",
         "#d6336c",
         at(&|s| Some(s.pages_read as f64)),
     ));
-    pages.series.push(series(
+    pages.series.push(Series::line(
         "found in the cache",
         "#3056d3",
         at(&|s| Some(s.pages_hit as f64)),
     ));
     let mut times = chart("chart-cache-scan-times", "Time per scan", "ms");
-    times
-        .series
-        .push(series("scan", "#3056d3", at(&|s| Some(s.duration_ms))));
+    times.series.push(Series::line(
+        "scan",
+        "#3056d3",
+        at(&|s| Some(s.duration_ms)),
+    ));
     if c.io_timed {
-        times.series.push(series(
+        times.series.push(Series::line(
             "storage reads (I/O)",
             "#d6336c",
             at(&|s| s.io_read_ms),
@@ -208,7 +201,7 @@ pub(super) fn html(o: &mut String, c: &CacheCurve) {
             "Storage pages per ms of I/O",
             "pages / ms of I/O",
         );
-        rate.series.push(series(
+        rate.series.push(Series::line(
             "pages read / I/O read ms",
             "#7048e8",
             at(&|s| s.read_pages_per_io_ms),
