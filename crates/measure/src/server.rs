@@ -407,6 +407,14 @@ impl ServerMetrics {
             .filter(move |s| s.t_ms >= self.window_start_ms && s.t_ms <= self.window_end_ms)
     }
 
+    /// The OS samples of periods that ended inside the window (a sample covers the period up to
+    /// its `t_ms`, so one stamped at the window's start is the time before it).
+    pub fn window_os(&self) -> impl Iterator<Item = &OsSample> {
+        self.os
+            .iter()
+            .filter(move |s| s.t_ms > self.window_start_ms && s.t_ms <= self.window_end_ms)
+    }
+
     /// Average active sessions over the window.
     pub fn average_active(&self) -> f64 {
         let (n, sum) = self

@@ -119,10 +119,7 @@ pub struct MachineAverages {
 }
 
 pub fn machine_averages(m: &ServerMetrics) -> Option<MachineAverages> {
-    let v: Vec<_> =
-        m.os.iter()
-            .filter(|s| s.t_ms > m.window_start_ms && s.t_ms <= m.window_end_ms)
-            .collect();
+    let v: Vec<_> = m.window_os().collect();
     if v.is_empty() {
         return None;
     }
@@ -157,10 +154,7 @@ pub struct DeviceAverages {
 
 /// The devices that hold the server's files, averaged over the window, in the samples' order.
 pub fn device_averages(m: &ServerMetrics) -> Vec<DeviceAverages> {
-    let v: Vec<_> =
-        m.os.iter()
-            .filter(|s| s.t_ms > m.window_start_ms && s.t_ms <= m.window_end_ms)
-            .collect();
+    let v: Vec<_> = m.window_os().collect();
     let mut out: Vec<DeviceAverages> = Vec::new();
     let names = v
         .iter()

@@ -138,16 +138,11 @@ impl Dataset {
     /// tables a run makes itself.
     pub fn tables_like(self) -> &'static [&'static str] {
         match self {
-            Dataset::Tpcb => &[
-                "pgbench_accounts",
-                "pgbench_branches",
-                "pgbench_tellers",
-                "pgbench_history",
-            ],
+            Dataset::Tpcb => &load::tpcb::TABLES,
             Dataset::Oltp | Dataset::OltpBulk => &["sbtest%"],
             Dataset::Tpcc => &load::tpcc::TABLES,
-            Dataset::Ycsb => &["usertable"],
-            Dataset::Iibench => &["purchases_index"],
+            Dataset::Ycsb => &[crate::families::ycsb::txn::TABLE],
+            Dataset::Iibench => &[crate::families::iibench::txn::TABLE],
             Dataset::Crud => &["crud%"],
             Dataset::Probe | Dataset::CacheCurve => &[],
         }

@@ -144,7 +144,6 @@ pub struct MySqlSampler {
     server_pid: Option<i32>,
     baseline: Snapshot,
     nodes: Vec<Node>,
-    status_sql: String,
     wsrep_sql: String,
     /// `INNODB_METRICS`' enabled metrics (with the PROCESS privilege), read with the status.
     metrics_sql: Option<String>,
@@ -234,7 +233,6 @@ impl MySqlSampler {
             server_pid: None,
             baseline: Snapshot::default(),
             nodes: Vec::new(),
-            status_sql: String::new(),
             wsrep_sql: format!("{} {}", crate::sql::TAG, sql::status(sql::WSREP)),
             metrics_sql: None,
             activity_sql: String::new(),
@@ -256,7 +254,6 @@ impl MySqlSampler {
             ));
         }
         s.probe().await?;
-        s.status_sql = sql::all_status();
         s.activity_sql = sql::activity(&s.caps);
         s.probe_history().await;
         if s.caps.wsrep {
@@ -328,7 +325,7 @@ impl MySqlSampler {
     }
 
     async fn read_counters(&mut self) -> Option<BTreeMap<String, f64>> {
-        let sql = self.status_sql.clone();
+        let sql = sql::all_status();
         let rows = self
             .read_source(&sql, |s| &mut s.counters_ok, COUNTERS)
             .await?;

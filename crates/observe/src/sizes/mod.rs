@@ -100,12 +100,9 @@ fn text(row: &[Option<String>], i: usize) -> String {
 }
 
 /// `s` as an SQL string literal (standard_conforming_strings on, as in every supported
-/// PostgreSQL; MySQL's default sql_mode reads doubled quotes the same way).
-fn lit(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
+/// PostgreSQL): the observer's own quoting.
+use crate::sql::quote_literal as lit;
 
-/// The tables largest first, at most [`measure::sizes::MAX_TABLES`].
 /// The database's size from `database_sql` and its tables' from `tables_sql` (rows of name,
 /// data bytes, index bytes), each a local table until a layout says otherwise; a note (naming
 /// `source`) for what could not be read. The same reading on both protocols.
@@ -148,6 +145,7 @@ fn table_named<'a>(sizes: &'a mut Sizes, name: &str) -> &'a mut measure::sizes::
     &mut sizes.tables[i]
 }
 
+/// The tables largest first, at most [`measure::sizes::MAX_TABLES`].
 fn largest_first(sizes: &mut Sizes) {
     sizes.tables.sort_by(|a, b| {
         b.total_bytes()

@@ -199,12 +199,9 @@ pub(super) fn sets(o: &mut String, m: &ServerMetrics, x_range: Option<(f64, f64)
             if p.is_empty() || chart.series.iter().any(|s| s.name == *label) {
                 continue;
             }
-            chart.series.push(Series {
-                name: (*label).into(),
-                color: PALETTE[i % PALETTE.len()].into(),
-                points: p,
-                dashed: false,
-            });
+            chart
+                .series
+                .push(Series::line(label, PALETTE[i % PALETTE.len()], p));
         }
         if chart.series.is_empty() {
             continue;

@@ -193,14 +193,10 @@ fn series(
     i: usize,
     pick: impl Fn(&SweepStep) -> Option<f64>,
 ) -> Series {
-    Series {
-        name: name.into(),
-        color: COLORS[i % COLORS.len()].into(),
-        points: (s.steps.iter().enumerate())
-            .filter_map(|(k, x)| Some((k as f64, pick(x)?)))
-            .collect(),
-        dashed: false,
-    }
+    let points = (s.steps.iter().enumerate())
+        .filter_map(|(k, x)| Some((k as f64, pick(x)?)))
+        .collect();
+    Series::line(name, COLORS[i % COLORS.len()], points)
 }
 
 /// The family's figures' names in the order the steps give them, with their units.

@@ -38,20 +38,27 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         None if csvs.iter().all(|c| c.is_none()) => Some(Path::new("-")),
         None => None,
     };
+    // Each output: its flag, what it is called once written, its path.
     let mut requests = Vec::new();
-    for (flag, path) in [
-        ("-o", html),
-        ("--csv", args.csv.as_deref()),
-        ("--counters-csv", args.counters_csv.as_deref()),
-        ("--sweep-csv", args.sweep_csv.as_deref()),
+    let mut labels = Vec::new();
+    for (flag, label, path) in [
+        ("-o", "report", html),
+        ("--csv", "interval CSV", args.csv.as_deref()),
+        (
+            "--counters-csv",
+            "counters CSV",
+            args.counters_csv.as_deref(),
+        ),
+        ("--sweep-csv", "sweep steps", args.sweep_csv.as_deref()),
     ] {
+        // `files::check` refuses two outputs on standard output.
         if let Some(path) = path {
-            let dash = if requests.iter().any(|r: &Request| r.path == Path::new("-")) {
-                Dash::Refused("another output already goes to standard output")
-            } else {
-                Dash::Stdout
-            };
-            requests.push(Request { flag, path, dash });
+            labels.push(label);
+            requests.push(Request {
+                flag,
+                path,
+                dash: Dash::Stdout,
+            });
         }
     }
     let outs = files::check(&requests, &[&args.input])?;
@@ -89,17 +96,11 @@ pub fn run(args: ReportArgs) -> Result<i32> {
             },
         });
     }
-    for ((req, out), text) in requests.iter().zip(&outs).zip(texts) {
+    for ((label, out), text) in labels.iter().zip(&outs).zip(texts) {
         out.write_str(&text)
             .map_err(|e| Failure::setup(e.to_string(), ""))?;
         if !out.is_stdout() {
-            let what = match req.flag {
-                "-o" => "report",
-                "--csv" => "interval CSV",
-                "--counters-csv" => "counters CSV",
-                _ => "sweep steps",
-            };
-            eprintln!("{what} written to {}", out.path().display());
+            eprintln!("{label} written to {}", out.path().display());
         }
     }
     Ok(0)

@@ -311,3 +311,20 @@ pub(crate) fn base_config(
         ..Default::default()
     }
 }
+
+/// The server sampler for a run (and for the cache curve's sequence); a sampler that cannot
+/// start is a warning (the run goes on without server metrics), never a failure. PostgreSQL and
+/// MySQL/MariaDB targets alike (a MySQL target with several endpoints is observed on its first,
+/// and on every node for Galera's wsrep status).
+pub(crate) fn start_observer(conn: &sut::Target) -> Option<observe::SamplerHandle> {
+    match observe::Sampler::start(conn, &observe::Options::default()) {
+        Ok(h) => Some(h),
+        Err(e) => {
+            crate::console::warning(&format!(
+                "{}; running without server metrics",
+                sut::conninfo::redact(&format!("{e:#}"))
+            ));
+            None
+        }
+    }
+}

@@ -224,7 +224,7 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     // session) and finishes before the checks; its own connections are reconciled like the
     // clients'.
     let observer = match ctx.out.observe {
-        true => result::start_observer(conn),
+        true => families::start_observer(conn),
         false => None,
     };
     let section = family.sysbench_section();

@@ -120,23 +120,6 @@ fn endpoints(conn: &sut::Target, outcome: &engine::Outcome) -> Vec<report::Endpo
     eps
 }
 
-/// The server sampler for a run; a sampler that cannot start is a warning (the run goes on
-/// without server metrics), never a failure. PostgreSQL and MySQL/MariaDB targets alike (a MySQL
-/// target with several endpoints is observed on its first, and on every node for Galera's wsrep
-/// status).
-pub(crate) fn start_observer(conn: &sut::Target) -> Option<observe::SamplerHandle> {
-    match observe::Sampler::start(conn, &observe::Options::default()) {
-        Ok(h) => Some(h),
-        Err(e) => {
-            crate::console::warning(&format!(
-                "{}; running without server metrics",
-                sut::conninfo::redact(&format!("{e:#}"))
-            ));
-            None
-        }
-    }
-}
-
 /// The result's `I/O:` words: which engine threads ran the measured run on io_uring, and why the
 /// others used epoll.
 fn io_description(outcome: &engine::Outcome) -> String {

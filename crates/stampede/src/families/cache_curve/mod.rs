@@ -123,7 +123,7 @@ async fn run(target: &targeting::Target, job: &CacheCurveJob, out: &Outputs) -> 
     }
     sql::create(&mut s).await?;
     let observer = match out.observe {
-        true => start_observer(conn),
+        true => super::start_observer(conn),
         false => None,
     };
     let started = SystemTime::now();
@@ -297,22 +297,6 @@ async fn measure(
         m.points.push(point);
     }
     Ok(m)
-}
-
-/// The observer for the curve; one that cannot start is a warning (the curve goes on without
-/// the server's view), never a failure: `run::result::start_observer`'s rule, which this
-/// module, below `run`, cannot call.
-fn start_observer(conn: &sut::Target) -> Option<observe::SamplerHandle> {
-    match observe::Sampler::start(conn, &observe::Options::default()) {
-        Ok(h) => Some(h),
-        Err(e) => {
-            console::warning(&format!(
-                "{}; running without server metrics",
-                sut::conninfo::redact(&format!("{e:#}"))
-            ));
-            None
-        }
-    }
 }
 
 /// Insert rows until the table is at least `target_bytes`: from the bytes per row seen so far

@@ -71,14 +71,6 @@ pub(crate) struct Runner {
     rescaled: bool,
 }
 
-/// pgbench's tables, whose rows a scale sweep's step reports.
-const TPCB_TABLES: [&str; 4] = [
-    "pgbench_branches",
-    "pgbench_tellers",
-    "pgbench_accounts",
-    "pgbench_history",
-];
-
 impl Runner {
     /// The workload's name as the header, the result and `compare` show it: the builtin's
     /// (`select-only`), the scripts' and builtins' names joined with " + " for a mix.
@@ -328,7 +320,7 @@ impl Family for Runner {
         self.rescaled = true;
         ctx.with_session(async |s| {
             let mut rows = BTreeMap::new();
-            for t in TPCB_TABLES {
+            for t in load::tpcb::TABLES {
                 let r = s.simple_query(&format!("SELECT count(*) FROM {t}")).await?;
                 let n = (r.first().and_then(|r| r.first().cloned().flatten()))
                     .and_then(|v| v.parse().ok())
