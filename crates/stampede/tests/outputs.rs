@@ -384,6 +384,19 @@ fn an_observed_run_keeps_every_counter_per_interval_and_the_data_directory_s_dev
     if let Some(dev) = device_of(&data_dir) {
         assert!(text.contains(&format!("\"host\",\"device.{dev}.writes_per_s\",")));
     }
+    // A CSV the result cannot give is a usage error, and nothing is written.
+    let steps = dir.path().join("steps.csv");
+    let bad = stampede(&[
+        "report",
+        json.to_str().unwrap(),
+        "--csv",
+        dir.path().join("iv.csv").to_str().unwrap(),
+        "--sweep-csv",
+        steps.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.code, 64, "{}", bad.stderr);
+    assert!(bad.stderr.contains("--sweep-csv") && bad.stderr.contains("is not a sweep"));
+    assert!(!steps.exists() && !dir.path().join("iv.csv").exists());
     // Without a CSV asked for, the page still goes to standard output; with one alone, not.
     let out = stampede(&["report", json.to_str().unwrap()]);
     assert!(
