@@ -43,8 +43,10 @@
 //! carried by every client for its whole life), a waker in the thread's join set and its
 //! registration with the runtime's epoll. Connecting creates at most [`CONNECT_CONCURRENCY`]
 //! futures per thread at a time, so the peak is not N half-made connections.
-//! 2. A barrier: the calling thread takes the common start `t0` (all times are microseconds since
-//!    it), emits [`Event::Connected`] and releases the threads.
+//! 2. A barrier: the calling thread emits [`Event::Starting`] (its handler may take a moment:
+//!    the observer's baseline snapshot, so the server's deltas hold the clients' first
+//!    statements), takes the common start `t0` (all times are microseconds since it), emits
+//!    [`Event::Connected`] and releases the threads.
 //! 3. Clients loop as pgbench's state machine does: choose the transaction type (weighted, own
 //!    stream), under `-R` take the next slot of the thread's Poisson schedule (see
 //!    [`schedule`]; with `-L`, slots already later than the limit are skipped and counted), sleep
@@ -508,6 +510,9 @@ pub fn run<W: workload::Workload>(
             }
             return Err(RunError::Connect(e));
         }
+        let connect_time = connect_start.elapsed();
+        // Before the fleet's common start, so a handler's moment does not move it.
+        on_event(Event::Starting);
         // A fleet's common start: every process's clients begin at the same server instant.
         if let Some(at) = spec.start_at {
             let now = Instant::now();
@@ -517,7 +522,6 @@ pub fn run<W: workload::Workload>(
         }
         let t0 = Instant::now();
         let started_at = SystemTime::now();
-        let connect_time = t0 - connect_start;
         // Threads mode: a client still blocked in a read past -T's end and the grace gives up
         // (`Unblock`), as the event loops cut it off (`cutoff`).
         if let Stop::Duration(d) = spec.stop {

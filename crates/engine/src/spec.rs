@@ -161,6 +161,10 @@ impl Spread {
 /// What the engine tells its caller while running (on the caller's thread, through a callback).
 #[derive(Debug)]
 pub enum Event<'a> {
+    /// All initial connections are open and the clients wait: what must see the server
+    /// before their first statement (the observer's baseline) happens now, briefly; the
+    /// measured run's time starts after it.
+    Starting,
     /// All initial connections are open; the measured run starts now.
     Connected { clients: u32, elapsed: Duration },
     /// One progress interval (`-P`), merged across threads: every full tick, in order. The last,

@@ -212,6 +212,9 @@ pub(crate) fn said<S>(ready: &Ready, connected: Result<S, Error>) -> Option<S> {
     }
 }
 
+/// How long [`SamplerHandle::open_window`] holds the run's start for the baseline snapshots.
+pub const OPEN_WAIT: Duration = Duration::from_secs(2);
+
 /// A running observer (one thread per observed host). Dropping it stops the threads and
 /// discards what they saw.
 pub struct SamplerHandle {
@@ -230,9 +233,31 @@ struct Part {
 }
 
 impl SamplerHandle {
-    /// The measured run starts at `at` (engine's `Event::Connected`): times become relative to it
-    /// and the window of the deltas opens with a snapshot taken now. Without it, times are
-    /// relative to the observer's start and the window covers everything observed.
+    /// Take every host's baseline snapshot and wait for it (up to [`OPEN_WAIT`]): called
+    /// before the run's clients start (engine's `Event::Starting`), so the deltas hold every
+    /// statement of the run. A snapshot sent after the clients started would miss their first
+    /// statements (on a busy MariaDB, `SHOW GLOBAL STATUS` and `INNODB_METRICS` take tens of
+    /// milliseconds: 256 inserts).
+    pub fn open_window(&self) {
+        let (done, opened) = std::sync::mpsc::sync_channel(self.parts.len());
+        for p in &self.parts {
+            let _ = p.ctl.send(sampler::Ctl::Open(done.clone()));
+        }
+        drop(done);
+        let deadline = Instant::now() + OPEN_WAIT;
+        for _ in &self.parts {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if opened.recv_timeout(left).is_err() {
+                // A host that takes longer opens its window late; its window's start says when.
+                break;
+            }
+        }
+    }
+
+    /// The measured run starts at `at` (engine's `Event::Connected`): times become relative to
+    /// it, and the window of the deltas opens with a snapshot taken now unless
+    /// [`open_window`](Self::open_window) opened it. Without it, times are relative to the
+    /// observer's start and the window covers everything observed.
     pub fn mark_start(&self, at: Instant) {
         for p in &self.parts {
             let _ = p.ctl.send(sampler::Ctl::Start(at));

@@ -1,6 +1,6 @@
 //! One sampler shape for both protocols: the loop (an activity sample every `sample_interval`,
 //! the counters and the OS figures every `counter_interval`, the window opened at
-//! [`Ctl::Start`] and the end snapshot at [`Ctl::Finish`]), reopening a session that broke, the
+//! [`Ctl::Open`] (or [`Ctl::Start`]) and the end snapshot at [`Ctl::Finish`]), reopening a session that broke, the
 //! record every sampler keeps ([`Record`]: the cost, the notes, counter and OS samples) and the
 //! window's fold of it into [`ServerMetrics`]. Each protocol's sampler (`sampler` for
 //! PostgreSQL, `mysql_sampler`) brings its sources through [`Flavour`]: what it reads, and how.
@@ -284,13 +284,22 @@ pub(crate) async fn run<F: Flavour>(mut f: F, mut ctl: UnboundedReceiver<Ctl>) -
     let mut tick = tokio::time::interval(opts.sample_interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut next_counters = Instant::now();
+    let mut opened = false;
     loop {
         tokio::select! {
             biased;
             m = ctl.recv() => match m {
+                Some(Ctl::Open(done)) => {
+                    f.open_window().await;
+                    opened = true;
+                    let _ = done.send(());
+                }
                 Some(Ctl::Start(at)) => {
                     f.record().t0 = Some(at);
-                    f.open_window().await;
+                    if !opened {
+                        f.open_window().await;
+                        opened = true;
+                    }
                 }
                 Some(Ctl::Finish) | None => break,
             },

@@ -43,7 +43,11 @@ use crate::{Error, Options};
 
 /// Messages from the handle.
 pub enum Ctl {
-    /// The measured run starts at this instant: t = 0, and the delta window opens.
+    /// Take the baseline snapshot now, before the run's clients start (so the deltas hold
+    /// every statement of the run), and say so on the channel.
+    Open(std::sync::mpsc::SyncSender<()>),
+    /// The measured run starts at this instant: t = 0, and the delta window opens if
+    /// [`Ctl::Open`] did not open it.
     Start(Instant),
     /// Take the end snapshot and stop.
     Finish,

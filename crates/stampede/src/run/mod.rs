@@ -231,6 +231,11 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     let mut progress = output::Progress::new(ctx, section.as_ref());
     let injector = std::cell::RefCell::new(None);
     let mut on_event = |e: Event<'_>| match e {
+        Event::Starting => {
+            if let Some(h) = &observer {
+                h.open_window();
+            }
+        }
         Event::Connected { .. } => {
             if let Some(f) = &ctx.out.fault {
                 *injector.borrow_mut() = Some(fault::Injector::start(f.clone(), Instant::now()));

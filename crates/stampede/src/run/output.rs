@@ -144,7 +144,6 @@ fn pgbench_thread(client: u32, clients: u32, threads: u32) -> u32 {
     threads - 1
 }
 
-/// A client aborted: its error, on standard error, as it happens.
 /// What the engine says about the clients as it happens: aborts, server notices, the
 /// `--verbose-errors` lines; the run's other events are `run::measure`'s.
 pub(super) fn said(frontend: Frontend, e: engine::Event<'_>) {
@@ -152,7 +151,7 @@ pub(super) fn said(frontend: Frontend, e: engine::Event<'_>) {
         engine::Event::Aborted(a) => aborted(frontend, a),
         engine::Event::Notice(n) => console::server_notice(n),
         engine::Event::Info(i) => console::note(i),
-        engine::Event::Connected { .. } | engine::Event::Progress(_) => {}
+        engine::Event::Starting | engine::Event::Connected { .. } | engine::Event::Progress(_) => {}
     }
 }
 
