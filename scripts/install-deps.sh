@@ -3,7 +3,8 @@
 # embedded default and the test suite start private servers from them), a C toolchain (mimalloc,
 # ring), and Rust if cargo is absent. With --tests, also what only the test suite uses: openssl
 # (TLS tests), sysbench (OLTP comparisons) and chromium (the HTML test) where the distribution
-# packages it, MariaDB with Galera (the MySQL protocol's tests), pgbouncer and pg_auto_failover.
+# packages it, MariaDB with Galera (the MySQL protocol's tests), pgbouncer, pg_auto_failover and
+# moto's server (the CloudWatch test, from PyPI).
 # Idempotent: installs nothing when all is there.
 set -euo pipefail
 
@@ -91,6 +92,24 @@ if [ $TESTS = 1 ] && ! command -v chromium >/dev/null && ! command -v chromium-b
   else
     echo "install-deps: no chromium package here; the HTML test skips (fails under CI=true)" >&2
   fi
+fi
+
+# moto's server (PyPI `moto[server]`, with boto3): a local CloudWatch-compatible server for the
+# `--cloudwatch` test (crates/stampede/tests/cloudwatch.rs), which starts it on a loopback port.
+# Installed for the user with pip when `moto_server` is not on PATH (python3-pip from Debian if
+# pip is missing; `--break-system-packages` where the system Python refuses user installs).
+if [ $TESTS = 1 ] && ! command -v moto_server >/dev/null; then
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "install-deps: installing python3-pip (for moto)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq || true
+    $SUDO apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+  fi
+  echo "install-deps: installing moto[server] (pip)" >&2
+  python3 -m pip install -q --user 'moto[server]' 2>/dev/null \
+    || python3 -m pip install -q --user --break-system-packages 'moto[server]' \
+    || python3 -m pip install -q 'moto[server]'
+  command -v moto_server >/dev/null || echo "install-deps: moto_server is in ~/.local/bin: add it to PATH" >&2
 fi
 
 # go-tpc 1.0.12 (TPC-C's peer: tests/tpcc_cli.rs runs its `check` on stampede's data and runs

@@ -189,6 +189,7 @@ mod tests {
                 bytes: 8192,
             }],
         });
+        r.cloudwatch = Some(crate::cloudwatch::sample());
         r.routing = vec![crate::Routing {
             statement: "SELECT 1 FROM t WHERE k = :k".into(),
             shards_touched: 1,
@@ -492,6 +493,8 @@ mod tests {
             "location",
             "table_bytes",
             "index_bytes",
+            "cloudwatch",
+            "region",
         ];
         let objects = [
             (&schema, &v),
@@ -639,6 +642,16 @@ mod tests {
             (&defs["fleet_process"], &v["fleet"]["processes"][0]),
             (&defs["check"], &v["fleet"]["commit_check"]),
             (&defs["server_metrics"], m),
+            (&defs["cloudwatch"], &v["cloudwatch"]),
+            (
+                &defs["cloudwatch"]["properties"]["metrics"]["items"],
+                &v["cloudwatch"]["metrics"][0],
+            ),
+            (
+                &defs["cloudwatch"]["properties"]["metrics"]["items"]["properties"]["points"]
+                    ["items"],
+                &v["cloudwatch"]["metrics"][0]["points"][0],
+            ),
             (&sm["cost"], &m["cost"]),
             (&sm["notes"]["items"], &m["notes"][0]),
             (&sm["activity"]["items"], &m["activity"][0]),

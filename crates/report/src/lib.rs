@@ -12,6 +12,7 @@
 //! Depends on `measure` (the numbers), serde and serde_json only. The caller fills the result
 //! (redacting secrets first) and decides where each rendering goes.
 
+pub mod cloudwatch;
 pub mod compare;
 mod csv;
 mod endpoint;
@@ -99,6 +100,7 @@ impl Default for RunResult {
             sweep: None,
             ledger: None,
             fleet: None,
+            cloudwatch: None,
             sections: Default::default(),
             warmup: None,
             steady_state: None,

@@ -116,6 +116,8 @@ pub fn merge(results: &[RunResult], size: Option<u32>) -> Result<RunResult, Stri
         std::time::UNIX_EPOCH + std::time::Duration::from_micros(start.max(0) as u64),
     );
     out.interrupted = results.iter().any(|r| r.interrupted);
+    // One process's CloudWatch window is not the fleet's: left out rather than shown as it.
+    out.cloudwatch = None;
 
     // The fleet's shape: every client and engine thread, the whole rate.
     let c = &mut out.config;

@@ -97,6 +97,10 @@ pub struct RunResult {
     /// the server's counters at all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ledger: Option<crate::ledger::LedgerSection>,
+    /// `--cloudwatch`: the target's RDS/Aurora metrics for the run's window, fetched after the
+    /// result was saved (`crate::cloudwatch`); `None` when not asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cloudwatch: Option<crate::cloudwatch::CloudWatchSection>,
     /// The workload families' own sections (iibench's rates and outgrow point, the connection
     /// storm's account, ...), each a field of the JSON's top level under its family's key, kept
     /// as read and rendered by the family's view (`crate::section`).

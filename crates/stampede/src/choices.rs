@@ -44,6 +44,8 @@ pub struct Outputs {
     /// `--prewarm`: the workload's tables as SQL `LIKE` patterns, read into the server's cache
     /// before the run (`run::prewarm`); `None` without it.
     pub prewarm: Option<Vec<&'static str>>,
+    /// `--cloudwatch`: CloudWatch's metrics for the run's window, added after it (`cloud`).
+    pub cloudwatch: Option<crate::cloud::Request>,
 }
 
 /// `--fleet NAME --fleet-size N [--fleet-index I]`, validated.

@@ -10,6 +10,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod checks;
 mod choices;
 mod cli;
+mod cloud;
 mod commands;
 mod console;
 mod dropin;

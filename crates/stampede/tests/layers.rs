@@ -17,6 +17,7 @@ const LAYERS: &[&str] = &[
     "checks",
     "targeting",
     "choices",
+    "cloud",
     "environment",
     "files",
     "routing",

@@ -267,6 +267,9 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
              is no database load, top SQL or server counters.</p></section>",
         ),
     }
+    if let Some(c) = &r.cloudwatch {
+        crate::cloudwatch::html_section(&mut o, c, r.measured_duration_s);
+    }
     footer(&mut o, r, source);
     o
 }

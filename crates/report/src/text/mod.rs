@@ -147,5 +147,9 @@ pub fn render_text(r: &RunResult) -> String {
         out.push('\n');
         out.push_str(&crate::fleet::render_text(f));
     }
+    if let Some(c) = &r.cloudwatch {
+        out.push('\n');
+        out.push_str(&crate::cloudwatch::render_text(c));
+    }
     out
 }

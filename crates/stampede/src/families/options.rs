@@ -408,6 +408,9 @@ pub struct RunArgs {
     /// `--fleet`: this process is one of several running one benchmark.
     #[command(flatten)]
     pub fleet: FleetArgs,
+    /// `--cloudwatch`: the target's RDS/Aurora metrics for the run's window.
+    #[command(flatten)]
+    pub cloud: crate::cloud::CloudArgs,
 }
 
 /// Which of a family's own options were given, from (given, its flag) pairs in the order its

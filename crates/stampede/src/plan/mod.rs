@@ -244,7 +244,16 @@ impl Plan {
             fleet,
             warmup_s,
             prewarm,
+            cloudwatch: crate::cloud::plan(&a.cloud)?,
         };
+        // The metrics are added to one run's result after it (`run::run_on`): a sweep's steps
+        // and the cache curve's own sequence have no such place yet.
+        if out.cloudwatch.is_some() && (out.sweep.is_some() || matches!(job, Job::Own(_))) {
+            return Err(Failure::usage(
+                "--cloudwatch is for a single run: not with --sweep or the cache curve",
+                "run without --cloudwatch, or one step at a time",
+            ));
+        }
         let mut plan = Plan {
             frontend,
             target: a.target,

@@ -98,7 +98,22 @@ enum Baseline {
 }
 
 fn run_on(ctx: &Ctx, family: &mut dyn Family) -> Result<i32> {
-    let Measured { result, fleet } = measure(ctx, family, true)?;
+    let Measured { mut result, fleet } = measure(ctx, family, true)?;
+    // A step after the result was saved and checked, which can only add (`cloud`).
+    if let Some(req) = &ctx.out.cloudwatch {
+        let conn = ctx.conn();
+        let hosts: Vec<String> = (0..conn.endpoints())
+            .filter_map(|i| conn.endpoint_name(i).map(|(h, _)| h))
+            .collect();
+        result.cloudwatch = Some(crate::cloud::fetch(
+            ctx.rt,
+            req,
+            &hosts,
+            &result.started_at,
+            result.measured_duration_s,
+            ctx.out.check_timeout,
+        ));
+    }
     match fleet {
         None => output::emit(ctx, &result),
         Some((joined, spec)) => {
