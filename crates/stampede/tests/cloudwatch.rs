@@ -194,7 +194,7 @@ fn cloudwatch_metrics_of_the_run_window_land_in_the_json_html_and_summary() {
     let v = json(&r_json);
     let cw = &v["cloudwatch"];
     assert_eq!(cw["namespace"], "AWS/RDS");
-    assert_eq!(cw["region"], "us-east-1");
+    assert_eq!(cw["region"], "us-east-1", "{cw}");
     assert_eq!(cw["period_s"], 1, "a window less than 3 hours old: 1 s");
     let (start, end) = (
         epoch(cw["window_start"].as_str().unwrap()),
