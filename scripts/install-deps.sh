@@ -96,9 +96,12 @@ fi
 
 # moto's server (PyPI `moto[server]`, with boto3): a local CloudWatch-compatible server for the
 # `--cloudwatch` test (crates/stampede/tests/cloudwatch.rs), which starts it on a loopback port.
-# Installed for the user with pip when `moto_server` is not on PATH (python3-pip from Debian if
-# pip is missing; `--break-system-packages` where the system Python refuses user installs).
-if [ $TESTS = 1 ] && ! command -v moto_server >/dev/null; then
+# Installed for the user with pip when `moto_server` is not on PATH nor in ~/.local/bin (the
+# test looks there too; python3-pip from Debian if pip is missing; `--break-system-packages`
+# where the system Python refuses user installs). Held at 5.2.5, the release the test was run
+# against (its CloudWatch speaks awsQuery and JSON, not RPC v2 CBOR: see crates/stampede's
+# Cargo.toml on the SDK's version).
+if [ $TESTS = 1 ] && ! command -v moto_server >/dev/null && [ ! -x "$HOME/.local/bin/moto_server" ]; then
   if ! python3 -m pip --version >/dev/null 2>&1; then
     echo "install-deps: installing python3-pip (for moto)" >&2
     export DEBIAN_FRONTEND=noninteractive
@@ -106,10 +109,10 @@ if [ $TESTS = 1 ] && ! command -v moto_server >/dev/null; then
     $SUDO apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
   fi
   echo "install-deps: installing moto[server] (pip)" >&2
-  python3 -m pip install -q --user 'moto[server]' 2>/dev/null \
-    || python3 -m pip install -q --user --break-system-packages 'moto[server]' \
-    || python3 -m pip install -q 'moto[server]'
-  command -v moto_server >/dev/null || echo "install-deps: moto_server is in ~/.local/bin: add it to PATH" >&2
+  MOTO='moto[server]==5.2.5'
+  python3 -m pip install -q --user "$MOTO" 2>/dev/null \
+    || python3 -m pip install -q --user --break-system-packages "$MOTO" \
+    || python3 -m pip install -q "$MOTO"
 fi
 
 # go-tpc 1.0.12 (TPC-C's peer: tests/tpcc_cli.rs runs its `check` on stampede's data and runs

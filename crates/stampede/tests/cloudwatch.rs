@@ -20,9 +20,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use common::{outcome, stampede_cmd, Server};
 use serde_json::Value;
 
+/// `moto_server` on PATH, or where a user install of pip put it (`~/.local/bin`, which a fresh
+/// machine's PATH may lack; `scripts/install-deps.sh --tests` installs it there).
 fn moto_server() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let local = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/bin"));
+    (std::env::split_paths(&path).chain(local))
         .map(|d| d.join("moto_server"))
         .find(|p| p.is_file())
 }
@@ -31,6 +34,9 @@ fn moto_server() -> Option<PathBuf> {
 struct Moto {
     child: Child,
     port: u16,
+    /// The Python that has boto3: the one beside `moto_server` (a virtual environment's), else
+    /// `python3` (a user install's).
+    python: PathBuf,
 }
 
 impl Moto {
@@ -46,7 +52,16 @@ impl Moto {
             .stderr(Stdio::null())
             .spawn()
             .expect("moto_server starts");
-        let m = Moto { child, port };
+        let beside = bin.with_file_name("python3");
+        let python = match beside.is_file() {
+            true => beside,
+            false => PathBuf::from("python3"),
+        };
+        let m = Moto {
+            child,
+            port,
+            python,
+        };
         // Ready when it accepts connections (it imports its services first).
         let start = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -79,7 +94,7 @@ impl Moto {
             url = self.url(),
             pts = data.join(","),
         );
-        let out = Command::new("python3")
+        let out = Command::new(&self.python)
             .args(["-c", &script])
             .output()
             .expect("python3 runs");
