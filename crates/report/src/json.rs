@@ -96,7 +96,17 @@ mod tests {
             no_fault_time: true,
             ..crate::testdata::failover_section()
         });
-        r.sweep = Some(crate::testdata::sweep_section());
+        // Every field written: a matrix's too (a real sweep has `knee` or `group_knees`).
+        let mut sweep = crate::testdata::sweep_section();
+        sweep.group_parameter = Some("scale".into());
+        for x in &mut sweep.steps {
+            x.group = Some("1".into());
+        }
+        if let Some(k) = &mut sweep.knee {
+            k.group = Some("1".into());
+            sweep.group_knees = vec![k.clone()];
+        }
+        r.sweep = Some(sweep);
         r.fleet = Some(crate::testdata::fleet_section());
         r.ledger = Some(crate::ledger::LedgerSection {
             sources: vec!["statements: pg_stat_statements.calls".into()],
@@ -406,6 +416,10 @@ mod tests {
             "holds",
             "os_machine",
             "counter_constants",
+            // A sweep that is a matrix (`sweep` module notes).
+            "group_parameter",
+            "group_knees",
+            "group",
             // A sweep step's own series, left out when empty (`sweep::series`).
             "committed_by_type",
             "metrics",
@@ -609,6 +623,10 @@ mod tests {
             (
                 &defs["sweep"]["properties"]["knee"]["anyOf"][1],
                 &v["sweep"]["knee"],
+            ),
+            (
+                &defs["sweep"]["properties"]["group_knees"]["items"],
+                &v["sweep"]["group_knees"][0],
             ),
             // The last step lost clients: every field is written.
             (

@@ -112,26 +112,14 @@ impl SteadyState {
 
 /// The verdict of the intervals from `warmup_s` on (module notes).
 pub fn judge(intervals: &[Interval], warmup_s: f64) -> SteadyState {
-    let full = intervals
-        .iter()
-        .map(|i| i.end_us.saturating_sub(i.start_us))
-        .max()
-        .unwrap_or(0);
-    let warm_us = (warmup_s.max(0.0) * 1e6) as u64;
-    // (index, start s, mid s, end s, committed/s)
-    let pts: Vec<(usize, f64, f64, f64)> = intervals
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| {
-            let d = i.end_us.saturating_sub(i.start_us);
-            // A tick that starts within 1 ms of the boundary belongs after it.
-            d > 0 && 2 * d >= full && i.start_us + 1000 >= warm_us
-        })
-        .map(|(k, i)| {
-            let (a, b) = (i.start_us as f64 / 1e6, i.end_us as f64 / 1e6);
-            (k, a, b, i.total().committed() as f64 / (b - a))
-        })
-        .collect();
+    // (index, start s, end s, committed/s)
+    let pts: Vec<(usize, f64, f64, f64)> = (crate::warmup::measured(intervals, warmup_s)
+        .into_iter())
+    .map(|(k, i)| {
+        let (a, b) = (i.start_us as f64 / 1e6, i.end_us as f64 / 1e6);
+        (k, a, b, i.total().committed() as f64 / (b - a))
+    })
+    .collect();
     judge_points(&pts)
 }
 

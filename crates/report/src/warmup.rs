@@ -30,6 +30,31 @@ pub struct Warmup {
     pub whole_run_duration_s: f64,
 }
 
+/// Whether interval `i` is past a warm-up of `warmup_s` seconds. One rule for every reader of a
+/// warm-up (the cut here, the steady-state verdict, compare, a sweep's steps): a tick that starts
+/// within 1 ms of the boundary belongs after it (the engine's ticks fall a few microseconds
+/// late, and a tick at 4.9995 s of a 5 s warm-up is the first measured one).
+pub fn after(i: &Interval, warmup_s: f64) -> bool {
+    let warm_us = (warmup_s.max(0.0) * 1e6) as u64;
+    i.start_us + 1000 >= warm_us
+}
+
+/// The intervals past the warm-up that are full-length (at least half the longest: a run's
+/// short last tick is mostly noise), with their indices: what the steady-state verdict and
+/// compare's samples read.
+pub fn measured(intervals: &[Interval], warmup_s: f64) -> Vec<(usize, &Interval)> {
+    let full = (intervals.iter())
+        .map(|i| i.end_us.saturating_sub(i.start_us))
+        .max()
+        .unwrap_or(0);
+    (intervals.iter().enumerate())
+        .filter(|(_, i)| {
+            let d = i.end_us.saturating_sub(i.start_us);
+            d > 0 && 2 * d >= full && after(i, warmup_s)
+        })
+        .collect()
+}
+
 /// Leave the intervals that start before `warmup_s` out of `r.total` and
 /// `r.measured_duration_s`, and record the cut in `r.warmup`. A warm-up of 0, or one that
 /// would leave nothing (an interrupted run shorter than its warm-up), changes nothing: a
@@ -38,12 +63,10 @@ pub fn apply(r: &mut RunResult, warmup_s: f64) {
     if warmup_s <= 0.0 || !warmup_s.is_finite() {
         return;
     }
-    let warm_us = (warmup_s * 1e6) as u64;
     let mut cut = Interval::default();
     let mut excluded = 0;
     for i in &r.intervals {
-        // A tick that starts within 1 ms of the boundary belongs after it.
-        if i.start_us + 1000 >= warm_us {
+        if after(i, warmup_s) {
             cut.merge(i);
         } else {
             excluded += 1;

@@ -99,30 +99,61 @@ pub mod sweep {
         pub param: Param,
         /// The values, as given (`set:` values are passed to the server as written).
         pub values: Vec<String>,
+        /// A matrix's outer parameter (a second `--sweep`): every value of `param` is run at
+        /// each of its values in turn (pgbench-tools' scale-by-clients matrix: the tables loaded
+        /// once per scale, then every client count).
+        pub outer: Option<Axis>,
         /// Seconds left out at the start of each step.
         pub warmup_s: f64,
     }
 
-    impl SweepSpec {
+    /// One parameter of a matrix and its values.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Axis {
+        pub param: Param,
+        pub values: Vec<String>,
+    }
+
+    impl Param {
         /// The parameter's name in the result: `clients`, `rate`, `scale`, `set:NAME`.
-        pub fn parameter(&self) -> String {
-            match &self.param {
+        pub fn name(&self) -> String {
+            match self {
                 Param::Clients => "clients".into(),
                 Param::Rate => "rate".into(),
                 Param::Scale => "scale".into(),
                 Param::Setting(n) => format!("set:{n}"),
             }
         }
+    }
+
+    impl SweepSpec {
+        /// The (inner) parameter's name in the result.
+        pub fn parameter(&self) -> String {
+            self.param.name()
+        }
+
+        /// Every parameter swept with its values, the outer first.
+        pub fn axes(&self) -> Vec<(&Param, &[String])> {
+            let mut v: Vec<(&Param, &[String])> = Vec::new();
+            if let Some(o) = &self.outer {
+                v.push((&o.param, &o.values));
+            }
+            v.push((&self.param, &self.values));
+            v
+        }
+
+        /// Steps in all: the values, times the outer values of a matrix.
+        pub fn steps(&self) -> usize {
+            self.values.len() * self.outer.as_ref().map_or(1, |o| o.values.len())
+        }
 
         /// The most clients any step runs (for the open-files limit and max_connections).
         pub fn max_clients(&self, base: u32) -> u32 {
-            match self.param {
-                Param::Clients => (self.values.iter())
-                    .filter_map(|v| v.parse::<u32>().ok())
-                    .max()
-                    .unwrap_or(base),
-                _ => base,
-            }
+            (self.axes().into_iter())
+                .filter(|(p, _)| **p == Param::Clients)
+                .flat_map(|(_, vals)| vals.iter().filter_map(|v| v.parse::<u32>().ok()))
+                .max()
+                .unwrap_or(base)
         }
     }
 }

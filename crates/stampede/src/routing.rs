@@ -229,30 +229,15 @@ fn representative(var: &str) -> &'static str {
     }
 }
 
+/// The sharded layout, from the catalog (`observe::sizes::layout`: one probe for the sizes and
+/// this check); `None` for plain tables.
 async fn detect(s: &mut Session) -> Result<Option<Kind>> {
-    let rows = s
-        .simple_query(
-            "select exists (select 1 from pg_catalog.pg_foreign_table ft \
-                 join pg_catalog.pg_inherits i on i.inhrelid = ft.ftrelid), \
-             exists (select 1 from pg_catalog.pg_extension where extname = 'citus'), \
-             exists (select 1 from pg_catalog.pg_settings \
-                 where name = 'rds_aurora.limitless_create_table_mode')",
-        )
-        .await?;
-    let yes = |i: usize| {
-        rows.first()
-            .and_then(|r| r.get(i))
-            .and_then(|v| v.as_deref())
-            == Some("t")
-    };
-    Ok(if yes(1) {
-        Some(Kind::Citus)
-    } else if yes(2) {
-        Some(Kind::Limitless)
-    } else if yes(0) {
-        Some(Kind::Fdw)
-    } else {
-        None
+    use observe::sizes::Layout;
+    Ok(match observe::sizes::layout(s).await? {
+        Layout::Citus => Some(Kind::Citus),
+        Layout::Limitless => Some(Kind::Limitless),
+        Layout::Fdw => Some(Kind::Fdw),
+        Layout::Plain => None,
     })
 }
 

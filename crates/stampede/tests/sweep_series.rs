@@ -211,6 +211,91 @@ fn a_scale_sweep_on_postgresql_reinitialises_the_tables_at_each_step() {
     );
 }
 
+/// pgbench-tools' matrix: every client count at each scale, the tables loaded once per scale
+/// whichever `--sweep` comes first, each scale's knee found among its own steps.
+#[test]
+fn a_scale_by_clients_matrix_loads_each_scale_once_and_runs_every_client_count_on_it() {
+    let pg = testkit::Pg::start(&[]);
+    pg.psql("CREATE DATABASE sweep_matrix");
+    let target = common::pg_target(&pg, "sweep_matrix");
+    let dir = tempfile::tempdir().unwrap();
+    let (j, csv) = (dir.path().join("m.json"), dir.path().join("m.csv"));
+    let mut args: Vec<String> = [
+        "run",
+        "tpcb-like",
+        "--sweep",
+        "clients=1,2",
+        "--sweep",
+        "scale=1,2",
+        "-T",
+        "1",
+        "--warmup",
+        "0",
+        "--json",
+        j.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(target.iter().cloned());
+    let r = common::stampede(&args);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(
+        r.stderr
+            .matches("re-initialising the tables at scale")
+            .count(),
+        2,
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stdout.contains("sweep step 4/4: scale=2, clients=2"),
+        "{}",
+        r.stdout
+    );
+    let v = json(&j);
+    let s = &v["sweep"];
+    assert_eq!(
+        (s["parameter"].as_str(), s["group_parameter"].as_str()),
+        (Some("clients"), Some("scale"))
+    );
+    let steps = s["steps"].as_array().unwrap();
+    let got: Vec<(u64, u64)> = (steps.iter())
+        .map(|x| {
+            (
+                x["group"].as_str().unwrap().parse().unwrap(),
+                x["clients"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, [(1, 1), (1, 2), (2, 1), (2, 2)]);
+    for x in steps {
+        let scale = x["scale"].as_u64().unwrap();
+        assert_eq!(x["group"], scale.to_string(), "{x}");
+        assert_eq!(x["rows"]["pgbench_accounts"], 100_000 * scale, "{x}");
+        check_passed(x, "commit count");
+        check_passed(x, "TPC-B invariant");
+    }
+    // The step names carry both values, in the checks and in the CSV's first two columns.
+    let names: Vec<&str> = (v["checks"].as_array().unwrap().iter())
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        names.iter().any(|n| n.starts_with("scale=2, clients=1: ")),
+        "{names:?}"
+    );
+    let out = common::stampede(&[
+        "report".to_string(),
+        j.to_str().unwrap().to_string(),
+        "--sweep-csv".to_string(),
+        csv.to_str().unwrap().to_string(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(rows[0].starts_with("scale,clients,"), "{}", rows[0]);
+    assert!(rows[3].starts_with("2,1,"), "{}", rows[3]);
+}
+
 #[test]
 fn bad_scale_sweeps_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
@@ -222,7 +307,7 @@ fn bad_scale_sweeps_are_usage_errors() {
             "names two parameters",
         ),
         (vec!["tpcb-like", "--sweep", "scale=0"], "positive integers"),
-        // One parameter per sweep: a second --sweep is refused by the command line itself.
+        // A matrix has two parameters, not three, and not one twice.
         (
             vec![
                 "tpcb-like",
@@ -230,8 +315,14 @@ fn bad_scale_sweeps_are_usage_errors() {
                 "scale=1,2",
                 "--sweep",
                 "clients=2,8",
+                "--sweep",
+                "rate=10",
             ],
-            "--sweep",
+            "3 sweeps given",
+        ),
+        (
+            vec!["tpcb-like", "--sweep", "clients=1", "--sweep", "c=2,8"],
+            "swept twice",
         ),
         (
             vec!["-f", script.to_str().unwrap(), "--sweep", "scale=1,2"],

@@ -146,7 +146,8 @@ pub enum PartitionMethod {
 }
 
 impl PartitionMethod {
-    fn sql(self) -> &'static str {
+    /// Its name in SQL (`PARTITION BY RANGE`) and in pgbench's `--partition-method`.
+    pub fn sql(self) -> &'static str {
         match self {
             PartitionMethod::Range => "range",
             PartitionMethod::Hash => "hash",
@@ -575,9 +576,9 @@ async fn inspect_mysql(s: &mut Session) -> Result<TpcbTables, LoadError> {
 }
 
 /// How the first `pgbench_accounts` of the search path is partitioned, as pgbench's
-/// `GetTableInfo` reads it (its query): `Some(("range" | "hash", partitions))`, or `None` when it
+/// `GetTableInfo` reads it (its query): `Some((method, partitions))`, or `None` when it
 /// is not partitioned, not found, or the server has no `pg_partitioned_table`.
-pub async fn partitioning(s: &mut Session) -> Result<Option<(String, u32)>, LoadError> {
+pub async fn partitioning(s: &mut Session) -> Result<Option<(PartitionMethod, u32)>, LoadError> {
     if s.dialect() == Dialect::MySql {
         // `init tpcb` makes no partitions there.
         return Ok(None);
@@ -600,11 +601,11 @@ pub async fn partitioning(s: &mut Session) -> Result<Option<(String, u32)>, Load
         return Ok(None);
     };
     let method = match row.get(1).and_then(|v| v.as_deref()) {
-        Some("r") => "range",
-        Some("h") => "hash",
+        Some("r") => PartitionMethod::Range,
+        Some("h") => PartitionMethod::Hash,
         _ => return Ok(None),
     };
-    Ok(Some((method.to_string(), num(row, 2))))
+    Ok(Some((method, num(row, 2))))
 }
 
 /// The scale of a pgbench database: `count(*)` of pgbench_branches; `None` when any of the four

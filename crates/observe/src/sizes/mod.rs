@@ -23,6 +23,8 @@ mod limitless;
 mod mysql;
 mod pg;
 
+pub use pg::{layout, Layout};
+
 use measure::sizes::Sizes;
 use sut::{Dialect, Session, Target};
 

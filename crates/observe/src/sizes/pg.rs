@@ -26,6 +26,31 @@ const TABLES: &str = "select c.oid::regclass::text, \
        and n.nspname !~ '^pg_toast' and n.nspname !~ '^pg_temp' \
        and n.nspname not in ('citus', 'rds_aurora')";
 
+/// How the database's tables are sharded, as its catalog says: the citus extension, Limitless'
+/// settings, foreign partitions (the FDW layout). One probe for the sizes and for stampede's
+/// routing check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    Plain,
+    Fdw,
+    Citus,
+    Limitless,
+}
+
+impl Layout {
+    /// Its name in the result (`measure::sizes::Sizes::layout`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Plain => "plain",
+            Layout::Fdw => "fdw",
+            Layout::Citus => "citus",
+            Layout::Limitless => "limitless",
+        }
+    }
+}
+
+/// The catalog's answer to "which layout": the citus extension, Limitless' settings, foreign
+/// partitions.
 const LAYOUT: &str =
     "select exists (select 1 from pg_catalog.pg_extension where extname = 'citus'), \
      exists (select 1 from pg_catalog.pg_settings \
@@ -33,26 +58,35 @@ const LAYOUT: &str =
      exists (select 1 from pg_catalog.pg_foreign_table ft \
              join pg_catalog.pg_inherits i on i.inhrelid = ft.ftrelid)";
 
+/// The database's [`Layout`] (outside a transaction), Citus and Limitless first (either may
+/// also have foreign tables).
+pub async fn layout(s: &mut Session) -> Result<Layout, sut::Error> {
+    Ok(layout_of(&s.simple_query(LAYOUT).await?))
+}
+
+fn layout_of(rows: &[Vec<Option<String>>]) -> Layout {
+    let yes = |i| rows.first().is_some_and(|r| text(r, i) == "t");
+    if yes(0) {
+        Layout::Citus
+    } else if yes(1) {
+        Layout::Limitless
+    } else if yes(2) {
+        Layout::Fdw
+    } else {
+        Layout::Plain
+    }
+}
+
 pub(super) async fn read(s: &mut Session, target: &Target, sizes: &mut Sizes) {
+    // Inside the reading's transaction: under its savepoint.
     let layout = match super::query(s, LAYOUT).await {
-        Ok(rows) => {
-            let yes = |i| rows.first().is_some_and(|r| text(r, i) == "t");
-            if yes(0) {
-                "citus"
-            } else if yes(1) {
-                "limitless"
-            } else if yes(2) {
-                "fdw"
-            } else {
-                "plain"
-            }
-        }
+        Ok(rows) => layout_of(&rows),
         Err(e) => {
             note(sizes, "the layout (catalog)", &e);
-            "plain"
+            Layout::Plain
         }
     };
-    sizes.layout = layout.to_string();
+    sizes.layout = layout.name().to_string();
     super::read_local(
         s,
         sizes,
@@ -64,10 +98,10 @@ pub(super) async fn read(s: &mut Session, target: &Target, sizes: &mut Sizes) {
     )
     .await;
     match layout {
-        "fdw" => fdw::read(s, target, sizes).await,
-        "citus" => citus::read(s, sizes).await,
-        "limitless" => limitless::read(s, sizes).await,
-        _ => {}
+        Layout::Fdw => fdw::read(s, target, sizes).await,
+        Layout::Citus => citus::read(s, sizes).await,
+        Layout::Limitless => limitless::read(s, sizes).await,
+        Layout::Plain => {}
     }
     super::largest_first(sizes);
 }

@@ -210,19 +210,8 @@ pub struct Comparison {
 /// out: the samples then match them).
 pub fn usable_intervals(r: &RunResult, warmup_s: f64) -> Vec<&Interval> {
     let warmup_s = warmup_s.max(r.warmup.as_ref().map_or(0.0, |w| w.seconds));
-    let full = r
-        .intervals
-        .iter()
-        .map(|i| i.end_us.saturating_sub(i.start_us))
-        .max()
-        .unwrap_or(0);
-    let warm_us = (warmup_s.max(0.0) * 1e6) as u64;
-    r.intervals
-        .iter()
-        .filter(|i| {
-            let d = i.end_us.saturating_sub(i.start_us);
-            d > 0 && 2 * d >= full && i.start_us >= warm_us
-        })
+    (crate::warmup::measured(&r.intervals, warmup_s).into_iter())
+        .map(|(_, i)| i)
         .collect()
 }
 

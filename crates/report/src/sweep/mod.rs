@@ -29,6 +29,13 @@
 //! (`max_prepared_stmt_count`), and the fewer clients left made a flat curve that read as
 //! saturation (issue 30). Such steps stay in the table with what went wrong.
 //!
+//! ## A matrix
+//! Two parameters (`--sweep scale=1,10 --sweep clients=1..16`, pgbench-tools' scale-by-clients
+//! matrix): `group_parameter` names the outer one, each step carries its value (`group`), steps
+//! come group by group, and each group is a sweep of its own for the knee (`group_knees`; `knee`
+//! is for a sweep of one parameter). The charts draw one line per group against the inner
+//! parameter.
+//!
 //! ## What a step's row carries
 //! tps and latency after the warm-up; failures (by kind), aborted clients (with each distinct
 //! reason) and failed checks over the whole step, warm-up included: a failure in the first
@@ -61,13 +68,58 @@ pub const KNEE_P99_RISE: f64 = 0.25;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SweepSection {
-    /// What was swept: `clients`, `rate` or `set:NAME`.
+    /// What was swept: `clients`, `rate`, `scale` or `set:NAME` (a matrix's inner parameter).
     pub parameter: String,
+    /// A matrix's outer parameter (module notes); absent for a sweep of one parameter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_parameter: Option<String>,
     /// Seconds at the start of each step left out of its figures.
     pub warmup_s: f64,
     /// The knee (module notes); `None` when the sweep shows none.
     pub knee: Option<Knee>,
+    /// A matrix's knees, one per group that has one (module notes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub group_knees: Vec<Knee>,
     pub steps: Vec<SweepStep>,
+}
+
+impl SweepSection {
+    /// Every knee: the sweep's, or each group's of a matrix.
+    pub fn knees(&self) -> impl Iterator<Item = &Knee> {
+        self.knee.iter().chain(&self.group_knees)
+    }
+
+    /// The knee at step `i`, if one is there.
+    pub fn knee_at(&self, i: usize) -> Option<&Knee> {
+        self.knees().find(|k| k.index == i)
+    }
+
+    /// The groups of a matrix in order, each with its steps' indices; one unnamed group holding
+    /// every step for a sweep of one parameter.
+    pub fn groups(&self) -> Vec<(Option<&str>, Vec<usize>)> {
+        groups(&self.steps)
+    }
+
+    /// A step's name: `8`, or `scale=10, clients=8` in a matrix.
+    pub fn step_name(&self, x: &SweepStep) -> String {
+        match (&self.group_parameter, &x.group) {
+            (Some(gp), Some(g)) => format!("{gp}={g}, {}={}", self.parameter, x.value),
+            _ => x.value.clone(),
+        }
+    }
+}
+
+/// `steps` by group, in order of first appearance (see [`SweepSection::groups`]).
+fn groups(steps: &[SweepStep]) -> Vec<(Option<&str>, Vec<usize>)> {
+    let mut out: Vec<(Option<&str>, Vec<usize>)> = Vec::new();
+    for (i, x) in steps.iter().enumerate() {
+        let g = x.group.as_deref();
+        match out.iter_mut().find(|(k, _)| *k == g) {
+            Some((_, v)) => v.push(i),
+            None => out.push((g, vec![i])),
+        }
+    }
+    out
 }
 
 /// Where throughput stops rising and latency climbs.
@@ -79,6 +131,9 @@ pub struct Knee {
     pub value: String,
     /// Why, in words: the next step's gain and p99 rise.
     pub reason: String,
+    /// In a matrix, the group (outer value) it is the knee of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// One step: the parameter's value and the step's figures after its warm-up.
@@ -86,6 +141,9 @@ pub struct Knee {
 pub struct SweepStep {
     /// The value as given (`8`, `500`, `64MB`).
     pub value: String,
+    /// In a matrix, the outer parameter's value the step ran at (module notes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     /// Committed transactions per second after the warm-up.
     pub tps: f64,
     pub mean_ms: f64,
@@ -137,9 +195,8 @@ impl SweepStep {
     /// When the cut would leave nothing (a step shorter than its warm-up, or one interval), the
     /// whole step is used: a figure from all of it beats none.
     pub fn of(value: &str, r: &RunResult, warmup_s: f64) -> SweepStep {
-        let warm_us = (warmup_s.max(0.0) * 1e6) as u64;
         let mut cut = Interval::default();
-        for i in r.intervals.iter().filter(|i| i.start_us >= warm_us) {
+        for i in (r.intervals.iter()).filter(|i| crate::warmup::after(i, warmup_s)) {
             cut.merge(i);
         }
         let t = if cut.total().committed() > 0 && cut.duration_s() > 0.0 {
@@ -172,6 +229,7 @@ impl SweepStep {
         reasons.truncate(ABORT_REASONS);
         SweepStep {
             value: value.into(),
+            group: None,
             tps: if secs > 0.0 {
                 stats.committed() as f64 / secs
             } else {
@@ -246,6 +304,24 @@ fn growth(a: &str, b: &str) -> f64 {
     }
 }
 
+/// The knees of `steps` (module notes): the sweep's knee, or for a matrix (steps with a
+/// `group`) none and each group's.
+pub fn find_knees(steps: &[SweepStep]) -> (Option<Knee>, Vec<Knee>) {
+    if steps.iter().all(|x| x.group.is_none()) {
+        return (find_knee(steps), Vec::new());
+    }
+    let mut knees = Vec::new();
+    for (g, idx) in groups(steps) {
+        let of: Vec<SweepStep> = idx.iter().map(|&i| steps[i].clone()).collect();
+        if let Some(mut k) = find_knee(&of) {
+            k.index = idx[k.index];
+            k.group = g.map(str::to_string);
+            knees.push(k);
+        }
+    }
+    (None, knees)
+}
+
 /// The knee of a series of steps (module notes): compared sound step to sound step, or `None`.
 pub fn find_knee(steps: &[SweepStep]) -> Option<Knee> {
     let sound: Vec<usize> = (0..steps.len()).filter(|&i| steps[i].sound()).collect();
@@ -268,6 +344,7 @@ pub fn find_knee(steps: &[SweepStep]) -> Option<Knee> {
         };
         (gain < wanted && rise >= KNEE_P99_RISE).then(|| Knee {
             index: k,
+            group: None,
             value: a.value.clone(),
             reason: format!(
                 "from {} to {}{skipped}: tps {:+.0}% (scaling needs {:+.0}%), p99 {:+.0}%",
@@ -289,26 +366,28 @@ pub fn render_text(s: &SweepSection) -> String {
         o,
         "sweep over {} ({} steps; tps and latency leave out the first {} s of each, failures \
          and aborts count the whole step):",
-        s.parameter,
+        swept(s),
         s.steps.len(),
         s.warmup_s
     );
-    let w = s
-        .steps
-        .iter()
-        .map(|x| x.value.chars().count())
-        .chain([s.parameter.chars().count()])
+    let head = match &s.group_parameter {
+        Some(_) => "step",
+        None => s.parameter.as_str(),
+    };
+    let w = (s.steps.iter())
+        .map(|x| s.step_name(x).chars().count())
+        .chain([head.chars().count()])
         .max()
         .unwrap_or(5);
     let _ = writeln!(
         o,
         "  {:<w$}  {:>10}  {:>9}  {:>9}  {:>9}  {:>8}  {:>10}",
-        s.parameter, "tps", "mean ms", "p95 ms", "p99 ms", "failures", "aborted"
+        head, "tps", "mean ms", "p95 ms", "p99 ms", "failures", "aborted"
     );
     for (i, x) in s.steps.iter().enumerate() {
-        let mark = match &s.knee {
-            Some(k) if k.index == i => "  <- knee",
-            _ => "",
+        let mark = match s.knee_at(i) {
+            Some(_) => "  <- knee",
+            None => "",
         };
         let aborted = if x.aborted_clients == 0 {
             "0".to_string()
@@ -318,7 +397,13 @@ pub fn render_text(s: &SweepSection) -> String {
         let _ = writeln!(
             o,
             "  {:<w$}  {:>10.1}  {:>9.3}  {:>9.3}  {:>9.3}  {:>8}  {:>10}{mark}",
-            x.value, x.tps, x.mean_ms, x.p95_ms, x.p99_ms, x.failures, aborted
+            s.step_name(x),
+            x.tps,
+            x.mean_ms,
+            x.p95_ms,
+            x.p99_ms,
+            x.failures,
+            aborted
         );
         if x.failures > 0 {
             let _ = writeln!(
@@ -338,29 +423,56 @@ pub fn render_text(s: &SweepSection) -> String {
             let _ = writeln!(o, "    {figures}");
         }
     }
-    let unsound: Vec<&str> = (s.steps.iter())
+    let unsound: Vec<String> = (s.steps.iter())
         .filter(|x| !x.sound())
-        .map(|x| x.value.as_str())
+        .map(|x| s.step_name(x))
         .collect();
     if !unsound.is_empty() {
         let _ = writeln!(
             o,
             "  not considered for the knee (clients aborted or checks failed): {}",
-            unsound.join(", ")
+            // A matrix's step names hold a comma themselves.
+            unsound.join(match s.group_parameter {
+                Some(_) => "; ",
+                None => ", ",
+            })
         );
     }
-    match &s.knee {
-        Some(k) => {
-            let _ = writeln!(o, "  knee at {}={} ({})", s.parameter, k.value, k.reason);
-        }
-        None => {
-            let _ = writeln!(
-                o,
-                "  no knee: throughput did not stop rising while p99 climbed"
-            );
-        }
+    for line in knee_lines(s) {
+        let _ = writeln!(o, "  {line}");
     }
     o
+}
+
+/// What was swept: `clients`, or `scale × clients` for a matrix.
+fn swept(s: &SweepSection) -> String {
+    match &s.group_parameter {
+        Some(g) => format!("{g} × {}", s.parameter),
+        None => s.parameter.clone(),
+    }
+}
+
+/// The knee in words, or a matrix's knee of each group (a line each).
+pub fn knee_lines(s: &SweepSection) -> Vec<String> {
+    const NONE: &str = "no knee: throughput did not stop rising while p99 climbed";
+    let Some(gp) = &s.group_parameter else {
+        return vec![match &s.knee {
+            Some(k) => format!("knee at {}={} ({})", s.parameter, k.value, k.reason),
+            None => NONE.into(),
+        }];
+    };
+    (s.groups().into_iter())
+        .map(|(g, _)| {
+            let g = g.unwrap_or("");
+            match s.group_knees.iter().find(|k| k.group.as_deref() == Some(g)) {
+                Some(k) => format!(
+                    "{gp}={g}: knee at {}={} ({})",
+                    s.parameter, k.value, k.reason
+                ),
+                None => format!("{gp}={g}: {NONE}"),
+            }
+        })
+        .collect()
 }
 
 /// Two sweeps step by step (`la` the baseline's label, `lb` the other's): each value either ran,
@@ -408,7 +520,19 @@ pub fn render_compare_text(a: &SweepSection, b: &SweepSection, la: &str, lb: &st
             ch(r.p99_ms.0, r.p99_ms.1),
         );
     }
-    let knee = |s: &SweepSection| s.knee.as_ref().map_or("none".into(), |k| k.value.clone());
+    let knee = |s: &SweepSection| {
+        let k: Vec<String> = (s.knees())
+            .map(|k| match (&s.group_parameter, &k.group) {
+                (Some(gp), Some(g)) => format!("{} at {gp}={g}", k.value),
+                _ => k.value.clone(),
+            })
+            .collect();
+        if k.is_empty() {
+            "none".into()
+        } else {
+            k.join(", ")
+        }
+    };
     let _ = writeln!(o, "  knee: {la} {}, {lb} {}", knee(a), knee(b));
     o
 }
@@ -429,8 +553,8 @@ pub fn html_compare(o: &mut String, sweeps: &[(&str, &SweepSection)]) {
     let mut values: Vec<String> = Vec::new();
     for (_, s) in sweeps {
         for x in &s.steps {
-            if !values.contains(&x.value) {
-                values.push(x.value.clone());
+            if !values.contains(&s.step_name(x)) {
+                values.push(s.step_name(x));
             }
         }
     }
@@ -446,7 +570,7 @@ pub fn html_compare(o: &mut String, sweeps: &[(&str, &SweepSection)]) {
         for (i, (label, s)) in sweeps.iter().enumerate() {
             let mut points: Vec<(f64, f64)> = (s.steps.iter())
                 .filter_map(|x| {
-                    let at = values.iter().position(|v| *v == x.value)?;
+                    let at = values.iter().position(|v| *v == s.step_name(x))?;
                     Some((at as f64, [x.tps, x.p99_ms][pick]))
                 })
                 .collect();
@@ -511,11 +635,13 @@ pub struct CompareRow {
 
 /// The values of both sweeps in A's order, then those only B ran.
 pub fn compare_rows(a: &SweepSection, b: &SweepSection) -> Vec<CompareRow> {
-    let find = |s: &SweepSection, v: &str| s.steps.iter().find(|x| x.value == v).cloned();
-    let mut values: Vec<String> = a.steps.iter().map(|x| x.value.clone()).collect();
+    // A matrix's steps by their whole name (`scale=10, clients=8`): a value recurs per group.
+    let find = |s: &SweepSection, v: &str| s.steps.iter().find(|x| s.step_name(x) == v).cloned();
+    let mut values: Vec<String> = a.steps.iter().map(|x| a.step_name(x)).collect();
     for x in &b.steps {
-        if !values.contains(&x.value) {
-            values.push(x.value.clone());
+        let v = b.step_name(x);
+        if !values.contains(&v) {
+            values.push(v);
         }
     }
     values
@@ -544,25 +670,27 @@ pub fn html_section(o: &mut String, s: &SweepSection) {
         o,
         "<section id=\"sweep\"><h2>Sweep over {}</h2><p>{} steps, the first {} s of each left \
          out. {}</p>",
-        esc(&s.parameter),
+        esc(&swept(s)),
         s.steps.len(),
         s.warmup_s,
-        match &s.knee {
-            Some(k) => format!("Knee at <b>{}</b>: {}.", esc(&k.value), esc(&k.reason)),
-            None => "No knee: throughput did not stop rising while p99 climbed.".into(),
+        match (&s.group_parameter, &s.knee) {
+            (None, Some(k)) => format!("Knee at <b>{}</b>: {}.", esc(&k.value), esc(&k.reason)),
+            (None, None) => "No knee: throughput did not stop rising while p99 climbed.".into(),
+            (Some(_), _) => esc(&knee_lines(s).join("; ")),
         }
     );
     o.push_str(&charts(s, "chart-sweep"));
     let _ = write!(
         o,
-        "<table><thead><tr><th>{}</th><th>tps</th><th>mean ms</th><th>p95 ms</th><th>p99 ms</th>\
-         <th>failures</th><th class=\"l\">failures by kind</th><th>aborted clients</th>\
-         <th class=\"l\">why they aborted</th><th class=\"l\">failed checks</th></tr></thead>\
-         <tbody>",
+        "<table><thead><tr>{}<th>{}</th><th>tps</th><th>mean ms</th><th>p95 ms</th>\
+         <th>p99 ms</th><th>failures</th><th class=\"l\">failures by kind</th>\
+         <th>aborted clients</th><th class=\"l\">why they aborted</th>\
+         <th class=\"l\">failed checks</th></tr></thead><tbody>",
+        group_th(s),
         esc(&s.parameter)
     );
     for (i, x) in s.steps.iter().enumerate() {
-        let knee = s.knee.as_ref().is_some_and(|k| k.index == i);
+        let knee = s.knee_at(i).is_some();
         let class = match (knee, x.sound()) {
             (true, _) => " class=\"knee\"",
             (false, false) => " class=\"unsound\"",
@@ -578,9 +706,10 @@ pub fn html_section(o: &mut String, s: &SweepSection) {
             .collect();
         let _ = write!(
             o,
-            "<tr{class}><td>{}{}</td><td>{:.1}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td>\
+            "<tr{class}>{}<td>{}{}</td><td>{:.1}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td>\
              <td>{}</td><td class=\"l\">{kinds}</td><td>{}</td><td class=\"l\">{}</td>\
              <td class=\"l\">{}</td></tr>",
+            group_td(x),
             esc(&x.value),
             if knee { " (knee)" } else { "" },
             x.tps,
@@ -601,7 +730,13 @@ pub fn html_section(o: &mut String, s: &SweepSection) {
     series::html_table(o, s);
     let unsound: Vec<String> = (s.steps.iter())
         .filter(|x| !x.sound())
-        .map(|x| format!("{}={} ({})", s.parameter, x.value, x.troubles().join("; ")))
+        .map(|x| {
+            let name = match &s.group_parameter {
+                Some(_) => s.step_name(x),
+                None => format!("{}={}", s.parameter, x.value),
+            };
+            format!("{name} ({})", x.troubles().join("; "))
+        })
         .collect();
     if !unsound.is_empty() {
         let _ = write!(
@@ -611,6 +746,16 @@ pub fn html_section(o: &mut String, s: &SweepSection) {
         );
     }
     o.push_str("</section>");
+}
+
+/// A matrix's group column head, empty otherwise.
+fn group_th(s: &SweepSection) -> String {
+    (s.group_parameter.as_ref()).map_or(String::new(), |g| format!("<th>{}</th>", esc(g)))
+}
+
+/// A step's group cell in a matrix, empty otherwise.
+fn group_td(x: &SweepStep) -> String {
+    (x.group.as_ref()).map_or(String::new(), |g| format!("<td>{}</td>", esc(g)))
 }
 
 #[cfg(test)]

@@ -160,7 +160,31 @@ const COLORS: [&str; 6] = [
     "#3056d3", "#d62828", "#2a9d8f", "#e9c46a", "#6a4c93", "#f4a261",
 ];
 
-/// A chart of `s`'s steps: the steps evenly placed, labelled with their values, the knee marked.
+/// Where step `k` sits on the x axis: its place in the sweep; in a matrix, its value's place
+/// among the inner parameter's values (each group a line over the same ticks).
+fn x_of(s: &SweepSection, k: usize) -> f64 {
+    match s.group_parameter {
+        None => k as f64,
+        Some(_) => {
+            let v = &s.steps[k].value;
+            (inner_values(s).iter()).position(|x| x == v).unwrap_or(0) as f64
+        }
+    }
+}
+
+/// The inner parameter's values in the order the steps first give them.
+fn inner_values(s: &SweepSection) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for x in &s.steps {
+        if !v.contains(&x.value) {
+            v.push(x.value.clone());
+        }
+    }
+    v
+}
+
+/// A chart of `s`'s steps: the steps evenly placed, labelled with their values, the knees
+/// marked.
 fn chart(s: &SweepSection, id: &str, title: &str, unit: &str) -> Chart {
     let mut c = Chart::new(
         id,
@@ -169,34 +193,53 @@ fn chart(s: &SweepSection, id: &str, title: &str, unit: &str) -> Chart {
         unit,
         Kind::Lines,
     );
-    c.x_ticks = Some(
-        (s.steps.iter().enumerate())
+    let ticks: Vec<(f64, String)> = match s.group_parameter {
+        None => (s.steps.iter().enumerate())
             .map(|(i, x)| (i as f64, x.value.clone()))
             .collect(),
-    );
-    if s.steps.len() == 1 {
+        Some(_) => (inner_values(s).into_iter().enumerate())
+            .map(|(i, v)| (i as f64, v))
+            .collect(),
+    };
+    if ticks.len() == 1 {
         c.x_range = Some((-0.5, 0.5));
     }
-    if let Some(k) = &s.knee {
+    c.x_ticks = Some(ticks);
+    for k in s.knees() {
+        let label = match (&s.group_parameter, &k.group) {
+            (Some(gp), Some(g)) => format!("knee {} ({gp}={g})", k.value),
+            _ => format!("knee {}", k.value),
+        };
         c.markers.push(Marker {
-            x: k.index as f64,
-            label: format!("knee {}", k.value),
+            x: x_of(s, k.index),
+            label,
         });
     }
     c
 }
 
-/// A series over the steps that have a value for it.
+/// A series over the steps that have a value for it: one line, or in a matrix one line per
+/// group (named `NAME scale=10`), the group's colour shifted so that lines stay apart.
 fn series(
     s: &SweepSection,
     name: &str,
     i: usize,
     pick: impl Fn(&SweepStep) -> Option<f64>,
-) -> Series {
-    let points = (s.steps.iter().enumerate())
-        .filter_map(|(k, x)| Some((k as f64, pick(x)?)))
-        .collect();
-    Series::line(name, COLORS[i % COLORS.len()], points)
+) -> Vec<Series> {
+    let groups = s.groups();
+    let n = groups.len();
+    (groups.into_iter().enumerate())
+        .map(|(g, (group, idx))| {
+            let points = (idx.into_iter())
+                .filter_map(|k| Some((x_of(s, k), pick(&s.steps[k])?)))
+                .collect();
+            let name = match (&s.group_parameter, group) {
+                (Some(gp), Some(v)) => format!("{name} {gp}={v}"),
+                _ => name.to_string(),
+            };
+            Series::line(&name, COLORS[(i * n + g) % COLORS.len()], points)
+        })
+        .collect()
 }
 
 /// The family's figures' names in the order the steps give them, with their units.
@@ -222,7 +265,7 @@ fn metric_of(x: &SweepStep, name: &str) -> Option<f64> {
 pub(super) fn charts(s: &SweepSection, id: &str) -> String {
     let mut out = String::new();
     let mut c = chart(s, &format!("{id}-tps"), "throughput", "tps");
-    c.series.push(series(s, "throughput", 0, |x| Some(x.tps)));
+    c.series.extend(series(s, "throughput", 0, |x| Some(x.tps)));
     out.push_str(&c.render());
     let mut c = chart(s, &format!("{id}-p99"), "latency percentiles", "ms");
     for (i, (name, pick)) in [
@@ -233,7 +276,7 @@ pub(super) fn charts(s: &SweepSection, id: &str) -> String {
     .into_iter()
     .enumerate()
     {
-        c.series.push(series(s, name, i, |x| Some(pick(x))));
+        c.series.extend(series(s, name, i, |x| Some(pick(x))));
     }
     out.push_str(&c.render());
     let names = metric_names(s);
@@ -253,7 +296,7 @@ pub(super) fn charts(s: &SweepSection, id: &str) -> String {
             .join(", ");
         let mut c = chart(s, &format!("{id}-metric-{k}"), &title, unit);
         for (i, n) in of_unit.iter().enumerate() {
-            c.series.push(series(s, n, i, |x| metric_of(x, n)));
+            c.series.extend(series(s, n, i, |x| metric_of(x, n)));
         }
         out.push_str(&c.render());
     }
@@ -271,7 +314,7 @@ pub(super) fn charts(s: &SweepSection, id: &str) -> String {
             "per s",
         );
         for (i, key) in present.iter().enumerate() {
-            c.series.push(series(s, key, i, |x| {
+            c.series.extend(series(s, key, i, |x| {
                 x.own.counters.get(*key).map(|c| c.per_s)
             }));
         }
@@ -298,7 +341,8 @@ pub(super) fn html_table(o: &mut String, s: &SweepSection) {
     }
     let _ = write!(
         o,
-        "<table class=\"sweep-own\"><thead><tr><th>{}</th><th>scale</th>",
+        "<table class=\"sweep-own\"><thead><tr>{}<th>{}</th><th>scale</th>",
+        super::group_th(s),
         esc(&s.parameter)
     );
     for (n, u) in &names {
@@ -312,7 +356,13 @@ pub(super) fn html_table(o: &mut String, s: &SweepSection) {
     }
     o.push_str("<th class=\"l\">checks</th></tr></thead><tbody>");
     for x in &s.steps {
-        let _ = write!(o, "<tr><td>{}</td><td>{}</td>", esc(&x.value), x.own.scale);
+        let _ = write!(
+            o,
+            "<tr>{}<td>{}</td><td>{}</td>",
+            super::group_td(x),
+            esc(&x.value),
+            x.own.scale
+        );
         for (n, _) in &names {
             match metric_of(x, n) {
                 Some(v) => {
@@ -375,27 +425,30 @@ pub fn render_csv(s: &SweepSection) -> String {
         t.dedup();
         t
     };
-    let mut head: Vec<String> = [
-        s.parameter.as_str(),
-        "scale",
-        "clients",
-        "tps",
-        "mean_ms",
-        "p50_ms",
-        "p95_ms",
-        "p99_ms",
-        "max_ms",
-        "transactions",
-        "failures",
-        "aborted_clients",
-        "failed_checks",
-        "measured_s",
-        "step_s",
-        "counters_s",
-    ]
-    .iter()
-    .map(|h| cell(h))
-    .collect();
+    // A matrix's outer parameter first (module notes of `sweep`).
+    let mut head: Vec<String> = s.group_parameter.iter().map(|g| cell(g)).collect();
+    head.extend(
+        [
+            s.parameter.as_str(),
+            "scale",
+            "clients",
+            "tps",
+            "mean_ms",
+            "p50_ms",
+            "p95_ms",
+            "p99_ms",
+            "max_ms",
+            "transactions",
+            "failures",
+            "aborted_clients",
+            "failed_checks",
+            "measured_s",
+            "step_s",
+            "counters_s",
+        ]
+        .iter()
+        .map(|h| cell(h)),
+    );
     head.extend(names.iter().map(|(n, _)| cell(&format!("metric:{n}"))));
     head.extend(tables.iter().map(|t| cell(&format!("rows:{t}"))));
     for c in &counters {
@@ -405,7 +458,10 @@ pub fn render_csv(s: &SweepSection) -> String {
     let mut out = head.join(",");
     out.push('\n');
     for x in &s.steps {
-        let mut row: Vec<String> = vec![
+        let mut row: Vec<String> = (s.group_parameter.iter())
+            .map(|_| cell(x.group.as_deref().unwrap_or("")))
+            .collect();
+        row.extend([
             cell(&x.value),
             x.own.scale.to_string(),
             x.clients.to_string(),
@@ -422,7 +478,7 @@ pub fn render_csv(s: &SweepSection) -> String {
             x.measured_s.to_string(),
             x.own.step_s.to_string(),
             x.own.counters_s.to_string(),
-        ];
+        ]);
         let opt = |v: Option<String>| v.unwrap_or_default();
         row.extend(
             names

@@ -269,7 +269,7 @@ fn the_text_table_marks_the_knee() {
         parameter: "clients".into(),
         warmup_s: 1.0,
         steps: steps(&[("4", 400.0, 1.0), ("8", 410.0, 2.0)]),
-        knee: None,
+        ..Default::default()
     };
     s.knee = find_knee(&s.steps);
     let t = render_text(&s);
@@ -406,4 +406,72 @@ fn results_written_before_steps_kept_their_series_still_read() {
     }
     let s: SweepSection = serde_json::from_value(v).unwrap();
     assert!(s.steps.iter().all(|x| x.own == StepSeries::default()));
+}
+
+/// A scale × clients matrix: two groups of the same client counts.
+fn matrix() -> SweepSection {
+    let mut st = steps(&[
+        // scale 1: scales up to 4 clients, then flat while p99 doubles.
+        ("1", 1000.0, 1.0),
+        ("4", 3900.0, 1.0),
+        ("16", 4000.0, 4.0),
+        // scale 10: scales all the way.
+        ("1", 900.0, 1.0),
+        ("4", 3500.0, 1.0),
+        ("16", 13000.0, 1.1),
+    ]);
+    for (i, x) in st.iter_mut().enumerate() {
+        x.group = Some(if i < 3 { "1" } else { "10" }.into());
+    }
+    let (knee, group_knees) = find_knees(&st);
+    SweepSection {
+        parameter: "clients".into(),
+        group_parameter: Some("scale".into()),
+        knee,
+        group_knees,
+        steps: st,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_matrix_finds_each_groups_knee_apart() {
+    let s = matrix();
+    // Compared across groups, 16 clients at scale 1 (4,000 tps) against 1 client at scale 10
+    // would read as a knee; each group is its own sweep.
+    assert_eq!(s.knee, None);
+    assert_eq!(s.group_knees.len(), 1, "{:?}", s.group_knees);
+    let k = &s.group_knees[0];
+    assert_eq!(
+        (k.index, k.value.as_str(), k.group.as_deref()),
+        (1, "4", Some("1"))
+    );
+    let text = render_text(&s);
+    assert!(
+        text.starts_with("sweep over scale × clients (6 steps"),
+        "{text}"
+    );
+    assert!(text.contains("scale=1, clients=4"), "{text}");
+    assert!(text.contains("scale=1: knee at clients=4"), "{text}");
+    assert!(text.contains("scale=10: no knee"), "{text}");
+    assert_eq!(text.matches("<- knee").count(), 1, "{text}");
+    // One line per scale against the same client ticks.
+    let html = charts(&s, "m");
+    assert!(html.contains("throughput scale=1") && html.contains("throughput scale=10"));
+    let csv = render_csv(&s);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("scale,clients,scale,"), "{}", lines[0]);
+    assert!(lines[6].starts_with("10,16,"), "{}", lines[6]);
+    // Compared step by step by the whole name: the same client count at two scales is two rows.
+    let rows = compare_rows(&s, &s);
+    assert_eq!(rows.len(), 6);
+    assert_eq!(rows[3].value, "scale=10, clients=1");
+    // A result saved before matrices reads as a sweep of one parameter.
+    let v: SweepSection = serde_json::from_str(
+        r#"{"parameter":"clients","warmup_s":1,"knee":null,"steps":[{"value":"1","tps":1,
+        "mean_ms":1,"p50_ms":1,"p95_ms":1,"p99_ms":1,"max_ms":1,"transactions":1,"failures":0,
+        "measured_s":1,"clients":1}]}"#,
+    )
+    .unwrap();
+    assert_eq!((v.group_parameter, v.steps[0].group.clone()), (None, None));
 }

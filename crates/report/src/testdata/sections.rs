@@ -129,6 +129,7 @@ pub fn failover_section() -> crate::failover::FailoverSection {
 pub fn sweep_section() -> crate::sweep::SweepSection {
     let step = |v: &str, tps: f64, p99: f64| crate::sweep::SweepStep {
         value: v.into(),
+        group: None,
         tps,
         mean_ms: p99 / 2.0,
         p50_ms: p99 / 2.0,
@@ -207,6 +208,7 @@ pub fn sweep_section() -> crate::sweep::SweepSection {
         warmup_s: 1.0,
         knee: crate::sweep::find_knee(&steps),
         steps,
+        ..Default::default()
     }
 }
 

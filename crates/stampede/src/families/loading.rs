@@ -32,20 +32,35 @@ pub fn load_tpcb_defaults(
     scale: i64,
     rt: &tokio::runtime::Runtime,
 ) -> Result<()> {
-    let opts = InitOptions {
-        scale,
-        jobs: default_jobs(0),
-        cancel: interrupt::flag(),
-        ..Default::default()
-    };
-    opts.validate()?;
-    match load_tpcb(conn, &opts, false, rt)? {
+    match load_tpcb_at(conn, scale, None, false, rt)? {
         0 => Ok(()),
         _ => Err(Failure::setup(
             "interrupted while loading; nothing was measured",
             "",
         )),
     }
+}
+
+/// `stampede init tpcb -s SCALE` with its defaults, partitioned as `partitions` says (a scale
+/// sweep keeps the partitioning its first step found): the exit code, as [`load_tpcb`]'s.
+pub(crate) fn load_tpcb_at(
+    conn: &sut::Target,
+    scale: i64,
+    partitions: Option<(load::tpcb::PartitionMethod, u32)>,
+    quiet: bool,
+    rt: &tokio::runtime::Runtime,
+) -> Result<i32> {
+    let n = partitions.map_or(0, |p| p.1);
+    let opts = InitOptions {
+        scale,
+        partitions: n,
+        partition_method: partitions.map(|p| p.0),
+        jobs: default_jobs(n),
+        cancel: interrupt::flag(),
+        ..Default::default()
+    };
+    opts.validate()?;
+    load_tpcb(conn, &opts, quiet, rt)
 }
 
 /// Returns the exit code: 0, or 130 when interrupted (after the loader dropped what it created).

@@ -389,9 +389,10 @@ pub struct RunArgs {
     /// (where throughput stops rising and p99 climbs): `clients=8,16,32`, `clients=1..64`
     /// (doubling), `rate=500,1000,2000` (-R per step), `scale=1,10,100` (pgbench's tables
     /// loaded again at each scale), `set:NAME=v1,v2` (a server setting, on the embedded
-    /// server). Each step runs for -T/-t.
+    /// server). Each step runs for -T/-t. Twice for a matrix: `--sweep scale=1,10 --sweep
+    /// clients=1..16` runs every client count at each scale (the tables loaded once per scale).
     #[arg(long = "sweep", value_name = "PARAM=VALUES", help_heading = SWEEPS)]
-    pub sweep: Option<String>,
+    pub sweep: Vec<String>,
     /// Seconds at the start of the run left out of its figures (summary, JSON, HTML headline,
     /// compare), kept in the per-interval series and marked in the HTML charts; the checks
     /// still count the whole run [0; a sweep's steps: a fifth of -T, at most 5; 0 for -t].

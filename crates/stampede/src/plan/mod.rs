@@ -177,8 +177,10 @@ impl Plan {
             Some(_) => false,
             None => frontend == Frontend::Sysbench,
         };
-        let sweep = match &a.sweep {
-            Some(s) => {
+        let sweep = match a.sweep.is_empty() {
+            true => None,
+            false => {
+                let s = &a.sweep;
                 if frontend != Frontend::Native {
                     return Err(Failure::usage("--sweep is stampede run's own", ""));
                 }
@@ -193,7 +195,11 @@ impl Plan {
                     engine::Stop::Transactions(_) => None,
                 };
                 let sw = sweep::parse(s, a.warmup, step_s)?;
-                if let sweep::Param::Setting(n) = &sw.param {
+                let params: Vec<&sweep::Param> = sw.axes().into_iter().map(|(p, _)| p).collect();
+                if let Some(sweep::Param::Setting(n)) = params
+                    .iter()
+                    .find(|p| matches!(p, sweep::Param::Setting(_)))
+                {
                     if !targeting::wants_embedded(&a.target) || targeting::names_mysql(&a.target) {
                         return Err(Failure::usage(
                             format!(
@@ -204,7 +210,7 @@ impl Plan {
                         ));
                     }
                 }
-                if sw.param == sweep::Param::Scale {
+                if params.contains(&&sweep::Param::Scale) {
                     // Each step re-initialises the tables, as `stampede init` does: only a
                     // family whose runner can (`Family::rescale_refusal`).
                     let refusal = match &job {
@@ -220,7 +226,6 @@ impl Plan {
                 }
                 Some(sw)
             }
-            None => None,
         };
         let (warmup_s, prewarm) = warmup_and_prewarm(&a, &spec, &job, &fleet, &sweep, workload)?;
         // The outputs are checked last among the options, before anything connects or starts:
@@ -395,7 +400,7 @@ fn fleet_plan(a: &RunArgs, fault_run: bool) -> Result<Option<FleetPlan>> {
             "run the fault from one process",
         ));
     }
-    if a.sweep.is_some() && a.fleet.fleet.is_some() {
+    if !a.sweep.is_empty() && a.fleet.fleet.is_some() {
         return Err(Failure::usage(
             "--fleet cannot be combined with --sweep",
             "run each step as a fleet of its own",

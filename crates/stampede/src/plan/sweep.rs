@@ -8,8 +8,11 @@
 //! the embedded PostgreSQL server before each step; only there, since stampede does not change
 //! the settings of a server it did not start).
 //!
-//! One parameter per sweep: pgbench-tools' scale-by-clients matrix is one scale sweep per
-//! client count (a second `--sweep`, or a second parameter in one, is a usage error).
+//! A matrix: two `--sweep`s of two parameters (pgbench-tools' scale-by-clients matrix:
+//! `--sweep scale=1,10,100 --sweep clients=1..64`). The first given is the outer one, except
+//! that scale is always outer (its steps reload the tables: once per scale, not once per step);
+//! every value of the inner one runs at each outer value. A third `--sweep`, the same parameter
+//! twice, or two parameters in one `--sweep` is a usage error.
 //!
 //! The warm-up left out of each step's figures defaults to a fifth of -T, at most 5 s (the
 //! first second holds each new backend's parse and plan and cold caches; longer steps settle
@@ -18,7 +21,7 @@
 
 use anyhow::Result;
 
-pub use crate::choices::sweep::{Param, SweepSpec};
+pub use crate::choices::sweep::{Axis, Param, SweepSpec};
 use crate::console::Failure;
 
 fn bad(why: impl Into<String>) -> anyhow::Error {
@@ -71,8 +74,53 @@ fn numbers(spec: &str, what: &str, integer: bool) -> Result<Vec<f64>> {
     Ok(vals)
 }
 
-/// Read `--sweep` and `--warmup`; `step_s` is -T (None for a run of -t transactions).
-pub fn parse(sweep: &str, warmup: Option<f64>, step_s: Option<u64>) -> Result<SweepSpec> {
+/// Read the `--sweep`s (one, or two for a matrix) and `--warmup`; `step_s` is -T (None for a
+/// run of -t transactions).
+pub fn parse(sweeps: &[String], warmup: Option<f64>, step_s: Option<u64>) -> Result<SweepSpec> {
+    let mut axes = (sweeps.iter())
+        .map(|s| axis(s))
+        .collect::<Result<Vec<Axis>>>()?;
+    if axes.len() > 2 {
+        return Err(bad(format!(
+            "{} sweeps given; one, or two for a matrix (e.g. --sweep scale=1,10 --sweep \
+             clients=1..16)",
+            axes.len()
+        )));
+    }
+    if axes.len() == 2 && axes[0].param == axes[1].param {
+        return Err(bad(format!(
+            "{} is swept twice: a matrix varies two parameters",
+            axes[0].param.name()
+        )));
+    }
+    if axes.len() == 2 && axes[1].param == Param::Scale {
+        // Scale outside: the tables are loaded once per scale (module notes).
+        axes.swap(0, 1);
+    }
+    if axes.len() == 2 && axes[0].values.len() * axes[1].values.len() > 64 {
+        return Err(bad(format!(
+            "the matrix makes {} steps; 64 at most",
+            axes[0].values.len() * axes[1].values.len()
+        )));
+    }
+    let warmup_s = match (warmup, step_s) {
+        (Some(w), t) => check_warmup(w, t, "each step")?,
+        (None, Some(t)) => (t as f64 / 5.0).floor().min(5.0),
+        (None, None) => 0.0,
+    };
+    let Some(inner) = axes.pop() else {
+        return Err(bad("no parameter given"));
+    };
+    Ok(SweepSpec {
+        param: inner.param,
+        values: inner.values,
+        outer: axes.pop(),
+        warmup_s,
+    })
+}
+
+/// One `--sweep PARAM=VALUES`.
+fn axis(sweep: &str) -> Result<Axis> {
     let Some((name, values)) = sweep.split_once('=') else {
         return Err(bad(format!("{sweep:?} has no '='")));
     };
@@ -98,8 +146,8 @@ pub fn parse(sweep: &str, warmup: Option<f64>, step_s: Option<u64>) -> Result<Sw
         "scale" | "s" => {
             if values.contains('=') {
                 return Err(bad(format!(
-                    "{sweep:?} names two parameters: a sweep varies one (for a matrix, one \
-                     scale sweep per client count)"
+                    "{sweep:?} names two parameters: give each its own --sweep (a matrix: \
+                     --sweep scale=1,10 --sweep clients=1..16)"
                 )));
             }
             (
@@ -137,16 +185,7 @@ pub fn parse(sweep: &str, warmup: Option<f64>, step_s: Option<u64>) -> Result<Sw
             }
         },
     };
-    let warmup_s = match (warmup, step_s) {
-        (Some(w), t) => check_warmup(w, t, "each step")?,
-        (None, Some(t)) => (t as f64 / 5.0).floor().min(5.0),
-        (None, None) => 0.0,
-    };
-    Ok(SweepSpec {
-        param,
-        values,
-        warmup_s,
-    })
+    Ok(Axis { param, values })
 }
 
 /// `--warmup W` checked against -T (`run_s`; None for a run of -t transactions): 0 or more
@@ -173,18 +212,18 @@ mod tests {
 
     #[test]
     fn ranges_double_and_keep_their_end() {
-        let s = parse("clients=1..64", None, Some(10)).unwrap();
+        let s = parse(&["clients=1..64".into()], None, Some(10)).unwrap();
         assert_eq!(s.values, ["1", "2", "4", "8", "16", "32", "64"]);
         assert_eq!(s.warmup_s, 2.0);
-        let s = parse("clients=3..20", Some(0.0), Some(10)).unwrap();
+        let s = parse(&["clients=3..20".into()], Some(0.0), Some(10)).unwrap();
         assert_eq!(s.values, ["3", "6", "12", "20"]);
         assert_eq!(s.max_clients(8), 20);
-        let s = parse("rate=100,250.5", None, None).unwrap();
+        let s = parse(&["rate=100,250.5".into()], None, None).unwrap();
         assert_eq!(
             (s.param, s.values, s.warmup_s),
             (Param::Rate, vec!["100".into(), "250.5".into()], 0.0)
         );
-        let s = parse("scale=1..10", None, Some(10)).unwrap();
+        let s = parse(&["scale=1..10".into()], None, Some(10)).unwrap();
         assert_eq!(
             (s.param, s.values),
             (
@@ -192,10 +231,43 @@ mod tests {
                 vec!["1".into(), "2".into(), "4".into(), "8".into(), "10".into()]
             )
         );
-        let s = parse("set:work_mem=4MB, 64MB", None, Some(30)).unwrap();
+        let s = parse(&["set:work_mem=4MB, 64MB".into()], None, Some(30)).unwrap();
         assert_eq!(s.parameter(), "set:work_mem");
         assert_eq!(s.values, ["4MB", "64MB"]);
         assert_eq!(s.warmup_s, 5.0);
+    }
+
+    #[test]
+    fn a_matrix_puts_scale_outside_whichever_comes_first() {
+        let two = |a: &str, b: &str| parse(&[a.into(), b.into()], None, Some(10));
+        let s = two("clients=1,4", "scale=1,2").unwrap();
+        assert_eq!(
+            (s.param.clone(), s.values.clone()),
+            (Param::Clients, vec!["1".into(), "4".into()])
+        );
+        let o = s.outer.clone().unwrap();
+        assert_eq!(
+            (o.param, o.values),
+            (Param::Scale, vec!["1".into(), "2".into()])
+        );
+        assert_eq!((s.steps(), s.max_clients(8)), (4, 4));
+        // Otherwise the first given is outside.
+        let s = two("rate=100,200", "clients=2..8").unwrap();
+        assert_eq!(s.outer.unwrap().param, Param::Rate);
+        assert_eq!(s.values, ["2", "4", "8"]);
+        for (a, b, says) in [
+            ("clients=1,2", "clients=4", "swept twice"),
+            (
+                "scale=1..64",
+                "clients=1..1024",
+                "the matrix makes 77 steps",
+            ),
+        ] {
+            let e = two(a, b).unwrap_err().to_string();
+            assert!(e.contains(says), "{a} {b}: {e}");
+        }
+        let e = parse(&["c=1".into(), "R=1".into(), "s=1".into()], None, None).unwrap_err();
+        assert!(e.to_string().contains("3 sweeps given"), "{e}");
     }
 
     #[test]
@@ -216,7 +288,9 @@ mod tests {
             ("scale=1,2 clients=2,8", None, "names two parameters"),
             ("scale=1.5", None, "positive integers"),
         ] {
-            let e = parse(arg, warmup, Some(10)).unwrap_err().to_string();
+            let e = parse(&[arg.to_string()], warmup, Some(10))
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(says), "{arg}: {e}");
             assert!(
                 e.contains("--sweep") || e.contains("--warmup"),

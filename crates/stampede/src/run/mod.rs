@@ -146,7 +146,8 @@ fn measure(ctx: &Ctx, family: &mut dyn Family, first: bool) -> Result<Measured> 
     split::check(ctx.spec, ctx.target)?;
     let conn = ctx.conn();
     // A scale sweep loads each step's tables itself (`sweep`).
-    let rescaled = (ctx.out.sweep.as_ref()).is_some_and(|s| s.param == Param::Scale);
+    let rescaled =
+        (ctx.out.sweep.as_ref()).is_some_and(|s| s.axes().iter().any(|(p, _)| **p == Param::Scale));
     if ctx.embedded() && first {
         if !rescaled {
             family.load_embedded(ctx)?;

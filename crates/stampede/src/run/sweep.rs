@@ -1,4 +1,6 @@
-//! `--sweep`: one plan run once per value of a parameter, on one target, into one result.
+//! `--sweep`: one plan run once per value of a parameter, on one target, into one result; with
+//! two `--sweep`s, once per pair of values (a matrix: every inner value at each outer value, the
+//! outer value's setting or scale applied once before its steps).
 //!
 //! Each step is a run of its own ([`super::measure`]: its own commit baseline, engine run and
 //! checks) with the step's spec: `clients` sets -c (and no more engine threads than clients),
@@ -25,85 +27,75 @@ use crate::plan::sweep::{Param, SweepSpec};
 
 /// Run every step, then print and save the one result.
 pub(crate) fn run(ctx: &Ctx, family: &mut dyn Family, sweep: &SweepSpec) -> Result<i32> {
-    if let Param::Setting(name) = &sweep.param {
+    let setting = (sweep.axes().into_iter()).find_map(|(p, _)| match p {
+        Param::Setting(n) => Some(n.clone()),
+        _ => None,
+    });
+    if let Some(name) = &setting {
         check_setting(ctx, name)?;
     }
     let parameter = sweep.parameter();
+    // A sweep of one parameter is a matrix of one unnamed group.
+    let groups: Vec<Option<&str>> = match &sweep.outer {
+        Some(o) => o.values.iter().map(|v| Some(v.as_str())).collect(),
+        None => vec![None],
+    };
+    let total = sweep.steps();
     let mut steps = Vec::new();
     let mut checks: Vec<Check> = Vec::new();
     let mut last: Option<RunResult> = None;
     let ran = (|| -> Result<()> {
-        for (i, value) in sweep.values.iter().enumerate() {
-            let mut spec = ctx.spec.clone();
-            match &sweep.param {
-                Param::Clients => {
-                    let c: u32 = value.parse().context("a sweep's clients")?;
-                    spec.clients = c;
-                    spec.threads = spec.threads.min(c).max(1);
-                }
-                Param::Rate => spec.rate_tps = Some(value.parse().context("a sweep's rate")?),
-                Param::Scale => {}
-                Param::Setting(name) => apply_setting(ctx, name, value)?,
+        for group in groups {
+            // The outer value's own preparation, once for its steps: a setting, or the tables
+            // loaded at its scale.
+            let mut group_rows = Default::default();
+            if let (Some(o), Some(g)) = (&sweep.outer, group) {
+                println!("sweep {}={g}", o.param.name());
+                group_rows = prepare(ctx, family, &o.param, g)?;
             }
-            println!(
-                "sweep step {}/{}: {parameter}={value}",
-                i + 1,
-                sweep.values.len()
-            );
-            // A scale sweep loads the step's data first, as `stampede init` would.
-            let rows = match &sweep.param {
-                Param::Scale => {
-                    let scale: u32 = value.parse().context("a sweep's scale")?;
-                    eprintln!("  re-initialising the tables at scale {scale}");
-                    family.rescale(ctx, scale)?
+            for value in &sweep.values {
+                let mut spec = ctx.spec.clone();
+                if let (Some(o), Some(g)) = (&sweep.outer, group) {
+                    shape(&mut spec, &o.param, g)?;
                 }
-                _ => Default::default(),
-            };
-            let step_ctx = Ctx {
-                frontend: ctx.frontend,
-                spec: &spec,
-                out: ctx.out,
-                target: ctx.target,
-                rt: ctx.rt,
-            };
-            let r = measure(&step_ctx, family, i == 0)?.result;
-            let mut step = report::sweep::SweepStep::of(value, &r, sweep.warmup_s);
-            step.own.rows = rows;
-            let troubles = step.troubles();
-            let figures = report::sweep::metrics_text(&step);
-            println!(
-                "  {parameter}={value}: {:.1} tps, p99 {:.3} ms (after the first {} s), {} \
-                 failures{}{}",
-                step.tps,
-                step.p99_ms,
-                sweep.warmup_s,
-                step.failures,
-                if figures.is_empty() {
-                    String::new()
-                } else {
-                    format!(", {figures}")
-                },
-                if troubles.is_empty() {
-                    String::new()
-                } else {
-                    format!(", {}", troubles.join(", "))
+                shape(&mut spec, &sweep.param, value)?;
+                let name = match (&sweep.outer, group) {
+                    (Some(o), Some(g)) => format!("{}={g}, {parameter}={value}", o.param.name()),
+                    _ => format!("{parameter}={value}"),
+                };
+                println!("sweep step {}/{total}: {name}", steps.len() + 1);
+                let rows = prepare(ctx, family, &sweep.param, value)?;
+                let step_ctx = Ctx {
+                    frontend: ctx.frontend,
+                    spec: &spec,
+                    out: ctx.out,
+                    target: ctx.target,
+                    rt: ctx.rt,
+                };
+                let r = measure(&step_ctx, family, steps.is_empty())?.result;
+                let mut step = report::sweep::SweepStep::of(value, &r, sweep.warmup_s);
+                step.group = group.map(str::to_string);
+                step.own.rows = match sweep.param {
+                    Param::Scale => rows,
+                    _ => group_rows.clone(),
+                };
+                say_step(&name, &step, sweep.warmup_s);
+                steps.push(step);
+                checks.extend(r.checks.iter().map(|c| Check {
+                    name: format!("{name}: {}", c.name),
+                    status: c.status,
+                    detail: c.detail.clone(),
+                }));
+                let interrupted = r.interrupted;
+                last = Some(r);
+                if interrupted || interrupt::requested() {
+                    return Ok(());
                 }
-            );
-            steps.push(step);
-            checks.extend(r.checks.iter().map(|c| Check {
-                name: format!("{parameter}={value}: {}", c.name),
-                status: c.status,
-                detail: c.detail.clone(),
-            }));
-            let interrupted = r.interrupted;
-            last = Some(r);
-            if interrupted || interrupt::requested() {
-                break;
             }
         }
         Ok(())
     })();
-    if let Param::Setting(name) = &sweep.param {
+    if let Some(name) = &setting {
         // The embedded server may be a kept one (`stampede server start`): leave it as found.
         if let Err(e) = reset_setting(ctx, name) {
             console::warning(&format!(
@@ -115,16 +107,78 @@ pub(crate) fn run(ctx: &Ctx, family: &mut dyn Family, sweep: &SweepSpec) -> Resu
     let Some(mut result) = last else {
         return Err(Failure::setup("the sweep ran no step", ""));
     };
-    result.interrupted |= steps.len() < sweep.values.len();
+    result.interrupted |= steps.len() < total;
     result.checks = checks;
-    let knee = report::sweep::find_knee(&steps);
+    let (knee, group_knees) = report::sweep::find_knees(&steps);
     result.sweep = Some(report::sweep::SweepSection {
         parameter,
+        group_parameter: sweep.outer.as_ref().map(|o| o.param.name()),
         warmup_s: sweep.warmup_s,
         knee,
+        group_knees,
         steps,
     });
     output::emit(ctx, &result)
+}
+
+/// What a value sets in the step's engine spec: -c (and no more engine threads than clients)
+/// or -R; the other parameters act on the server (`prepare`).
+fn shape(spec: &mut engine::RunSpec, param: &Param, value: &str) -> Result<()> {
+    match param {
+        Param::Clients => {
+            let c: u32 = value.parse().context("a sweep's clients")?;
+            spec.clients = c;
+            spec.threads = spec.threads.min(c).max(1);
+        }
+        Param::Rate => spec.rate_tps = Some(value.parse().context("a sweep's rate")?),
+        Param::Scale | Param::Setting(_) => {}
+    }
+    Ok(())
+}
+
+/// What a value does to the server before its step(s): a setting applied, or the family's
+/// tables loaded again at a scale, as `stampede init` would (each table's rows as the server
+/// counts them); nothing for clients and rate.
+fn prepare(
+    ctx: &Ctx,
+    family: &mut dyn Family,
+    param: &Param,
+    value: &str,
+) -> Result<std::collections::BTreeMap<String, u64>> {
+    match param {
+        Param::Scale => {
+            let scale: u32 = value.parse().context("a sweep's scale")?;
+            eprintln!("  re-initialising the tables at scale {scale}");
+            family.rescale(ctx, scale)
+        }
+        Param::Setting(name) => {
+            apply_setting(ctx, name, value)?;
+            Ok(Default::default())
+        }
+        Param::Clients | Param::Rate => Ok(Default::default()),
+    }
+}
+
+/// A step's line: its figures after the warm-up, the family's, and what went wrong.
+fn say_step(name: &str, step: &report::sweep::SweepStep, warmup_s: f64) {
+    let troubles = step.troubles();
+    let figures = report::sweep::metrics_text(step);
+    println!(
+        "  {name}: {:.1} tps, p99 {:.3} ms (after the first {warmup_s} s), {} failures{}{}",
+        step.tps,
+        step.p99_ms,
+        step.failures,
+        if figures.is_empty() {
+            String::new()
+        } else {
+            format!(", {figures}")
+        },
+        if troubles.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", troubles.join(", "))
+        }
+    );
 }
 
 /// A setting may be swept when the server has it and a reload applies it.

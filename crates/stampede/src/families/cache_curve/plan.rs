@@ -116,7 +116,7 @@ pub(crate) fn plan(a: &mut RunArgs) -> Result<(CacheCurveJob, RunSpec)> {
     if a.fault_at.is_some() || a.read_from.is_some() {
         bail!("--fault-at and --read-from do not apply to cache-curve");
     }
-    if a.sweep.is_some() {
+    if !a.sweep.is_empty() {
         // A cache curve is itself a sweep (over table sizes: --sizes).
         bail!("--sweep does not apply to cache-curve: it sweeps table sizes itself (--sizes)");
     }

@@ -61,7 +61,7 @@ pub(crate) struct Runner {
     frontend: Frontend,
     scale: i64,
     /// The partitioning pgbench_accounts has (pgbench prints it).
-    partitions: Option<(String, u32)>,
+    partitions: Option<(load::tpcb::PartitionMethod, u32)>,
     sums_before: Option<TpcbSums>,
     driven: Option<Driven>,
     types: Vec<TxnType>,
@@ -293,26 +293,8 @@ impl Family for Runner {
     /// step found): pgbench's four tables dropped and loaded again (`load::tpcb`, which drops
     /// exactly those, as pgbench -i does).
     fn rescale(&mut self, ctx: &Ctx, scale: u32) -> Result<BTreeMap<String, u64>> {
-        let (partitions, partition_method) = match &self.partitions {
-            Some((method, n)) => (
-                *n,
-                Some(match method.as_str() {
-                    "hash" => load::tpcb::PartitionMethod::Hash,
-                    _ => load::tpcb::PartitionMethod::Range,
-                }),
-            ),
-            None => (0, None),
-        };
-        let opts = load::tpcb::InitOptions {
-            scale: i64::from(scale),
-            partitions,
-            partition_method,
-            jobs: loading::default_jobs(partitions),
-            cancel: interrupt::flag(),
-            ..Default::default()
-        };
-        opts.validate()?;
-        if loading::load_tpcb(ctx.conn(), &opts, true, ctx.rt)? != 0 {
+        if loading::load_tpcb_at(ctx.conn(), i64::from(scale), self.partitions, true, ctx.rt)? != 0
+        {
             return Err(crate::console::Failure::interrupted(
                 "interrupted while re-initialising the tables for the next step",
             ));
@@ -464,7 +446,7 @@ impl Family for Runner {
             query_mode: self.job.protocol.name().into(),
             random_seed: self.job.seed,
             scale: self.scale as u32,
-            partition_method: self.partitions.as_ref().map(|p| p.0.clone()),
+            partition_method: self.partitions.map(|p| p.0.sql().to_string()),
             partitions: self.partitions.as_ref().map(|p| p.1),
             failures_detailed: self.job.failures_detailed,
             ..super::base_config(

@@ -44,7 +44,7 @@ pub(crate) fn prepare(a: &mut RunArgs) -> Result<StormJob> {
             "drop -C",
         ));
     }
-    if a.sweep.is_some() {
+    if !a.sweep.is_empty() {
         return Err(usage(
             "--sweep cannot be combined with connection-storm (it steps the open connections \
              itself)"
