@@ -275,6 +275,8 @@ impl Watched {
                 workload,
                 clients: jobs,
                 threads: 1,
+                // The loaders send simple queries and COPY (the schema names pgbench's modes).
+                query_mode: "simple".into(),
                 ..Default::default()
             },
             target: targeting::target_info(target),
