@@ -44,6 +44,21 @@ fn init(args: &[&str], target: &[String]) -> (Value, String, String) {
     assert_eq!(run.code, 0, "{all:?}\n{}\n{}", run.stdout, run.stderr);
     let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     validates(&v);
+    // Each step lies inside the load, in order: an order, not a timing.
+    let load = &v["load"];
+    let mut end = 0.0;
+    for s in load["steps"].as_array().unwrap() {
+        let (start, took) = (
+            s["start_s"].as_f64().unwrap(),
+            s["seconds"].as_f64().unwrap(),
+        );
+        assert!(
+            start + 1e-6 >= end,
+            "a step starts before the one before ended: {load}"
+        );
+        end = start + took;
+    }
+    assert!(end <= load["seconds"].as_f64().unwrap() + 1e-6, "{load}");
     (v, std::fs::read_to_string(&html).unwrap(), run.stderr)
 }
 

@@ -37,6 +37,8 @@ pub(super) fn init(args: InitArgs, dataset: Dataset, out: InitOutputs) -> Result
     targeting::validate(&args.target)?;
     let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
     let mut watcher = Watcher::start(&rt, &target, &out);
+    // These loaders report no progress: the step is said here, and the tables below.
+    watcher.event(&load::Event::StepStarted("create tables"));
     let started = Instant::now();
     let dialect = target.conn.dialect();
     let r = rt.block_on(async {
@@ -48,8 +50,6 @@ pub(super) fn init(args: InitArgs, dataset: Dataset, out: InitOutputs) -> Result
         s.close().await;
         r
     });
-    // These loaders report no progress: the step and the tables are said here.
-    watcher.event(&load::Event::StepStarted("create tables"));
     watcher.event(&load::Event::StepFinished {
         step: "create tables",
         elapsed: started.elapsed(),
