@@ -28,6 +28,7 @@ pub enum LayoutArg {
 const SHARDED: &str = "Sharded layouts (init tpcb|oltp --layout)";
 const TPCB: &str = "pgbench's tables (init tpcb, pgbench -i)";
 const OLTP: &str = "sysbench's tables (init oltp, sysbench prepare)";
+const OUTPUT: &str = "Output (one process's plain load)";
 
 #[derive(Args, Debug)]
 pub struct InitArgs {
@@ -141,6 +142,18 @@ pub struct InitArgs {
     /// rows (`commands::init_fleet`).
     #[command(flatten)]
     pub fleet: crate::families::FleetArgs,
+
+    /// Write the load's result as JSON: its steps, rows per table and per second, and the
+    /// server as observed during it (wait events, top SQL, counters), as `run --json` does.
+    #[arg(long = "json", value_name = "FILE", help_heading = OUTPUT)]
+    pub json: Option<std::path::PathBuf>,
+    /// Also write a self-contained HTML report of the load (rows/s, steps, wait events, top
+    /// SQL) to FILE.
+    #[arg(long = "html", value_name = "FILE", help_heading = OUTPUT)]
+    pub html: Option<std::path::PathBuf>,
+    /// Do not watch the server during the load (wait events, pg_stat_statements, counters, OS).
+    #[arg(long = "no-observe", help_heading = OUTPUT)]
+    pub no_observe: bool,
 }
 
 #[derive(Args, Debug)]

@@ -16,9 +16,11 @@ use sut::Session;
 use workload::oltp::Dist;
 
 use super::init_fleet::Split;
+use super::init_observed::{after_load, params};
 use crate::cli::{InitArgs, PartitionMethod as CliMethod, ResetArgs};
 use crate::console::{self, Failure};
-use crate::families::loading::{default_jobs, load_tpcb, LoadView};
+use crate::families::loading::observed::{Described, InitOutputs, Watcher};
+use crate::families::loading::{default_jobs, load_tpcb_watched, LoadView};
 use crate::families::sysbench::DistKey;
 use crate::runtime;
 use crate::workloads::{self, Dataset};
@@ -139,6 +141,7 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     if dataset == Dataset::CacheCurve {
         bail!("cache-curve has nothing to load: its run grows (and drops) stampede_cache_curve");
     }
+    let out = super::init_observed::outputs(&args)?;
     let splits = matches!(dataset, Dataset::Oltp | Dataset::Tpcb | Dataset::Tpcc);
     if args.fleet.fleet.is_some() && (!splits || args.bulk_insert || super::sharded::wanted(&args))
     {
@@ -163,25 +166,25 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
                 given.join(", ")
             );
         }
-        return init_tpcb(args);
+        return init_tpcb(args, out);
     }
     if args.warehouses.is_some() && dataset != Dataset::Tpcc {
         bail!("-w/--warehouses only applies to TPC-C's tables (`init tpcc`)");
     }
     if dataset == Dataset::Tpcc {
-        return init_tpcc(args);
+        return init_tpcc(args, out);
     }
     if dataset == Dataset::Ycsb {
-        return super::ycsb::init(args, &name);
+        return super::ycsb::init(args, &name, out);
     }
     if matches!(dataset, Dataset::Iibench | Dataset::Crud) {
-        return super::init_own::init(args, dataset);
+        return super::init_own::init(args, dataset, out);
     }
-    init_oltp(args, dataset == Dataset::OltpBulk)
+    init_oltp(args, dataset == Dataset::OltpBulk, out)
 }
 
 /// `init tpcc -w N`: TPC-C's nine tables, loaded in parallel by warehouse.
-fn init_tpcc(args: InitArgs) -> Result<i32> {
+fn init_tpcc(args: InitArgs, out: InitOutputs) -> Result<i32> {
     let given = args.pgsql.given();
     if !given.is_empty() || args.bulk_insert {
         bail!("sysbench's options do not apply to TPC-C's tables");
@@ -210,8 +213,10 @@ fn init_tpcc(args: InitArgs) -> Result<i32> {
         return Ok(code);
     }
     let mut view = LoadView::new(args.quiet);
+    let mut watcher = Watcher::start(&rt, &target, &out);
     let r = rt.block_on(load::tpcc::init(&target.conn, &opts, &mut |e| {
-        view.event(e)
+        view.event(e);
+        watcher.event(e);
     }));
     view.finish();
     let code = match r {
@@ -232,16 +237,21 @@ fn init_tpcc(args: InitArgs) -> Result<i32> {
         }
         Err(e) => Err(e).context(format!("initialising TPC-C on {}", target.conn.redacted())),
     };
-    if matches!(code, Ok(0)) {
-        say_sizes(&rt, &target.conn);
-    }
+    let described = Described {
+        workload: "tpcc".into(),
+        parameters: params([("warehouses", opts.warehouses.into())]),
+        jobs: opts.jobs as u32,
+        tables: Vec::new(),
+        step: "load",
+    };
+    let code = after_load(&rt, &target, &out, watcher, described, code, true);
     let closed = targeting::close(target, args.target.keep_server);
     let code = code?;
     closed?;
     Ok(code)
 }
 
-fn init_tpcb(args: InitArgs) -> Result<i32> {
+fn init_tpcb(args: InitArgs, out: InitOutputs) -> Result<i32> {
     let opts = options(&args)?;
     targeting::validate(&args.target)?;
     if targeting::names_mysql(&args.target) {
@@ -254,13 +264,43 @@ fn init_tpcb(args: InitArgs) -> Result<i32> {
     let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
     let r = match &fleet {
         Some(plan) => {
-            super::init_fleet::load(&rt, &target.conn, plan, Split::Tpcb(opts), args.quiet)
+            let r = super::init_fleet::load(&rt, &target.conn, plan, Split::Tpcb(opts), args.quiet);
+            if matches!(r, Ok(0)) {
+                say_sizes(&rt, &target.conn);
+            }
+            r
         }
-        None => load_tpcb(&target.conn, &opts, args.quiet, &rt),
+        None => {
+            let mut watcher = Watcher::start(&rt, &target, &out);
+            let r = load_tpcb_watched(&target.conn, &opts, args.quiet, &rt, &mut |e| {
+                watcher.event(e)
+            });
+            let mut parameters = params([
+                ("scale", opts.scale.into()),
+                ("fillfactor", opts.fillfactor.into()),
+                (
+                    "generate",
+                    (if args.server_side {
+                        "server-side"
+                    } else {
+                        "client-side"
+                    })
+                    .into(),
+                ),
+            ]);
+            if opts.partitions > 0 {
+                parameters.insert("partitions".into(), opts.partitions.into());
+            }
+            let described = Described {
+                workload: "tpcb".into(),
+                parameters,
+                jobs: opts.jobs as u32,
+                tables: Vec::new(),
+                step: "load",
+            };
+            after_load(&rt, &target, &out, watcher, described, r, true)
+        }
     };
-    if matches!(r, Ok(0)) {
-        say_sizes(&rt, &target.conn);
-    }
     let closed = targeting::close(target, args.target.keep_server);
     let code = r?;
     closed?;
@@ -335,7 +375,7 @@ fn oltp_options(a: &InitArgs) -> Result<load::oltp::InitOptions> {
 
 /// `init oltp` (sysbench's prepare), or with `--bulk-insert` sysbench bulk_insert's
 /// `cleanup` + `prepare`: `sbtest1..N` dropped and created empty with its two columns.
-fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
+fn init_oltp(mut args: InitArgs, bulk: bool, out: InitOutputs) -> Result<i32> {
     let opts = oltp_options(&args)?;
     args.pgsql.apply(&mut args.target)?;
     targeting::validate(&args.target)?;
@@ -343,7 +383,27 @@ fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
     let rt = runtime::setup()?;
     let target = targeting::open(&args.target, args.quiet)?;
     let quiet = args.quiet;
+    let mut described = Described {
+        workload: "oltp".into(),
+        parameters: params([
+            ("tables", args.tables.into()),
+            ("table_size", args.table_size.into()),
+        ]),
+        jobs: opts.jobs as u32,
+        tables: Vec::new(),
+        step: "create tables",
+    };
+    // A fleet's part is not watched (`init_observed::outputs`).
+    let mut watcher = fleet.is_none().then(|| Watcher::start(&rt, &target, &out));
     let code = if bulk {
+        described.parameters =
+            params([("tables", args.tables.into()), ("bulk_insert", true.into())]);
+        described.tables = (1..=args.tables)
+            .map(|t| crate::families::loading::section::LoadedTable {
+                name: load::oltp::table_name(t),
+                rows: 0,
+            })
+            .collect();
         match rt.block_on(load::oltp::init_bulk(&target.conn, args.tables)) {
             Ok(()) => {
                 console::note(&format!(
@@ -360,11 +420,13 @@ fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
     } else if let Some(plan) = &fleet {
         super::init_fleet::load(&rt, &target.conn, plan, Split::Oltp(opts), quiet)
     } else {
-        let r = rt.block_on(load::oltp::init(
-            &target.conn,
-            &opts,
-            &mut steps_said(quiet),
-        ));
+        let mut said = steps_said(quiet);
+        let r = rt.block_on(load::oltp::init(&target.conn, &opts, &mut |e| {
+            said(e);
+            if let Some(w) = &mut watcher {
+                w.event(e);
+            }
+        }));
         match r {
             Ok(report) => {
                 eprintln!("{}", report.plan);
@@ -381,9 +443,15 @@ fn init_oltp(mut args: InitArgs, bulk: bool) -> Result<i32> {
             )),
         }
     };
-    if !bulk && matches!(code, Ok(0)) {
-        say_sizes(&rt, &target.conn);
-    }
+    let code = match watcher {
+        Some(w) => after_load(&rt, &target, &out, w, described, code, !bulk),
+        None => {
+            if matches!(code, Ok(0)) {
+                say_sizes(&rt, &target.conn);
+            }
+            code
+        }
+    };
     let closed = targeting::close(target, args.target.keep_server);
     let code = code?;
     closed?;
@@ -431,12 +499,14 @@ pub(super) fn steps_said(quiet: bool) -> impl FnMut(&Event<'_>) {
 }
 
 /// How long `init` waits for its reading of the sizes.
-const SIZES_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+pub(super) const SIZES_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The sizes of what was loaded, on standard error: the database, each table with its kind and
 /// collocation and, on a sharded layout, its part on each shard (issue 32: `init` reports them
-/// as a run does). A reading that fails is its note, never init's failure.
-pub(super) fn say_sizes(rt: &tokio::runtime::Runtime, conn: &sut::Target) {
+/// as a run does). A reading that fails is its note, never init's failure. Returns the reading
+/// (for init's result, `init_observed`).
+pub(super) fn say_sizes(rt: &tokio::runtime::Runtime, conn: &sut::Target) -> measure::sizes::Sizes {
     let s = crate::run::sizes::read(rt, conn, "init", SIZES_TIMEOUT);
     eprint!("{}", report::sizes::text_table(&s));
+    s
 }

@@ -9,10 +9,12 @@ use anyhow::{Context, Result};
 
 use crate::cli::InitArgs;
 use crate::console::Failure;
+use crate::families::loading::observed::{Described, InitOutputs, Watcher};
+use crate::families::loading::section::LoadedTable;
 use crate::targeting;
 use crate::workloads::Dataset;
 
-pub(super) fn init(args: InitArgs, dataset: Dataset) -> Result<i32> {
+pub(super) fn init(args: InitArgs, dataset: Dataset, out: InitOutputs) -> Result<i32> {
     let mut given = args.pgsql.given();
     if args.bulk_insert {
         given.push("--bulk-insert");
@@ -34,6 +36,9 @@ pub(super) fn init(args: InitArgs, dataset: Dataset) -> Result<i32> {
     }
     targeting::validate(&args.target)?;
     let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
+    let mut watcher = Watcher::start(&rt, &target, &out);
+    // These loaders report no progress: the step is said here, and the tables below.
+    watcher.event(&load::Event::StepStarted("create tables"));
     let started = Instant::now();
     let dialect = target.conn.dialect();
     let r = rt.block_on(async {
@@ -44,6 +49,10 @@ pub(super) fn init(args: InitArgs, dataset: Dataset) -> Result<i32> {
         };
         s.close().await;
         r
+    });
+    watcher.event(&load::Event::StepFinished {
+        step: "create tables",
+        elapsed: started.elapsed(),
     });
     let what = match dataset {
         Dataset::Iibench => "purchases_index (empty, 3 secondary indexes)".to_string(),
@@ -58,6 +67,35 @@ pub(super) fn init(args: InitArgs, dataset: Dataset) -> Result<i32> {
             0
         })
         .with_context(|| format!("creating {what} on {}", target.conn.redacted()));
+    let described = match dataset {
+        Dataset::Iibench => Described {
+            workload: "iibench".into(),
+            parameters: Default::default(),
+            jobs: 1,
+            tables: vec![LoadedTable {
+                name: crate::families::iibench::txn::TABLE.into(),
+                rows: 0,
+            }],
+            step: "create tables",
+        },
+        _ => Described {
+            workload: "crud".into(),
+            parameters: super::init_observed::params([
+                ("tables", args.tables.into()),
+                ("table_size", args.table_size.into()),
+            ]),
+            jobs: 1,
+            tables: (1..=args.tables)
+                .map(|t| LoadedTable {
+                    name: crate::families::crud::txn::table(t),
+                    rows: args.table_size,
+                })
+                .collect(),
+            step: "create tables",
+        },
+    };
+    let code =
+        super::init_observed::after_load(&rt, &target, &out, watcher, described, code, false);
     let closed = targeting::close(target, args.target.keep_server);
     let code = code?;
     closed?;

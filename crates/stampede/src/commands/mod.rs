@@ -7,6 +7,7 @@ mod failover;
 mod fleet;
 pub(crate) mod init;
 mod init_fleet;
+mod init_observed;
 mod init_own;
 mod report;
 mod run;

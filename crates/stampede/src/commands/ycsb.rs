@@ -8,11 +8,12 @@ use load::LoadError;
 
 use crate::cli::InitArgs;
 use crate::console::{self, Failure};
+use crate::families::loading::observed::{Described, InitOutputs, Watcher};
 use crate::families::loading::LoadView;
 use crate::{interrupt, targeting};
 
 /// `init ycsb`: the options of the init command that apply, the properties, the load.
-pub(super) fn init(args: InitArgs, name: &str) -> Result<i32> {
+pub(super) fn init(args: InitArgs, name: &str, out: InitOutputs) -> Result<i32> {
     let given = args.pgsql.given();
     if !given.is_empty() || args.bulk_insert || args.warehouses.is_some() {
         return Err(Failure::usage(
@@ -39,10 +40,14 @@ pub(super) fn init(args: InitArgs, name: &str) -> Result<i32> {
     targeting::validate(&args.target)?;
     let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
     let mut view = LoadView::new(args.quiet);
+    let mut watcher = Watcher::start(&rt, &target, &out);
     let r = rt.block_on(crate::families::ycsb::loader::init(
         &target.conn,
         &opts,
-        &mut |e| view.event(e),
+        &mut |e| {
+            view.event(e);
+            watcher.event(e);
+        },
     ));
     view.finish();
     let code = match r {
@@ -67,6 +72,21 @@ pub(super) fn init(args: InitArgs, name: &str) -> Result<i32> {
         }
         Err(e) => Err(e).context(format!("initialising YCSB on {}", target.conn.redacted())),
     };
+    let described = Described {
+        workload: "ycsb".into(),
+        parameters: super::init_observed::params([
+            ("recordcount", o.recordcount.into()),
+            ("fieldcount", o.fieldcount.into()),
+            ("fieldlength", o.fieldlength.into()),
+            ("insertorder", opts.insertorder.name().into()),
+        ]),
+        jobs: opts.jobs as u32,
+        tables: Vec::new(),
+        step: "load",
+    };
+    // init ycsb has never said its sizes: read for the result only.
+    let code =
+        super::init_observed::after_load(&rt, &target, &out, watcher, described, code, false);
     let closed = targeting::close(target, args.target.keep_server);
     let code = code?;
     closed?;

@@ -53,6 +53,7 @@ pub(crate) static VIEWS: &[&dyn report::section::View] = &[
     &iibench::section::VIEW,
     &storm::section::VIEW,
     &cache_curve::section::VIEW,
+    &loading::section::VIEW,
 ];
 
 /// Install [`VIEWS`] (idempotent).

@@ -1,7 +1,13 @@
 //! Loading from the command line's side: what a person sees while tables fill (pgbench's step
 //! lines, a progress bar or a line every 5 s), and TPC-B's load as `stampede init` and a run on
-//! the embedded server do it. Here in `run`, whose runners load the embedded server; `commands`
-//! (`init`, `ycsb`), above it, use it too.
+//! the embedded server do it. Here in `families`, whose runners load the embedded server;
+//! `commands` (`init`, `ycsb`), above it, use it too. `stampede init` watched like a run (the
+//! observer, the rows per second, the `load` section of its result) is `observed`, `rows` and
+//! `section`.
+
+pub(crate) mod observed;
+mod rows;
+pub(crate) mod section;
 
 use std::time::{Duration, Instant};
 
@@ -70,8 +76,22 @@ pub(crate) fn load_tpcb(
     quiet: bool,
     rt: &tokio::runtime::Runtime,
 ) -> Result<i32> {
+    load_tpcb_watched(conn, opts, quiet, rt, &mut |_| {})
+}
+
+/// [`load_tpcb`], each of the loader's events also given to `also` (`init`'s watcher).
+pub(crate) fn load_tpcb_watched(
+    conn: &sut::Target,
+    opts: &InitOptions,
+    quiet: bool,
+    rt: &tokio::runtime::Runtime,
+    also: &mut dyn FnMut(&Event<'_>),
+) -> Result<i32> {
     let mut view = LoadView::new(quiet);
-    let r = rt.block_on(load::tpcb::init(conn, opts, &mut |e| view.event(e)));
+    let r = rt.block_on(load::tpcb::init(conn, opts, &mut |e| {
+        view.event(e);
+        also(e);
+    }));
     view.finish();
     match r {
         Ok(report) => {
