@@ -110,14 +110,7 @@ fn tables_and_series(v: &Value) -> Vec<(String, u64)> {
 /// load's start (the baseline taken before the loader's first statement).
 fn observed(v: &Value) -> &Value {
     let m = &v["server_metrics"];
-    let (start, end) = (
-        m["window_start_ms"].as_i64().unwrap(),
-        m["window_end_ms"].as_i64().unwrap(),
-    );
-    assert!(
-        start <= 0,
-        "the window opened {start} ms after the load started"
-    );
+    let (start, end) = common::observed_window(v);
     let inside = (m["activity"].as_array().unwrap().iter())
         .filter(|a| (start..=end).contains(&a["t_ms"].as_i64().unwrap()))
         .count();

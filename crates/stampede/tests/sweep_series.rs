@@ -19,6 +19,17 @@ fn json(path: &std::path::Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// `stampede run ARGS TARGET --json J`, which must exit 0: its output and the result.
+fn run_ok(args: &[&str], target: &[String], j: &std::path::Path) -> (common::Run, Value) {
+    let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    all.extend(["--json".to_string(), j.to_str().unwrap().to_string()]);
+    all.extend(target.iter().cloned());
+    let r = common::stampede(&all);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let v = json(j);
+    (r, v)
+}
+
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("a number: {v}"))
 }
@@ -157,7 +168,7 @@ fn a_scale_sweep_on_postgresql_reinitialises_the_tables_at_each_step() {
     let target = common::pg_target(&pg, "sweep_scale");
     let dir = tempfile::tempdir().unwrap();
     let j = dir.path().join("s.json");
-    let mut args: Vec<String> = [
+    let args = [
         "run",
         "tpcb-like",
         "--sweep",
@@ -168,15 +179,8 @@ fn a_scale_sweep_on_postgresql_reinitialises_the_tables_at_each_step() {
         "2",
         "--warmup",
         "0",
-        "--json",
-        j.to_str().unwrap(),
-    ]
-    .map(String::from)
-    .to_vec();
-    args.extend(target.iter().cloned());
-    let r = common::stampede(&args);
-    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    let v = json(&j);
+    ];
+    let (r, v) = run_ok(&args, &target, &j);
     assert_eq!(v["sweep"]["parameter"], "scale");
     let steps = v["sweep"]["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 2);
@@ -220,7 +224,7 @@ fn a_scale_by_clients_matrix_loads_each_scale_once_and_runs_every_client_count_o
     let target = common::pg_target(&pg, "sweep_matrix");
     let dir = tempfile::tempdir().unwrap();
     let (j, csv) = (dir.path().join("m.json"), dir.path().join("m.csv"));
-    let mut args: Vec<String> = [
+    let args = [
         "run",
         "tpcb-like",
         "--sweep",
@@ -231,14 +235,8 @@ fn a_scale_by_clients_matrix_loads_each_scale_once_and_runs_every_client_count_o
         "1",
         "--warmup",
         "0",
-        "--json",
-        j.to_str().unwrap(),
-    ]
-    .map(String::from)
-    .to_vec();
-    args.extend(target.iter().cloned());
-    let r = common::stampede(&args);
-    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    ];
+    let (r, v) = run_ok(&args, &target, &j);
     assert_eq!(
         r.stderr
             .matches("re-initialising the tables at scale")
@@ -252,7 +250,6 @@ fn a_scale_by_clients_matrix_loads_each_scale_once_and_runs_every_client_count_o
         "{}",
         r.stdout
     );
-    let v = json(&j);
     let s = &v["sweep"];
     assert_eq!(
         (s["parameter"].as_str(), s["group_parameter"].as_str()),
