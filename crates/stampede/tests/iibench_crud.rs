@@ -284,6 +284,24 @@ fn crud_on_postgresql_keeps_inserted_minus_deleted_and_catches_a_row_added_behin
     .parse()
     .unwrap();
     assert_rows_now(&v, rows);
+    // The section counts what the run wrote: the tables' change is inserted minus deleted, and
+    // the rate is both over the run.
+    let c = &v["crud"];
+    let (ins, del) = (
+        c["rows_inserted"].as_u64().unwrap(),
+        c["rows_deleted"].as_u64().unwrap(),
+    );
+    assert_eq!(ins as i64 - del as i64, rows as i64 - 4000, "{c}");
+    let secs = v["measured_duration_s"].as_f64().unwrap();
+    let rate = c["rows_written_per_s"].as_f64().unwrap();
+    assert!(
+        ((ins + del) as f64 / secs - rate).abs() < 1e-6 * rate.max(1.0),
+        "{c}"
+    );
+    assert!(
+        out.contains("crud: ") && out.contains(" rows written/s"),
+        "{out}"
+    );
 
     // A row inserted by someone else during the run: the count no longer adds up.
     let again = [&["run"][..], &mix[..], &["--json", json.to_str().unwrap()]].concat();
@@ -329,6 +347,22 @@ fn crud_on_postgresql_keeps_inserted_minus_deleted_and_catches_a_row_added_behin
         rows["detail"].as_str().unwrap().contains("crud1 has"),
         "{rows}"
     );
+
+    // A sweep keeps each step's rows written per second (the batched writes' figure).
+    let sweep = [
+        &mix[..5],
+        &["-T", "1", "--no-observe", "--sweep", "clients=1,2"],
+    ]
+    .concat();
+    let (v, _, _) = run(&sweep, &target, &json, false);
+    let steps = v["sweep"]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    for x in steps {
+        let m = (x["metrics"].as_array().unwrap().iter())
+            .find(|m| m["name"] == "rows written/s")
+            .unwrap_or_else(|| panic!("{x}"));
+        assert!(m["value"].as_f64().unwrap() > 0.0, "{x}");
+    }
 }
 
 #[test]

@@ -54,6 +54,7 @@ pub(crate) static VIEWS: &[&dyn report::section::View] = &[
     &storm::section::VIEW,
     &cache_curve::section::VIEW,
     &loading::section::VIEW,
+    &crud::section::VIEW,
 ];
 
 /// Install [`VIEWS`] (idempotent).

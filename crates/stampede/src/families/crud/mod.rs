@@ -71,6 +71,7 @@ pub(crate) async fn load(s: &mut Session, dialect: Dialect, tables: u32, rows: u
 
 pub(crate) mod options;
 pub(crate) mod plan;
+pub(crate) mod section;
 pub mod txn;
 
 /// What a CRUD-mix run decided.
@@ -152,6 +153,19 @@ impl Family for Runner {
     fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError> {
         let w = self.workload.clone().expect("built before the run");
         engine::run(ctx.spec, w, ctx.conn(), interrupt::flag(), on_event)
+    }
+
+    /// The rows the committed statements wrote, and their rate over the whole run.
+    fn section(&self, result: &report::RunResult) -> Option<(&'static str, serde_json::Value)> {
+        let c = self.workload.as_ref()?.counters();
+        let tables = 1..=self.job.tables;
+        report::section::keyed(&section::CrudSection::new(
+            self.job.batch,
+            self.job.tables,
+            tables.clone().map(|t| c.inserted(t)).sum(),
+            tables.map(|t| c.deleted(t)).sum(),
+            section::whole_run_s(result),
+        ))
     }
 
     /// Each operation one statement on a table it draws ("crud*"): reads, inserts of 1 or
