@@ -14,6 +14,7 @@
 
 pub mod cloudwatch;
 pub mod compare;
+mod counter_sets;
 mod csv;
 mod endpoint;
 pub mod failover;

@@ -4,8 +4,8 @@
 //! did the disks do" (operations, latency and queue depth per device, the data directory's
 //! first).
 //!
-//! Owns the named sets: which counters answer which question, per protocol, as data ([`Set`]),
-//! and the device charts. Must not touch: the counters' reading (observe) or their meaning
+//! Owns the drawing of the named sets (`crate::counter_sets`: which counters answer which
+//! question, per protocol, as data) and the device charts. Must not touch: the counters' reading (observe) or their meaning
 //! beyond a label; every counter not charted here is still in the JSON and the counters CSV
 //! (`crate::csv::render_counters_csv`).
 //!
@@ -17,160 +17,8 @@ use std::fmt::Write as _;
 use measure::server::{DeviceSample, ServerMetrics, MYSQL_PREFIX};
 
 use super::chart_block;
+use crate::counter_sets::{How, Line};
 use crate::svg::{esc, Chart, Kind, Series};
-
-/// How a counter becomes a line: a per-second rate of a cumulative count (times a scale), or
-/// the level as read (a gauge).
-#[derive(Clone, Copy)]
-enum How {
-    Rate(f64),
-    Level,
-}
-
-/// One line of a set: the counter's key, its label.
-struct Line(&'static str, &'static str, How);
-
-/// A question and the counters that answer it, drawn as one chart.
-struct Set {
-    id: &'static str,
-    title: &'static str,
-    unit: &'static str,
-    lines: &'static [Line],
-}
-
-const R: How = How::Rate(1.0);
-const L: How = How::Level;
-
-/// PostgreSQL: the user tables' activity (`pg_stat_user_tables`, `pg_statio_user_tables`),
-/// the background writer's and checkpointer's buffers (the commits and the WAL are charted in
-/// the server activity section).
-const PG_SETS: &[Set] = &[
-    Set {
-        id: "set-rows",
-        title: "Rows by operation, all user tables (pg_stat_user_tables)",
-        unit: "rows / s",
-        lines: &[
-            Line("tables.n_tup_ins", "inserted", R),
-            Line("tables.n_tup_upd", "updated", R),
-            Line("tables.n_tup_hot_upd", "HOT updated", R),
-            Line("tables.n_tup_del", "deleted", R),
-            Line("tables.idx_tup_fetch", "fetched by index", R),
-            Line("tables.seq_tup_read", "read by seq scans", R),
-        ],
-    },
-    Set {
-        id: "set-scans",
-        title: "Scans (pg_stat_user_tables)",
-        unit: "scans / s",
-        lines: &[
-            Line("tables.idx_scan", "index scans", R),
-            Line("tables.seq_scan", "sequential scans", R),
-        ],
-    },
-    Set {
-        id: "set-blocks",
-        title: "Table and index blocks: hit in shared buffers and read (pg_statio_user_tables)",
-        unit: "blocks / s",
-        lines: &[
-            Line("statio.heap_blks_hit", "table hit", R),
-            Line("statio.heap_blks_read", "table read", R),
-            Line("statio.idx_blks_hit", "index hit", R),
-            Line("statio.idx_blks_read", "index read", R),
-        ],
-    },
-    Set {
-        id: "set-tuples",
-        title: "Live and dead tuples (pg_stat_user_tables)",
-        unit: "tuples",
-        lines: &[
-            Line("tables.n_live_tup", "live", L),
-            Line("tables.n_dead_tup", "dead", L),
-        ],
-    },
-    Set {
-        id: "set-buffers",
-        title: "Buffers written, by whom (pg_stat_bgwriter, pg_stat_checkpointer)",
-        unit: "buffers / s",
-        lines: &[
-            Line("checkpointer.buffers_written", "checkpointer", R),
-            Line("bgwriter.buffers_checkpoint", "checkpointer", R),
-            Line("bgwriter.buffers_clean", "background writer", R),
-            Line("bgwriter.buffers_backend", "backends", R),
-        ],
-    },
-];
-
-/// MySQL and MariaDB: `SHOW GLOBAL STATUS` (the commits and the redo log are charted in the
-/// server activity section).
-const MYSQL_SETS: &[Set] = &[
-    Set {
-        id: "set-handlers",
-        title: "Handler calls: rows asked of the storage engine (Handler_*)",
-        unit: "calls / s",
-        lines: &[
-            Line("mysql.Handler_write", "write", R),
-            Line("mysql.Handler_read_key", "read_key", R),
-            Line("mysql.Handler_read_next", "read_next", R),
-            Line("mysql.Handler_read_rnd", "read_rnd", R),
-            Line("mysql.Handler_read_rnd_next", "read_rnd_next", R),
-            Line("mysql.Handler_update", "update", R),
-            Line("mysql.Handler_delete", "delete", R),
-        ],
-    },
-    Set {
-        id: "set-statements",
-        title: "Statements by kind (Com_*)",
-        unit: "statements / s",
-        lines: &[
-            Line("mysql.Com_select", "select", R),
-            Line("mysql.Com_insert", "insert", R),
-            Line("mysql.Com_update", "update", R),
-            Line("mysql.Com_delete", "delete", R),
-            Line("mysql.Com_commit", "commit", R),
-        ],
-    },
-    Set {
-        id: "set-innodb-rows",
-        title: "InnoDB rows (Innodb_rows_*)",
-        unit: "rows / s",
-        lines: &[
-            Line("mysql.Innodb_rows_read", "read", R),
-            Line("mysql.Innodb_rows_inserted", "inserted", R),
-            Line("mysql.Innodb_rows_updated", "updated", R),
-            Line("mysql.Innodb_rows_deleted", "deleted", R),
-        ],
-    },
-    Set {
-        id: "set-innodb-pages",
-        title: "InnoDB pages read, created and written (Innodb_pages_*)",
-        unit: "pages / s",
-        lines: &[
-            Line("mysql.Innodb_pages_read", "read", R),
-            Line("mysql.Innodb_pages_created", "created", R),
-            Line("mysql.Innodb_pages_written", "written", R),
-            Line("mysql.Innodb_buffer_pool_pages_flushed", "flushed", R),
-        ],
-    },
-    Set {
-        id: "set-threads",
-        title: "Threads connected and running",
-        unit: "threads",
-        lines: &[
-            Line("mysql.Threads_connected", "connected", L),
-            Line("mysql.Threads_running", "running", L),
-        ],
-    },
-    Set {
-        id: "set-locks-files",
-        title: "Row lock time and open files",
-        unit: "ms / s, files",
-        lines: &[
-            Line("mysql.Innodb_row_lock_time", "row lock wait ms / s", R),
-            Line("mysql.Innodb_row_lock_waits", "row lock waits / s", R),
-            Line("mysql.Open_files", "open files", L),
-        ],
-    },
-];
 
 const PALETTE: [&str; 8] = [
     "#3056d3", "#2e9e44", "#d6336c", "#f08c00", "#7048e8", "#1098ad", "#c5221f", "#5c940d",
@@ -188,9 +36,12 @@ fn points(m: &ServerMetrics, key: &str, how: How) -> Vec<(f64, f64)> {
 
 /// The named sets of this server's protocol, each with the lines it has.
 pub(super) fn sets(o: &mut String, m: &ServerMetrics, x_range: Option<(f64, f64)>) {
-    let sets = if m.is_mysql() { MYSQL_SETS } else { PG_SETS };
+    let sets = match m.is_mysql() {
+        true => crate::counter_sets::MYSQL_SETS,
+        false => crate::counter_sets::PG_SETS,
+    };
     let mut charts = String::new();
-    for set in sets {
+    for set in sets.iter().filter(|s| s.on_run_page()) {
         let mut chart = Chart::new(set.id, set.title, "seconds", set.unit, Kind::Lines);
         for (i, Line(key, label, how)) in set.lines.iter().enumerate() {
             let p = points(m, key, *how);

@@ -58,7 +58,7 @@ use crate::model::RunResult;
 use crate::svg::{esc, Chart, Kind, Series};
 
 mod series;
-pub use series::{metrics_text, render_csv, StepCounter, StepSeries, COUNTER_SETS};
+pub use series::{counter_sets, metrics_text, render_csv, StepCounter, StepSeries};
 
 /// Below this share of the parameter's relative growth, a step's tps gain means throughput has
 /// stopped rising (module notes).

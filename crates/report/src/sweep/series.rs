@@ -19,7 +19,7 @@
 //!
 //! The HTML charts one named set per chart against the steps: throughput, latency
 //! percentiles, each unit of the family's figures, and a few key server counters per set of
-//! [`COUNTER_SETS`] (a set is drawn when any step has one of its counters: PostgreSQL's sets
+//! [`counter_sets`] (a set is drawn when any step has one of its counters: PostgreSQL's sets
 //! never show for a MariaDB sweep). Every counter is in the JSON, and in the CSV
 //! ([`render_csv`]): a row per step, a column per counter's change and per-second rate.
 //!
@@ -106,55 +106,23 @@ impl StepSeries {
     }
 }
 
-/// The key server counters charted against a sweep, a chart per set: its title and the
-/// counters (per second). PostgreSQL's `pg_stat_database`/`pg_stat_wal` names, then MySQL's
-/// and MariaDB's `SHOW GLOBAL STATUS` (issue 32's seed 001 reads Com_* per step of a thread
-/// sweep).
-pub const COUNTER_SETS: &[(&str, &[&str])] = &[
-    (
-        "commits and rollbacks",
-        &["database.xact_commit", "database.xact_rollback"],
-    ),
-    (
-        "rows",
-        &[
-            "database.tup_returned",
-            "database.tup_fetched",
-            "database.tup_inserted",
-            "database.tup_updated",
-            "database.tup_deleted",
-        ],
-    ),
-    ("blocks", &["database.blks_hit", "database.blks_read"]),
-    ("WAL bytes", &["wal.wal_bytes"]),
-    (
-        "statements",
-        &[
-            "mysql.Com_select",
-            "mysql.Com_insert",
-            "mysql.Com_update",
-            "mysql.Com_delete",
-            "mysql.Com_commit",
-            "mysql.Com_rollback",
-        ],
-    ),
-    (
-        "InnoDB rows",
-        &[
-            "mysql.Innodb_rows_read",
-            "mysql.Innodb_rows_inserted",
-            "mysql.Innodb_rows_updated",
-            "mysql.Innodb_rows_deleted",
-        ],
-    ),
-    (
-        "buffer pool",
-        &[
-            "mysql.Innodb_buffer_pool_read_requests",
-            "mysql.Innodb_buffer_pool_reads",
-        ],
-    ),
-];
+/// The key server counters charted against a sweep, a chart per set (`crate::counter_sets`,
+/// the sets shown in sweeps): its title and its counters' keys, the rates only (a step keeps a
+/// counter's change, which says nothing of a level). PostgreSQL's `pg_stat_database`/
+/// `pg_stat_wal`, then MySQL's and MariaDB's `SHOW GLOBAL STATUS` (issue 32's seed 001 reads
+/// Com_* per step of a thread sweep).
+pub fn counter_sets() -> Vec<(&'static str, Vec<&'static str>)> {
+    (crate::counter_sets::all())
+        .filter(|s| s.in_sweeps())
+        .map(|s| {
+            let keys = (s.lines.iter())
+                .filter(|l| matches!(l.2, crate::counter_sets::How::Rate(_)))
+                .map(|l| l.0)
+                .collect();
+            (s.title, keys)
+        })
+        .collect()
+}
 
 const COLORS: [&str; 6] = [
     "#3056d3", "#d62828", "#2a9d8f", "#e9c46a", "#6a4c93", "#f4a261",
@@ -300,7 +268,7 @@ pub(super) fn charts(s: &SweepSection, id: &str) -> String {
         }
         out.push_str(&c.render());
     }
-    for (k, (title, keys)) in COUNTER_SETS.iter().enumerate() {
+    for (k, (title, keys)) in counter_sets().iter().enumerate() {
         let present: Vec<&str> = (keys.iter().copied())
             .filter(|key| s.steps.iter().any(|x| x.own.counters.contains_key(*key)))
             .collect();
@@ -327,7 +295,7 @@ pub(super) fn charts(s: &SweepSection, id: &str) -> String {
 /// rows of a scale sweep, and every check's verdict.
 pub(super) fn html_table(o: &mut String, s: &SweepSection) {
     let names = metric_names(s);
-    let keys: Vec<&str> = (COUNTER_SETS.iter().flat_map(|(_, k)| k.iter().copied()))
+    let keys: Vec<&str> = (counter_sets().into_iter().flat_map(|(_, k)| k))
         .filter(|key| s.steps.iter().any(|x| x.own.counters.contains_key(*key)))
         .collect();
     let tables: Vec<&String> = {

@@ -375,7 +375,7 @@ fn the_html_charts_each_named_set_against_the_parameter() {
     assert!(html.contains("latency percentiles against clients"));
     // PostgreSQL's sets are not drawn for a MariaDB sweep.
     assert!(!html.contains("chart-sweep-counters-0"));
-    assert!(!html.contains("commits and rollbacks"));
+    assert!(!html.contains("Commits and rollbacks"));
     // The table of each step's own figures: tpmC, rows, counters per second, checks.
     assert!(html.contains("<th>tpmC (New-Orders/min)</th>"), "{html}");
     assert!(html.contains("<th>mysql.Com_select/s</th>"));
