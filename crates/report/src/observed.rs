@@ -35,6 +35,19 @@ pub fn one_line(sql: &str, max: usize) -> String {
     }
 }
 
+/// The top `top` wait events in words, with their average active sessions (`CPU 0.80,
+/// IO:DataFileRead 0.02`), or `none sampled`: the one-line account of a load or a curve.
+pub fn waits_words(m: &ServerMetrics, top: usize) -> String {
+    let waits: Vec<String> = (m.waits.iter().take(top))
+        .map(|w| format!("{} {:.2}", w.event, w.aas))
+        .collect();
+    if waits.is_empty() {
+        "none sampled".into()
+    } else {
+        waits.join(", ")
+    }
+}
+
 /// Bytes with a binary unit: `512 B`, `1.5 KiB`, `12.3 MiB`.
 pub fn bytes(b: f64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

@@ -470,16 +470,9 @@ fn result_out(r: &RunResult, out: &Outputs, interrupted: bool) -> Result<i32> {
         print!("{}", section::render_cache_curve(&c));
     }
     if let Some(m) = &r.server_metrics {
-        let waits: Vec<String> = (m.waits.iter().take(5))
-            .map(|w| format!("{} {:.2}", w.event, w.aas))
-            .collect();
         println!(
             "waits during the curve (average active sessions): {}",
-            if waits.is_empty() {
-                "none sampled".to_string()
-            } else {
-                waits.join(", ")
-            }
+            report::waits_words(m, 5)
         );
     }
     println!("checks:");

@@ -150,34 +150,24 @@ impl Watcher {
 /// The one line init says about the server after the load: its top waits and the three
 /// statements that took it the most time.
 fn said(m: &ServerMetrics) -> String {
-    let waits: Vec<String> = (m.waits.iter().take(5))
-        .map(|w| format!("{} {:.2}", w.event, w.aas))
-        .collect();
     let top: Vec<String> = (m.statements.iter().take(3))
-        .map(|s| format!("{:.0} ms {}", s.total_exec_time_ms, one_line(&s.query, 60)))
+        .map(|s| {
+            format!(
+                "{:.0} ms {}",
+                s.total_exec_time_ms,
+                report::one_line(&s.query, 60)
+            )
+        })
         .collect();
     format!(
         "waits during the load (average active sessions): {}; top SQL by time: {}",
-        if waits.is_empty() {
-            "none sampled".to_string()
-        } else {
-            waits.join(", ")
-        },
+        report::waits_words(m, 5),
         if top.is_empty() {
             "none recorded".to_string()
         } else {
             top.join("; ")
         }
     )
-}
-
-/// `sql` on one line, whitespace collapsed, cut to `max` characters.
-fn one_line(sql: &str, max: usize) -> String {
-    let s = sql.split_whitespace().collect::<Vec<_>>().join(" ");
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}...", &s[..i]),
-        None => s,
-    }
 }
 
 /// A load watched, for its result.
@@ -334,6 +324,7 @@ mod tests {
         );
         assert!(said(&ServerMetrics::default())
             .ends_with("none sampled; top SQL by time: none recorded"));
-        assert_eq!(one_line(&"x".repeat(70), 60).len(), 63);
+        // Cut as the report's top SQL is: at 60 characters, the last three "...".
+        assert_eq!(report::one_line(&"x".repeat(70), 60).len(), 60);
     }
 }
