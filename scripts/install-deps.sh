@@ -3,8 +3,8 @@
 # embedded default and the test suite start private servers from them), a C toolchain (mimalloc,
 # ring), and Rust if cargo is absent. With --tests, also what only the test suite uses: openssl
 # (TLS tests), sysbench (OLTP comparisons) and chromium (the HTML test) where the distribution
-# packages it, MariaDB with Galera (the MySQL protocol's tests), pgbouncer, pg_auto_failover and
-# moto's server (the CloudWatch test, from PyPI).
+# packages it, MariaDB with Galera (the MySQL protocol's tests), pgbouncer, pg_auto_failover,
+# pgreplay (the replay benchmark) and moto's server (the CloudWatch test, from PyPI).
 # Idempotent: installs nothing when all is there.
 set -euo pipefail
 
@@ -49,6 +49,8 @@ command -v pkg-config >/dev/null || missing+=(pkg-config)
 [ $TESTS = 1 ] && { command -v pg_autoctl >/dev/null || missing+=(pg-auto-failover-cli); }
 [ $TESTS = 1 ] && { ls /usr/share/postgresql/*/extension/pgautofailover.control >/dev/null 2>&1 \
   || missing+=(pgaf); }
+# pgreplay (Debian's 1.2): bench/run's replay comparison replays the same log with it.
+[ $TESTS = 1 ] && { command -v pgreplay >/dev/null || missing+=(pgreplay); }
 command -v cargo >/dev/null || [ -x "$HOME/.cargo/bin/cargo" ] || missing+=(rust)
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -109,7 +109,9 @@ mod worker;
 pub use endpoint::EndpointStats;
 pub use io::{check_io, engine_threads, IoMode, THREADS_CORES_PER_CLIENT, THREADS_MAX_CLIENTS};
 pub use route::ReadFrom;
-pub use spec::{Abort, ClientStats, Event, Outcome, RunError, RunSpec, Say, Spread, Stop};
+pub use spec::{
+    Abort, ClientStats, Event, Outcome, RunError, RunSpec, Say, ScheduleLag, Spread, Stop,
+};
 pub use txnlog::LogSpec;
 
 use std::cell::{Cell, RefCell};
@@ -574,6 +576,7 @@ pub fn run<W: workload::Workload>(
             totals.clients.extend(t.clients);
             totals.history.merge(t.history);
             totals.endpoints.merge(&t.endpoints);
+            totals.schedule.merge(&t.schedule);
             if totals.epoll_why.is_none() {
                 totals.epoll_why = t.epoll_why;
             }
@@ -654,6 +657,7 @@ pub fn run<W: workload::Workload>(
             clients: totals.clients,
             history: totals.history,
             endpoints: totals.endpoints.into_vec(conn.endpoints()),
+            schedule: totals.schedule,
         })
     })
 }

@@ -10,12 +10,18 @@ use sut::QueryMode;
 use crate::{EndpointStats, IoMode, LogSpec, ReadFrom};
 
 /// When a run ends.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
     /// `-T`: measured seconds (connecting is not counted).
     Duration(Duration),
     /// `-t`: transactions per client.
     Transactions(u64),
+}
+
+impl Stop {
+    /// No count and no time: each client runs until its workload's timetable is over
+    /// (`workload::Due::Done`, a replayed session's last statement).
+    pub const UNTIL_DONE: Stop = Stop::Transactions(u64::MAX);
 }
 
 /// Everything the engine needs to know about a run, validated by the caller.
@@ -283,6 +289,57 @@ pub struct Outcome {
     /// Per endpoint of the target (index into its hosts; every host listed): latency, failures,
     /// sessions, re-connections and commits of the sessions on it ([`EndpointStats`]).
     pub endpoints: Vec<EndpointStats>,
+    /// A timetable's lag, split between the server and the client ([`ScheduleLag`]); all
+    /// zero for a run without one.
+    pub schedule: ScheduleLag,
+}
+
+/// How late a timetable's transactions started (a replayed capture's, `workload::Due::At`),
+/// and whose the lateness was: the *server*'s when the client was still waiting for the
+/// answer to its previous transaction at the time the next was due (a replayed session sends
+/// one statement at a time, as the captured one did); the *client*'s from the time it was
+/// free to the time it started (its thread busy with other clients, its timer late). pgreplay
+/// prints one "Execution is N minutes behind schedule" for both. Identity:
+/// `late_server_us + late_client_us` is the sum of every due transaction's lag.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScheduleLag {
+    /// Transactions started from the timetable.
+    pub due: u64,
+    /// Of those, the ones that started more than [`ScheduleLag::LATE_US`] late.
+    pub late: u64,
+    pub late_server_us: u64,
+    pub late_client_us: u64,
+    pub max_server_us: u64,
+    pub max_client_us: u64,
+}
+
+impl ScheduleLag {
+    /// Lateness below this is the timer's and the loop's ordinary grain, not a late start.
+    pub const LATE_US: u64 = 1_000;
+
+    /// One transaction due at `at`, its client free at `free`, started at `start` (all
+    /// microseconds from the measured start).
+    pub fn add(&mut self, at: u64, free: u64, start: u64) {
+        self.due += 1;
+        let server = free.saturating_sub(at);
+        let client = start.saturating_sub(at.max(free));
+        if server + client > Self::LATE_US {
+            self.late += 1;
+        }
+        self.late_server_us += server;
+        self.late_client_us += client;
+        self.max_server_us = self.max_server_us.max(server);
+        self.max_client_us = self.max_client_us.max(client);
+    }
+
+    pub fn merge(&mut self, o: &ScheduleLag) {
+        self.due += o.due;
+        self.late += o.late;
+        self.late_server_us += o.late_server_us;
+        self.late_client_us += o.late_client_us;
+        self.max_server_us = self.max_server_us.max(o.max_server_us);
+        self.max_client_us = self.max_client_us.max(o.max_client_us);
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

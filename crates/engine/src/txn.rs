@@ -174,7 +174,12 @@ async fn run_txn_on_session<W: Workload>(
         }
     }
     let begin = now;
-    let sched = scheduled.unwrap_or(begin);
+    // A timetable's latency runs from the actual start (the statement's own time on the
+    // server); its lag is apart. `-R`'s runs from the schedule, as pgbench's.
+    let sched = match scheduled {
+        Some(s) if !c.timetabled => s,
+        _ => begin,
+    };
     if fresh_session {
         // The run's end may cut this transaction off too (`crate::cutoff`).
         ctx.in_flight.begin(c.slot, c.session.as_ref(), None);
@@ -289,6 +294,22 @@ async fn run_txn_on_session<W: Workload>(
                 // abandoned, and in doubt for the commit check.
                 ctx.totals.borrow_mut().abandoned += 1;
                 break TxnEnd::Stop;
+            }
+            Err(e @ Error::Db(_)) if session.is_usable() && ctx.workload.continues_after(&e) => {
+                let end = ctx.now_us();
+                let kind = match ctx.workload.classify(&e) {
+                    ErrorClass::Serialization => FailureKind::Serialization,
+                    ErrorClass::Deadlock => FailureKind::Deadlock,
+                    ErrorClass::ConnectionLost | ErrorClass::Other => FailureKind::Other,
+                };
+                let lag = scheduled.map(|s| begin.saturating_sub(s));
+                ctx.rec.borrow_mut().failed(txn, kind, lag);
+                ctx.endpoint_failed(c.stats.endpoint, kind);
+                c.stats.busy_us += end.saturating_sub(begin);
+                if !ctx.spec.connect_per_txn {
+                    c.clock_hint = Some(end);
+                }
+                break TxnEnd::Done;
             }
             Err(e) => {
                 if ctx.spec.fault_run

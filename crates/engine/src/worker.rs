@@ -39,7 +39,7 @@ use sut::{Error, Session, Target};
 use tokio::sync::{oneshot, Notify};
 
 use crate::exec::{Clock, JoinSet, Timer};
-use workload::{ClientStreams, ClientWorkload, Rng, Workload};
+use workload::{ClientStreams, ClientWorkload, Due, Rng, Workload};
 
 use crate::route::Route;
 use crate::schedule::{choose, Slot, StopRule, Throttle};
@@ -150,6 +150,8 @@ pub(crate) struct Totals {
     pub tally: measure::ledger::Tally,
     /// The part of `tally` sent by the workload's `on_connect` (setup, not transactions).
     pub setup_tally: measure::ledger::Tally,
+    /// A timetable's lag, split (`crate::ScheduleLag`).
+    pub schedule: crate::ScheduleLag,
 }
 
 /// Committed server transactions seen on a session's wire (`Session::server_commits`: explicit
@@ -209,6 +211,9 @@ impl<W: Workload> ThreadCtx<W> {
     /// The target as client `id` connects to it: with several hosts, its hosts tried from
     /// the one `--spread` gives it (setup path: one clone per connection).
     pub(crate) fn client_conn(&self, id: u32) -> std::borrow::Cow<'_, Target> {
+        if let Some(t) = self.workload.client_target(id, &self.conn) {
+            return std::borrow::Cow::Owned(t);
+        }
         if let Some(r) = &self.route {
             return std::borrow::Cow::Owned(r.writer(&self.conn));
         }
@@ -343,6 +348,9 @@ pub(crate) struct Client<C> {
     /// The hosts its (writer) sessions were on, each of which counts it once as its client
     /// (`ThreadCtx::endpoint_client`).
     pub(crate) hosts: Vec<usize>,
+    /// The workload gives this client a timetable (`Due::At`): its latency runs from the
+    /// transaction's actual start, and the lag from the timetable is reported apart.
+    pub(crate) timetabled: bool,
 }
 
 /// A client's initial connection.
@@ -468,6 +476,7 @@ pub(crate) async fn thread_main<W: Workload>(
                     aborted,
                     slot: 0,
                     hosts,
+                    timetabled: false,
                     stats: ClientStats {
                         client_id: id,
                         endpoint,
@@ -720,6 +729,12 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
         if ctx.stopping() || ctx.stop.count_reached(c.cnt) {
             break;
         }
+        // A timetable (a replayed session): when its next transaction is due, or its end.
+        let due = match c.wl.due() {
+            Due::Now => None,
+            Due::At(us) => Some(us),
+            Due::Done => break,
+        };
         // CSTATE_CHOOSE_SCRIPT
         let txn = match c.wl.next_txn(&mut c.choose) {
             Some(t) => t,
@@ -744,6 +759,21 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
         }
         // CSTATE_PREPARE_THROTTLE / CSTATE_THROTTLE
         let scheduled = match &ctx.throttle {
+            None if due.is_some() => {
+                let at = due.unwrap_or(0);
+                if ctx.stop.beyond_end(at) || !ctx.sleep_until_us(at).await {
+                    break;
+                }
+                // `now` is when the client was free: the end of its last transaction. What it
+                // was late by then is the server's (the session was still waiting for its
+                // answer); the rest, from then to the actual start, is the client's own
+                // (its thread busy, its timer late).
+                let free = now;
+                now = ctx.now_us();
+                c.timetabled = true;
+                ctx.totals.borrow_mut().schedule.add(at, free, now);
+                Some(at)
+            }
             None => None,
             Some(th) => {
                 let mut finished = false;

@@ -37,12 +37,14 @@ pub enum Family {
     /// The connection storm (`families::storm`): idle connections opened at a rate, and select-only
     /// on pgbench's tables meanwhile.
     Storm,
+    /// A captured workload sent again (`families::replay`, `stampede replay`).
+    Replay,
 }
 
 impl Family {
     /// Every family, for what the plan asks of each; in this order a run given several
     /// families' options names the first (a test holds it to the variants).
-    pub(crate) const ALL: [Family; 9] = [
+    pub(crate) const ALL: [Family; 10] = [
         Family::Pgbench,
         Family::Sysbench,
         Family::Iibench,
@@ -51,6 +53,7 @@ impl Family {
         Family::Ycsb,
         Family::CacheCurve,
         Family::Storm,
+        Family::Replay,
         Family::Probe,
     ];
 
@@ -68,6 +71,7 @@ impl Family {
             Family::Iibench => Box::new(families::iibench::plan::Step),
             Family::Crud => Box::new(families::crud::plan::Step),
             Family::Storm => Box::new(families::storm::plan::Step::default()),
+            Family::Replay => Box::new(families::replay::plan::Step),
         }
     }
 
@@ -92,6 +96,11 @@ impl Family {
                 "`stampede run cache-curve ...`",
             ),
             Family::Iibench => (a.iibench.given(), "iibench", "`stampede run iibench ...`"),
+            Family::Replay => (
+                a.replay.given(),
+                "a replay",
+                "`stampede replay CAPTURE ...`",
+            ),
             Family::Crud => (a.crud.given(), "crud", "`stampede run crud ...`"),
             Family::Storm => (
                 a.storm.given(),
@@ -131,6 +140,8 @@ pub enum Dataset {
     Iibench,
     /// The CRUD mix's `crudN` tables.
     Crud,
+    /// A replay's: the tables of the database its capture ran on, as they were before it.
+    Capture,
 }
 
 impl Dataset {
@@ -144,7 +155,7 @@ impl Dataset {
             Dataset::Ycsb => &[crate::families::ycsb::txn::TABLE],
             Dataset::Iibench => &[crate::families::iibench::txn::TABLE],
             Dataset::Crud => &["crud%"],
-            Dataset::Probe | Dataset::CacheCurve => &[],
+            Dataset::Probe | Dataset::CacheCurve | Dataset::Capture => &[],
         }
     }
 
@@ -160,6 +171,7 @@ impl Dataset {
             Dataset::CacheCurve => "stampede_cache_curve, made by the run",
             Dataset::Iibench => "iibench",
             Dataset::Crud => "crud --tables N --table-size N",
+            Dataset::Capture => "a copy of the captured database",
         }
     }
 }
@@ -421,6 +433,15 @@ pub const WORKLOADS: &[Workload] = &[
         peer: "seed 001's 20,000-connection test (a shell loop of psql sessions)",
         checks: TPCB_CHECKS,
     },
+    Workload {
+        name: "replay",
+        family: Family::Replay,
+        dataset: Dataset::Capture,
+        about: "a captured workload (PostgreSQL stderr/csvlog/jsonlog, MySQL general/slow log) \
+                sent again session by session at --speed (`stampede replay`)",
+        peer: "pgreplay",
+        checks: &["commit count", "statement ledger", "statements sent"],
+    },
 ];
 
 /// The workload named exactly `name` (sysbench's `.lua` suffix allowed).
@@ -514,6 +535,7 @@ mod tests {
             | Family::Ycsb
             | Family::CacheCurve
             | Family::Storm
+            | Family::Replay
             | Family::Probe => Family::ALL.iter().filter(|&&g| g == f).count(),
         };
         for w in WORKLOADS {
@@ -569,6 +591,7 @@ mod tests {
                 Family::Iibench => assert_eq!(w.name, "iibench"),
                 Family::Crud => assert_eq!(w.name, "crud"),
                 Family::Storm => assert_eq!(w.name, "connection-storm"),
+                Family::Replay => assert_eq!(w.name, "replay"),
             }
         }
     }

@@ -210,6 +210,26 @@ impl Target {
         }
     }
 
+    /// This target as another user (its password, if any, kept: a captured session replayed
+    /// as its own user finds its password where the target's is, or in `.pgpass`).
+    pub fn with_user(&self, user: &str) -> Target {
+        match self {
+            Target::Pg(c) => {
+                let mut c = c.clone();
+                c.user = user.to_string();
+                Target::Pg(c)
+            }
+            Target::MySql(c) => Target::MySql(
+                c.iter()
+                    .map(|c| mysql::Conninfo {
+                        user: user.to_string(),
+                        ..c.clone()
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
     /// The database the target names ("" when none).
     pub fn database(&self) -> &str {
         match self {

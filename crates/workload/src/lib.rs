@@ -60,6 +60,22 @@ pub trait Workload: Send + Sync + 'static {
         sut::classify(e)
     }
 
+    /// Whether a client goes on after this error of one of its transactions, the transaction
+    /// counted failed, with no ROLLBACK and no retry: a replay sends what the captured session
+    /// sent next, as that session did after its error (pgbench 18's `--continue-on-error` counts
+    /// the same way). Only asked for an error the server answered on a session still usable.
+    fn continues_after(&self, e: &Error) -> bool {
+        let _ = e;
+        false
+    }
+
+    /// The target client `client_id` connects to, when it is not the run's (a replayed session
+    /// connects as its captured user to its captured database); `None` (the default): `base`.
+    fn client_target(&self, client_id: u32, base: &sut::Target) -> Option<sut::Target> {
+        let _ = (client_id, base);
+        None
+    }
+
     /// Whether transaction type `txn` (index into `txn_types()`) only reads, so `--read-from`
     /// may run it on a read-only server (a hot standby). The default, false, is always safe: a
     /// write sent to a standby fails, a read sent to the primary only loads it. Answer true
@@ -68,6 +84,19 @@ pub trait Workload: Send + Sync + 'static {
         let _ = txn;
         false
     }
+}
+
+/// When a client's next transaction is due, for a workload whose clients follow a timetable
+/// (a replayed capture, `families::replay`): the engine waits until then, measures the lag from
+/// it and splits that lag into the server's part and its own ([`ClientWorkload::due`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Due {
+    /// Whenever the client is free (every workload but a timetable's).
+    Now,
+    /// At this many microseconds after the measured start.
+    At(u64),
+    /// The client's timetable is over: it stops.
+    Done,
 }
 
 /// Per-statement timing for `-r`, handed in by the engine. When `-r` is off both calls do nothing
@@ -158,6 +187,12 @@ pub trait ClientWorkload: 'static {
     fn pause_before_us(&mut self, txn: usize, rng: &mut Rng) -> u64 {
         let _ = (txn, rng);
         0
+    }
+
+    /// When the next transaction is due ([`Due`]); asked before each one. The default, `Now`,
+    /// leaves the schedule to the engine (closed loop, or `-R`).
+    fn due(&mut self) -> Due {
+        Due::Now
     }
 
     /// After a transaction that succeeded: whether the client must stop now, the transaction

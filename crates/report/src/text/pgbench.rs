@@ -78,15 +78,20 @@ pub fn render_pgbench_summary(r: &RunResult) -> String {
             let _ = writeln!(o, "duration: {d} s");
             let _ = writeln!(o, "number of transactions actually processed: {cnt}");
         }
-        None => {
-            let per_client = c.transactions_per_client.unwrap_or(0);
-            let _ = writeln!(o, "number of transactions per client: {per_client}");
-            let _ = writeln!(
-                o,
-                "number of transactions actually processed: {cnt}/{}",
-                per_client * u64::from(c.clients)
-            );
-        }
+        None => match c.transactions_per_client {
+            Some(per_client) => {
+                let _ = writeln!(o, "number of transactions per client: {per_client}");
+                let _ = writeln!(
+                    o,
+                    "number of transactions actually processed: {cnt}/{}",
+                    per_client.saturating_mul(u64::from(c.clients))
+                );
+            }
+            // Neither -t nor -T: a replay, to the capture's end.
+            None => {
+                let _ = writeln!(o, "number of transactions actually processed: {cnt}");
+            }
+        },
     }
 
     // pgbench: "Remaining stats are nonsensical if we failed to execute any xacts".

@@ -59,6 +59,15 @@ pub enum Command {
     /// or URL, as -d.
     #[command(override_usage = "stampede failover [TARGET] [OPTIONS]")]
     Failover(RunArgs),
+    /// Replay a captured workload: `stampede replay CAPTURE [options]` sends the sessions of a
+    /// server's log again (PostgreSQL stderr, csvlog or jsonlog; MySQL's general or slow log;
+    /// or a replay file) at the captured pace (--speed); `stampede replay parse LOG -o FILE`
+    /// parses a log once into a replay file.
+    #[command(
+        override_usage = "stampede replay CAPTURE [OPTIONS]\n       stampede replay parse LOG -o FILE [OPTIONS]",
+        args_conflicts_with_subcommands = true
+    )]
+    Replay(ReplayArgs),
     /// Create and load a workload's tables: `stampede init WORKLOAD|tpcb|oltp [options]`.
     Init(InitArgs),
     /// Check a loaded database's consistency without running anything (`check tpcb`).
@@ -89,6 +98,21 @@ pub enum Command {
     /// Merge saved results of one workload (each process of a fleet, or any drivers) into one
     /// exact result: histograms bucket for bucket, counts summed, each process's share.
     Merge(MergeArgs),
+}
+
+/// `stampede replay`: a replay's run, or `parse`.
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    #[command(subcommand)]
+    pub action: Option<ReplayAction>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ReplayAction {
+    /// Parse a captured log into a replay file, and print what it holds.
+    Parse(crate::families::replay::options::ParseArgs),
 }
 
 /// Parse argv (after the drop-ins have been ruled out by `main`). A command line clap refuses

@@ -36,6 +36,12 @@ pub fn check(mut args: CheckArgs) -> Result<i32> {
             "",
         ));
     }
+    if d == Dataset::Capture {
+        return Err(Failure::usage(
+            "a replay keeps no tables of its own to check: its checks run after it",
+            "",
+        ));
+    }
     if d == Dataset::CacheCurve {
         return Err(Failure::usage(
             "cache-curve keeps no tables to check: its row counts are checked during its run",
@@ -61,7 +67,11 @@ pub fn check(mut args: CheckArgs) -> Result<i32> {
             Dataset::Oltp | Dataset::OltpBulk => oltp(&mut s, args.tables).await,
             Dataset::Tpcc => tpcc(&mut s).await,
             Dataset::Ycsb => super::ycsb::check(&mut s).await,
-            Dataset::Probe | Dataset::CacheCurve | Dataset::Iibench | Dataset::Crud => {
+            Dataset::Probe
+            | Dataset::CacheCurve
+            | Dataset::Iibench
+            | Dataset::Crud
+            | Dataset::Capture => {
                 unreachable!("refused above")
             }
         };

@@ -138,6 +138,12 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     if !args.property.is_empty() && dataset != Dataset::Ycsb {
         bail!("-p KEY=VALUE (--property) only applies to YCSB's usertable (`init ycsb`)");
     }
+    if dataset == Dataset::Capture {
+        bail!(
+            "a replay has nothing to load: it runs on a copy of the database its capture ran on \
+             (restore a backup taken before the capture)"
+        );
+    }
     if dataset == Dataset::CacheCurve {
         bail!("cache-curve has nothing to load: its run grows (and drops) stampede_cache_curve");
     }

@@ -9,6 +9,7 @@ pub(crate) mod init;
 mod init_fleet;
 mod init_observed;
 mod init_own;
+mod replay;
 mod report;
 mod run;
 mod server;
@@ -23,6 +24,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
         Some(Command::Run(args)) => run::run(args),
         Some(Command::Failover(args)) => failover::run(args),
+        Some(Command::Replay(args)) => replay::run(args),
         Some(Command::Init(args)) => init::init(args),
         Some(Command::Check(args)) => check::check(args),
         Some(Command::Reset(args)) => init::reset(args),

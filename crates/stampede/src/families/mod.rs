@@ -8,8 +8,8 @@
 //! family has its folder, with its options (`options.rs`, flattened into [`RunArgs`]), its plan
 //! step (`plan.rs`) and its runner (`mod.rs`): TPC-B and pgbench scripts (`pgbench`), sysbench
 //! OLTP (`sysbench`), TPC-C (`tpcc`), YCSB (`ycsb`), the insert benchmark (`iibench`), the CRUD
-//! mix (`crud`), the connection storm (`storm`), the failover probe (`probe`) and the cache
-//! curve (`cache_curve`). YCSB, iibench, CRUD, the storm and the cache curve hold all of
+//! mix (`crud`), the connection storm (`storm`), the failover probe (`probe`), the cache
+//! curve (`cache_curve`) and the replay of a captured workload (`replay`). YCSB, iibench, CRUD, the storm and the cache curve hold all of
 //! theirs; the others' transactions and loaders are still in the `workload` and `load` crates
 //! (TPC-C's section is in its folder), and sysbench's section is a typed field of `report` (its
 //! text voice reads it). What every plan step shares is `planning`.
@@ -26,6 +26,7 @@ mod options;
 pub mod pgbench;
 pub(crate) mod planning;
 pub(crate) mod probe;
+pub(crate) mod replay;
 pub(crate) mod storm;
 pub mod sysbench;
 pub mod tpcc;
@@ -55,6 +56,7 @@ pub(crate) static VIEWS: &[&dyn report::section::View] = &[
     &cache_curve::section::VIEW,
     &loading::section::VIEW,
     &crud::section::VIEW,
+    &replay::section::VIEW,
 ];
 
 /// Install [`VIEWS`] (idempotent).
@@ -299,6 +301,7 @@ pub(crate) fn base_config(
             engine::Stop::Transactions(_) => None,
         },
         transactions_per_client: match spec.stop {
+            engine::Stop::UNTIL_DONE => None,
             engine::Stop::Transactions(n) => Some(n),
             engine::Stop::Duration(_) => None,
         },

@@ -403,6 +403,9 @@ pub struct RunArgs {
     /// sysbench's prewarm) and say what was read and how long it took.
     #[arg(long = "prewarm", help_heading = SHAPE)]
     pub prewarm: bool,
+    /// A replay's options (`stampede replay`).
+    #[command(flatten)]
+    pub replay: super::replay::options::Options,
     /// The connection storm's options, for `run connection-storm`.
     #[command(flatten)]
     pub storm: super::storm::options::Options,

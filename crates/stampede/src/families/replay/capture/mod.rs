@@ -1,6 +1,7 @@
 //! A captured workload, as the server logged it: the sessions, each with its statements in the
 //! order it sent them, their times and the errors the server recorded. Every log format
-//! (`pg_stderr`, `pg_csv`, `pg_json`, `mysql_general`) reads into this one model, and the
+//! (`pg_stderr`, `pg_csv`, `pg_json`, `mysql_general`, `mysql_slow`; `read` picks one) reads
+//! into this one model, and the
 //! replay file (`super::file`) stores it; nothing here touches a database, a clock or argv.
 //!
 //! Times are microseconds from the capture's first statement (`Statement::offset_us`): the
@@ -10,6 +11,19 @@
 //! received.
 
 use std::collections::BTreeMap;
+
+pub mod filter;
+mod mysql_common;
+pub mod mysql_general;
+pub mod mysql_slow;
+pub mod pg_csv;
+pub mod pg_json;
+pub mod pg_log;
+pub mod pg_stderr;
+mod pg_values;
+mod read;
+
+pub use read::{describe, read_general_log_table, read_path};
 
 /// The protocol family a capture came from, and so the one it replays on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -46,7 +60,9 @@ pub struct Statement {
     /// `$1`, `$2`, ... as text, `None` for SQL NULL (extended protocol only).
     pub params: Vec<Option<String>>,
     /// The error the server recorded for this statement: a SQLSTATE (PostgreSQL) or an error
-    /// number (MySQL's slow log), `None` when it succeeded or the log does not say.
+    /// number (MySQL's slow log), `None` when it succeeded or the log does not say. An empty
+    /// string when the statement failed but the log does not name the code (a PostgreSQL stderr
+    /// log whose `log_line_prefix` has no `%e`).
     pub error: Option<String>,
 }
 
@@ -89,4 +105,7 @@ pub struct Capture {
     /// Sessions ordered by their first statement's offset.
     pub sessions: Vec<Session>,
     pub stats: Stats,
+    /// Wall-clock start of the first statement, Unix microseconds (UTC): what
+    /// `Statement::offset_us` counts from. 0 when the capture has no statement.
+    pub started_unix_us: i64,
 }

@@ -1,0 +1,91 @@
+//! `stampede replay CAPTURE [options]`: `stampede run replay --capture CAPTURE` (the replay
+//! family, `families::replay`), the capture given as the positional argument; and `stampede
+//! replay parse LOG -o FILE`, which reads a log once into a replay file and prints what it
+//! holds (pgreplay's parse statistics: sessions, statements by kind, the capture's length,
+//! what was skipped and why) on stdout.
+
+use std::time::Instant;
+
+use anyhow::Result;
+
+use crate::cli::{ReplayAction, ReplayArgs};
+use crate::console::Failure;
+use crate::families::replay::{capture, file, options::ParseArgs};
+use crate::families::RunArgs;
+use crate::files;
+use crate::plan::{Frontend, Plan};
+use crate::{runtime, targeting};
+
+pub fn run(args: ReplayArgs) -> Result<i32> {
+    match args.action {
+        Some(ReplayAction::Parse(p)) => parse(p),
+        None => replay(args.run),
+    }
+}
+
+fn replay(mut a: RunArgs) -> Result<i32> {
+    if a.list.is_some() || a.show_script.is_some() {
+        return Err(Failure::usage(
+            "--list and --show-script belong to `stampede run`",
+            "`stampede run --list`",
+        ));
+    }
+    if a.positional_dbname.is_some() {
+        return Err(Failure::usage(
+            "`stampede replay` takes one positional argument, the capture",
+            "give the target with -d (a conninfo or URL) or -h/-p/-U",
+        ));
+    }
+    if let Some(c) = a.workload.take() {
+        if a.replay.capture.is_some() {
+            return Err(Failure::usage(
+                "the capture is given twice (a positional CAPTURE and --capture)",
+                "give it once",
+            ));
+        }
+        a.replay.capture = Some(c.into());
+    }
+    a.workload = Some("replay".into());
+    let plan = Plan::from_run(a, Frontend::Native)?;
+    crate::run::execute(plan)
+}
+
+fn parse(p: ParseArgs) -> Result<i32> {
+    // The output is checked before the log is read (a long parse must not end in "cannot
+    // write"), and is never the log itself.
+    let inputs: Vec<&std::path::Path> = p.log.iter().map(|l| l.as_path()).collect();
+    let out = files::check(
+        &[files::Request {
+            flag: "-o",
+            path: &p.output,
+            dash: files::Dash::Refused("the parse statistics"),
+        }],
+        &inputs,
+    )?
+    .remove(0);
+    let t = Instant::now();
+    let (c, format) = match &p.log {
+        Some(log) => capture::read_path(log, &p.read)?,
+        None => {
+            targeting::validate(&p.target)?;
+            if !targeting::names_mysql(&p.target) {
+                return Err(Failure::usage(
+                    "--general-log-table reads MySQL's mysql.general_log: the target must be a \
+                     mysql:// URL",
+                    "-d mysql://user@host/db",
+                ));
+            }
+            let conn = targeting::resolve_remote(&p.target)?;
+            let rt = runtime::setup()?;
+            rt.block_on(capture::read_general_log_table(&conn, &p.read))?
+        }
+    };
+    let took = t.elapsed();
+    if let Err(e) = out.write(|w| file::write_to(w, &c)) {
+        return Err(Failure::setup(e.to_string(), "").context("writing the replay file"));
+    }
+    let bytes = std::fs::metadata(&p.output).map_or(0, |m| m.len());
+    print!("{}", capture::describe(&c, format, took));
+    println!("wrote {} ({bytes} bytes)", p.output.display());
+    Ok(0)
+}
