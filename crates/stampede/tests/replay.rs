@@ -272,7 +272,10 @@ fn replayed_like_the_capture(v: &Value, db: &str) {
         "the prepared and extended runs: {r}"
     );
     assert_eq!(r["sessions"], r["parsed"]["sessions"], "{r}");
-    assert!(r["sessions"].as_u64().unwrap() > 3 * 3, "pgbench's clients and psql: {r}");
+    assert!(
+        r["sessions"].as_u64().unwrap() > 3 * 3,
+        "pgbench's clients and psql: {r}"
+    );
     assert_eq!(r["failed"], 1, "{r}");
     let errs = r["errors"].as_array().unwrap();
     assert_eq!(errs.len(), 1, "{r}");
