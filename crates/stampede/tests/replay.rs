@@ -446,3 +446,89 @@ fn bad_replay_command_lines_are_refused_before_connecting() {
     assert_eq!(run.code, 64, "{}", run.stderr);
     assert!(run.stderr.contains("give the target"), "{}", run.stderr);
 }
+
+/// Run `stampede ARGS` until it says on standard error that `ready`, then `meanwhile`, then
+/// wait for it: its exit code, stdout and stderr.
+pub fn while_running(
+    args: &[String],
+    ready: &str,
+    meanwhile: impl FnOnce(),
+) -> (i32, String, String) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = common::stampede_cmd()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    loop {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        said.push_str(&line);
+        if line.contains(ready) {
+            meanwhile();
+            break;
+        }
+    }
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    said.push_str(&rest);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        said,
+    )
+}
+
+/// `--capture` records a window of the server's own workload into a replay file, with the
+/// logging it needed put back afterwards; replayed on a copy of the database as it was, it
+/// leaves what the recorded run left.
+#[test]
+fn capture_records_a_window_of_the_server_s_workload() {
+    // The fixture's window (the same settings) is over before this one opens.
+    let _ = captured();
+    let pg = PG.get();
+    pg.psql_on("postgres", "DROP DATABASE IF EXISTS live");
+    pg.psql_on("postgres", "CREATE DATABASE live TEMPLATE before_capture");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.replay");
+    let mut args: Vec<String> = vec!["replay".into(), "--capture".into(), "3".into()];
+    args.extend(["-o".into(), file.display().to_string()]);
+    args.extend(pg_target(pg, "postgres"));
+    let (code, out, err) = while_running(&args, "capturing the server's statements", || {
+        pg.pgbench("live", &["-n", "-c", "2", "-t", "20", "-M", "prepared"]);
+    });
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("recorded 3.0 s into"), "{out}");
+    // Put back: a new session sees the settings the server had, and ALTER SYSTEM left none.
+    for (name, was) in [
+        ("log_min_duration_statement", "-1"),
+        ("log_connections", "off"),
+        ("log_destination", "stderr,csvlog,jsonlog"),
+    ] {
+        assert_eq!(
+            pg.psql_on("postgres", &format!("SHOW {name}")).trim(),
+            was,
+            "{name}"
+        );
+    }
+    let auto = pg.psql_on(
+        "postgres",
+        "SELECT count(*) FROM pg_file_settings WHERE sourcefile LIKE '%postgresql.auto.conf'",
+    );
+    assert_eq!(auto.trim(), "0", "ALTER SYSTEM settings left behind");
+    let after = state(pg, "live");
+    let v = replay_from(
+        &file,
+        ("live", "before_capture"),
+        "r_live",
+        &["--speed", "max"],
+    );
+    assert_eq!(state(pg, "r_live"), after, "{}", v["replay"]);
+    assert_eq!(v["replay"]["parsed"]["statements"]["update"], 2 * 20 * 3);
+}

@@ -175,3 +175,76 @@ fn the_general_log_table_replays_through_a_replay_file() {
     replayed_like_the_capture(&v, "r_table");
     assert_eq!(v["replay"]["format"], "replay");
 }
+
+/// `--capture` on MariaDB: the general log's table for the window, the settings put back.
+#[test]
+fn capture_records_a_window_of_the_server_s_workload() {
+    let c = captured();
+    copy_from(&c.db, "before_capture", "live");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.replay");
+    let url = c.db.socket_url("root", None, "mysql");
+    let args: Vec<String> = ["replay", "--capture", "3", "-d", &url, "-o"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([file.display().to_string()])
+        .collect();
+    let mut child = common::stampede_cmd()
+        .args(&args)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::BufRead;
+        let mut err = std::io::BufReader::new(child.stderr.as_mut().unwrap());
+        let mut line = String::new();
+        while !line.contains("capturing the server's statements") {
+            line.clear();
+            assert!(
+                err.read_line(&mut line).unwrap() > 0,
+                "stampede ended early"
+            );
+        }
+    }
+    let mut sb = std::process::Command::new("sysbench");
+    sb.args(["oltp_write_only", "--db-driver=mysql", "--mysql-user=root"])
+        .arg(format!("--mysql-socket={}", c.db.socket().display()))
+        .args(["--mysql-db=live", "--tables=1", "--table-size=100000"])
+        .args([
+            "--threads=1",
+            "--events=10",
+            "--time=0",
+            "--rand-type=uniform",
+            "run",
+        ]);
+    let (code, out, err) = outcome(&mut sb);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let done = child.wait_with_output().unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stdout)
+    );
+    assert_eq!(
+        c.db.sql("SELECT @@global.general_log, @@global.log_output")
+            .trim(),
+        "0\tFILE,TABLE",
+        "the general log's settings were not put back"
+    );
+    let live = checksum(&c.db, "live");
+    copy_from(&c.db, "before_capture", "r_live");
+    let url = c.db.socket_url("root", None, "r_live");
+    let run = stampede(&[
+        "replay",
+        &file.display().to_string(),
+        "-d",
+        &url,
+        "--only-database",
+        "live",
+        "--map-db",
+        "live=r_live",
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(checksum(&c.db, "r_live"), live);
+}

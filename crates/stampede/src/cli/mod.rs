@@ -105,6 +105,20 @@ pub enum Command {
 pub struct ReplayArgs {
     #[command(subcommand)]
     pub action: Option<ReplayAction>,
+    /// Record the target's workload for SECONDS into a replay file (-o) instead of replaying:
+    /// logging is turned on for the window and put back after (PostgreSQL: ALTER SYSTEM and a
+    /// reload, the csvlog read back through the server; MySQL: the general log's table).
+    #[arg(long = "capture", value_name = "SECONDS", requires = "output",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub capture_s: Option<u64>,
+    /// With --capture: the replay file to write.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        requires = "capture_s"
+    )]
+    pub output: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
 }

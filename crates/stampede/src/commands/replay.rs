@@ -10,17 +10,64 @@ use anyhow::Result;
 
 use crate::cli::{ReplayAction, ReplayArgs};
 use crate::console::Failure;
-use crate::families::replay::{capture, file, options::ParseArgs};
+use crate::families::replay::{capture, file, options::ParseArgs, record};
 use crate::families::RunArgs;
 use crate::files;
 use crate::plan::{Frontend, Plan};
 use crate::{runtime, targeting};
 
 pub fn run(args: ReplayArgs) -> Result<i32> {
-    match args.action {
-        Some(ReplayAction::Parse(p)) => parse(p),
-        None => replay(args.run),
+    match (args.action, args.capture_s, args.output) {
+        (Some(ReplayAction::Parse(p)), _, _) => parse(p),
+        (None, Some(seconds), Some(out)) => record(args.run, seconds, &out),
+        _ => replay(args.run),
     }
+}
+
+/// `stampede replay --capture SECONDS -o FILE`: the target's workload recorded into a replay
+/// file (`families::replay::record`); only the target and the capture's filters apply.
+fn record(a: RunArgs, seconds: u64, output: &std::path::Path) -> Result<i32> {
+    if a.workload.is_some() || a.positional_dbname.is_some() || a.replay.capture.is_some() {
+        return Err(Failure::usage(
+            "--capture records a workload: it takes no capture to replay",
+            "`stampede replay --capture 60 -d TARGET -o FILE`, then `stampede replay FILE -d COPY`",
+        ));
+    }
+    targeting::validate(&a.target)?;
+    if targeting::wants_embedded(&a.target) {
+        return Err(Failure::usage(
+            "--capture records the workload of a server you name",
+            "give the target with -d (a conninfo or URL) or -h/-p/-U",
+        ));
+    }
+    let out = files::check(
+        &[files::Request {
+            flag: "-o",
+            path: output,
+            dash: files::Dash::Refused("the capture's statistics"),
+        }],
+        &[],
+    )?
+    .remove(0);
+    let conn = targeting::resolve_remote(&a.target)?;
+    let rt = runtime::setup()?;
+    let t = Instant::now();
+    let r = rt.block_on(record::record(&conn, seconds, &a.replay.read))?;
+    if let Err(e) = out.write(|w| file::write_to(w, &r.capture)) {
+        return Err(Failure::setup(e.to_string(), "").context("writing the replay file"));
+    }
+    print!("{}", capture::describe(&r.capture, r.format, t.elapsed()));
+    println!(
+        "recorded {:.1} s{} into {}",
+        r.seconds,
+        if r.interrupted { " (interrupted)" } else { "" },
+        output.display()
+    );
+    Ok(if r.interrupted {
+        crate::console::EXIT_INTERRUPTED
+    } else {
+        0
+    })
 }
 
 fn replay(mut a: RunArgs) -> Result<i32> {

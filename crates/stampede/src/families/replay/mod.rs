@@ -21,6 +21,7 @@ pub(crate) mod fingerprint;
 pub(crate) mod locks;
 pub(crate) mod options;
 pub(crate) mod plan;
+pub(crate) mod record;
 pub(crate) mod section;
 pub(crate) mod workload;
 

@@ -59,7 +59,7 @@ pub struct CaptureArgs {
 #[group(id = "replay_options")]
 pub struct Options {
     /// The captured log or replay file (`stampede replay CAPTURE` sets it).
-    #[arg(long = "capture", value_name = "FILE", help_heading = REPLAY)]
+    #[arg(long = "capture-file", value_name = "FILE", help_heading = REPLAY)]
     pub capture: Option<PathBuf>,
     /// Replay at this multiple of the captured pace (2: twice as fast), or `max`: each
     /// session as fast as the server answers it [1].
@@ -82,7 +82,7 @@ impl Options {
     pub fn given(&self) -> Vec<&'static str> {
         let r = &self.read;
         crate::families::options::given(&[
-            (self.capture.is_some(), "--capture"),
+            (self.capture.is_some(), "--capture-file"),
             (self.speed.is_some(), "--speed"),
             (!self.map_user.is_empty(), "--map-user"),
             (!self.map_db.is_empty(), "--map-db"),

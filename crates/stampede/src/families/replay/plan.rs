@@ -83,7 +83,7 @@ pub(crate) fn plan_replay(a: &RunArgs) -> Result<(ReplayJob, RunSpec)> {
         return Err(usage(
             "a replay needs its capture",
             "`stampede replay LOG` or `stampede replay FILE.replay` (`stampede replay parse \
-             LOG -o FILE` makes one)",
+             LOG -o FILE` makes one, `stampede replay --capture SECONDS -o FILE` records one)",
         ));
     };
     let refuse = |given: bool, flag: &str, why: &str| -> Result<()> {

@@ -23,7 +23,10 @@ pub mod pg_stderr;
 mod pg_values;
 mod read;
 
-pub use read::{describe, read_general_log_table, read_path};
+pub use read::{
+    describe, from_general_log_rows, read_bytes, read_general_log_table, read_path,
+    GENERAL_LOG_ROWS,
+};
 
 /// The protocol family a capture came from, and so the one it replays on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]

@@ -72,27 +72,38 @@ pub fn read_path(path: &Path, a: &CaptureArgs) -> Result<(Capture, &'static str)
         1 << 20,
         std::fs::File::open(path).map_err(|e| unreadable(&e))?,
     );
-    let read = |r: std::result::Result<Capture, ParseError>| {
-        r.map_err(|e| {
-            Failure::usage(
-                format!("{}: {e}", path.display()),
-                "check --format (and --log-line-prefix for a stderr log)",
-            )
-        })
-    };
-    let c = match format {
-        Format::Stderr => read(pg_stderr::read(
-            input,
-            &filter,
-            a.log_line_prefix.as_deref(),
-        ))?,
-        Format::Csvlog => read(pg_csv::read(input, &filter))?,
-        Format::Jsonlog => read(pg_json::read(input, &filter))?,
-        Format::General => read(mysql_general::read(input, &filter))?,
-        Format::Slow => read(mysql_slow::read(input, &filter))?,
-        Format::Auto | Format::Replay => unreachable!("decided above"),
-    };
+    let c = read_log(input, format, &filter, a).map_err(|e| {
+        Failure::usage(
+            format!("{}: {e}", path.display()),
+            "check --format (and --log-line-prefix for a stderr log)",
+        )
+    })?;
     Ok((c, name(format)))
+}
+
+/// A log of `format` (not a replay file) read from memory: what `--capture` read back.
+pub fn read_bytes(bytes: &[u8], format: Format, a: &CaptureArgs) -> Result<Capture> {
+    let filter = filter(a)?;
+    read_log(bytes, format, &filter, a).map_err(|e| anyhow::anyhow!("the recorded log: {e}"))
+}
+
+fn read_log(
+    input: impl std::io::BufRead,
+    format: Format,
+    filter: &Filter,
+    a: &CaptureArgs,
+) -> std::result::Result<Capture, ParseError> {
+    match format {
+        Format::Stderr => pg_stderr::read(input, filter, a.log_line_prefix.as_deref()),
+        Format::Csvlog => pg_csv::read(input, filter),
+        Format::Jsonlog => pg_json::read(input, filter),
+        Format::General => mysql_general::read(input, filter),
+        Format::Slow => mysql_slow::read(input, filter),
+        Format::Auto | Format::Replay => Err(ParseError {
+            message: format!("{} is not a log format", name(format)),
+            ..Default::default()
+        }),
+    }
 }
 
 fn name(f: Format) -> &'static str {
@@ -113,14 +124,9 @@ pub async fn read_general_log_table(
     conn: &sut::Target,
     a: &CaptureArgs,
 ) -> Result<(Capture, &'static str)> {
-    let filter = filter(a)?;
+    filter(a)?;
     let mut s = sut::Session::connect(conn).await?;
-    let rows = s
-        .simple_query(
-            "SELECT DATE_FORMAT(event_time, '%Y-%m-%dT%H:%i:%s.%f'), user_host, thread_id, \
-             server_id, command_type, argument FROM mysql.general_log",
-        )
-        .await;
+    let rows = s.simple_query(GENERAL_LOG_ROWS).await;
     s.close().await;
     let rows = rows.map_err(|e| {
         Failure::setup(
@@ -129,6 +135,18 @@ pub async fn read_general_log_table(
              general_log = ON and log_output = 'TABLE'",
         )
     })?;
+    Ok((from_general_log_rows(&rows, a)?, "general"))
+}
+
+/// The columns of `mysql.general_log` [`from_general_log_rows`] reads, in order (a `WHERE`
+/// may follow).
+pub const GENERAL_LOG_ROWS: &str =
+    "SELECT DATE_FORMAT(event_time, '%Y-%m-%dT%H:%i:%s.%f'), user_host, thread_id, \
+     server_id, command_type, argument FROM mysql.general_log";
+
+/// A capture from rows of [`GENERAL_LOG_ROWS`].
+pub fn from_general_log_rows(rows: &[Vec<Option<String>>], a: &CaptureArgs) -> Result<Capture> {
+    let filter = filter(a)?;
     let text = |r: &Vec<Option<String>>, i: usize| r.get(i).cloned().flatten().unwrap_or_default();
     let rows = rows.iter().map(|r| mysql_general::GeneralLogRow {
         event_time: text(r, 0),
@@ -138,7 +156,7 @@ pub async fn read_general_log_table(
         command_type: text(r, 4),
         argument: text(r, 5),
     });
-    Ok((mysql_general::from_table_rows(rows, &filter), "general"))
+    Ok(mysql_general::from_table_rows(rows, &filter))
 }
 
 /// The format of a capture from its first bytes.
@@ -224,6 +242,17 @@ fn keep_sessions(c: &mut Capture, f: &Filter) {
         *c.stats.skipped.entry(why.to_string()).or_default() += n;
     }
     c.stats.sessions = c.sessions.len() as u64;
+    // The statements kept, counted again as the readers count them: by protocol and kind.
+    c.stats.statements.clear();
+    for st in c.sessions.iter().flat_map(|s| &s.statements) {
+        let protocol = match st.protocol {
+            super::Protocol::Simple => "simple",
+            super::Protocol::Extended => "extended",
+        };
+        for k in [protocol, super::pg_values::kind(&st.sql)] {
+            *c.stats.statements.entry(k.to_string()).or_default() += 1;
+        }
+    }
 }
 
 /// What a capture holds, as `stampede replay parse` prints it.
