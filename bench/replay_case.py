@@ -12,8 +12,9 @@ closes with `disconnection`, N statements in all, their times spread evenly over
 seconds and the sessions' lines interleaved in time order. pgreplay reads it with `-c`
 (csvlog); stampede detects the format. The statements: a point SELECT (50% of the units), a
 one-row UPDATE (20%), and BEGIN; SELECT; UPDATE; COMMIT (30%), on table kv(k int primary key,
-v int) of --rows rows. One row per transaction is written, so no two replayed transactions
-can deadlock, whatever order the sessions' statements overtake each other in.
+v int) of --rows rows. Each session has keys of its own (see `units`), so no replayed
+statement waits for another session's lock, whatever order the sessions' statements overtake
+each other in.
 
 Both tools replay as fast as they go: stampede with `--speed max` (each session as fast as the
 server answers it); pgreplay has no "max", so `-s` is a factor large enough that the 60 s
@@ -64,6 +65,18 @@ def timed(cmd):
     return out, wall, ru.ru_utime + ru.ru_stime
 
 
+def server_cpu(data_dir):
+    """The server's CPU seconds so far: the postmaster's own and its reaped children's (every
+    backend of a finished session), from /proc/PID/stat (utime, stime, cutime, cstime); None
+    when the data directory is not on this machine."""
+    try:
+        pid = int(open(os.path.join(data_dir, "postmaster.pid")).readline())
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except (OSError, ValueError):
+        return None
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def psql(host, port, sql, db="postgres"):
     subprocess.run(["psql", "-qX", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", str(port),
                     "-U", "postgres", "-d", db, "-c", sql], check=True, stdout=subprocess.DEVNULL)
@@ -78,10 +91,15 @@ def reset(host, port, rows):
     psql(host, port, "CHECKPOINT", DB)
 
 
-def units(rng, rows):
-    """One unit of a session's work: its statements (simple protocol, literal values)."""
+def units(rng, rows, session, sessions):
+    """One unit of session `session`'s work: its statements (simple protocol, literal values).
+    Each session has its own keys (k = session + 1 modulo sessions): as in a real capture, no
+    session's statement is logged while it waits for a lock another holds. Shared keys would
+    make a log no server could have written (session A's next statement logged while its
+    UPDATE still waits for B's COMMIT, logged later), on which pgreplay, replaying in log
+    order, waits forever."""
     x = rng.random()
-    k = rng.randint(1, rows)
+    k = session + 1 + sessions * rng.randrange(rows // sessions)
     if x < 0.5:
         return [f"SELECT v FROM kv WHERE k = {k}"]
     if x < 0.7:
@@ -98,10 +116,10 @@ def write_log(path, statements, sessions, rows, capture_s, seed=33):
     per = [[] for _ in range(sessions)]
     n, s = 0, 0
     while n < statements:
-        u = units(rng, rows)[: statements - n]
+        u = units(rng, rows, s, sessions)[: statements - n]
         if u[0] == "BEGIN" and u[-1] != "COMMIT":
             # The log's last unit cut short would leave a transaction open: single SELECTs.
-            u = [f"SELECT v FROM kv WHERE k = {rng.randint(1, rows)}" for _ in u]
+            u = [f"SELECT v FROM kv WHERE k = {s + 1}" for _ in u]
         per[s].extend(u)
         n += len(u)
         s = (s + 1) % sessions
@@ -174,8 +192,10 @@ def commands(stampede, host, port, log, json_path):
     }
 
 
-def one_run(tool, cmd, json_path, expected):
+def one_run(tool, cmd, json_path, expected, data_dir):
+    s0 = server_cpu(data_dir)
     out, wall, cpu = timed(cmd)
+    s1 = server_cpu(data_dir)
     if tool == "stampede":
         v = json.load(open(json_path))
         r = v["replay"]
@@ -189,8 +209,10 @@ def one_run(tool, cmd, json_path, expected):
     if n != expected or failed:
         raise SystemExit(f"{tool} replayed {n} statements ({failed} failed), the log has {expected}:\n"
                          f"{out[-3000:]}")
+    server = s1 - s0 if s0 is not None and s1 is not None else float("nan")
     return {"rate": n / secs, "secs": secs, "wall": wall, "wall_rate": n / wall,
-            "cpu_s": cpu, "cpu_us": cpu * 1e6 / n, "n": n}
+            "cpu_s": cpu, "cpu_us": cpu * 1e6 / n, "n": n, "server_s": server,
+            "busy": (cpu + server) / (wall * os.cpu_count())}
 
 
 def measure(stampede, host, port, statements, sessions, rows, capture_s, rounds, workdir, log=print):
@@ -215,11 +237,12 @@ def measure(stampede, host, port, statements, sessions, rows, capture_s, rounds,
     for r in range(rounds):
         for tool in ("stampede", "pgreplay"):
             reset(host, port, rows)
-            x = one_run(tool, cmds[tool], json_path, statements)
+            x = one_run(tool, cmds[tool], json_path, statements, host)
             res[tool].append(x)
             log(f"  replay round {r + 1} {tool:8}: {x['rate']:9.0f} statements/s (own figure, "
                 f"{x['secs']:.1f} s), {x['wall_rate']:9.0f} /s over {x['wall']:.1f} s wall, "
-                f"{x['cpu_s']:.1f} s CPU = {x['cpu_us']:.1f} us/statement")
+                f"{x['cpu_s']:.1f} s CPU = {x['cpu_us']:.1f} us/statement, server {x['server_s']:.1f} s CPU, "
+                f"{x['busy']:.0%} of the machine's CPUs")
     figures = {"statements": statements, "sessions": sessions, "rows": rows,
                "capture_s": capture_s, "rounds": rounds, "kinds": kinds,
                "parse_wall": statistics.median(p[0] for p in parses),
@@ -245,7 +268,9 @@ def section(fig, cmds, reproduce):
            "back before each run; medians. Statements/s: each tool's own figure (stampede: "
            "`replay.statements` / `measured_duration_s` of its JSON; pgreplay: \"SQL statements "
            "executed\" / \"Total run time\" of its final statistics) and over the process's wall "
-           "time; CPU: the client process's user + system time (rusage). Unix socket; stampede "
+           "time; CPU: the client process's user + system time (rusage); server CPU: the postmaster's "
+           "and its finished backends' (/proc/PID/stat), which shows whether the machine or the "
+           "replayer was the limit. Unix socket; stampede "
            "with `--no-observe` (its lock-wait sampler would count as client CPU).\n",
            "| | pgreplay | stampede | stampede / pgreplay |",
            "|---|---|---|---|",
@@ -256,6 +281,8 @@ def section(fig, cmds, reproduce):
            f"| client CPU, s | {p['cpu_s']:.1f} | {s['cpu_s']:.1f} | {s['cpu_s'] / p['cpu_s']:.2f}x |",
            f"| client CPU per statement, us | {p['cpu_us']:.1f} | {s['cpu_us']:.1f} | "
            f"{s['cpu_us'] / p['cpu_us']:.2f}x |",
+           f"| server CPU, s | {p['server_s']:.1f} | {s['server_s']:.1f} | {s['server_s'] / p['server_s']:.2f}x |",
+           f"| client + server CPU / ({os.cpu_count()} CPUs x wall) | {p['busy']:.0%} | {s['busy']:.0%} | |",
            "",
            f"`stampede replay parse` of the log into a replay file: {fig['parse_wall']:.2f} s wall, "
            f"{fig['parse_cpu']:.2f} s CPU (median of {max(fig['rounds'], 2)}), "
@@ -264,7 +291,7 @@ def section(fig, cmds, reproduce):
     for t, v in fig["res"].items():
         for i, x in enumerate(v):
             out.append(f"{t:8} round {i + 1}: {x['rate']:9.0f} statements/s own, {x['wall_rate']:9.0f} "
-                       f"over {x['wall']:.1f} s wall, {x['cpu_s']:.1f} s CPU")
+                       f"over {x['wall']:.1f} s wall, {x['cpu_s']:.1f} s CPU, server {x['server_s']:.1f} s CPU")
     out += ["```", "", f"Reproduce: `{reproduce}`. Commands:\n", "```"] + cmds + ["```", ""]
     return "\n".join(out)
 
