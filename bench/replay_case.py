@@ -180,7 +180,8 @@ def write_log(path, statements, sessions, rows, capture_s, seed=33):
 
 # pgreplay's final statistics.
 PGR_STMTS = re.compile(r"SQL statements executed:\s+(\d+)")
-PGR_TIME = re.compile(r"Total run time:\s+([0-9.]+) seconds")
+# "Total run time: 1 minutes 46.887 seconds" (hours and minutes only when non-zero).
+PGR_TIME = re.compile(r"Total run time:\s+(?:(\d+) hours? )?(?:(\d+) minutes? )?([0-9.]+) seconds")
 PGR_ERRORS = re.compile(r"\((\d+) or [0-9.]+% of these completed with error\)")
 
 
@@ -205,7 +206,8 @@ def one_run(tool, cmd, json_path, expected, data_dir):
         m, t, e = PGR_STMTS.search(out), PGR_TIME.search(out), PGR_ERRORS.search(out)
         if not (m and t):
             raise SystemExit(f"no statistics in pgreplay's output:\n{out[-3000:]}")
-        n, secs, failed = int(m.group(1)), float(t.group(1)), int(e.group(1)) if e else -1
+        secs = int(t.group(1) or 0) * 3600 + int(t.group(2) or 0) * 60 + float(t.group(3))
+        n, failed = int(m.group(1)), int(e.group(1)) if e else -1
     if n != expected or failed:
         raise SystemExit(f"{tool} replayed {n} statements ({failed} failed), the log has {expected}:\n"
                          f"{out[-3000:]}")
