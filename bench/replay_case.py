@@ -219,6 +219,8 @@ def one_run(tool, cmd, json_path, expected, data_dir):
 
 def measure(stampede, host, port, statements, sessions, rows, capture_s, rounds, workdir, log=print):
     """Generate the log, time the parse, and run the rounds; returns (figures, commands)."""
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load = "%.1f" % os.getloadavg()[0]
     psql(host, port, f"DROP DATABASE IF EXISTS {DB}")
     psql(host, port, f"CREATE DATABASE {DB}")
     logf = os.path.join(workdir, "replaybench.csv")
@@ -245,7 +247,10 @@ def measure(stampede, host, port, statements, sessions, rows, capture_s, rounds,
                 f"{x['secs']:.1f} s), {x['wall_rate']:9.0f} /s over {x['wall']:.1f} s wall, "
                 f"{x['cpu_s']:.1f} s CPU = {x['cpu_us']:.1f} us/statement, server {x['server_s']:.1f} s CPU, "
                 f"{x['busy']:.0%} of the machine's CPUs")
-    figures = {"statements": statements, "sessions": sessions, "rows": rows,
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip() or "unknown"
+    figures = {"date": started, "commit": commit, "load": load,
+               "statements": statements, "sessions": sessions, "rows": rows,
                "capture_s": capture_s, "rounds": rounds, "kinds": kinds,
                "parse_wall": statistics.median(p[0] for p in parses),
                "parse_cpu": statistics.median(p[1] for p in parses),
@@ -262,6 +267,9 @@ def section(fig, cmds, reproduce):
     pgv = (pgv.stdout + pgv.stderr).strip().splitlines()[0] if (pgv.stdout + pgv.stderr).strip() else "pgreplay"
     kinds = ", ".join(f"{k.upper()} {v:,}" for k, v in sorted(fig["kinds"].items()))
     out = [f"{HEADING} ({pgv})\n",
+           f"- {fig['date']}, stampede commit {fig['commit']} (release build), {os.cpu_count()} CPUs, "
+           f"load average {fig['load']} at the start (other work on the machine takes CPU from the "
+           "server and both clients)\n",
            f"A synthetic PostgreSQL 15 csvlog of {fig['statements']:,} simple-protocol statements over "
            f"{fig['sessions']} sessions, {fig['capture_s']:.0f} s of capture ({kinds}; "
            f"{fig['log_mib']:.0f} MiB), on table kv of {fig['rows']:,} rows, replayed as fast as each "
