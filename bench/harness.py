@@ -32,6 +32,9 @@ and reports medians and ratios of
     /proc/PID/task/*/schedstat, over the transactions those lines report), and the connection
     setup rate. pgbench's `-T` includes connecting, so pgbench gets `-T` plus
     --conn-grace seconds; its steady-state figures come from its progress lines all the same.
+  - replay (case `replay`, bench/replay_case.py): `stampede replay --speed max` against pgreplay
+    1.2 on a synthetic csvlog of --replay-statements statements over --replay-sessions sessions:
+    statements/s, wall time and client CPU, and the seconds `stampede replay parse` takes.
 
 The server is stampede's own embedded PostgreSQL (`stampede server start`), with a unix socket
 and TCP on 127.0.0.1. Results go to bench/RESULTS.md (regenerated, never edited) with the
@@ -39,6 +42,8 @@ machine, the date and every exact command.
 
 Usage: bench/run [--quick] [--rounds N] [--seconds S] [--cases a,b,...] [--output FILE]
                  [--io-clients 1,2,...] [--stampede BINARY]
+The replay section alone (it replaces only that section of RESULTS.md): bench/run --cases replay
+(`--replay-statements 100000` for a smaller log).
 The io-modes table alone: bench/run --cases io-modes (`--rounds 1 --seconds 2 --io-clients 1,8
 --output /tmp/io.md` checks that it runs).
 """
@@ -57,6 +62,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import io_modes_case  # noqa: E402
+import replay_case  # noqa: E402
 import sysbench_case  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -456,7 +462,8 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--scale", type=int, default=10, help="scale of the data the runs use")
     ap.add_argument("--load-scale", type=int, default=50)
-    ap.add_argument("--cases", default="select-only,tpcb-like,tpcb-pipelined,io,load,callgrind,sysbench,connections")
+    ap.add_argument("--cases",
+                    default="select-only,tpcb-like,tpcb-pipelined,io,load,callgrind,sysbench,connections,replay")
     ap.add_argument("--clients", default="8,64")
     ap.add_argument("--quick", action="store_true", help="1 round, 3 s, scale-5 load: a smoke test")
     ap.add_argument("--output", default=os.path.join(ROOT, "bench", "RESULTS.md"))
@@ -467,6 +474,11 @@ def main():
     ap.add_argument("--conn-progress", type=int, default=2, help="-P of the connections cases")
     ap.add_argument("--io-clients", default="1,2,4,8,16,32,64",
                     help="client counts of the io-modes case")
+    ap.add_argument("--replay-statements", type=int, default=1_000_000,
+                    help="statements in the replay case's log")
+    ap.add_argument("--replay-sessions", type=int, default=100, help="sessions in the replay case's log")
+    ap.add_argument("--replay-rounds", type=int, default=2,
+                    help="rounds of the replay case (each replays the whole log with each tool)")
     ap.add_argument("--stampede", help="this stampede binary instead of building a release one")
     args = ap.parse_args()
     if args.quick:
@@ -499,8 +511,9 @@ def main():
     commands = []
     try:
         init = [pgbench, "-i", "-q", "-s", str(args.scale)] + server.target(False) + ["postgres"]
-        sh(init)
-        commands.append(" ".join(init))
+        if cases != ["replay"]:
+            sh(init)
+            commands.append(" ".join(init))
         table = []
         for case in [c for c in cases if c in ("select-only", "tpcb-like", "tpcb-pipelined")]:
             for clients in clients_list:
@@ -570,6 +583,16 @@ def main():
                 STAMPEDE, server.socket, PORT, 4, 100000, 8, args.seconds, args.rounds, log)
             sysb = sysbench_case.table(res)
             commands += [" ".join(c) for _, c in sorted(cmds.items())]
+        replay = None
+        if "replay" in cases:
+            log("replay")
+            fig, cmds = replay_case.measure(
+                STAMPEDE, server.socket, PORT, args.replay_statements, args.replay_sessions, 100_000,
+                60.0, args.replay_rounds, server.dir, log)
+            replay = replay_case.section(fig, cmds, "bench/run --cases replay" + (
+                f" --replay-rounds {args.replay_rounds}" if args.replay_rounds != 2 else "") + (
+                f" --replay-statements {args.replay_statements}" if args.replay_statements != 1_000_000 else "")
+                + (f" --replay-sessions {args.replay_sessions}" if args.replay_sessions != 100 else ""))
         conns = []
         if conn_cases:
             bouncer = None
@@ -588,7 +611,13 @@ def main():
     finally:
         server.stop()
 
-    write_results(args, started, table, instr, loads, commands, bindir, conns, sysb, io_rows, io_modes)
+    if cases == ["replay"]:
+        # Only this case ran: its section replaces its own, the rest of the file stays.
+        replay_case.splice(args.output, replay)
+        print(replay)
+        return
+    write_results(args, started, table, instr, loads, commands, bindir, conns, sysb, io_rows, io_modes,
+                  replay)
 
 
 def machine():
@@ -605,7 +634,7 @@ def machine():
 
 
 def write_results(args, started, table, instr, loads, commands, bindir, conns=(), sysb=None, io_rows=(),
-                  io_modes=None):
+                  io_modes=None, replay=None):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip() or "unknown"
     pgv = sh([os.path.join(bindir, "pgbench"), "--version"]).stdout.strip()
@@ -686,6 +715,8 @@ def write_results(args, started, table, instr, loads, commands, bindir, conns=()
                       f"{s['steady_us'] / busy['steady_us']:.1f}x its figure at 8 busy clients "
                       f"(whole process: {s['cpu_us'] / busy['cpu_us']:.1f}x).")
         w("")
+    if replay:
+        w(replay)
     w("## Commands\n")
     w("```")
     seen = set()
