@@ -492,6 +492,27 @@ impl<'f> Builder<'f> {
     }
 }
 
+/// What the readers' tests look up in a capture.
+#[cfg(test)]
+pub(super) mod testing {
+    use super::super::{Capture, Session};
+
+    pub fn session<'a>(c: &'a Capture, id: &str) -> &'a Session {
+        match c.sessions.iter().find(|s| s.id == id) {
+            Some(s) => s,
+            None => panic!("no session {id}"),
+        }
+    }
+
+    pub fn sqls(s: &Session) -> Vec<&str> {
+        s.statements.iter().map(|st| st.sql.as_str()).collect()
+    }
+
+    pub fn stat(map: &std::collections::BTreeMap<String, u64>, key: &str) -> u64 {
+        map.get(key).copied().unwrap_or(0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -295,7 +295,8 @@ impl<'f> Reader<'f> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Family, Session};
+    use super::super::mysql_common::testing::{session, sqls, stat};
+    use super::super::Family;
     use super::*;
 
     /// A real MariaDB 10.11 general log: `sysbench oltp_write_only --threads=2 --events=4`
@@ -312,21 +313,6 @@ mod tests {
             Ok(c) => c,
             Err(e) => panic!("{e}"),
         }
-    }
-
-    fn session<'a>(c: &'a Capture, id: &str) -> &'a Session {
-        match c.sessions.iter().find(|s| s.id == id) {
-            Some(s) => s,
-            None => panic!("no session {id}"),
-        }
-    }
-
-    fn sqls(s: &Session) -> Vec<&str> {
-        s.statements.iter().map(|st| st.sql.as_str()).collect()
-    }
-
-    fn stat(map: &std::collections::BTreeMap<String, u64>, key: &str) -> u64 {
-        map.get(key).copied().unwrap_or(0)
     }
 
     #[test]

@@ -298,7 +298,8 @@ impl Reader<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Family, Session};
+    use super::super::mysql_common::testing::{session, sqls, stat};
+    use super::super::Family;
     use super::*;
 
     /// A real MariaDB 10.11 slow log (`long_query_time = 0`) of the same run as the general
@@ -311,21 +312,6 @@ mod tests {
             Ok(c) => c,
             Err(e) => panic!("{e}"),
         }
-    }
-
-    fn session<'a>(c: &'a Capture, id: &str) -> &'a Session {
-        match c.sessions.iter().find(|s| s.id == id) {
-            Some(s) => s,
-            None => panic!("no session {id}"),
-        }
-    }
-
-    fn sqls(s: &Session) -> Vec<&str> {
-        s.statements.iter().map(|st| st.sql.as_str()).collect()
-    }
-
-    fn stat(map: &std::collections::BTreeMap<String, u64>, key: &str) -> u64 {
-        map.get(key).copied().unwrap_or(0)
     }
 
     #[test]
