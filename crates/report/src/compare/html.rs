@@ -33,7 +33,7 @@ fn run_color(i: usize) -> &'static str {
     RUN_COLORS[i % RUN_COLORS.len()]
 }
 
-const EXTRA_CSS: &str = r#"
+pub(super) const EXTRA_CSS: &str = r#"
 .runchip{display:inline-block;min-width:22px;padding:1px 6px;border-radius:5px;color:#fff;font-weight:700;text-align:center;font-size:12px}
 .verdict{font-size:18px;font-weight:600;margin:2px 0 4px}
 .verdict.good{color:var(--ok)}.verdict.bad{color:var(--bad)}.verdict.same{color:var(--ink)}
@@ -188,6 +188,9 @@ pub fn render_html(c: &Comparison, runs: &[Input<'_>]) -> String {
     distributions(&mut o, c, runs);
     load(&mut o, c, runs);
     top_sql(&mut o, c, runs);
+    for s in &c.statements {
+        super::statements::render_html_section(s, &mut o);
+    }
 
     let opt = &c.options;
     let _ = write!(

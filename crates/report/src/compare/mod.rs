@@ -38,12 +38,14 @@
 //! judge) and the choice of usable intervals; `runs` says whether runs are comparable and what
 //! differs between them, `metrics` defines each metric (how to read its whole-run value and its
 //! samples from a run), `judge` turns two runs' samples into a verdict and its words, `stats` is
-//! the statistics, `text` and `html` the renderings.
+//! the statistics, `text` and `html` the renderings. `statements` compares replays per
+//! statement fingerprint (their own rule of noise, from histograms; only replays have it).
 
 mod html;
 mod judge;
 mod metrics;
 mod runs;
+pub mod statements;
 pub mod stats;
 mod text;
 
@@ -203,6 +205,9 @@ pub struct Comparison {
     pub forced: Option<String>,
     /// Where the server rows come from, for their heading: the baseline's server's views.
     pub server_sources: String,
+    /// Replays only: per statement fingerprint, each run against the baseline (empty when the
+    /// baseline is not a replay).
+    pub statements: Vec<statements::Statements>,
 }
 
 /// The intervals a verdict is computed from: full-length ones starting after the ramp-up, the
@@ -260,6 +265,12 @@ pub fn compare(runs: &[Input<'_>], o: &Options, forced: Option<String>) -> Compa
                 .map(|i| i.duration_s())
         })
         .unwrap_or(1.0);
+    let per_statement = (runs.iter().enumerate().skip(1))
+        .filter_map(|(i, x)| {
+            let a = runs.first()?.run;
+            statements::between(a, x.run, (&labels[0], &labels[i]), o)
+        })
+        .collect();
     Comparison {
         labels,
         names: runs.iter().map(|x| x.name.to_string()).collect(),
@@ -274,6 +285,7 @@ pub fn compare(runs: &[Input<'_>], o: &Options, forced: Option<String>) -> Compa
         options: o.clone(),
         forced,
         server_sources: server_sources(runs),
+        statements: per_statement,
     }
 }
 

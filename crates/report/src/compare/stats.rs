@@ -273,7 +273,7 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
 
 /// Upper tail of the standard normal, `P(Z > z)`, via erfc (W. J. Cody's rational
 /// approximation as in Numerical Recipes' `erfcc`, fractional error below 1.2e-7).
-fn normal_sf(z: f64) -> f64 {
+pub(super) fn normal_sf(z: f64) -> f64 {
     0.5 * erfc(z / std::f64::consts::SQRT_2)
 }
 

@@ -192,5 +192,9 @@ pub fn render_text(c: &Comparison, runs: &[Input<'_>]) -> String {
         opt.alpha,
         opt.min_effect * 100.0
     );
+    for s in &c.statements {
+        o.push('\n');
+        o.push_str(&super::statements::render_text(s));
+    }
     out
 }

@@ -61,9 +61,14 @@ pub struct ReportArgs {
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// Two or more run results (`stampede run --json FILE`); the first is the baseline.
-    #[arg(value_name = "RUN.json", num_args = 2.., required = true)]
+    /// Two or more run results (`stampede run --json FILE`); the first is the baseline. One
+    /// replay's result with --against-log.
+    #[arg(value_name = "RUN.json", num_args = 1.., required = true)]
     pub inputs: Vec<PathBuf>,
+    /// Compare one replay (`stampede replay --json FILE`) per statement fingerprint against
+    /// the durations and errors its captured log recorded.
+    #[arg(long = "against-log")]
+    pub against_log: bool,
     /// Also write the comparison as a self-contained HTML page, the runs overlaid.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,

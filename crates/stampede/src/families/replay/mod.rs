@@ -32,6 +32,7 @@ use std::sync::Arc;
 use ::workload::Workload as _;
 use anyhow::Result;
 use engine::{Event, Outcome, RunError, ScheduleLag};
+use report::compare::statements::LogDurations;
 use report::{Check, CheckStatus, RunConfig};
 
 use self::capture::{Family as CaptureFamily, Stats};
@@ -137,6 +138,27 @@ impl Runner {
                 e.captured = captured.get(&t).copied().unwrap_or(0);
                 e
             })
+            .collect()
+    }
+
+    /// Per transaction type, the durations the log recorded for the statements that did not
+    /// fail there (a failed statement's time is not a latency, as the replay's own latency
+    /// leaves failures out); empty when the log recorded none.
+    fn log_durations(&self) -> Vec<LogDurations> {
+        let Some(w) = &self.workload else {
+            return Vec::new();
+        };
+        let types = w.txn_types();
+        let mut by: BTreeMap<u32, measure::Histogram> = BTreeMap::new();
+        for p in w.plays() {
+            for (st, &t) in p.session.statements.iter().zip(&p.types) {
+                if let (Some(d), None) = (st.duration_us, &st.error) {
+                    by.entry(t).or_default().record(d);
+                }
+            }
+        }
+        (by.into_iter())
+            .filter_map(|(t, h)| Some(LogDurations::new(types.get(t as usize)?.name.clone(), h)))
             .collect()
     }
 }
@@ -331,6 +353,7 @@ impl Family for Runner {
             },
             errors: self.errors(),
             lock_waits: self.lock_waits.clone(),
+            log_durations: self.log_durations(),
         })
     }
 }

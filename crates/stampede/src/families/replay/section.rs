@@ -4,7 +4,8 @@
 //! a session still waiting for its previous answer; the client's: its own loop late), and per
 //! fingerprint the errors the log recorded beside the errors the replay met. The latency of
 //! each fingerprint is the run's per-type latency (one type per fingerprint,
-//! `super::workload`), so it is not repeated here.
+//! `super::workload`), so it is not repeated here; the durations the log recorded for each
+//! fingerprint are (`log_durations`, the baseline of `stampede compare --against-log`).
 //!
 //! Must not touch: the replay itself, the checks.
 
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::capture::Stats;
 use super::locks::LockWait;
+use report::compare::statements::LogDurations;
 
 /// Lag behind the captured schedule, split (`engine::ScheduleLag`), in seconds.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -69,6 +71,12 @@ pub struct ReplaySection {
     /// (`super::locks`).
     #[serde(default)]
     pub lock_waits: Vec<LockWait>,
+    /// Per fingerprint with a transaction type, the durations the log recorded for the
+    /// statements this process replayed that did not fail there (empty when the log records
+    /// none: `log_statement = all`, MySQL's general log). The baseline of `stampede compare
+    /// --against-log`, whose reader owns the type.
+    #[serde(default)]
+    pub log_durations: Vec<LogDurations>,
 }
 
 /// What a log writes for an error whose SQLSTATE it does not record (a stderr log without
@@ -164,7 +172,9 @@ impl report::section::View for View {
     }
 
     /// A fleet's processes replay disjoint sessions: counts and lags add up, the captured
-    /// time is the capture's, the replayed time the merged run's.
+    /// time is the capture's, the replayed time the merged run's. The log's durations merge
+    /// exactly: each fingerprint's histograms are merged and its count, p50, p99 and total
+    /// read again from the merged one.
     fn merge(
         &self,
         parts: &[Option<&serde_json::Value>],
@@ -173,8 +183,12 @@ impl report::section::View for View {
         let mut all: Option<ReplaySection> = None;
         let mut errors: BTreeMap<String, FingerprintErrors> = BTreeMap::new();
         let mut waits: BTreeMap<(String, String), LockWait> = BTreeMap::new();
+        let mut durations: BTreeMap<String, measure::Histogram> = BTreeMap::new();
         for p in parts {
             let r = ReplaySection::deserialize((*p)?).ok()?;
+            for d in &r.log_durations {
+                (durations.entry(d.fingerprint.clone()).or_default()).merge(&d.latency);
+            }
             for l in &r.lock_waits {
                 let m =
                     (waits.entry((l.waiting.clone(), l.blocking.clone()))).or_insert_with(|| {
@@ -206,6 +220,7 @@ impl report::section::View for View {
                 all = Some(ReplaySection {
                     errors: Vec::new(),
                     lock_waits: Vec::new(),
+                    log_durations: Vec::new(),
                     ..r
                 });
                 continue;
@@ -227,6 +242,9 @@ impl report::section::View for View {
         a.errors = errors.into_values().collect();
         a.lock_waits = waits.into_values().collect();
         a.lock_waits.sort_by_key(|w| std::cmp::Reverse(w.samples));
+        a.log_durations = (durations.into_iter())
+            .map(|(f, h)| LogDurations::new(f, h))
+            .collect();
         serde_json::to_value(a).ok()
     }
 }
@@ -235,6 +253,15 @@ impl report::section::View for View {
 mod tests {
     use super::*;
     use report::section::View as _;
+
+    /// `sessions` statements of 100, 200, ... us.
+    fn durations(sessions: u64) -> measure::Histogram {
+        let mut h = measure::Histogram::new();
+        for i in 1..=sessions {
+            h.record(100 * i);
+        }
+        h
+    }
 
     fn part(sessions: u64, replay_errors: &[(&str, u64)]) -> ReplaySection {
         ReplaySection {
@@ -269,6 +296,10 @@ mod tests {
                 samples: sessions,
                 longest_ms: 120.0,
             }],
+            log_durations: vec![LogDurations::new(
+                "INSERT INTO t VALUES (?)".into(),
+                durations(sessions),
+            )],
             ..Default::default()
         }
     }
@@ -321,5 +352,10 @@ mod tests {
         assert_eq!(m.errors[0].replay_errors["23505"], 1);
         assert_eq!(m.lock_waits.len(), 1);
         assert_eq!(m.lock_waits[0].samples, 5);
+        // The log's durations: 100, 200 and 100, 200, 300 us merged, read again.
+        let d = &m.log_durations[0];
+        assert_eq!((d.count, d.total_us, d.p99_us), (5, 900, 300));
+        assert_eq!(d.p50_us, 200);
+        assert_eq!(d.latency.count(), 5);
     }
 }
