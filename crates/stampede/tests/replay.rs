@@ -220,12 +220,26 @@ fn replay(log: &Path, db: &str, extra: &[&str]) -> Value {
 
 /// Replay the sessions of database `from.0` in `log` on `db`, a new copy of `from.1`.
 fn replay_from(log: &Path, from: (&str, &str), db: &str, extra: &[&str]) -> Value {
+    replay_changed(log, from, db, &[], extra)
+}
+
+/// [`replay_from`], the copy changed by `setup` (statements run on it) first.
+fn replay_changed(
+    log: &Path,
+    from: (&str, &str),
+    db: &str,
+    setup: &[&str],
+    extra: &[&str],
+) -> Value {
     let pg = PG.get();
     pg.psql_on("postgres", &format!("DROP DATABASE IF EXISTS {db}"));
     pg.psql_on(
         "postgres",
         &format!("CREATE DATABASE {db} TEMPLATE {}", from.1),
     );
+    for sql in setup {
+        pg.psql_on(db, sql);
+    }
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let mut args: Vec<String> = vec!["replay".into(), log.display().to_string()];
@@ -531,4 +545,55 @@ fn capture_records_a_window_of_the_server_s_workload() {
     );
     assert_eq!(state(pg, "r_live"), after, "{}", v["replay"]);
     assert_eq!(v["replay"]["parsed"]["statements"]["update"], 2 * 20 * 3);
+}
+
+/// `compare` of two replays names the statements a change made slower (the copy without
+/// pgbench_accounts' primary key scans the table for each account) and none against
+/// itself, and `--against-log` compares a replay with the durations its log recorded.
+#[test]
+fn compare_names_the_statements_a_change_made_slower() {
+    let log = captured().csv.clone();
+    let a = replay_from(
+        &log,
+        ("bench", "before_capture"),
+        "r_cmp_a",
+        &["--speed", "max"],
+    );
+    let b = replay_changed(
+        &log,
+        ("bench", "before_capture"),
+        "r_cmp_b",
+        &["ALTER TABLE pgbench_accounts DROP CONSTRAINT pgbench_accounts_pkey"],
+        &["--speed", "max"],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (ja, jb) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    std::fs::write(&ja, a.to_string()).unwrap();
+    std::fs::write(&jb, b.to_string()).unwrap();
+    let (ja, jb) = (ja.display().to_string(), jb.display().to_string());
+    let run = stampede(&["compare", &ja, &jb]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    // The statements on pgbench_accounts are slower; at --speed max the others wait behind
+    // them for the tellers' and branches' locks, so they may be slower too.
+    for sql in [
+        "UPDATE pgbench_accounts SET abalance = abalance + ? WHERE aid = ?",
+        "SELECT abalance FROM pgbench_accounts WHERE aid = ?",
+    ] {
+        let mut lines = run.stdout.lines();
+        let verdict = lines.find(|l| l.trim_end().ends_with(sql));
+        assert!(
+            verdict.is_some_and(|l| l.trim_start().starts_with("slower")),
+            "{sql} is not named slower:\n{}",
+            run.stdout
+        );
+    }
+    let same = stampede(&["compare", &ja, &ja]);
+    assert!(
+        same.stdout.contains("0 slower, 0 faster"),
+        "a replay against itself:\n{}",
+        same.stdout
+    );
+    let run = stampede(&["compare", &ja, "--against-log"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("per statement"), "{}", run.stdout);
 }
