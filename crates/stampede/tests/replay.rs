@@ -597,3 +597,55 @@ fn compare_names_the_statements_a_change_made_slower() {
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("per statement"), "{}", run.stdout);
 }
+
+/// A fleet of two processes splits the capture's sessions between them, each by its index;
+/// together they replay every statement once, and the merged result says so.
+#[test]
+fn a_fleet_replays_each_session_once() {
+    use common::fleet;
+    let c = captured();
+    let pg = PG.get();
+    pg.psql_on("postgres", "DROP DATABASE IF EXISTS r_fleet");
+    pg.psql_on(
+        "postgres",
+        "CREATE DATABASE r_fleet TEMPLATE before_capture",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let target = pg_target(pg, "r_fleet");
+    let log = c.csv.display().to_string();
+    let jsons: Vec<String> = (0..2)
+        .map(|i| dir.path().join(format!("{i}.json")).display().to_string())
+        .collect();
+    let kids: Vec<_> = (0..2)
+        .map(|i| {
+            let index = i.to_string();
+            let mut args: Vec<&str> = vec!["replay", &log, "--speed", "max"];
+            args.extend(["--only-database", "bench", "--map-db", "bench=r_fleet"]);
+            args.extend(["--fleet", "replayers", "--fleet-size", "2", "--fleet-index"]);
+            args.push(&index);
+            args.extend(["--fleet-timeout", "120", "--json", &jsons[i]]);
+            args.extend(target.iter().map(String::as_str));
+            fleet::start(&args)
+        })
+        .collect();
+    let mut sessions = 0;
+    for k in kids {
+        let (code, out, err) = fleet::finish(k);
+        assert_eq!(code, 0, "{out}\n{err}");
+    }
+    for j in &jsons {
+        let v: Value = serde_json::from_slice(&std::fs::read(j).unwrap()).unwrap();
+        let s = v["replay"]["sessions"].as_u64().unwrap();
+        assert!(s > 0, "a process replayed no session: {}", v["replay"]);
+        sessions += s;
+    }
+    let (merged, _) = fleet::fleet_report("replayers", &dir.path().join("m.json"), &target);
+    let r = merged
+        .sections
+        .get("replay")
+        .expect("the merged replay section");
+    assert_eq!(r["sessions"].as_u64(), Some(sessions));
+    assert_eq!(r["sessions"], r["parsed"]["sessions"], "{r}");
+    assert_eq!(r["failed"], 1, "{r}");
+    assert_eq!(state(pg, "r_fleet"), c.after);
+}

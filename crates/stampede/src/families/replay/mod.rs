@@ -200,11 +200,6 @@ impl Family for Runner {
                 self.elsewhere = other;
             }
         }
-        if let Some((plays, names)) = self.job.take() {
-            let speed = self.speed;
-            let w = Replay::new(plays, names, speed, ctx.spec.first_client_id);
-            self.workload = Some(Arc::new(w));
-        }
         Ok(())
     }
 
@@ -213,7 +208,11 @@ impl Family for Runner {
             Speed::Max => "max".to_string(),
             Speed::Factor(f) => format!("{f}x"),
         };
-        let sessions = self.workload.as_ref().map_or(0, |w| w.plays().len());
+        let sessions = match (&self.workload, &self.job) {
+            (Some(w), _) => w.plays().len(),
+            (None, Some((plays, _))) => plays.len(),
+            (None, None) => 0,
+        };
         format!(
             "replay of {} ({}, {sessions} sessions, {} statements, speed {speed})",
             file_name(&self.path),
@@ -223,7 +222,12 @@ impl Family for Runner {
     }
 
     fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError> {
-        let w = self.workload.clone().expect("built before the run");
+        // Built now: a fleet's process knows its first client's id only once it joined.
+        if let Some((plays, names)) = self.job.take() {
+            let w = Replay::new(plays, names, self.speed, ctx.spec.first_client_id);
+            self.workload = Some(Arc::new(w));
+        }
+        let w = self.workload.clone().expect("built just above");
         self.sampler = Some(locks::Sampler::start(ctx.conn().clone()));
         let o = engine::run(ctx.spec, w, ctx.conn(), interrupt::flag(), on_event)?;
         self.schedule = o.schedule;

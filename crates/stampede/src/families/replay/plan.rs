@@ -130,16 +130,24 @@ pub(crate) fn plan_replay(a: &RunArgs) -> Result<(ReplayJob, RunSpec)> {
         "--sweep",
         "replay the capture once per setting",
     )?;
-    refuse(
-        a.fleet.fleet.is_some(),
-        "--fleet",
-        "a replay runs from one process (its sessions are not yet split over a fleet)",
-    )?;
     let speed = speed(o.speed.as_deref())?;
     let users = mapping("--map-user", &o.map_user)?;
     let dbs = mapping("--map-db", &o.map_db)?;
     let (capture, format) = super::capture::read_path(&path, &o.read)?;
-    let (plays, fingerprints) = plays(&capture, &users, &dbs);
+    let (mut plays, fingerprints) = plays(&capture, &users, &dbs);
+    if a.fleet.fleet.is_some() {
+        let all = plays.len();
+        let (index, size) = fleet_share(a)?;
+        plays.retain(|p| session_hash(&p.session.id) % u64::from(size) == u64::from(index));
+        if plays.is_empty() {
+            return Err(usage(
+                format!(
+                    "fleet process {index} of {size} gets none of the capture's {all} sessions"
+                ),
+                "run fewer processes than the capture has sessions",
+            ));
+        }
+    }
     if plays.is_empty() {
         return Err(Failure::usage(
             format!(
@@ -180,6 +188,43 @@ pub(crate) fn plan_replay(a: &RunArgs) -> Result<(ReplayJob, RunSpec)> {
         },
         spec,
     ))
+}
+
+/// A fleet process's index and the fleet's size: each replays the sessions whose id hashes to
+/// its index, so the index must be known before the run (`--fleet-index`, or
+/// `JOB_COMPLETION_INDEX` in a Kubernetes Indexed Job).
+fn fleet_share(a: &RunArgs) -> Result<(u32, u32)> {
+    let size = a.fleet.fleet_size.filter(|n| *n >= 1).ok_or_else(|| {
+        usage(
+            "--fleet needs --fleet-size N: the number of processes to wait for",
+            "",
+        )
+    })?;
+    let index = match a.fleet.fleet_index {
+        Some(i) => Some(i),
+        None => std::env::var("JOB_COMPLETION_INDEX")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok()),
+    };
+    match index {
+        Some(i) if i < size => Ok((i, size)),
+        Some(i) => Err(usage(
+            format!("--fleet-index {i} is not below --fleet-size {size}"),
+            "",
+        )),
+        None => Err(usage(
+            "a fleet's replay splits the capture's sessions by each process's index: it must be \
+             known before the run",
+            "give each process its --fleet-index (or run it as a Kubernetes Indexed Job)",
+        )),
+    }
+}
+
+/// A session's place in a fleet: FNV-1a of its id (stable across processes and builds).
+fn session_hash(id: &str) -> u64 {
+    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The capture's sessions as the run's clients, fingerprinted and their names mapped; with
@@ -236,5 +281,15 @@ mod tests {
         assert_eq!(mapped(&BTreeMap::new(), "shop"), "shop");
         let e = format!("{:#}", mapping("--map-user", &["app".into()]).unwrap_err());
         assert!(e.contains("--map-user \"app\" is not FROM=TO"), "{e}");
+    }
+
+    #[test]
+    fn a_fleet_splits_the_sessions_by_a_stable_hash() {
+        // FNV-1a's published test vectors: the split never changes between builds.
+        assert_eq!(session_hash(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(session_hash("a"), 0xaf63_dc4c_8601_ec8c);
+        let ids: Vec<String> = (0..1000).map(|i| format!("65a1f0.{i:x}")).collect();
+        let in0 = ids.iter().filter(|i| session_hash(i) & 1 == 0).count();
+        assert!((400..600).contains(&in0), "{in0} of 1000 in process 0");
     }
 }
