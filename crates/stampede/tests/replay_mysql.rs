@@ -20,6 +20,14 @@ use common::{outcome, stampede};
 use serde_json::Value;
 use testkit::MariaDb;
 
+/// MariaDB's counters (`Com_*`, which the commit count and the ledger read) are the whole
+/// server's: this binary's tests take turns, or one's statements would count in another's.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 struct Captured {
     db: MariaDb,
     /// Keeps the log's directory.
@@ -147,6 +155,7 @@ fn replayed_like_the_capture(v: &Value, db: &str) {
 
 #[test]
 fn a_general_log_file_replays_to_the_same_table() {
+    let _turn = one_at_a_time();
     let v = replay(&captured().log.clone(), "r_file", &["--speed", "max"]);
     replayed_like_the_capture(&v, "r_file");
     assert_eq!(v["replay"]["format"], "general");
@@ -156,6 +165,7 @@ fn a_general_log_file_replays_to_the_same_table() {
 /// replayed at the captured pace.
 #[test]
 fn the_general_log_table_replays_through_a_replay_file() {
+    let _turn = one_at_a_time();
     let c = captured();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("t.replay");
@@ -179,6 +189,7 @@ fn the_general_log_table_replays_through_a_replay_file() {
 /// `--capture` on MariaDB: the general log's table for the window, the settings put back.
 #[test]
 fn capture_records_a_window_of_the_server_s_workload() {
+    let _turn = one_at_a_time();
     let c = captured();
     copy_from(&c.db, "before_capture", "live");
     let dir = tempfile::tempdir().unwrap();

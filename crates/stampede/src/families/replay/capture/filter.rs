@@ -28,6 +28,21 @@ impl Filter {
         list.is_empty() || list.iter().any(|v| v == value)
     }
 
+    /// Why a session of this database, user and application is left out (the reason
+    /// `Stats::skipped` counts it under), or `None` when it is kept. MySQL logs no
+    /// application name, so a list of them keeps none of its sessions.
+    pub fn refuses(&self, database: &str, user: &str, application: &str) -> Option<&'static str> {
+        if !Filter::allows(&self.databases, database) {
+            Some("filtered: database")
+        } else if !Filter::allows(&self.users, user) {
+            Some("filtered: user")
+        } else if !Filter::allows(&self.applications, application) {
+            Some("filtered: application")
+        } else {
+            None
+        }
+    }
+
     /// Whether a statement starting at `unix_us` is inside the time window.
     pub fn in_window(&self, unix_us: i64) -> bool {
         self.begin_unix_us.is_none_or(|b| unix_us >= b)

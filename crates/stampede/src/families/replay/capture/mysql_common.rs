@@ -401,18 +401,12 @@ impl<'f> Builder<'f> {
             self.skip("no session");
             return;
         };
-        let reason = if !Filter::allows(&self.filter.users, &session.user) {
-            Some("filtered: user")
-        } else if !Filter::allows(&self.filter.databases, self.database(idx)) {
-            Some("filtered: database")
-        } else if !Filter::allows(&self.filter.applications, &session.application) {
-            // MySQL logs no application name, so a list of them keeps nothing.
-            Some("filtered: application")
-        } else if start.is_some_and(|t| !self.filter.in_window(t)) {
-            Some("filtered: time")
-        } else {
-            None
-        };
+        let reason =
+            match (self.filter).refuses(self.database(idx), &session.user, &session.application) {
+                Some(why) => Some(why),
+                None if start.is_some_and(|t| !self.filter.in_window(t)) => Some("filtered: time"),
+                None => None,
+            };
         if let Some(r) = reason {
             self.skip(r);
             return;

@@ -282,16 +282,7 @@ impl<'f> Assembler<'f> {
             let s = &o.session;
             let n = s.statements.len() as u64;
             let f = self.ctx.filter;
-            let reason = if !Filter::allows(&f.databases, &s.database) {
-                "filtered: database"
-            } else if !Filter::allows(&f.users, &s.user) {
-                "filtered: user"
-            } else if !Filter::allows(&f.applications, &s.application) {
-                "filtered: application"
-            } else {
-                ""
-            };
-            if !reason.is_empty() {
+            if let Some(reason) = f.refuses(&s.database, &s.user, &s.application) {
                 bump(&mut stats.skipped, reason, n);
             } else if n > 0 {
                 kept.push(o);

@@ -226,13 +226,7 @@ fn filter(a: &CaptureArgs) -> Result<Filter> {
 fn keep_sessions(c: &mut Capture, f: &Filter) {
     let mut left_out: Vec<(&'static str, u64)> = Vec::new();
     c.sessions.retain(|s| {
-        let why = if !Filter::allows(&f.databases, &s.database) {
-            "filtered: database"
-        } else if !Filter::allows(&f.users, &s.user) {
-            "filtered: user"
-        } else if !Filter::allows(&f.applications, &s.application) {
-            "filtered: application"
-        } else {
+        let Some(why) = f.refuses(&s.database, &s.user, &s.application) else {
             return true;
         };
         left_out.push((why, s.statements.len() as u64));
