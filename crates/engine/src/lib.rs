@@ -95,6 +95,7 @@
 pub mod schedule;
 
 mod collect;
+mod connect;
 mod cutoff;
 mod endpoint;
 mod exec;
@@ -131,7 +132,7 @@ use crate::schedule::{StopRule, Throttle};
 use crate::worker::{Msg, ThreadCtx, Totals};
 
 /// Most initial connection attempts in flight per engine thread.
-pub const CONNECT_CONCURRENCY: usize = worker::CONNECT_CONCURRENCY;
+pub const CONNECT_CONCURRENCY: usize = connect::CONNECT_CONCURRENCY;
 
 /// State shared by the calling thread and every engine thread.
 pub(crate) struct Shared {

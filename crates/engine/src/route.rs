@@ -41,7 +41,8 @@ use sut::conninfo::SessionAttrs;
 use sut::{Error, Session, Target};
 use workload::Workload;
 
-use crate::worker::{open, Opened, ThreadCtx};
+use crate::connect::{open, Opened};
+use crate::worker::ThreadCtx;
 use crate::Spread;
 
 /// stampede's `--read-from`: where read-only transactions run.

@@ -16,11 +16,12 @@ use measure::{FailureKind, Recorder};
 use sut::{Error, ErrorClass, Session};
 use workload::{ClientWorkload, Sleeper, StatementTimer, TxnContext, Workload};
 
+use crate::connect::connect_retrying;
 use crate::exec::Timer;
 use crate::fault;
 use crate::schedule::may_retry;
 use crate::txnlog::Logged;
-use crate::worker::{close, connect_retrying, wire_commits, Client, ThreadCtx};
+use crate::worker::{close, wire_commits, Client, ThreadCtx};
 use crate::Shared;
 
 /// How one transaction ended.
