@@ -310,3 +310,23 @@ pub fn observed_window(v: &serde_json::Value) -> (i64, i64) {
     assert!(start <= 0, "the window opened {start} ms after the start");
     (start, end)
 }
+
+/// A replay's result (`stampede replay`): its checks (statements sent, commit count, statement
+/// ledger) passed, and the ledger's all-tables statement line of each kind has `sent` equal to
+/// the count given, with no failed verdict.
+pub fn replay_checked(v: &serde_json::Value, sent: &[(&str, u64)]) {
+    let checks = v["checks"].as_array().unwrap();
+    for name in ["statements sent", "commit count", "statement ledger"] {
+        let c = (checks.iter())
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {v}"));
+        assert_eq!(c["status"], "passed", "{c}");
+    }
+    for (kind, want) in sent {
+        let line = (v["ledger"]["lines"].as_array().unwrap().iter())
+            .find(|l| l["kind"] == *kind && l["unit"] == "statements" && l.get("table").is_none())
+            .unwrap_or_else(|| panic!("no ledger line for {kind}: {}", v["ledger"]));
+        assert_eq!(line["sent"], *want, "{line}");
+        assert_ne!(line["verdict"], "failed", "{line}");
+    }
+}
