@@ -299,8 +299,12 @@ pub struct Outcome {
 /// answer to its previous transaction at the time the next was due (a replayed session sends
 /// one statement at a time, as the captured one did); the *client*'s from the time it was
 /// free to the time it started (its thread busy with other clients, its timer late). pgreplay
-/// prints one "Execution is N minutes behind schedule" for both. Identity:
-/// `late_server_us + late_client_us` is the sum of every due transaction's lag.
+/// prints one "Execution is N minutes behind schedule" for both. A transaction may also be
+/// *held* by an order between clients (`workload::Order`, a replay's `--order strict`):
+/// waiting for other sessions' earlier statements is neither the server's slowness on this
+/// session nor the client's own, and is counted apart, with or without a timetable. Identity:
+/// `late_server_us + late_client_us + held_us` (the holds of due transactions) is the sum of
+/// every due transaction's lag.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScheduleLag {
     /// Transactions started from the timetable.
@@ -311,6 +315,10 @@ pub struct ScheduleLag {
     pub late_client_us: u64,
     pub max_server_us: u64,
     pub max_client_us: u64,
+    /// Transactions held by an order between clients, and for how long.
+    pub held: u64,
+    pub held_us: u64,
+    pub max_held_us: u64,
 }
 
 impl ScheduleLag {
@@ -318,12 +326,13 @@ impl ScheduleLag {
     pub const LATE_US: u64 = 1_000;
 
     /// One transaction due at `at`, its client free at `free`, started at `start` (all
-    /// microseconds from the measured start).
-    pub fn add(&mut self, at: u64, free: u64, start: u64) {
+    /// microseconds from the measured start), of which `held` µs it waited for an order
+    /// between clients ([`ScheduleLag::hold`], counted there).
+    pub fn add(&mut self, at: u64, free: u64, start: u64, held: u64) {
         self.due += 1;
         let server = free.saturating_sub(at);
-        let client = start.saturating_sub(at.max(free));
-        if server + client > Self::LATE_US {
+        let client = start.saturating_sub(at.max(free)).saturating_sub(held);
+        if server + client + held > Self::LATE_US {
             self.late += 1;
         }
         self.late_server_us += server;
@@ -332,7 +341,17 @@ impl ScheduleLag {
         self.max_client_us = self.max_client_us.max(client);
     }
 
+    /// One transaction held `us` by an order between clients.
+    pub fn hold(&mut self, us: u64) {
+        self.held += 1;
+        self.held_us += us;
+        self.max_held_us = self.max_held_us.max(us);
+    }
+
     pub fn merge(&mut self, o: &ScheduleLag) {
+        self.held += o.held;
+        self.held_us += o.held_us;
+        self.max_held_us = self.max_held_us.max(o.max_held_us);
         self.due += o.due;
         self.late += o.late;
         self.late_server_us += o.late_server_us;

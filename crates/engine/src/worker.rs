@@ -221,6 +221,29 @@ impl<W: Workload> ThreadCtx<W> {
         }
     }
 
+    /// Wait until an order between clients lets a transaction go (`ClientWorkload::held_by`):
+    /// the microseconds held (0 without a clock read when it was not), `None` if the run is
+    /// being cancelled meanwhile.
+    pub(crate) async fn hold(&self, order: &workload::Order, k: u64) -> Option<u64> {
+        if order.reached(k) {
+            return Some(0);
+        }
+        let from = self.now_us();
+        let notified = self.shared.wake.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if self.stopping() {
+            return None;
+        }
+        tokio::select! {
+            _ = order.wait(k) => {}
+            _ = notified => return None,
+        }
+        let held = self.now_us().saturating_sub(from);
+        self.totals.borrow_mut().schedule.hold(held);
+        Some(held)
+    }
+
     /// `-l`: log one transaction (one branch when logging is off).
     #[inline]
     pub(crate) fn log(
@@ -644,6 +667,16 @@ async fn cut_off_at_end<W: Workload>(cx: &ThreadCtx<W>) {
     // The clients cut off end their transactions; the join set ends with the last of them.
 }
 
+/// The wait of a client's next transaction for an order between clients
+/// ([`ThreadCtx::hold`]); `Some(0)`, at the cost of one call, for every workload without one.
+#[inline]
+async fn held<W: Workload>(ctx: &ThreadCtx<W>, c: &Client<W::Client>) -> Option<u64> {
+    match c.wl.held_by() {
+        None => Some(0),
+        Some((order, k)) => ctx.hold(order, k).await,
+    }
+}
+
 /// A client's loop (pgbench's `advanceConnectionState`, as straight-line async code). Returns
 /// the client's session, still open.
 async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -> Option<Session> {
@@ -691,12 +724,22 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
                 // answer); the rest, from then to the actual start, is the client's own
                 // (its thread busy, its timer late).
                 let free = now;
+                let Some(held) = held(ctx, &c).await else {
+                    break;
+                };
                 now = ctx.now_us();
                 c.timetabled = true;
-                ctx.totals.borrow_mut().schedule.add(at, free, now);
+                ctx.totals.borrow_mut().schedule.add(at, free, now, held);
                 Some(at)
             }
-            None => None,
+            None => {
+                match held(ctx, &c).await {
+                    None => break,
+                    Some(0) => {}
+                    Some(_) => now = ctx.now_us(),
+                }
+                None
+            }
             Some(th) => {
                 let mut finished = false;
                 let slot = loop {

@@ -147,6 +147,32 @@ fn block_one_session_on_another(pg: &Pg) {
     assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
 }
 
+/// On database `ordered`: session A sleeps 300 ms, then inserts row 1; only then session B
+/// increments it (v = 2). Replayed as fast as each session allows, B's update comes first
+/// and finds no row; with `--order strict` it waits for A's insert.
+fn one_session_depends_on_another(pg: &Pg) {
+    let run = |args: &[&str]| {
+        let out = pg
+            .command("psql")
+            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "ordered"])
+            .args(args)
+            .output()
+            .expect("psql runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&[
+        "-c",
+        "SELECT pg_sleep(0.3)",
+        "-c",
+        "INSERT INTO t VALUES (1, 1)",
+    ]);
+    run(&["-c", "UPDATE t SET v = v + 1 WHERE id = 1"]);
+}
+
 fn captured() -> &'static Captured {
     static C: OnceLock<Captured> = OnceLock::new();
     C.get_or_init(|| {
@@ -161,6 +187,12 @@ fn captured() -> &'static Captured {
         pg.psql_on("locks", "CREATE TABLE t (id int PRIMARY KEY, v int)");
         pg.psql_on("locks", "INSERT INTO t VALUES (1, 1)");
         pg.psql_on("postgres", "CREATE DATABASE locks_before TEMPLATE locks");
+        pg.psql_on("postgres", "CREATE DATABASE ordered");
+        pg.psql_on("ordered", "CREATE TABLE t (id int PRIMARY KEY, v int)");
+        pg.psql_on(
+            "postgres",
+            "CREATE DATABASE ordered_before TEMPLATE ordered",
+        );
         let dir = PathBuf::from(pg.psql_on("postgres", "SHOW data_directory").trim()).join("log");
         for setting in [
             "log_min_duration_statement = 0",
@@ -188,6 +220,7 @@ fn captured() -> &'static Captured {
             );
         }
         block_one_session_on_another(pg);
+        one_session_depends_on_another(pg);
         // One failing statement in the capture, whose error the log records.
         let _ = pg
             .command("psql")
@@ -412,6 +445,45 @@ fn a_replay_reports_the_lock_waits_between_its_sessions() {
     assert!(w["samples"].as_u64().unwrap() >= 1, "{w}");
 }
 
+/// `--order strict` keeps what the capture's sessions did to each other: B's update of the
+/// row A inserted (A slept first) changes it as in the capture, and the result says how
+/// long statements were held. Without it, the same replay lets B overtake (the test shows
+/// the log needs the order).
+#[test]
+fn strict_order_keeps_a_statement_behind_the_ones_it_depends_on() {
+    let log = captured().stderr.clone();
+    let from = ("ordered", "ordered_before");
+    let v = replay_from(
+        &log,
+        from,
+        "r_strict",
+        &["--speed", "max", "--order", "strict"],
+    );
+    let r = &v["replay"];
+    assert_eq!(
+        (
+            r["sessions"].as_u64(),
+            r["failed"].as_u64(),
+            r["order"].as_str()
+        ),
+        (Some(2), Some(0), Some("strict")),
+        "{r}"
+    );
+    let pg = PG.get();
+    assert_eq!(pg.psql_on("r_strict", "SELECT v FROM t").trim(), "2", "{r}");
+    let b = &r["behind"];
+    assert!(
+        b["held"].as_u64().unwrap() >= 1 && b["held_s"].as_f64().unwrap() > 0.0,
+        "{b}"
+    );
+    replay_from(&log, from, "r_loose", &["--speed", "max"]);
+    assert_eq!(
+        pg.psql_on("r_loose", "SELECT v FROM t").trim(),
+        "1",
+        "without --order strict, B's update should overtake A's insert"
+    );
+}
+
 #[test]
 fn bad_replay_command_lines_are_refused_before_connecting() {
     let log = captured().csv.display().to_string();
@@ -436,6 +508,21 @@ fn bad_replay_command_lines_are_refused_before_connecting() {
         (
             vec!["replay", &log, "--begin", "soon"],
             "--begin \"soon\" is not a time",
+        ),
+        (
+            vec![
+                "replay",
+                &log,
+                "--order",
+                "strict",
+                "--fleet",
+                "r",
+                "--fleet-size",
+                "2",
+                "--fleet-index",
+                "0",
+            ],
+            "--order strict cannot be kept by a fleet",
         ),
     ] {
         // A target on a port nothing listens on: a refusal must come before connecting.

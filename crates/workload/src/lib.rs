@@ -14,6 +14,7 @@
 //! transaction draws the same values (pgbench `--max-tries`), without the workload doing anything.
 
 pub mod oltp;
+pub mod order;
 pub mod probe;
 pub mod random;
 pub mod readonly;
@@ -25,6 +26,7 @@ pub mod tpcc;
 use std::future::Future;
 use std::pin::Pin;
 
+pub use order::Order;
 pub use random::{ClientStreams, Rng, Streams};
 use sut::{Error, ErrorClass, QueryMode, Session};
 
@@ -193,6 +195,14 @@ pub trait ClientWorkload: 'static {
     /// leaves the schedule to the engine (closed loop, or `-R`).
     fn due(&mut self) -> Due {
         Due::Now
+    }
+
+    /// An order between clients the next transaction must wait for ([`Order`]): it starts
+    /// once the gate's answered prefix reaches the number given (a replay's `--order
+    /// strict`). The engine measures the time held apart from the transaction's latency. The
+    /// default, `None`, holds nothing.
+    fn held_by(&self) -> Option<(&Order, u64)> {
+        None
     }
 
     /// After a transaction that succeeded: whether the client must stop now, the transaction

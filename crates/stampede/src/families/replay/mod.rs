@@ -48,6 +48,8 @@ pub struct Job {
     /// The format it was read as (`stderr`, `csvlog`, ..., `replay`).
     pub format: &'static str,
     pub speed: Speed,
+    /// `--order strict`: the capture's order across sessions is kept too.
+    pub strict: bool,
     pub stats: Stats,
     pub family: CaptureFamily,
     pub plays: Vec<Play>,
@@ -58,6 +60,7 @@ pub(crate) struct Runner {
     path: PathBuf,
     format: &'static str,
     speed: Speed,
+    strict: bool,
     stats: Stats,
     family: CaptureFamily,
     /// Until `before` builds the workload.
@@ -83,6 +86,7 @@ impl Runner {
             path: job.path,
             format: job.format,
             speed: job.speed,
+            strict: job.strict,
             stats: job.stats,
             family: job.family,
             job: Some((job.plays, job.fingerprints)),
@@ -214,17 +218,19 @@ impl Family for Runner {
             (None, None) => 0,
         };
         format!(
-            "replay of {} ({}, {sessions} sessions, {} statements, speed {speed})",
+            "replay of {} ({}, {sessions} sessions, {} statements, speed {speed}{})",
             file_name(&self.path),
             self.format,
-            self.statements
+            self.statements,
+            if self.strict { ", order strict" } else { "" }
         )
     }
 
     fn run(&mut self, ctx: &Ctx, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Outcome, RunError> {
         // Built now: a fleet's process knows its first client's id only once it joined.
         if let Some((plays, names)) = self.job.take() {
-            let w = Replay::new(plays, names, self.speed, ctx.spec.first_client_id);
+            let first = ctx.spec.first_client_id;
+            let w = Replay::new(plays, names, self.speed, first, self.strict);
             self.workload = Some(Arc::new(w));
         }
         let w = self.workload.clone().expect("built just above");
@@ -354,7 +360,11 @@ impl Family for Runner {
                 client_s: s.late_client_us as f64 / 1e6,
                 max_server_ms: s.max_server_us as f64 / 1e3,
                 max_client_ms: s.max_client_us as f64 / 1e3,
+                held: s.held,
+                held_s: s.held_us as f64 / 1e6,
+                max_held_ms: s.max_held_us as f64 / 1e3,
             },
+            order: if self.strict { "strict" } else { "session" }.to_string(),
             errors: self.errors(),
             lock_waits: self.lock_waits.clone(),
             log_durations: self.log_durations(),

@@ -26,6 +26,17 @@ pub enum Format {
     Replay,
 }
 
+/// Which order the replay keeps between statements.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Order {
+    /// Each session's own order; sessions run side by side as the schedule says.
+    #[default]
+    Session,
+    /// Also across sessions: a statement waits until every statement that ended before it
+    /// began in the capture has been answered.
+    Strict,
+}
+
 /// What to read from a captured log, shared by `replay` and `replay parse`.
 #[derive(Args, Debug, Default, Clone)]
 pub struct CaptureArgs {
@@ -65,6 +76,11 @@ pub struct Options {
     /// session as fast as the server answers it [1].
     #[arg(long = "speed", value_name = "X|max", help_heading = REPLAY)]
     pub speed: Option<String>,
+    /// `strict`: hold a statement until every statement that ended before it began in the
+    /// capture has been answered, for logs where one session's statement must not overtake
+    /// another's [session].
+    #[arg(long = "order", value_enum, value_name = "ORDER", help_heading = REPLAY)]
+    pub order: Option<Order>,
     /// Connect a captured user's sessions as another user: FROM=TO, or *=TO for all
     /// (repeatable). Passwords come from the target, PGPASSWORD or .pgpass.
     #[arg(long = "map-user", value_name = "FROM=TO", help_heading = REPLAY)]
@@ -84,6 +100,7 @@ impl Options {
         crate::families::options::given(&[
             (self.capture.is_some(), "--capture-file"),
             (self.speed.is_some(), "--speed"),
+            (self.order.is_some(), "--order"),
             (!self.map_user.is_empty(), "--map-user"),
             (!self.map_db.is_empty(), "--map-db"),
             (r.format.is_some(), "--format"),

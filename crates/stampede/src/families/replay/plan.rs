@@ -131,6 +131,15 @@ pub(crate) fn plan_replay(a: &RunArgs) -> Result<(ReplayJob, RunSpec)> {
         "replay the capture once per setting",
     )?;
     let speed = speed(o.speed.as_deref())?;
+    let strict = o.order == Some(super::options::Order::Strict);
+    if strict && a.fleet.fleet.is_some() {
+        return Err(usage(
+            "--order strict cannot be kept by a fleet: a statement would wait for statements \
+             another process replays",
+            "replay a capture that needs its global order in one process, or drop --order \
+             strict to keep each session's order only",
+        ));
+    }
     let users = mapping("--map-user", &o.map_user)?;
     let dbs = mapping("--map-db", &o.map_db)?;
     let (capture, format) = super::capture::read_path(&path, &o.read)?;
@@ -181,6 +190,7 @@ pub(crate) fn plan_replay(a: &RunArgs) -> Result<(ReplayJob, RunSpec)> {
             path,
             format,
             speed,
+            strict,
             stats: capture.stats,
             family: capture.family,
             plays,
@@ -243,6 +253,7 @@ fn plays(
             database: mapped(dbs, &s.database),
             session: s.clone(),
             types: t,
+            gates: Vec::new(),
         })
         .collect();
     (plays, names)

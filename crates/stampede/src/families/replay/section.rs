@@ -31,6 +31,15 @@ pub struct Behind {
     pub client_s: f64,
     pub max_server_ms: f64,
     pub max_client_ms: f64,
+    /// `--order strict`: statements held until the statements that ended before them in the
+    /// capture were answered, and for how long (part of the lag, neither the server's share
+    /// nor the client's; also at `--speed max`).
+    #[serde(default)]
+    pub held: u64,
+    #[serde(default)]
+    pub held_s: f64,
+    #[serde(default)]
+    pub max_held_ms: f64,
 }
 
 /// One fingerprint's errors: the log's and the replay's, by SQLSTATE or error code.
@@ -53,6 +62,10 @@ pub struct ReplaySection {
     pub parsed: Stats,
     /// The speed factor; `None` for `--speed max`.
     pub speed: Option<f64>,
+    /// `session` (each session's own order) or `strict` (the capture's order across
+    /// sessions too, `--order strict`).
+    #[serde(default)]
+    pub order: String,
     /// Sessions and statements this process replayed.
     pub sessions: u64,
     pub statements: u64,
@@ -110,6 +123,12 @@ fn lines(r: &ReplaySection) -> Vec<String> {
         r.statements, r.sessions, r.ok, r.failed, r.captured_s, r.replayed_s
     )];
     let b = &r.behind;
+    if b.held > 0 {
+        v.push(format!(
+            "held for the capture's order: {} statements, {:.3} s in all (max {:.1} ms)",
+            b.held, b.held_s, b.max_held_ms
+        ));
+    }
     if b.due > 0 {
         v.push(format!(
             "behind schedule: {} of {} statements late; the server's share {:.3} s (max {:.1} \
@@ -236,6 +255,9 @@ impl report::section::View for View {
             b.client_s += o.client_s;
             b.max_server_ms = b.max_server_ms.max(o.max_server_ms);
             b.max_client_ms = b.max_client_ms.max(o.max_client_ms);
+            b.held += o.held;
+            b.held_s += o.held_s;
+            b.max_held_ms = b.max_held_ms.max(o.max_held_ms);
         }
         let mut a = all?;
         a.replayed_s = merged.measured_duration_s;
@@ -268,6 +290,7 @@ mod tests {
             capture: "pg.csv".into(),
             format: "csvlog".into(),
             speed: Some(1.0),
+            order: "session".into(),
             sessions,
             statements: 10 * sessions,
             ok: 10 * sessions - 1,
@@ -281,6 +304,7 @@ mod tests {
                 client_s: 0.25,
                 max_server_ms: 300.0,
                 max_client_ms: 10.0,
+                ..Behind::default()
             },
             errors: vec![FingerprintErrors {
                 fingerprint: "INSERT INTO t VALUES (?)".into(),

@@ -16,13 +16,22 @@
 //! is counted failed and the session goes on (`Workload::continues_after`): the captured
 //! session went on too, and a ROLLBACK the capture did not send would change what follows.
 //!
+//! `--order strict` ([`Replay::new`]'s `strict`) adds an order across sessions
+//! (`workload::Order`): statement B waits until every statement that *ended* before B *began*
+//! in the capture has been answered. Statements that overlapped in the capture ran
+//! concurrently there, so the log does not say which came first and the replay does not
+//! decide it either; the ones that had ended could have been what B depended on (a row it
+//! updates, a lock it needs). Ranks follow the captured end (ties by start), and B's wait
+//! is a prefix of them, so the gate is one number. It cannot deadlock on itself: B's prefix
+//! holds only statements that began before B, never B's own nor a later one of its session.
+//!
 //! Must not touch: clocks (the engine owns time), argv, output.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use sut::{Error, QueryMode, Session, StmtId, Value};
-use workload::{ClientWorkload, Due, Rng, TxnContext, TxnType, Workload};
+use workload::{ClientWorkload, Due, Order, Rng, TxnContext, TxnType, Workload};
 
 use super::capture::{self, Protocol};
 use super::fingerprint;
@@ -49,6 +58,9 @@ pub struct Play {
     /// Whom it connects as, and to which database (after the mappings).
     pub user: String,
     pub database: String,
+    /// `--order strict`: per statement, its rank by captured end and the answered prefix it
+    /// waits for (empty otherwise).
+    pub gates: Vec<(u64, u64)>,
 }
 
 /// Errors of the replay, by (transaction type, SQLSTATE or error code): merged from every
@@ -62,6 +74,8 @@ pub struct Replay {
     /// A fleet's process replays a share of the sessions: client ids start here.
     first_client: u32,
     errors: Arc<Mutex<ErrorCounts>>,
+    /// `--order strict`'s gate over every statement replayed.
+    order: Option<Arc<Order>>,
 }
 
 /// The fingerprints of a capture's statements, most frequent first, and each statement's type.
@@ -109,13 +123,24 @@ pub fn types_of(sessions: &[capture::Session]) -> (Vec<String>, Vec<Vec<u32>>) {
 }
 
 impl Replay {
-    /// `plays[k]` is client `first_client + k`'s.
+    /// `plays[k]` is client `first_client + k`'s; `strict`: `--order strict` (every
+    /// statement ranked by its captured end and given the prefix of ranks it waits for: the
+    /// module's header says why this order).
     pub fn new(
-        plays: Vec<Play>,
+        mut plays: Vec<Play>,
         fingerprints: Vec<String>,
         speed: Speed,
         first_client: u32,
+        strict: bool,
     ) -> Replay {
+        let order = strict.then(|| {
+            let gates = capture_order(&plays);
+            let n = gates.iter().map(Vec::len).sum::<usize>() as u64;
+            for (p, g) in plays.iter_mut().zip(gates) {
+                p.gates = g;
+            }
+            Arc::new(Order::new(n))
+        });
         Replay {
             plays: plays.into_iter().map(Arc::new).collect(),
             types: fingerprints
@@ -128,6 +153,7 @@ impl Replay {
             speed,
             first_client,
             errors: Arc::default(),
+            order,
         }
     }
 
@@ -146,6 +172,36 @@ impl Replay {
     }
 }
 
+/// Per play and statement: (rank by captured end, ties by start, then session and place;
+/// the number of statements that ended before it began, or at its start having begun
+/// earlier). A statement never counts itself nor a later one of its own session: those
+/// began at or after its start.
+fn capture_order(plays: &[Play]) -> Vec<Vec<(u64, u64)>> {
+    let span = |st: &capture::Statement| (st.offset_us + st.duration_us.unwrap_or(0), st.offset_us);
+    let mut keys: Vec<((u64, u64), u32, u32)> = Vec::new();
+    for (k, p) in plays.iter().enumerate() {
+        for (i, st) in p.session.statements.iter().enumerate() {
+            keys.push((span(st), k as u32, i as u32));
+        }
+    }
+    keys.sort_unstable();
+    let mut out: Vec<Vec<(u64, u64)>> = (plays.iter())
+        .map(|p| vec![(0, 0); p.session.statements.len()])
+        .collect();
+    for (rank, &(_, k, i)) in keys.iter().enumerate() {
+        out[k as usize][i as usize].0 = rank as u64;
+    }
+    for (k, p) in plays.iter().enumerate() {
+        for (i, st) in p.session.statements.iter().enumerate() {
+            let start = st.offset_us;
+            // Ended before it began, or ended at its start having begun before it.
+            let before = keys.partition_point(|&(e, _, _)| e < (start, start));
+            out[k][i].1 = before as u64;
+        }
+    }
+    out
+}
+
 impl Workload for Replay {
     type Client = Client;
 
@@ -162,6 +218,7 @@ impl Workload for Replay {
             extended: HashMap::new(),
             errors: HashMap::new(),
             merged: self.errors.clone(),
+            order: self.order.clone(),
         }
     }
 
@@ -189,10 +246,29 @@ pub struct Client {
     extended: HashMap<String, StmtId>,
     errors: ErrorCounts,
     merged: Arc<Mutex<ErrorCounts>>,
+    order: Option<Arc<Order>>,
+}
+
+impl Client {
+    /// `--order strict`: statement `i` of this session is over (answered, or never to be
+    /// sent): the statements waiting for it may go.
+    fn over(&self, i: usize) {
+        if let (Some(o), Some(p)) = (&self.order, &self.play) {
+            if let Some(&(rank, _)) = p.gates.get(i) {
+                o.answered(rank);
+            }
+        }
+    }
 }
 
 impl Drop for Client {
     fn drop(&mut self) {
+        // A session that ends early (-T, its connection lost) sends none of the rest: no
+        // other session may wait for them.
+        let left = self.play.as_ref().map_or(0, |p| p.gates.len());
+        for i in self.next..left {
+            self.over(i);
+        }
         if let Ok(mut m) = self.merged.lock() {
             for (k, n) in self.errors.drain() {
                 *m.entry(k).or_default() += n;
@@ -220,6 +296,12 @@ impl ClientWorkload for Client {
             Speed::Max => Due::Now,
             Speed::Factor(f) => Due::At((st.offset_us as f64 / f) as u64),
         }
+    }
+
+    fn held_by(&self) -> Option<(&Order, u64)> {
+        let o = self.order.as_deref()?;
+        let &(_, needs) = self.play.as_ref()?.gates.get(self.next)?;
+        Some((o, needs))
     }
 
     fn next_txn(&mut self, _rng: &mut Rng) -> Option<usize> {
@@ -266,6 +348,7 @@ impl ClientWorkload for Client {
             }
         };
         cx.timer.end(0, r.is_ok());
+        self.over(self.next - 1);
         match r {
             Ok(_) => Ok(()),
             Err(e) => {
@@ -275,5 +358,68 @@ impl ClientWorkload for Client {
                 Err(e)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play(id: &str, spans: &[(u64, u64)]) -> Play {
+        Play {
+            session: capture::Session {
+                id: id.into(),
+                statements: (spans.iter())
+                    .map(|&(at, took)| capture::Statement {
+                        offset_us: at,
+                        duration_us: Some(took),
+                        sql: "SELECT 1".into(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            },
+            types: vec![0; spans.len()],
+            user: "u".into(),
+            database: "d".into(),
+            gates: Vec::new(),
+        }
+    }
+
+    /// A statement waits for exactly those that ended before it began: not for one that
+    /// overlapped it, never for itself or its session's later ones.
+    #[test]
+    fn strict_order_waits_for_what_ended_before_a_statement_began() {
+        // A: [0,300) [300,310); B: [320,330) begins after both of A's ended; C: [305,400)
+        // overlaps A's second, and a zero-length statement at 400 on B's session.
+        let plays = vec![
+            play("a", &[(0, 300), (300, 10)]),
+            play("b", &[(320, 10), (400, 0)]),
+            play("c", &[(305, 95)]),
+        ];
+        let g = capture_order(&plays);
+        // Ranks by end: A0 (300), A1 (310), B0 (330), C0 (400), B1 (400, begun later).
+        let ranks: Vec<Vec<u64>> = (g.iter())
+            .map(|v| v.iter().map(|x| x.0).collect())
+            .collect();
+        assert_eq!(ranks, vec![vec![0, 1], vec![2, 4], vec![3]]);
+        let needs: Vec<Vec<u64>> = (g.iter())
+            .map(|v| v.iter().map(|x| x.1).collect())
+            .collect();
+        // A0 waits for none; A1 (at 300) for A0 (ended at 300, begun before); B0 for A0, A1;
+        // C0 (at 305) for A0 only: A1 overlapped it; B1 (at 400) for all but itself: C0
+        // ended at 400, having begun before.
+        assert_eq!(needs, vec![vec![0, 1], vec![2, 4], vec![1]]);
+        let r = Replay::new(plays, vec!["SELECT ?".into()], Speed::Max, 0, true);
+        let mut c = r.new_client(0);
+        let (o, k) = c.held_by().expect("held under --order strict");
+        assert_eq!((k, o.prefix()), (0, 0));
+        // A's first statement answered; the session then ends early: its unsent second one
+        // frees what waited for it too (B0 needs both).
+        c.over(0);
+        c.next = 1;
+        drop(c);
+        let o = r.order.as_deref().unwrap();
+        assert_eq!(o.prefix(), 2);
     }
 }
