@@ -31,7 +31,10 @@ mod sql;
 mod streams;
 mod words;
 
-pub use answers::{row_limit, rows_at_most, rows_sf1_validation, ROWS_SF1_VALIDATION};
+pub use answers::{
+    row_limit, rows_at_most, rows_sf1_validation, rows_validation, ROWS_SF0_01_VALIDATION,
+    ROWS_SF0_1_VALIDATION, ROWS_SF1_VALIDATION,
+};
 pub use metrics::{
     min_streams, power_at_size, power_query_intervals_s, qphh_at_size, reported_interval_s,
     throughput_at_size,
