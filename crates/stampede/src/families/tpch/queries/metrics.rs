@@ -5,19 +5,23 @@
 //! Owns: the formulas and the rules on timing intervals they apply. Must not own: measuring
 //! anything (the runner passes seconds in), nor how the numbers are printed.
 //!
-//! The rules, in the order applied:
+//! The rules, in the order applied. The clause numbers are those other implementations quote
+//! (the specification's text was not at hand here; the rules are cited by content as well, so
+//! a renumbering between revisions does not mislead):
 //! 1. Clause 5.3.7.5: each query's and refresh function's timing interval is rounded to the
 //!    nearest 0.1 second, and a value under 0.05 second is rounded up to 0.1 second "to avoid
 //!    zero values" (a zero would make the geometric mean zero and Power@Size infinite).
-//! 2. Clause 5.4.1.4: if the longest query interval of the power test is more than 1000 times
-//!    the shortest, every query interval under max/1000 is raised to max/1000, itself treated
-//!    as a timing interval of clause 5.3.7.5 (rounded as in 1). Query intervals only: the
-//!    refresh functions' are not raised, and do not count for the ratio.
-//! 3. Clause 5.4.1.1 (computed in logarithms as clause 5.4.1.3 allows, so 24 long intervals
-//!    do not overflow the product): Power@Size = 3600 * SF / (prod QI(i,0) * prod RI(j,0))^(1/24).
-//! 4. Clause 5.4.2.1: Throughput@Size = (S * 22 * 3600 / Ts) * SF, Ts the measurement interval
+//! 2. Clause 5.4.1's rule on a ratio above 1000: if the longest query interval of the power
+//!    test is more than 1000 times the shortest, every query interval under max/1000 is raised
+//!    to max/1000, itself treated as a timing interval of clause 5.3.7.5 (rounded as in 1).
+//!    Query intervals only: the refresh functions' are not raised, and do not count for the
+//!    ratio.
+//! 3. Clause 5.4.1 (computed in logarithms, the specification's second form of the formula,
+//!    so 24 long intervals do not overflow the product):
+//!    Power@Size = 3600 * SF / (prod QI(i,0) * prod RI(j,0))^(1/24).
+//! 4. Clause 5.4.2: Throughput@Size = (S * 22 * 3600 / Ts) * SF, Ts the measurement interval
 //!    of the throughput test in seconds (not a query's interval: not rounded here).
-//! 5. Clause 5.4.3.1: QphH@Size = sqrt(Power@Size * Throughput@Size).
+//! 5. Clause 5.4.3: QphH@Size = sqrt(Power@Size * Throughput@Size).
 
 /// Clause 5.3.7.5: a timing interval as it enters the metrics, in seconds: rounded to the
 /// nearest 0.1 s (23.75 to 23.8), at least 0.1 s.
@@ -28,8 +32,8 @@ pub fn reported_interval_s(raw_s: f64) -> f64 {
     rounded.max(0.1)
 }
 
-/// The query intervals of the power test after clauses 5.3.7.5 and 5.4.1.4 (rules 1 and 2 of
-/// the module header): what Power@Size multiplies.
+/// The query intervals of the power test after clause 5.3.7.5 and the ratio rule (rules 1 and
+/// 2 of the module header): what Power@Size multiplies.
 pub fn power_query_intervals_s(queries_s: &[f64; 22]) -> [f64; 22] {
     let q = queries_s.map(reported_interval_s);
     let max = q.iter().cloned().fold(f64::MIN, f64::max);

@@ -10,18 +10,19 @@
 //!
 //! ## Use
 //! ```text
-//! let p = params(q, scale, &mut Rng::derive(seed, stream, q)); // or validation(q, scale)
-//! let sql = text(Dialect::Postgres, &p);                      // one statement, no `;`
-//! for q in order(stream) { ... }                               // Appendix A
-//! power_at_size(scale, &query_seconds, &refresh_seconds)      // clause 5.4.1
+//! let p = stream_params(seed, stream, q, scale);   // or validation(q, scale)
+//! let sql = text(Dialect::Postgres, &p);           // one statement, no `;`
+//! for q in order(stream) { ... }                    // Appendix A
+//! power_at_size(scale, &query_s, &refresh_s)       // clause 5.4.1
+//! rows_validation(q, scale)                        // the expected row count, where known
 //! ```
 //!
 //! ## Module layout
 //! `params`: [`Params`], [`params`], [`validation`] (clauses 2.4.N.3/4); `words`: the lists
-//! they draw from (clauses 4.2.2.13, 4.2.3); `sql`: the texts (clauses 2.4.N.2); `streams`: [`order`] (Appendix A);
-//! `metrics`: Power@Size, Throughput@Size, QphH@Size, [`min_streams`] (clauses 5.3.4, 5.3.7.5,
-//! 5.4); `answers`: row counts of the answer set and the row limits (clause 2.1.2.9); `rng`:
-//! SplitMix64.
+//! they draw from (clauses 4.2.2.13, 4.2.3); `sql`: the texts (clauses 2.4.N.2); `streams`:
+//! [`order`] (Appendix A); `metrics`: Power@Size, Throughput@Size, QphH@Size,
+//! [`min_streams`] (clauses 5.3.4, 5.3.7.5, 5.4); `answers`: row counts of the answer set, the
+//! measured ones at SF 0.1 and 0.01, the row limits (clause 2.1.2.9); `rng`: SplitMix64.
 
 mod answers;
 mod metrics;
