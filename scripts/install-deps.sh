@@ -4,7 +4,8 @@
 # ring), and Rust if cargo is absent. With --tests, also what only the test suite uses: openssl
 # (TLS tests), sysbench (OLTP comparisons) and chromium (the HTML test) where the distribution
 # packages it, MariaDB with Galera (the MySQL protocol's tests), pgbouncer, pg_auto_failover,
-# pgreplay (the replay benchmark) and moto's server (the CloudWatch test, from PyPI).
+# pgreplay (the replay benchmark), moto's server (the CloudWatch test) and tpchgen-cli (the
+# TPC-H load's comparison), both from PyPI.
 # Idempotent: installs nothing when all is there.
 set -euo pipefail
 
@@ -115,6 +116,24 @@ if [ $TESTS = 1 ] && ! command -v moto_server >/dev/null && [ ! -x "$HOME/.local
   python3 -m pip install -q --user "$MOTO" 2>/dev/null \
     || python3 -m pip install -q --user --break-system-packages "$MOTO" \
     || python3 -m pip install -q "$MOTO"
+fi
+
+# tpchgen-cli 4.0.0 (PyPI; the same dbgen port as the `tpchgen` crate `stampede init tpch`
+# uses): crates/stampede/tests/tpch_load.rs loads its CSV files with psql's \copy and compares
+# each table with stampede's load; bench/tpch_case.py times the two loads. Installed for the user
+# with pip, as moto's server above.
+if [ $TESTS = 1 ] && ! command -v tpchgen-cli >/dev/null && [ ! -x "$HOME/.local/bin/tpchgen-cli" ]; then
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "install-deps: installing python3-pip (for tpchgen-cli)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq || true
+    $SUDO apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+  fi
+  echo "install-deps: installing tpchgen-cli (pip)" >&2
+  TPCHGEN='tpchgen-cli==4.0.0'
+  python3 -m pip install -q --user "$TPCHGEN" 2>/dev/null \
+    || python3 -m pip install -q --user --break-system-packages "$TPCHGEN" \
+    || python3 -m pip install -q "$TPCHGEN"
 fi
 
 # go-tpc 1.0.12 (TPC-C's peer: tests/tpcc_cli.rs runs its `check` on stampede's data and runs

@@ -142,6 +142,8 @@ pub enum Dataset {
     Crud,
     /// A replay's: the tables of the database its capture ran on, as they were before it.
     Capture,
+    /// TPC-H's eight tables (`families::tpch::load`), at a scale factor.
+    Tpch,
 }
 
 impl Dataset {
@@ -155,6 +157,10 @@ impl Dataset {
             Dataset::Ycsb => &[crate::families::ycsb::txn::TABLE],
             Dataset::Iibench => &[crate::families::iibench::txn::TABLE],
             Dataset::Crud => &["crud%"],
+            Dataset::Tpch => &[
+                "region", "nation", "supplier", "customer", "part", "partsupp", "orders",
+                "lineitem",
+            ],
             Dataset::Probe | Dataset::CacheCurve | Dataset::Capture => &[],
         }
     }
@@ -172,6 +178,7 @@ impl Dataset {
             Dataset::Iibench => "iibench",
             Dataset::Crud => "crud --tables N --table-size N",
             Dataset::Capture => "a copy of the captured database",
+            Dataset::Tpch => "tpch --scale SF",
         }
     }
 }

@@ -25,6 +25,30 @@ pub enum LayoutArg {
     Fdw,
 }
 
+/// `-s/--scale`: pgbench's scale, a whole number (`Scale::whole`), or TPC-H's scale factor,
+/// which may be a fraction (`init tpch --scale 0.1`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scale(pub f64);
+
+impl std::str::FromStr for Scale {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Scale, String> {
+        match s.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(Scale(v)),
+            _ => Err(format!("{s:?} is not a number")),
+        }
+    }
+}
+
+impl Scale {
+    /// The scale as a whole number, when it is one.
+    pub fn whole(self) -> Option<i64> {
+        let v = self.0;
+        (v.fract() == 0.0 && v.abs() < 9.0e15).then_some(v as i64)
+    }
+}
+
 const SHARDED: &str = "Sharded layouts (init tpcb|oltp --layout)";
 const TPCB: &str = "pgbench's tables (init tpcb, pgbench -i)";
 const OLTP: &str = "sysbench's tables (init oltp, sysbench prepare)";
@@ -42,9 +66,9 @@ pub struct InitArgs {
     /// List what can be loaded and exit.
     #[arg(long = "list")]
     pub list: bool,
-    /// Scale factor (100,000 accounts per unit).
-    #[arg(short = 's', long = "scale", value_name = "NUM", default_value_t = 1, help_heading = TPCB)]
-    pub scale: i64,
+    /// Scale factor (100,000 accounts per unit; for `init tpch` TPC-H's, fractions allowed).
+    #[arg(short = 's', long = "scale", value_name = "NUM", default_value = "1", help_heading = TPCB)]
+    pub scale: Scale,
     /// Fill factor of the tables (10..100).
     #[arg(
         short = 'F',
@@ -108,6 +132,9 @@ pub struct InitArgs {
         help_heading = "TPC-C (init tpcc)"
     )]
     pub warehouses: Option<u32>,
+    /// Also create the usual secondary indexes (foreign-key columns, l_shipdate, o_orderdate).
+    #[arg(long = "indexes", help_heading = "TPC-H (init tpch --scale SF)")]
+    pub indexes: bool,
     /// Lay the tables out sharded: on the shard key bid (tpcb) or id (oltp).
     #[arg(long = "layout", value_enum, default_value = "plain", help_heading = SHARDED)]
     pub layout: LayoutArg,

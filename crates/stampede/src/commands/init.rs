@@ -37,6 +37,7 @@ pub fn dataset(name: &str, bulk_insert: bool) -> Result<Dataset> {
         "oltp" if bulk_insert => Dataset::OltpBulk,
         "oltp" => Dataset::Oltp,
         "tpcc" => Dataset::Tpcc,
+        "tpch" => Dataset::Tpch,
         "ycsb" => Dataset::Ycsb,
         "iibench" => Dataset::Iibench,
         "crud" => Dataset::Crud,
@@ -61,6 +62,8 @@ fn list() -> String {
          \x20 oltp   sysbench's sbtestN tables (sysbench prepare): --tables, --table-size; \
          --bulk-insert for bulk_insert's\n\
          \x20 tpcc   TPC-C's nine tables (go-tpc's schema; tpcc-mysql's on MySQL): -w\n\
+         \x20 tpch   TPC-H's eight tables (dbgen's rows, from tpchgen): --scale SF (fractions \
+         allowed), --indexes\n\
          \x20 ycsb   YCSB's usertable: -p recordcount=N, -p fieldcount, -p fieldlength, \
          -p insertorder\n\
          \x20 iibench  the insert benchmark's purchases_index, empty, with its 3 secondary indexes\n\
@@ -71,7 +74,10 @@ fn list() -> String {
 }
 
 fn options(a: &InitArgs) -> Result<InitOptions> {
-    if a.scale < 1 {
+    let Some(scale) = a.scale.whole() else {
+        bail!("-s/--scale must be a whole number for pgbench's tables");
+    };
+    if scale < 1 {
         bail!("-s/--scale must be at least 1");
     }
     if a.jobs == Some(0) {
@@ -84,7 +90,7 @@ fn options(a: &InitArgs) -> Result<InitOptions> {
         );
     }
     let opts = InitOptions {
-        scale: a.scale,
+        scale,
         fillfactor: a.fillfactor,
         partitions: a.partitions,
         partition_method: (a.partitions > 0).then_some(match a.partition_method {
@@ -138,6 +144,9 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     if !args.property.is_empty() && dataset != Dataset::Ycsb {
         bail!("-p KEY=VALUE (--property) only applies to YCSB's usertable (`init ycsb`)");
     }
+    if args.indexes && dataset != Dataset::Tpch {
+        bail!("--indexes only applies to TPC-H's tables (`init tpch`)");
+    }
     if dataset == Dataset::Capture {
         bail!(
             "a replay has nothing to load: it runs on a copy of the database its capture ran on \
@@ -148,12 +157,15 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
         bail!("cache-curve has nothing to load: its run grows (and drops) stampede_cache_curve");
     }
     let out = super::init_observed::outputs(&args)?;
-    let splits = matches!(dataset, Dataset::Oltp | Dataset::Tpcb | Dataset::Tpcc);
+    let splits = matches!(
+        dataset,
+        Dataset::Oltp | Dataset::Tpcb | Dataset::Tpcc | Dataset::Tpch
+    );
     if args.fleet.fleet.is_some() && (!splits || args.bulk_insert || super::sharded::wanted(&args))
     {
         return Err(Failure::usage(
-            "--fleet on init splits the plain tables of `init oltp`, `init tpcb` and `init \
-             tpcc` only",
+            "--fleet on init splits the plain tables of `init oltp`, `init tpcb`, `init tpcc` \
+             and `init tpch` only",
             "load the other tables from one process",
         ));
     }
@@ -179,6 +191,9 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     }
     if dataset == Dataset::Tpcc {
         return init_tpcc(args, out);
+    }
+    if dataset == Dataset::Tpch {
+        return super::tpch::init(args, out);
     }
     if dataset == Dataset::Ycsb {
         return super::ycsb::init(args, &name, out);

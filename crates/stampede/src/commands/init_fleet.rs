@@ -1,9 +1,10 @@
-//! `stampede init oltp|tpcb|tpcc --fleet NAME --fleet-size N`: a load split across the
+//! `stampede init oltp|tpcb|tpcc|tpch --fleet NAME --fleet-size N`: a load split across the
 //! processes of a fleet. Rows are a pure function of the seed and their place (`load::oltp`,
-//! `load::tpcb`, `load::tpcc`), so process I loads the I-th of N equal ranges (sysbench's rows
-//! of every table, pgbench's accounts, TPC-C's warehouses) and together they load exactly what
-//! one process loads; what is not split (pgbench's branches and tellers, TPC-C's `item`) is
-//! the first process's, and TPC-C's load time, written into its dates, is the first process's
+//! `load::tpcb`, `load::tpcc`, `families::tpch::load`), so process I loads the I-th of N equal
+//! ranges (sysbench's rows of every table, pgbench's accounts, TPC-C's warehouses, TPC-H's
+//! `tpchgen` parts) and together they load exactly what one process loads; what is not split
+//! (pgbench's branches and tellers, TPC-C's `item`, TPC-H's `region` and `nation`) is the first
+//! process's, and TPC-C's load time, written into its dates, is the first process's
 //! too (recorded on `customer`). The order, kept through the fleet's table by numbered stages
 //! (`fleet::Member`): process 0 drops and creates the tables (stage 1); every process, once the
 //! tables exist, loads its part (stage 2); process 0, once all have loaded, adds the keys and
@@ -27,6 +28,7 @@ pub(super) enum Split {
     Oltp(load::oltp::InitOptions),
     Tpcb(load::tpcb::InitOptions),
     Tpcc(load::tpcc::InitOptions),
+    Tpch(crate::families::tpch::load::InitOptions),
 }
 
 impl Split {
@@ -35,6 +37,7 @@ impl Split {
             Split::Oltp(_) => "sysbench's OLTP tables",
             Split::Tpcb(_) => "TPC-B",
             Split::Tpcc(_) => "TPC-C",
+            Split::Tpch(_) => "TPC-H",
         }
     }
 
@@ -43,6 +46,7 @@ impl Split {
             Split::Oltp(o) => o.part = Some(part),
             Split::Tpcb(o) => o.part = Some(part),
             Split::Tpcc(o) => o.part = Some(part),
+            Split::Tpch(o) => o.part = Some(part),
         }
     }
 
@@ -66,6 +70,11 @@ impl Split {
             }
             Split::Tpcc(o) => {
                 load::tpcc::init_steps_of(conn, o, steps, on_event)
+                    .await?
+                    .plan
+            }
+            Split::Tpch(o) => {
+                crate::families::tpch::load::init_steps_of(conn, o, steps, on_event)
                     .await?
                     .plan
             }

@@ -14,6 +14,7 @@ mod report;
 mod run;
 mod server;
 mod sharded;
+mod tpch;
 mod ycsb;
 
 use anyhow::Result;

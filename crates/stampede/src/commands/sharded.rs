@@ -42,7 +42,11 @@ fn options(a: &InitArgs, dataset: Dataset) -> Result<ShardedOptions> {
         LayoutArg::Fdw => Layout::Fdw,
     };
     let shape = match dataset {
-        Dataset::Tpcb => Shape::Tpcb { scale: a.scale },
+        Dataset::Tpcb => Shape::Tpcb {
+            scale: a.scale.whole().ok_or_else(|| {
+                usage("-s/--scale must be a whole number for pgbench's tables", "")
+            })?,
+        },
         Dataset::Oltp => Shape::Oltp {
             tables: a.tables,
             table_size: a.table_size,

@@ -30,6 +30,7 @@ pub(crate) mod replay;
 pub(crate) mod storm;
 pub mod sysbench;
 pub mod tpcc;
+pub(crate) mod tpch;
 pub mod ycsb;
 
 pub(crate) use options::script_order;
