@@ -165,7 +165,9 @@ def main():
             f.write("# TPC-H load: stampede init tpch against psql's \\copy of tpchgen-cli's files\n\n")
             f.write("Written by `python3 bench/tpch_case.py --out bench/TPCH.md`; never edited by hand.\n\n")
             f.write(f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
-            f.write(f"- machine: {os.cpu_count()} CPUs, client and server on the same machine\n")
+            load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+            f.write(f"- machine: {os.cpu_count()} CPUs, client and server on the same machine; "
+                    f"load average at the end {load} (other work shares the machine)\n")
             f.write(f"- stampede: commit {commit}, {os.path.relpath(stampede)}; server: stampede's "
                     "embedded PostgreSQL settings, TCP on loopback\n")
             f.write("- both: the same DDL, rows, primary keys after the data and VACUUM ANALYZE; "

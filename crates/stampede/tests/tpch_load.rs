@@ -7,7 +7,8 @@
 //! drops a table it did not create (TPC-C's `customer` and `orders` have TPC-H's names). On
 //! the shared private MariaDB, the same load (multi-row INSERTs, keys inline, `--indexes`) holds
 //! the same rows as on PostgreSQL: a checksum both dialects compute alike (md5 of each row's
-//! values joined by `|`).
+//! values joined by `|`). Split across a fleet of three processes, the load equals one
+//! process's, table by table.
 //!
 //! Without `tpchgen-cli` (outside CI) the comparison says so and falls back to the row counts
 //! and a known row; under CI its absence is a failure.
@@ -322,4 +323,32 @@ fn init_tpch_on_mariadb_loads_the_same_rows_as_on_postgresql() {
          AND table_comment = 'stampede tpch: scale=0.01'",
     );
     assert_eq!(marks.trim(), "8");
+}
+
+/// `init tpch --fleet` across three processes (each its share of every table's tpchgen parts,
+/// the first also REGION and NATION, the first's keys after all have loaded): every table
+/// equals a one-process load, keys included.
+#[test]
+fn init_tpch_split_across_three_processes_loads_what_one_loads() {
+    let pg = Server::start();
+    pg.create_db("one");
+    pg.create_db("three");
+    common::fleet::load_one_and_three(
+        &["init", "tpch", "--scale", "0.01"],
+        &pg.target("one"),
+        &pg.target("three"),
+    );
+    for t in TABLES {
+        let sql = format!(
+            "SELECT count(*), sum(hashtext(t::text)::bigint), (SELECT string_agg(indexdef, '; ') \
+             FROM pg_indexes WHERE tablename = '{t}') FROM {t} t"
+        );
+        let one = pg.psql("one", &sql);
+        assert_eq!(pg.psql("three", &sql), one, "{t}");
+        assert!(
+            one.contains("PRIMARY KEY") || one.contains("_pkey"),
+            "{t}: {one}"
+        );
+    }
+    assert_eq!(pg.psql("three", "SELECT count(*) FROM orders"), "15000");
 }
