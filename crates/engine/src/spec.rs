@@ -202,6 +202,11 @@ pub struct ClientStats {
     /// With `--read-from`: the part of `committed` that ran on the reader (the rest ran on
     /// `endpoint`).
     pub reader_committed: u64,
+    /// When the client's first transaction started and its last one ended, microseconds
+    /// from the measured start (TPC-H's throughput test is measured from its streams' first
+    /// query to their last, clause 5.3.7); `None` for a client that ran none.
+    pub first_us: Option<u64>,
+    pub last_us: u64,
 }
 
 /// A client that stopped for good before the end of the run (pgbench: "client N aborted").

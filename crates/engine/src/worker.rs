@@ -771,8 +771,12 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
         };
         ctx.in_flight
             .begin(c.slot, c.session.as_ref(), c.reader.as_ref());
+        c.stats.first_us.get_or_insert(now);
         let end = run_txn(ctx, &mut c, txn, scheduled, now).await;
         ctx.in_flight.end(c.slot);
+        if let Some(end) = c.clock_hint {
+            c.stats.last_us = end;
+        }
         match end {
             TxnEnd::Done => c.cnt += 1,
             TxnEnd::Abort | TxnEnd::Stop => break,

@@ -263,6 +263,18 @@ pub(crate) fn kind(stmt: &str) -> Kind {
         _ if is(first, "INSERT") || is(first, "REPLACE") => Kind::Insert,
         _ if is(first, "UPDATE") => Kind::Update,
         _ if is(first, "DELETE") => Kind::Delete,
+        // WITH ... SELECT is a select to the server (`Com_select`), WITH ... UPDATE an update
+        // (MySQL 8, MariaDB 10.2+): the statement the clause leads to.
+        _ if is(first, "WITH") => {
+            use measure::ledger::Kind as L;
+            match L::of_sql(stmt) {
+                L::Select => Kind::Select,
+                L::Insert => Kind::Insert,
+                L::Update => Kind::Update,
+                L::Delete => Kind::Delete,
+                _ => Kind::Other,
+            }
+        }
         _ => Kind::Other,
     }
 }
@@ -270,6 +282,19 @@ pub(crate) fn kind(stmt: &str) -> Kind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_with_clause_is_the_kind_of_the_statement_it_leads_to() {
+        let q15 = "with revenue0 (supplier_no, total_revenue) as (select l_suppkey, \
+                   sum(l_extendedprice) from lineitem where l_shipdate >= date '1996-01-01' \
+                   group by l_suppkey) select s_suppkey from supplier, revenue0";
+        assert_eq!(kind(q15), Kind::Select);
+        assert_eq!(
+            kind("WITH c AS (SELECT 1) DELETE FROM t WHERE id IN (SELECT * FROM c)"),
+            Kind::Delete
+        );
+        assert_eq!(kind("WITH c AS (SELECT 1)"), Kind::Other);
+    }
 
     fn params(sql: &str) -> Vec<(String, u16)> {
         scan(sql, true)

@@ -39,12 +39,14 @@ pub enum Family {
     Storm,
     /// A captured workload sent again (`families::replay`, `stampede replay`).
     Replay,
+    /// TPC-H's performance test and its single queries (`families::tpch`).
+    Tpch,
 }
 
 impl Family {
     /// Every family, for what the plan asks of each; in this order a run given several
     /// families' options names the first (a test holds it to the variants).
-    pub(crate) const ALL: [Family; 10] = [
+    pub(crate) const ALL: [Family; 11] = [
         Family::Pgbench,
         Family::Sysbench,
         Family::Iibench,
@@ -54,6 +56,7 @@ impl Family {
         Family::CacheCurve,
         Family::Storm,
         Family::Replay,
+        Family::Tpch,
         Family::Probe,
     ];
 
@@ -72,6 +75,7 @@ impl Family {
             Family::Crud => Box::new(families::crud::plan::Step),
             Family::Storm => Box::new(families::storm::plan::Step::default()),
             Family::Replay => Box::new(families::replay::plan::Step),
+            Family::Tpch => Box::new(families::tpch::plan::Step),
         }
     }
 
@@ -102,6 +106,11 @@ impl Family {
                 "`stampede replay CAPTURE ...`",
             ),
             Family::Crud => (a.crud.given(), "crud", "`stampede run crud ...`"),
+            Family::Tpch => (
+                a.tpch.given(),
+                "TPC-H",
+                "`stampede run tpch --test power ...` or `stampede run tpch-q5 ...`",
+            ),
             Family::Storm => (
                 a.storm.given(),
                 "connection-storm",
@@ -333,6 +342,24 @@ pub const WORKLOADS: &[Workload] = &[
         ],
     },
     Workload {
+        name: "tpch",
+        family: Family::Tpch,
+        dataset: Dataset::Tpch,
+        about: "TPC-H 3.0.1's performance test: the power test (RF1, 22 queries, RF2), then \
+                --streams query streams and a refresh stream; QphH@Size (--test power or throughput alone)",
+        peer: "HammerDB TPROC-H, go-tpc tpch",
+        checks: &["commit count", "statement ledger", "row counts", "refresh"],
+    },
+    Workload {
+        name: "tpch-qN",
+        family: Family::Tpch,
+        dataset: Dataset::Tpch,
+        about: "one TPC-H query (tpch-q1 to tpch-q22) in a loop on -c clients, fresh parameters \
+                each time (--validation: qgen's), for tuning",
+        peer: "qgen N, then psql",
+        checks: &["commit count", "statement ledger", "row counts"],
+    },
+    Workload {
         name: "failover-probe",
         family: Family::Probe,
         dataset: Dataset::Probe,
@@ -451,9 +478,14 @@ pub const WORKLOADS: &[Workload] = &[
     },
 ];
 
-/// The workload named exactly `name` (sysbench's `.lua` suffix allowed).
+/// The workload named exactly `name` (sysbench's `.lua` suffix allowed; `tpch-q1` to
+/// `tpch-q22` are the entry `tpch-qN`, whose plan reads the number).
 pub fn find(name: &str) -> Option<&'static Workload> {
     let base = name.strip_suffix(".lua").unwrap_or(name);
+    let base = match base.strip_prefix("tpch-q") {
+        Some(n) if n.parse::<u8>().is_ok() => "tpch-qN",
+        _ => base,
+    };
     WORKLOADS.iter().find(|w| w.name == base)
 }
 
@@ -543,6 +575,7 @@ mod tests {
             | Family::CacheCurve
             | Family::Storm
             | Family::Replay
+            | Family::Tpch
             | Family::Probe => Family::ALL.iter().filter(|&&g| g == f).count(),
         };
         for w in WORKLOADS {
@@ -559,6 +592,9 @@ mod tests {
         }
         assert_eq!(find("oltp_read_write.lua").unwrap().name, "oltp_read_write");
         assert!(find("select").is_none());
+        assert_eq!(find("tpch-q5").unwrap().name, "tpch-qN");
+        assert_eq!(find("tpch-q22").unwrap().name, "tpch-qN");
+        assert!(find("tpch-qx").is_none());
         assert!(find("postgres").is_none());
     }
 
@@ -599,6 +635,7 @@ mod tests {
                 Family::Crud => assert_eq!(w.name, "crud"),
                 Family::Storm => assert_eq!(w.name, "connection-storm"),
                 Family::Replay => assert_eq!(w.name, "replay"),
+                Family::Tpch => assert!(matches!(w.name, "tpch" | "tpch-qN"), "{}", w.name),
             }
         }
     }

@@ -87,7 +87,7 @@ pub fn render_pgbench_summary(r: &RunResult) -> String {
                     per_client.saturating_mul(u64::from(c.clients))
                 );
             }
-            // Neither -t nor -T: a replay, to the capture's end.
+            // Neither -t nor -T: a replay or a TPC-H test, until every client is done.
             None => {
                 let _ = writeln!(o, "number of transactions actually processed: {cnt}");
             }

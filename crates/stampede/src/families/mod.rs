@@ -58,6 +58,7 @@ pub(crate) static VIEWS: &[&dyn report::section::View] = &[
     &loading::section::VIEW,
     &crud::section::VIEW,
     &replay::section::VIEW,
+    &tpch::section::VIEW,
 ];
 
 /// Install [`VIEWS`] (idempotent).
@@ -253,6 +254,8 @@ pub(crate) struct Asked {
     /// The workload named on the command line (`tpcb-like`, `oltp_read_write`, `ycsb-a`);
     /// `None` for a pgbench run given by its options (`-b`, `-f`, `-S`) alone.
     pub name: Option<&'static str>,
+    /// The workload's name as the command line gave it (`tpch-q5` for the entry `tpch-qN`).
+    pub given: Option<String>,
     /// Whose command line it was: the options mean what that tool means by them.
     pub frontend: Frontend,
 }

@@ -61,7 +61,7 @@ fn cpus() -> u32 {
 }
 
 /// Which workload and database the positionals name (module notes).
-fn positionals(a: &mut RunArgs) -> Result<Option<&'static workloads::Workload>> {
+fn positionals(a: &mut RunArgs) -> Result<(Option<&'static workloads::Workload>, Option<String>)> {
     let first = a.workload.take();
     let second = a.positional_dbname.take();
     if a.target.embedded
@@ -74,10 +74,14 @@ fn positionals(a: &mut RunArgs) -> Result<Option<&'static workloads::Workload>> 
             "drop one of them",
         ));
     }
+    let mut given = None;
     let (workload, db) = match (first, second) {
         (None, _) => (None, None),
         (Some(w), db) => match workloads::find(&w) {
-            Some(found) => (Some(found), db),
+            Some(found) => {
+                given = Some(w);
+                (Some(found), db)
+            }
             None if db.is_some() => {
                 return Err(Failure::usage(
                     format!("{w:?} is not a workload"),
@@ -120,14 +124,14 @@ fn positionals(a: &mut RunArgs) -> Result<Option<&'static workloads::Workload>> 
         }
         a.target.positional_dbname = Some(db);
     }
-    Ok(workload)
+    Ok((workload, given))
 }
 
 impl Plan {
     /// The plan of a `stampede run` (or of a drop-in that filled `RunArgs` with its peer's
     /// options and defaults, `frontend` saying whose).
     pub fn from_run(mut a: RunArgs, frontend: Frontend) -> Result<Plan> {
-        let workload = positionals(&mut a)?;
+        let (workload, given) = positionals(&mut a)?;
         let family = match workload {
             Some(w) => w.family,
             None => Family::Pgbench,
@@ -160,6 +164,7 @@ impl Plan {
         };
         let asked = families::Asked {
             name: workload.map(|w| w.name),
+            given,
             frontend,
         };
         let (job, spec) = planner.plan(&mut a, &asked)?;

@@ -26,7 +26,7 @@ pub(super) fn header(ctx: &Ctx, server: &ServerInfo, describe: &str) {
         Frontend::Native => {
             let stop = match spec.stop {
                 engine::Stop::Duration(d) => format!("{} s", d.as_secs()),
-                engine::Stop::UNTIL_DONE => "until the capture's end".to_string(),
+                engine::Stop::UNTIL_DONE => "until every client is done".to_string(),
                 engine::Stop::Transactions(n) => format!("{n} transactions per client"),
             };
             let mut line = format!(

@@ -40,6 +40,7 @@ pub const ROWS_SF1_VALIDATION: [u64; 22] = [
 ];
 
 /// The expected rows of query `q` (1..=22) at SF 1 with the validation parameters.
+#[cfg(test)]
 pub fn rows_sf1_validation(q: u8) -> u64 {
     ROWS_SF1_VALIDATION[usize::from(q) - 1]
 }

@@ -32,18 +32,11 @@ mod sql;
 mod streams;
 mod words;
 
-pub use answers::{
-    row_limit, rows_at_most, rows_sf1_validation, rows_validation, ROWS_SF0_01_VALIDATION,
-    ROWS_SF0_1_VALIDATION, ROWS_SF1_VALIDATION,
-};
-pub use metrics::{
-    min_streams, power_at_size, power_query_intervals_s, qphh_at_size, reported_interval_s,
-    throughput_at_size,
-};
-pub use params::{params, validation, Brand, Date, Params};
+pub use answers::{rows_at_most, rows_validation};
+pub use metrics::{min_streams, power_at_size, qphh_at_size, throughput_at_size};
+pub use params::{params, validation, Params};
 pub use rng::Rng;
-pub use streams::{order, PERMUTATIONS};
-pub use words::{NATIONS, REGIONS};
+pub use streams::order;
 
 /// The SQL dialect a query text is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,7 +90,7 @@ mod tests {
         for q in 1..=22u8 {
             for d in BOTH {
                 let t = text(d, &validation(q, 1.0));
-                match row_limit(q) {
+                match answers::row_limit(q) {
                     Some(n) => assert!(t.ends_with(&format!("\nlimit {n}")), "Q{q} {d:?}"),
                     None => assert!(!t.contains("limit"), "Q{q} {d:?}"),
                 }

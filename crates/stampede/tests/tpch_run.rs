@@ -1,0 +1,283 @@
+//! `stampede run tpch` and `run tpch-qN` (issue 34) on TPC-H data that `init tpch --scale
+//! 0.01` loaded into a private PostgreSQL and the shared private MariaDB. The power test with
+//! qgen's validation parameters runs all 22 queries, and each returns the rows the same text
+//! returns through psql or mariadb (the query texts come from the module the binary uses,
+//! compiled into this test); the full test (power, then two query streams and a refresh
+//! stream) prints all three metrics and leaves `orders` and `lineitem` as they were; a query
+//! timeout is reported per query and costs the metric, not the run; single queries loop.
+//! A parser or dialect slip in a query, a stream that skips or repeats one, a refresh pair
+//! that leaves rows behind, or a metric made of a failed query's missing time fails here.
+
+mod common;
+
+#[allow(dead_code, unused_imports)]
+#[path = "../src/families/tpch/queries/mod.rs"]
+mod queries;
+
+use std::sync::OnceLock;
+
+use common::{pg_target, stampede};
+use serde_json::Value;
+use testkit::PerBinary;
+
+static PG: PerBinary = PerBinary::new(&[]);
+
+const SCALE: f64 = 0.01;
+
+/// The database `tpch`, loaded once.
+fn loaded() -> &'static testkit::Pg {
+    static DONE: OnceLock<()> = OnceLock::new();
+    let pg = PG.get();
+    DONE.get_or_init(|| {
+        pg.psql_on("postgres", "CREATE DATABASE tpch");
+        let mut args = vec!["init".to_string(), "tpch".into(), "-q".into()];
+        args.extend(["--scale".into(), SCALE.to_string()]);
+        args.extend(pg_target(pg, "tpch"));
+        let run = stampede(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    });
+    pg
+}
+
+/// `stampede run ARGS` on the loaded database with `--json`: the exit code, the result and
+/// the text.
+fn run(args: &[&str]) -> (i32, Value, String) {
+    let pg = loaded();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let mut all: Vec<String> = vec!["run".into()];
+    all.extend(args.iter().map(|s| s.to_string()));
+    all.extend(pg_target(pg, "tpch"));
+    all.extend(["--json".into(), json.display().to_string()]);
+    let r = stampede(&all);
+    let v = std::fs::read(&json)
+        .map(|b| serde_json::from_slice(&b).unwrap())
+        .unwrap_or(Value::Null);
+    (r.code, v, format!("{}\n{}", r.stdout, r.stderr))
+}
+
+fn check<'a>(v: &'a Value, name: &str) -> &'a Value {
+    (v["checks"].as_array().unwrap().iter())
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name}: {}", v["checks"]))
+}
+
+fn items(v: &Value, stream: u64) -> Vec<&Value> {
+    (v["tpch"]["items"].as_array().unwrap().iter())
+        .filter(|i| i["stream"].as_u64() == Some(stream))
+        .collect()
+}
+
+#[test]
+fn the_power_test_runs_all_22_queries_and_each_returns_what_psql_returns() {
+    let (code, v, text) = run(&["tpch", "--test", "power", "--validation"]);
+    assert_eq!(code, 0, "{text}");
+    let t = &v["tpch"];
+    assert_eq!(
+        (t["test"].as_str(), t["scale"].as_f64()),
+        (Some("power"), Some(SCALE)),
+        "{t}"
+    );
+    let power = items(&v, 0);
+    let names: Vec<&str> = power.iter().map(|i| i["item"].as_str().unwrap()).collect();
+    // Clause 5.3.3: RF1, the queries in Appendix A's order 0, RF2.
+    let mut want = vec!["RF1".to_string()];
+    want.extend(queries::order(0).iter().map(|q| format!("Q{q}")));
+    want.push("RF2".into());
+    assert_eq!(names, want);
+    let pg = loaded();
+    for i in power
+        .iter()
+        .filter(|i| i["item"] != "RF1" && i["item"] != "RF2")
+    {
+        let q: u8 = i["item"].as_str().unwrap()[1..].parse().unwrap();
+        let sql = queries::text(queries::Dialect::Postgres, &queries::validation(q, SCALE));
+        let psql = pg.psql_on("tpch", &sql);
+        let rows = psql.lines().count() as f64;
+        assert_eq!(
+            i["rows"].as_f64(),
+            Some(rows),
+            "Q{q}: stampede's rows vs psql's\n{sql}"
+        );
+        assert_eq!(
+            (i["executions"].as_u64(), i["failed"].as_u64()),
+            (Some(1), Some(0)),
+            "{i}"
+        );
+        assert_eq!(
+            i["expected_rows"].as_f64(),
+            Some(rows),
+            "Q{q}: the answer set's count"
+        );
+    }
+    assert!(t["power_at_size"].as_f64().unwrap() > 0.0, "{t}");
+    assert!(t["qphh_at_size"].is_null(), "{t}");
+    assert!(text.contains("Power@Size"), "{text}");
+    let rows = check(&v, "row counts");
+    assert_eq!(rows["status"], "passed", "{rows}");
+    assert!(
+        rows["detail"]
+            .as_str()
+            .unwrap()
+            .contains("22 checked exactly"),
+        "{rows}"
+    );
+    assert_eq!(check(&v, "refresh")["status"], "passed");
+    assert_ne!(check(&v, "commit count")["status"], "failed");
+}
+
+#[test]
+fn the_full_test_runs_the_throughput_streams_after_the_power_test_and_reports_qphh() {
+    let (code, v, text) = run(&["tpch", "--streams", "2"]);
+    assert_eq!(code, 0, "{text}");
+    let t = &v["tpch"];
+    for s in 1..=2 {
+        let qs: Vec<String> = items(&v, s)
+            .iter()
+            .map(|i| i["item"].as_str().unwrap().to_string())
+            .collect();
+        let want: Vec<String> = queries::order(s as usize)
+            .iter()
+            .map(|q| format!("Q{q}"))
+            .collect();
+        assert_eq!(qs, want, "stream {s}: Appendix A's order");
+        assert!(items(&v, s)
+            .iter()
+            .all(|i| i["executions"] == 1 && i["failed"] == 0));
+    }
+    // The refresh stream: a pair per query stream (clause 5.3.5).
+    let rf: Vec<&str> = items(&v, 3)
+        .iter()
+        .map(|i| i["item"].as_str().unwrap())
+        .collect();
+    assert_eq!(rf, ["RF1", "RF2", "RF1", "RF2"]);
+    for m in [
+        "power_at_size",
+        "throughput_at_size",
+        "qphh_at_size",
+        "throughput_s",
+    ] {
+        assert!(t[m].as_f64().is_some_and(|x| x > 0.0), "{m}: {t}");
+    }
+    // The throughput test waited for the power test: the time held is not a query's.
+    let qphh =
+        (t["power_at_size"].as_f64().unwrap() * t["throughput_at_size"].as_f64().unwrap()).sqrt();
+    assert!((t["qphh_at_size"].as_f64().unwrap() - qphh).abs() < 1e-6 * qphh);
+    assert_eq!(check(&v, "refresh")["status"], "passed", "{}", v["checks"]);
+    assert_eq!(
+        check(&v, "row counts")["status"],
+        "passed",
+        "{}",
+        v["checks"]
+    );
+}
+
+#[test]
+fn a_query_timeout_is_reported_per_query_and_costs_the_metric_not_the_run() {
+    let (code, v, text) = run(&["tpch", "--test", "power", "--query-timeout", "0.001"]);
+    assert_eq!(code, 0, "{text}");
+    let t = &v["tpch"];
+    let timed_out = items(&v, 0)
+        .iter()
+        .filter(|i| i["timed_out"].as_u64() > Some(0))
+        .count();
+    assert!(timed_out > 0, "{t}");
+    assert!(t["power_at_size"].is_null(), "{t}");
+    let notes = t["notes"].to_string();
+    assert!(notes.contains("timed out"), "{notes}");
+    // Every item was still sent: a timeout is no abort.
+    assert_eq!(items(&v, 0).len(), 24);
+    assert!(items(&v, 0).iter().all(|i| i["executions"] == 1), "{t}");
+}
+
+#[test]
+fn a_single_query_loops_on_its_clients_with_fresh_parameters() {
+    let (code, v, text) = run(&["tpch-q6", "-c", "2", "-t", "3"]);
+    assert_eq!(code, 0, "{text}");
+    let i = &v["tpch"]["items"][0];
+    assert_eq!(
+        (i["item"].as_str(), i["executions"].as_u64()),
+        (Some("Q6"), Some(6)),
+        "{i}"
+    );
+    assert_eq!(v["tpch"]["test"], "query");
+    assert_eq!(check(&v, "row counts")["status"], "passed");
+}
+
+#[test]
+fn bad_tpch_command_lines_are_refused_before_connecting() {
+    for (args, says) in [
+        (vec!["run", "tpch", "-c", "4"], "-c does not apply to TPC-H"),
+        (vec!["run", "tpch-q23"], "TPC-H has queries 1 to 22"),
+        (
+            vec!["run", "tpch", "--test", "power", "--streams", "3"],
+            "--streams does not apply",
+        ),
+        (
+            vec!["run", "tpch", "--query-timeout", "0"],
+            "--query-timeout must be positive",
+        ),
+        (
+            vec!["run", "tpcc", "--streams", "2"],
+            "--streams only applies to TPC-H",
+        ),
+    ] {
+        let args: Vec<&str> = args
+            .into_iter()
+            .chain(["-h", "/nonexistent", "-d", "x"])
+            .collect();
+        let r = stampede(&args);
+        assert_eq!(r.code, 64, "{args:?}\n{}", r.stderr);
+        assert!(r.stderr.contains(says), "{args:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn the_power_test_on_mariadb_returns_what_the_mariadb_client_returns() {
+    let m = testkit::MariaDb::shared();
+    m.fresh_database("tpch_run");
+    let url = m.tcp_url("root", None, "tpch_run");
+    let init = stampede(&["init", "tpch", "-q", "--scale", "0.01", "-d", &url]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let r = stampede(&[
+        "run",
+        "tpch",
+        "--test",
+        "power",
+        "--validation",
+        "-d",
+        &url,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    for i in items(&v, 0)
+        .iter()
+        .filter(|i| i["item"] != "RF1" && i["item"] != "RF2")
+    {
+        let q: u8 = i["item"].as_str().unwrap()[1..].parse().unwrap();
+        let sql = queries::text(queries::Dialect::Mysql, &queries::validation(q, SCALE));
+        let out = m.sql(&format!("USE tpch_run; {sql}"));
+        let rows = out.lines().count() as f64;
+        assert_eq!(
+            i["rows"].as_f64(),
+            Some(rows),
+            "Q{q}: stampede's rows vs mariadb's\n{sql}"
+        );
+    }
+    assert!(
+        v["tpch"]["power_at_size"].as_f64().is_some(),
+        "{}",
+        v["tpch"]
+    );
+    assert_eq!(check(&v, "refresh")["status"], "passed", "{}", v["checks"]);
+    assert_eq!(
+        check(&v, "row counts")["status"],
+        "passed",
+        "{}",
+        v["checks"]
+    );
+}
