@@ -667,16 +667,6 @@ async fn cut_off_at_end<W: Workload>(cx: &ThreadCtx<W>) {
     // The clients cut off end their transactions; the join set ends with the last of them.
 }
 
-/// The wait of a client's next transaction for an order between clients
-/// ([`ThreadCtx::hold`]); `Some(0)`, at the cost of one call, for every workload without one.
-#[inline]
-async fn held<W: Workload>(ctx: &ThreadCtx<W>, c: &Client<W::Client>) -> Option<u64> {
-    match c.wl.held_by() {
-        None => Some(0),
-        Some((order, k)) => ctx.hold(order, k).await,
-    }
-}
-
 /// A client's loop (pgbench's `advanceConnectionState`, as straight-line async code). Returns
 /// the client's session, still open.
 async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -> Option<Session> {
@@ -724,8 +714,12 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
                 // answer); the rest, from then to the actual start, is the client's own
                 // (its thread busy, its timer late).
                 let free = now;
-                let Some(held) = held(ctx, &c).await else {
-                    break;
+                let held = match c.wl.held_by() {
+                    None => 0,
+                    Some((order, k)) => match ctx.hold(order, k).await {
+                        Some(us) => us,
+                        None => break,
+                    },
                 };
                 now = ctx.now_us();
                 c.timetabled = true;
@@ -733,10 +727,14 @@ async fn run_client<W: Workload>(ctx: &ThreadCtx<W>, mut c: Client<W::Client>) -
                 Some(at)
             }
             None => {
-                match held(ctx, &c).await {
-                    None => break,
-                    Some(0) => {}
-                    Some(_) => now = ctx.now_us(),
+                // Checked in place (no future of its own): every workload but one with an
+                // order between clients pays one call here.
+                if let Some((order, k)) = c.wl.held_by() {
+                    match ctx.hold(order, k).await {
+                        None => break,
+                        Some(0) => {}
+                        Some(_) => now = ctx.now_us(),
+                    }
                 }
                 None
             }
