@@ -223,41 +223,6 @@ fn init_tpcc(args: InitArgs, out: InitOutputs) -> Result<i32> {
     };
     opts.validate()
         .map_err(|e| Failure::usage(e.to_string(), ""))?;
-    targeting::validate(&args.target)?;
-    let fleet = crate::plan::fleet_of(&args.fleet, targeting::wants_embedded(&args.target))?;
-    let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
-    if let Some(plan) = &fleet {
-        let r = super::init_fleet::load(&rt, &target.conn, plan, Split::Tpcc(opts), args.quiet);
-        let closed = targeting::close(target, args.target.keep_server);
-        let code = r?;
-        closed?;
-        return Ok(code);
-    }
-    let mut view = LoadView::new(args.quiet);
-    let mut watcher = Watcher::start(&rt, &target, &out);
-    let r = rt.block_on(load::tpcc::init(&target.conn, &opts, &mut |e| {
-        view.event(e);
-        watcher.event(e);
-    }));
-    view.finish();
-    let code = match r {
-        Ok(report) => {
-            let rows: u64 = report.rows.iter().sum();
-            let secs = report.timings.total().as_secs_f64();
-            eprintln!("{}", report.timings);
-            eprintln!(
-                "{} warehouse(s): {rows} rows in {secs:.1} s ({:.0} rows/s)",
-                opts.warehouses,
-                rows as f64 / secs.max(1e-9)
-            );
-            Ok(0)
-        }
-        Err(LoadError::Interrupted) => {
-            console::note("initialisation interrupted: no TPC-C table is left looking loaded");
-            Ok(crate::console::EXIT_INTERRUPTED)
-        }
-        Err(e) => Err(e).context(format!("initialising TPC-C on {}", target.conn.redacted())),
-    };
     let described = Described {
         workload: "tpcc".into(),
         parameters: params([("warehouses", opts.warehouses.into())]),
@@ -265,7 +230,71 @@ fn init_tpcc(args: InitArgs, out: InitOutputs) -> Result<i32> {
         tables: Vec::new(),
         step: "load",
     };
-    let code = after_load(&rt, &target, &out, watcher, described, code, true);
+    let split = Split::Tpcc(opts.clone());
+    watched_load(
+        &args,
+        &out,
+        split,
+        described,
+        |rt, conn, on_event| rt.block_on(load::tpcc::init(conn, &opts, on_event)),
+        |r, conn| match r {
+            Ok(report) => {
+                let rows: u64 = report.rows.iter().sum();
+                let secs = report.timings.total().as_secs_f64();
+                eprintln!("{}", report.timings);
+                eprintln!(
+                    "{} warehouse(s): {rows} rows in {secs:.1} s ({:.0} rows/s)",
+                    opts.warehouses,
+                    rows as f64 / secs.max(1e-9)
+                );
+                Ok(0)
+            }
+            Err(LoadError::Interrupted) => {
+                console::note("initialisation interrupted: no TPC-C table is left looking loaded");
+                Ok(crate::console::EXIT_INTERRUPTED)
+            }
+            Err(e) => Err(e).context(format!("initialising TPC-C on {}", conn.redacted())),
+        },
+    )
+}
+
+/// A family's own loader as `init` runs it: with `--fleet`, split across the fleet's processes
+/// (`init_fleet`, `split`); alone, watched (the progress view, the observer, `--json` and
+/// `--html` through `after_load`, `described`). `load` runs the loader with the events'
+/// callback; `summary` words its outcome (the family's lines, its interrupt and error
+/// messages) into an exit code. The target is closed (and an embedded server stopped) on
+/// every path.
+pub(super) fn watched_load<R>(
+    args: &InitArgs,
+    out: &InitOutputs,
+    split: Split,
+    described: Described,
+    load: impl FnOnce(
+        &tokio::runtime::Runtime,
+        &sut::Target,
+        &mut dyn FnMut(&Event<'_>),
+    ) -> Result<R, LoadError>,
+    summary: impl FnOnce(Result<R, LoadError>, &sut::Target) -> Result<i32>,
+) -> Result<i32> {
+    targeting::validate(&args.target)?;
+    let fleet = crate::plan::fleet_of(&args.fleet, targeting::wants_embedded(&args.target))?;
+    let (rt, target) = open_to_load(&args.target, args.quiet)?;
+    if let Some(plan) = &fleet {
+        let r = super::init_fleet::load(&rt, &target.conn, plan, split, args.quiet);
+        let closed = targeting::close(target, args.target.keep_server);
+        let code = r?;
+        closed?;
+        return Ok(code);
+    }
+    let mut view = LoadView::new(args.quiet);
+    let mut watcher = Watcher::start(&rt, &target, out);
+    let r = load(&rt, &target.conn, &mut |e| {
+        view.event(e);
+        watcher.event(e);
+    });
+    view.finish();
+    let code = summary(r, &target.conn);
+    let code = after_load(&rt, &target, out, watcher, described, code, true);
     let closed = targeting::close(target, args.target.keep_server);
     let code = code?;
     closed?;

@@ -9,10 +9,9 @@ use load::LoadError;
 use super::init_fleet::Split;
 use crate::cli::InitArgs;
 use crate::console::{self, Failure};
-use crate::families::loading::observed::{Described, InitOutputs, Watcher};
-use crate::families::loading::LoadView;
+use crate::families::loading::observed::{Described, InitOutputs};
 use crate::families::tpch::load::{self as loader, schema::Table, InitOptions};
-use crate::{interrupt, targeting};
+use crate::interrupt;
 
 /// The options of `init tpch`, or what is wrong with them (no I/O).
 fn options(args: &InitArgs) -> Result<InitOptions> {
@@ -67,50 +66,6 @@ fn options(args: &InitArgs) -> Result<InitOptions> {
 
 pub(super) fn init(args: InitArgs, out: InitOutputs) -> Result<i32> {
     let opts = options(&args)?;
-    targeting::validate(&args.target)?;
-    let fleet = crate::plan::fleet_of(&args.fleet, targeting::wants_embedded(&args.target))?;
-    let (rt, target) = super::init::open_to_load(&args.target, args.quiet)?;
-    if let Some(plan) = &fleet {
-        let r = super::init_fleet::load(&rt, &target.conn, plan, Split::Tpch(opts), args.quiet);
-        let closed = targeting::close(target, args.target.keep_server);
-        let code = r?;
-        closed?;
-        return Ok(code);
-    }
-    let mut view = LoadView::new(args.quiet);
-    let mut watcher = Watcher::start(&rt, &target, &out);
-    let r = rt.block_on(loader::init(&target.conn, &opts, &mut |e| {
-        view.event(e);
-        watcher.event(e);
-    }));
-    view.finish();
-    let code = match r {
-        Ok(report) => {
-            let rows: u64 = report.rows.iter().sum();
-            let secs = report.timings.total().as_secs_f64();
-            eprintln!("{}", report.plan);
-            eprintln!("{}", report.timings);
-            let each: Vec<String> = Table::ALL
-                .iter()
-                .zip(&report.rows)
-                .map(|(t, n)| format!("{} {n}", t.name()))
-                .collect();
-            eprintln!(
-                "TPC-H scale {}: {rows} rows in {secs:.1} s ({:.0} rows/s): {}",
-                opts.scale,
-                rows as f64 / secs.max(1e-9),
-                each.join(", ")
-            );
-            Ok(0)
-        }
-        Err(LoadError::Interrupted) => {
-            console::note("initialisation interrupted: no TPC-H table is left looking loaded");
-            Ok(crate::console::EXIT_INTERRUPTED)
-        }
-        // A table of someone else's: refused before anything was dropped.
-        Err(LoadError::Invalid(why)) => Err(Failure::setup(why, "")),
-        Err(e) => Err(e).context(format!("initialising TPC-H on {}", target.conn.redacted())),
-    };
     let described = Described {
         workload: "tpch".into(),
         parameters: super::init_observed::params([
@@ -121,9 +76,39 @@ pub(super) fn init(args: InitArgs, out: InitOutputs) -> Result<i32> {
         tables: Vec::new(),
         step: "load",
     };
-    let code = super::init_observed::after_load(&rt, &target, &out, watcher, described, code, true);
-    let closed = targeting::close(target, args.target.keep_server);
-    let code = code?;
-    closed?;
-    Ok(code)
+    let split = Split::Tpch(opts.clone());
+    super::init::watched_load(
+        &args,
+        &out,
+        split,
+        described,
+        |rt, conn, on_event| rt.block_on(loader::init(conn, &opts, on_event)),
+        |r, conn| match r {
+            Ok(report) => {
+                let rows: u64 = report.rows.iter().sum();
+                let secs = report.timings.total().as_secs_f64();
+                eprintln!("{}", report.plan);
+                eprintln!("{}", report.timings);
+                let each: Vec<String> = Table::ALL
+                    .iter()
+                    .zip(&report.rows)
+                    .map(|(t, n)| format!("{} {n}", t.name()))
+                    .collect();
+                eprintln!(
+                    "TPC-H scale {}: {rows} rows in {secs:.1} s ({:.0} rows/s): {}",
+                    opts.scale,
+                    rows as f64 / secs.max(1e-9),
+                    each.join(", ")
+                );
+                Ok(0)
+            }
+            Err(LoadError::Interrupted) => {
+                console::note("initialisation interrupted: no TPC-H table is left looking loaded");
+                Ok(crate::console::EXIT_INTERRUPTED)
+            }
+            // A table of someone else's: refused before anything was dropped.
+            Err(LoadError::Invalid(why)) => Err(Failure::setup(why, "")),
+            Err(e) => Err(e).context(format!("initialising TPC-H on {}", conn.redacted())),
+        },
+    )
 }

@@ -83,7 +83,7 @@ impl Runner {
     }
 
     /// The streams of the performance test, and their types' labels.
-    fn streams(&self, test: Test) -> (Vec<Stream>, Vec<Label>) {
+    fn streams(&self, test: Test, dialect: queries::Dialect) -> (Vec<Arc<Stream>>, Vec<Label>) {
         let (sf, s) = (self.scale, self.job.streams);
         let mut labels = Vec::new();
         let mut streams = Vec::new();
@@ -105,25 +105,27 @@ impl Runner {
             let mut items = vec![(add(0, "RF1".into(), None), Item::Refresh(pair.rf1))];
             for q in queries::order(0) {
                 let p = query(0, q);
-                items.push((add(0, format!("Q{q}"), Some(p.clone())), Item::Query(p)));
+                let sql = queries::text(dialect, &p);
+                items.push((add(0, format!("Q{q}"), Some(p)), Item::Query(sql)));
             }
             items.push((add(0, "RF2".into(), None), Item::Refresh(pair.rf2)));
-            streams.push(Stream {
+            streams.push(Arc::new(Stream {
                 items,
                 after_power: false,
-            });
+            }));
         }
         if test != Test::Power {
             for st in 1..=s {
                 let mut items = Vec::new();
                 for q in queries::order(st as usize) {
                     let p = query(st, q);
-                    items.push((add(st, format!("Q{q}"), Some(p.clone())), Item::Query(p)));
+                    let sql = queries::text(dialect, &p);
+                    items.push((add(st, format!("Q{q}"), Some(p)), Item::Query(sql)));
                 }
-                streams.push(Stream {
+                streams.push(Arc::new(Stream {
                     items,
                     after_power: power,
-                });
+                }));
             }
             // The refresh stream: S pairs, one after the other (clause 5.3.5).
             let mut items = Vec::new();
@@ -132,10 +134,10 @@ impl Runner {
                 items.push((add(s + 1, "RF1".into(), None), Item::Refresh(pair.rf1)));
                 items.push((add(s + 1, "RF2".into(), None), Item::Refresh(pair.rf2)));
             }
-            streams.push(Stream {
+            streams.push(Arc::new(Stream {
                 items,
                 after_power: power,
-            });
+            }));
         }
         (streams, labels)
     }
@@ -234,7 +236,7 @@ impl Family for Runner {
         let dialect = Self::dialect(ctx.conn().dialect());
         let plan = match (self.job.test, self.job.query) {
             (Some(test), _) => {
-                let (streams, labels) = self.streams(test);
+                let (streams, labels) = self.streams(test, dialect);
                 self.labels = labels;
                 Plan::Streams(streams)
             }
@@ -348,12 +350,8 @@ impl Family for Runner {
         let mut wrong = Vec::new();
         let mut known = 0;
         for (l, r) in self.labels.iter().zip(&rows) {
-            let Some(p) = &l
-                .params
-                .as_ref()
-                .map(Params::query)
-                .or_else(|| l.item.strip_prefix('Q').and_then(|q| q.parse().ok()))
-            else {
+            // Queries only (`Q6`); the refresh functions return no rows.
+            let Some(q) = l.item.strip_prefix('Q').and_then(|q| q.parse::<u8>().ok()) else {
                 continue;
             };
             if r.executions == 0 {
@@ -370,7 +368,7 @@ impl Family for Runner {
                     }
                 }
                 None => {
-                    if let Some(most) = queries::rows_at_most(*p) {
+                    if let Some(most) = queries::rows_at_most(q) {
                         if r.max > most {
                             wrong.push(format!(
                                 "{} returned {} rows, at most {most} possible",

@@ -27,13 +27,13 @@ use std::sync::{Arc, Mutex};
 use sut::{Error, QueryMode, Session, StmtId, Value};
 use workload::{ClientWorkload, Due, Order, Rng, TxnContext, TxnType, Workload};
 
-use super::queries::{self, Dialect, Params};
+use super::queries::{self, Dialect};
 
-/// One thing a stream sends: a query with its parameters, or a refresh function's
-/// statements (RF1's inserts, RF2's deletes; one transaction).
+/// One thing a stream sends: a query's text (its parameters substituted when the stream was
+/// built), or a refresh function's statements (RF1's inserts, RF2's deletes; one transaction).
 #[derive(Clone, Debug)]
 pub enum Item {
-    Query(Params),
+    Query(String),
     Refresh(Vec<String>),
 }
 
@@ -49,7 +49,7 @@ pub struct Stream {
 #[derive(Clone, Debug)]
 pub enum Plan {
     /// The performance test's streams, one per client.
-    Streams(Vec<Stream>),
+    Streams(Vec<Arc<Stream>>),
     /// One query again and again on every client (`tpch-qN`); parameters drawn per
     /// execution, or qgen's validation values.
     Repeat { query: u8, validation: bool },
@@ -200,7 +200,7 @@ pub struct Client {
     dialect: Dialect,
     scale: f64,
     repeat: Option<(u8, bool)>,
-    stream: Option<Stream>,
+    stream: Option<Arc<Stream>>,
     is_power: bool,
     next: usize,
     power: Option<Arc<Order>>,
@@ -304,29 +304,34 @@ impl ClientWorkload for Client {
             Some(id) => id,
             None => *self.text.insert(session.register_verbatim()),
         };
-        let item = match (&self.stream, self.repeat) {
-            (Some(s), _) => s.items.get(self.next).map(|(_, i)| i.clone()),
-            (None, Some((q, true))) => Some(Item::Query(queries::validation(q, self.scale))),
-            (None, Some((q, false))) => {
-                let mut r = queries::Rng::new(cx.rng.next_u64());
-                Some(Item::Query(queries::params(q, self.scale, &mut r)))
-            }
-            (None, None) => None,
-        };
         let at = self.next;
         self.next += 1;
-        let Some(item) = item else {
-            return Ok(());
+        // A stream's items are its own (shared, never copied); a loop's query is drawn now.
+        let stream = self.stream.clone();
+        let fresh;
+        let item = match (&stream, self.repeat) {
+            (Some(s), _) => match s.items.get(at) {
+                Some((_, i)) => i,
+                None => return Ok(()),
+            },
+            (None, Some((q, validation))) => {
+                let p = match validation {
+                    true => queries::validation(q, self.scale),
+                    false => {
+                        queries::params(q, self.scale, &mut queries::Rng::new(cx.rng.next_u64()))
+                    }
+                };
+                fresh = Item::Query(queries::text(self.dialect, &p));
+                &fresh
+            }
+            (None, None) => return Ok(()),
         };
         cx.timer.start();
-        let r = match &item {
-            Item::Query(p) => {
-                let sql = queries::text(self.dialect, p);
-                session
-                    .execute(id, &[Value::Text(&sql)])
-                    .await
-                    .map(|r| r.rows)
-            }
+        let r = match item {
+            Item::Query(sql) => session
+                .execute(id, &[Value::Text(sql)])
+                .await
+                .map(|r| r.rows),
             Item::Refresh(statements) => refresh(session, id, statements).await.map(|_| 0),
         };
         cx.timer.end(0, r.is_ok());
