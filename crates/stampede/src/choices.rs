@@ -92,6 +92,9 @@ pub mod sweep {
         Scale,
         /// A server setting, by name.
         Setting(String),
+        /// CH-benCHmark's analytic clients (`run ch --analytic-clients`), beside its TPC-C
+        /// clients: 0 is a step of its own (TPC-C alone).
+        AnalyticClients,
     }
 
     #[derive(Clone, Debug, PartialEq)]
@@ -122,6 +125,7 @@ pub mod sweep {
                 Param::Rate => "rate".into(),
                 Param::Scale => "scale".into(),
                 Param::Setting(n) => format!("set:{n}"),
+                Param::AnalyticClients => "analytic-clients".into(),
             }
         }
     }
@@ -147,13 +151,20 @@ pub mod sweep {
             self.values.len() * self.outer.as_ref().map_or(1, |o| o.values.len())
         }
 
-        /// The most clients any step runs (for the open-files limit and max_connections).
+        /// The most clients any step runs (for the open-files limit and max_connections), at
+        /// most: the largest client count (or `base`, the run's) and the most analytic
+        /// clients added to it.
         pub fn max_clients(&self, base: u32) -> u32 {
-            (self.axes().into_iter())
-                .filter(|(p, _)| **p == Param::Clients)
-                .flat_map(|(_, vals)| vals.iter().filter_map(|v| v.parse::<u32>().ok()))
-                .max()
+            let most = |param: Param| {
+                (self.axes().into_iter())
+                    .filter(|(p, _)| **p == param)
+                    .flat_map(|(_, vals)| vals.iter().filter_map(|v| v.parse::<u32>().ok()))
+                    .max()
+            };
+            let analytic = most(Param::AnalyticClients).unwrap_or(0);
+            most(Param::Clients)
                 .unwrap_or(base)
+                .saturating_add(analytic)
         }
     }
 }

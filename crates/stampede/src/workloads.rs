@@ -41,12 +41,14 @@ pub enum Family {
     Replay,
     /// TPC-H's performance test and its single queries (`families::tpch`).
     Tpch,
+    /// CH-benCHmark: TPC-C and analytic queries at once (`families::ch`).
+    Ch,
 }
 
 impl Family {
     /// Every family, for what the plan asks of each; in this order a run given several
     /// families' options names the first (a test holds it to the variants).
-    pub(crate) const ALL: [Family; 11] = [
+    pub(crate) const ALL: [Family; 12] = [
         Family::Pgbench,
         Family::Sysbench,
         Family::Iibench,
@@ -57,6 +59,7 @@ impl Family {
         Family::Storm,
         Family::Replay,
         Family::Tpch,
+        Family::Ch,
         Family::Probe,
     ];
 
@@ -76,6 +79,7 @@ impl Family {
             Family::Storm => Box::new(families::storm::plan::Step::default()),
             Family::Replay => Box::new(families::replay::plan::Step),
             Family::Tpch => Box::new(families::tpch::plan::Step),
+            Family::Ch => Box::new(families::ch::plan::Step),
         }
     }
 
@@ -88,7 +92,14 @@ impl Family {
             Family::Sysbench => {
                 return families::sysbench::plan::reject_options(a, running == Family::Crud)
             }
+            // CH-benCHmark runs TPC-C with its options.
+            Family::Tpcc if running == Family::Ch => return Ok(()),
             Family::Tpcc => (a.tpcc.given(), "tpcc", "`stampede run tpcc ...`"),
+            Family::Ch => (
+                a.ch.given(),
+                "run ch",
+                "`stampede run ch --analytic-clients N`",
+            ),
             Family::Ycsb => (
                 a.ycsb.given(),
                 "YCSB's workloads",
@@ -106,6 +117,8 @@ impl Family {
                 "`stampede replay CAPTURE ...`",
             ),
             Family::Crud => (a.crud.given(), "crud", "`stampede run crud ...`"),
+            // CH-benCHmark's plan reads --query-timeout and refuses TPC-H's others itself.
+            Family::Tpch if running == Family::Ch => return Ok(()),
             Family::Tpch => (
                 a.tpch.given(),
                 "TPC-H",
@@ -153,6 +166,8 @@ pub enum Dataset {
     Capture,
     /// TPC-H's eight tables (`families::tpch::load`), at a scale factor.
     Tpch,
+    /// TPC-C's nine and CH-benCHmark's three (`families::ch`).
+    Ch,
 }
 
 impl Dataset {
@@ -163,6 +178,20 @@ impl Dataset {
             Dataset::Tpcb => &load::tpcb::TABLES,
             Dataset::Oltp | Dataset::OltpBulk => &["sbtest%"],
             Dataset::Tpcc => &load::tpcc::TABLES,
+            Dataset::Ch => &[
+                "warehouse",
+                "district",
+                "customer",
+                "history",
+                "new_order%",
+                "orders",
+                "order_line",
+                "item",
+                "stock",
+                "region",
+                "nation",
+                "supplier",
+            ],
             Dataset::Ycsb => &[crate::families::ycsb::txn::TABLE],
             Dataset::Iibench => &[crate::families::iibench::txn::TABLE],
             Dataset::Crud => &["crud%"],
@@ -188,6 +217,7 @@ impl Dataset {
             Dataset::Crud => "crud --tables N --table-size N",
             Dataset::Capture => "a copy of the captured database",
             Dataset::Tpch => "tpch --scale SF",
+            Dataset::Ch => "ch -w N",
         }
     }
 }
@@ -358,6 +388,15 @@ pub const WORKLOADS: &[Workload] = &[
                 each time (--validation: qgen's), for tuning",
         peer: "qgen N, then psql",
         checks: &["commit count", "statement ledger", "row counts"],
+    },
+    Workload {
+        name: "ch",
+        family: Family::Ch,
+        dataset: Dataset::Ch,
+        about: "CH-benCHmark: -c TPC-C clients and --analytic-clients clients sending 22 \
+                analytic queries at once, measured apart (tpmC, OLTP p99, queries/h)",
+        peer: "go-tpc ch",
+        checks: crate::families::ch::CHECKS,
     },
     Workload {
         name: "failover-probe",
@@ -576,6 +615,7 @@ mod tests {
             | Family::Storm
             | Family::Replay
             | Family::Tpch
+            | Family::Ch
             | Family::Probe => Family::ALL.iter().filter(|&&g| g == f).count(),
         };
         for w in WORKLOADS {
@@ -636,6 +676,7 @@ mod tests {
                 Family::Storm => assert_eq!(w.name, "connection-storm"),
                 Family::Replay => assert_eq!(w.name, "replay"),
                 Family::Tpch => assert!(matches!(w.name, "tpch" | "tpch-qN"), "{}", w.name),
+                Family::Ch => assert_eq!(w.name, "ch"),
             }
         }
     }

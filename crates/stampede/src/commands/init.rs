@@ -38,6 +38,7 @@ pub fn dataset(name: &str, bulk_insert: bool) -> Result<Dataset> {
         "oltp" => Dataset::Oltp,
         "tpcc" => Dataset::Tpcc,
         "tpch" => Dataset::Tpch,
+        "ch" => Dataset::Ch,
         "ycsb" => Dataset::Ycsb,
         "iibench" => Dataset::Iibench,
         "crud" => Dataset::Crud,
@@ -64,6 +65,7 @@ fn list() -> String {
          \x20 tpcc   TPC-C's nine tables (go-tpc's schema; tpcc-mysql's on MySQL): -w\n\
          \x20 tpch   TPC-H's eight tables (dbgen's rows, from tpchgen): --scale SF (fractions \
          allowed), --indexes\n\
+         \x20 ch     TPC-C's nine tables and CH-benCHmark's region, nation, supplier: -w\n\
          \x20 ycsb   YCSB's usertable: -p recordcount=N, -p fieldcount, -p fieldlength, \
          -p insertorder\n\
          \x20 iibench  the insert benchmark's purchases_index, empty, with its 3 secondary indexes\n\
@@ -186,11 +188,11 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
         }
         return init_tpcb(args, out);
     }
-    if args.warehouses.is_some() && dataset != Dataset::Tpcc {
-        bail!("-w/--warehouses only applies to TPC-C's tables (`init tpcc`)");
+    if args.warehouses.is_some() && !matches!(dataset, Dataset::Tpcc | Dataset::Ch) {
+        bail!("-w/--warehouses only applies to TPC-C's tables (`init tpcc`, `init ch`)");
     }
-    if dataset == Dataset::Tpcc {
-        return init_tpcc(args, out);
+    if matches!(dataset, Dataset::Tpcc | Dataset::Ch) {
+        return init_tpcc(args, out, dataset == Dataset::Ch);
     }
     if dataset == Dataset::Tpch {
         return super::tpch::init(args, out);
@@ -204,11 +206,15 @@ pub fn init(mut args: InitArgs) -> Result<i32> {
     init_oltp(args, dataset == Dataset::OltpBulk, out)
 }
 
-/// `init tpcc -w N`: TPC-C's nine tables, loaded in parallel by warehouse.
-fn init_tpcc(args: InitArgs, out: InitOutputs) -> Result<i32> {
+/// `init tpcc -w N`: TPC-C's nine tables, loaded in parallel by warehouse; `init ch -w N`
+/// then CH-benCHmark's three (`families::ch::extra_tables`).
+fn init_tpcc(args: InitArgs, out: InitOutputs, ch: bool) -> Result<i32> {
     let given = args.pgsql.given();
     if !given.is_empty() || args.bulk_insert {
         bail!("sysbench's options do not apply to TPC-C's tables");
+    }
+    if ch && args.fleet.fleet.is_some() {
+        bail!("--fleet on init splits `init tpcc`; load CH-benCHmark's tables from one process");
     }
     if args.jobs == Some(0) {
         bail!("-j/--jobs must be at least 1");
@@ -223,8 +229,9 @@ fn init_tpcc(args: InitArgs, out: InitOutputs) -> Result<i32> {
     };
     opts.validate()
         .map_err(|e| Failure::usage(e.to_string(), ""))?;
+    let extra = crate::families::ch::extra_tables(opts.jobs, opts.no_vacuum);
     let described = Described {
-        workload: "tpcc".into(),
+        workload: if ch { "ch" } else { "tpcc" }.into(),
         parameters: params([("warehouses", opts.warehouses.into())]),
         jobs: opts.jobs as u32,
         tables: Vec::new(),
@@ -236,9 +243,18 @@ fn init_tpcc(args: InitArgs, out: InitOutputs) -> Result<i32> {
         &out,
         split,
         described,
-        |rt, conn, on_event| rt.block_on(load::tpcc::init(conn, &opts, on_event)),
+        |rt, conn, on_event| {
+            rt.block_on(async {
+                let tpcc = load::tpcc::init(conn, &opts, on_event).await?;
+                let ch = match ch {
+                    true => Some(crate::families::tpch::load::init(conn, &extra, on_event).await?),
+                    false => None,
+                };
+                Ok((tpcc, ch))
+            })
+        },
         |r, conn| match r {
-            Ok(report) => {
+            Ok((report, ch)) => {
                 let rows: u64 = report.rows.iter().sum();
                 let secs = report.timings.total().as_secs_f64();
                 eprintln!("{}", report.timings);
@@ -247,12 +263,25 @@ fn init_tpcc(args: InitArgs, out: InitOutputs) -> Result<i32> {
                     opts.warehouses,
                     rows as f64 / secs.max(1e-9)
                 );
+                if let Some(ch) = ch {
+                    let each: Vec<String> = (crate::families::ch::TABLES.iter())
+                        .zip(&ch.rows)
+                        .map(|((t, _), n)| format!("{t} {n}"))
+                        .collect();
+                    eprintln!(
+                        "CH-benCHmark's tables in {:.1} s: {}",
+                        ch.timings.total().as_secs_f64(),
+                        each.join(", ")
+                    );
+                }
                 Ok(0)
             }
             Err(LoadError::Interrupted) => {
                 console::note("initialisation interrupted: no TPC-C table is left looking loaded");
                 Ok(crate::console::EXIT_INTERRUPTED)
             }
+            // CH's table of someone else's (TPC-H's `supplier`): refused before it was dropped.
+            Err(LoadError::Invalid(why)) if ch => Err(Failure::setup(why, "")),
             Err(e) => Err(e).context(format!("initialising TPC-C on {}", conn.redacted())),
         },
     )

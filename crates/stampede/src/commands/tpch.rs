@@ -54,6 +54,7 @@ fn options(args: &InitArgs) -> Result<InitOptions> {
         no_vacuum: args.no_vacuum,
         cancel: interrupt::flag(),
         part: None,
+        set: Default::default(),
     };
     opts.validate().map_err(|e| {
         Failure::usage(

@@ -19,6 +19,7 @@
 
 pub(crate) mod after;
 pub(crate) mod cache_curve;
+pub(crate) mod ch;
 pub(crate) mod crud;
 pub(crate) mod iibench;
 pub(crate) mod loading;
@@ -59,6 +60,7 @@ pub(crate) static VIEWS: &[&dyn report::section::View] = &[
     &crud::section::VIEW,
     &replay::section::VIEW,
     &tpch::section::VIEW,
+    &ch::section::VIEW,
 ];
 
 /// Install [`VIEWS`] (idempotent).
@@ -234,6 +236,30 @@ pub(crate) trait Family {
     /// [`Family::rescale_refusal`] is `None`.
     fn rescale(&mut self, _ctx: &Ctx, scale: u32) -> Result<BTreeMap<String, u64>> {
         anyhow::bail!("cannot re-initialise this workload's tables at scale {scale}")
+    }
+    /// A sweep step's value of a parameter the family reads its own way, set in the step's
+    /// engine spec: true when it did (CH-benCHmark's clients are TPC-C's `-c` and its
+    /// analytic clients, both engine clients); false (the default) leaves the value to the
+    /// sweep (`run::sweep`).
+    fn shape_step(
+        &mut self,
+        _param: &crate::choices::sweep::Param,
+        _value: &str,
+        _spec: &mut RunSpec,
+    ) -> Result<bool> {
+        Ok(false)
+    }
+    /// Why this run cannot be swept over `param`; `None` when it can. Asked when planning,
+    /// before anything connects.
+    fn sweep_refusal(&self, param: &crate::choices::sweep::Param) -> Option<String> {
+        use crate::choices::sweep::Param;
+        match param {
+            Param::Scale => self.rescale_refusal(),
+            Param::AnalyticClients => {
+                Some("only `run ch` has analytic clients (--analytic-clients)".into())
+            }
+            Param::Clients | Param::Rate | Param::Setting(_) => None,
+        }
     }
 }
 

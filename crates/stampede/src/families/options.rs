@@ -406,6 +406,9 @@ pub struct RunArgs {
     /// A replay's options (`stampede replay`).
     #[command(flatten)]
     pub replay: super::replay::options::Options,
+    /// CH-benCHmark's options, for `run ch`.
+    #[command(flatten)]
+    pub ch: super::ch::options::Options,
     /// TPC-H's options, for `run tpch` and `run tpch-qN`.
     #[command(flatten)]
     pub tpch: super::tpch::options::Options,

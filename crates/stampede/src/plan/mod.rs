@@ -215,18 +215,25 @@ impl Plan {
                         ));
                     }
                 }
-                if params.contains(&&sweep::Param::Scale) {
-                    // Each step re-initialises the tables, as `stampede init` does: only a
-                    // family whose runner can (`Family::rescale_refusal`).
+                for p in &params {
+                    // Each scale step re-initialises the tables, as `stampede init` does: only a
+                    // family whose runner can (`Family::rescale_refusal`); a family's own
+                    // parameter only on its runs (`Family::sweep_refusal`).
                     let refusal = match &job {
-                        Job::Engine(f) => f.rescale_refusal(),
-                        Job::Own(_) => Some("this workload runs no sweep".into()),
+                        Job::Engine(f) => f.sweep_refusal(p),
+                        Job::Own(_) => {
+                            matches!(p, sweep::Param::Scale | sweep::Param::AnalyticClients)
+                                .then(|| "this workload runs no sweep".into())
+                        }
                     };
                     if let Some(why) = refusal {
-                        return Err(Failure::usage(
-                            format!("--sweep scale: {why}"),
-                            "sweep clients or rate, or run `stampede init` once per scale",
-                        ));
+                        let hint = match p {
+                            sweep::Param::Scale => {
+                                "sweep clients or rate, or run `stampede init` once per scale"
+                            }
+                            _ => "",
+                        };
+                        return Err(Failure::usage(format!("--sweep {}: {why}", p.name()), hint));
                     }
                 }
                 Some(sw)

@@ -34,14 +34,25 @@ fn bad(why: impl Into<String>) -> anyhow::Error {
 
 /// `a..b` doubling from `a` up to `b` (included), or a comma list.
 fn numbers(spec: &str, what: &str, integer: bool) -> Result<Vec<f64>> {
+    counts(spec, what, integer, false)
+}
+
+/// [`numbers`], 0 allowed when `zero` (a range from 0 goes on doubling from 1: `0..4` is 0,
+/// 1, 2, 4).
+fn counts(spec: &str, what: &str, integer: bool, zero: bool) -> Result<Vec<f64>> {
     let num = |s: &str| -> Result<f64> {
         let v: f64 = s
             .trim()
             .parse()
             .map_err(|_| bad(format!("{what} value {s:?} is not a number")))?;
-        if !(v > 0.0 && v.is_finite()) || (integer && v.fract() != 0.0) {
+        let low = match zero {
+            true => v >= 0.0,
+            false => v > 0.0,
+        };
+        if !(low && v.is_finite()) || (integer && v.fract() != 0.0) {
             return Err(bad(format!(
-                "{what} values must be positive{}, got {s:?}",
+                "{what} values must be {}{}, got {s:?}",
+                if zero { "0 or more" } else { "positive" },
                 if integer { " integers" } else { "" }
             )));
         }
@@ -54,7 +65,10 @@ fn numbers(spec: &str, what: &str, integer: bool) -> Result<Vec<f64>> {
                 return Err(bad(format!("{what}={spec}: the range runs downwards")));
             }
             let mut v = vec![a];
-            while v[v.len() - 1] * 2.0 <= b {
+            if a == 0.0 && b >= 1.0 {
+                v.push(1.0);
+            }
+            while v[v.len() - 1] > 0.0 && v[v.len() - 1] * 2.0 <= b {
                 let next = v[v.len() - 1] * 2.0;
                 v.push(next);
             }
@@ -158,6 +172,13 @@ fn axis(sweep: &str) -> Result<Axis> {
                     .collect(),
             )
         }
+        "analytic-clients" | "analytic" => (
+            Param::AnalyticClients,
+            counts(values, "analytic-clients", true, true)?
+                .into_iter()
+                .map(fmt)
+                .collect(),
+        ),
         "rate" | "R" => (
             Param::Rate,
             numbers(values, "rate", false)?
@@ -180,7 +201,8 @@ fn axis(sweep: &str) -> Result<Axis> {
             Some(s) => return Err(bad(format!("set:{s:?} is not a setting's name"))),
             None => {
                 return Err(bad(format!(
-                    "cannot sweep {n:?}: give clients, rate, scale or set:NAME"
+                    "cannot sweep {n:?}: give clients, rate, scale, set:NAME or \
+                     analytic-clients (run ch)"
                 )))
             }
         },
@@ -218,6 +240,16 @@ mod tests {
         let s = parse(&["clients=3..20".into()], Some(0.0), Some(10)).unwrap();
         assert_eq!(s.values, ["3", "6", "12", "20"]);
         assert_eq!(s.max_clients(8), 20);
+        // Analytic clients start at none (TPC-C alone); clients never do.
+        let s = parse(&["analytic-clients=0,1,2".into()], None, Some(10)).unwrap();
+        assert_eq!(s.param, Param::AnalyticClients);
+        assert_eq!(s.values, ["0", "1", "2"]);
+        // They come on top of the run's clients.
+        assert_eq!(s.max_clients(8), 10);
+        let s = parse(&["analytic=0..4".into()], None, Some(10)).unwrap();
+        assert_eq!(s.values, ["0", "1", "2", "4"]);
+        assert!(parse(&["clients=0,1".into()], None, Some(10)).is_err());
+        assert!(parse(&["analytic-clients=-1".into()], None, Some(10)).is_err());
         let s = parse(&["rate=100,250.5".into()], None, None).unwrap();
         assert_eq!(
             (s.param, s.values, s.warmup_s),

@@ -56,9 +56,9 @@ pub(crate) fn run(ctx: &Ctx, family: &mut dyn Family, sweep: &SweepSpec) -> Resu
             for value in &sweep.values {
                 let mut spec = ctx.spec.clone();
                 if let (Some(o), Some(g)) = (&sweep.outer, group) {
-                    shape(&mut spec, &o.param, g)?;
+                    shape(family, &mut spec, &o.param, g)?;
                 }
-                shape(&mut spec, &sweep.param, value)?;
+                shape(family, &mut spec, &sweep.param, value)?;
                 let name = match (&sweep.outer, group) {
                     (Some(o), Some(g)) => format!("{}={g}, {parameter}={value}", o.param.name()),
                     _ => format!("{parameter}={value}"),
@@ -109,7 +109,16 @@ pub(crate) fn run(ctx: &Ctx, family: &mut dyn Family, sweep: &SweepSpec) -> Resu
     };
     result.interrupted |= steps.len() < total;
     result.checks = checks;
-    let (knee, group_knees) = report::sweep::find_knees(&steps);
+    // Analytic clients add load beside the clients measured: no count of theirs is a point
+    // where the run stops scaling (the steps' OLTP latency is the figure, `ch::section`).
+    let (knee, group_knees) = match sweep
+        .axes()
+        .iter()
+        .any(|(p, _)| **p == Param::AnalyticClients)
+    {
+        true => (None, Vec::new()),
+        false => report::sweep::find_knees(&steps),
+    };
     result.sweep = Some(report::sweep::SweepSection {
         parameter,
         group_parameter: sweep.outer.as_ref().map(|o| o.param.name()),
@@ -121,9 +130,18 @@ pub(crate) fn run(ctx: &Ctx, family: &mut dyn Family, sweep: &SweepSpec) -> Resu
     output::emit(ctx, &result)
 }
 
-/// What a value sets in the step's engine spec: -c (and no more engine threads than clients)
-/// or -R; the other parameters act on the server (`prepare`).
-fn shape(spec: &mut engine::RunSpec, param: &Param, value: &str) -> Result<()> {
+/// What a value sets in the step's engine spec: the family's own reading of it
+/// (`Family::shape_step`), or -c (and no more engine threads than clients) or -R; the other
+/// parameters act on the server (`prepare`).
+fn shape(
+    family: &mut dyn Family,
+    spec: &mut engine::RunSpec,
+    param: &Param,
+    value: &str,
+) -> Result<()> {
+    if family.shape_step(param, value, spec)? {
+        return Ok(());
+    }
     match param {
         Param::Clients => {
             let c: u32 = value.parse().context("a sweep's clients")?;
@@ -132,6 +150,8 @@ fn shape(spec: &mut engine::RunSpec, param: &Param, value: &str) -> Result<()> {
         }
         Param::Rate => spec.rate_tps = Some(value.parse().context("a sweep's rate")?),
         Param::Scale | Param::Setting(_) => {}
+        // Refused when planning for a family that does not read it (`Family::sweep_refusal`).
+        Param::AnalyticClients => anyhow::bail!("this workload has no analytic clients"),
     }
     Ok(())
 }
@@ -155,7 +175,7 @@ fn prepare(
             apply_setting(ctx, name, value)?;
             Ok(Default::default())
         }
-        Param::Clients | Param::Rate => Ok(Default::default()),
+        Param::Clients | Param::Rate | Param::AnalyticClients => Ok(Default::default()),
     }
 }
 

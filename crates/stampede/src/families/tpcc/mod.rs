@@ -71,6 +71,29 @@ impl Runner {
         }
     }
 
+    /// The workload, once `before` built it (CH-benCHmark runs it beside its analytic clients).
+    pub(crate) fn workload(&self) -> Option<Arc<Tpcc>> {
+        self.workload.clone()
+    }
+
+    /// TPC-C's section of a result whose first transaction types are TPC-C's five and only
+    /// those (CH-benCHmark's runner gives it its result cut to them).
+    pub(crate) fn tpcc_section(&self, r: &RunResult) -> TpccSection {
+        build_section(
+            r,
+            self.warehouses,
+            self.job.spec,
+            Counts {
+                rollbacks: self.counter(|c| &c.rollbacks),
+                delivery_skipped: self.counter(|c| &c.delivery_skipped),
+                remote_lines: self.counter(|c| &c.remote_lines),
+                lines: self.counter(|c| &c.lines),
+                by_last_name: self.counter(|c| &c.by_last_name),
+            },
+            &self.conditions,
+        )
+    }
+
     fn counter(
         &self,
         f: impl Fn(&workload::tpcc::Counters) -> &std::sync::atomic::AtomicU64,
@@ -282,19 +305,7 @@ impl Family for Runner {
     }
 
     fn section(&self, r: &RunResult) -> Option<(&'static str, serde_json::Value)> {
-        report::section::keyed(&build_section(
-            r,
-            self.warehouses,
-            self.job.spec,
-            Counts {
-                rollbacks: self.counter(|c| &c.rollbacks),
-                delivery_skipped: self.counter(|c| &c.delivery_skipped),
-                remote_lines: self.counter(|c| &c.remote_lines),
-                lines: self.counter(|c| &c.lines),
-                by_last_name: self.counter(|c| &c.by_last_name),
-            },
-            &self.conditions,
-        ))
+        report::section::keyed(&self.tpcc_section(r))
     }
 }
 

@@ -195,7 +195,7 @@ impl report::section::View for View {
 
 /// TPC-C's block: the metric line (`tpmC: N`, which scripts grep), the response-time limits
 /// and the counts that show the inputs followed the specification.
-fn text_lines(o: &mut String, t: &TpccSection) {
+pub(crate) fn text_lines(o: &mut String, t: &TpccSection) {
     let mut metric = format!(
         "tpmC: {:.1} (NOPM {:.1}, tpmTotal {:.1}, {} warehouse{}",
         t.tpmc,
@@ -242,7 +242,7 @@ fn text_lines(o: &mut String, t: &TpccSection) {
     );
 }
 
-fn html_section(o: &mut String, r: &RunResult, t: &TpccSection) {
+pub(crate) fn html_section(o: &mut String, r: &RunResult, t: &TpccSection) {
     o.push_str("<section id=\"tpcc\"><h2>TPC-C</h2>");
     let _ = write!(
         o,
@@ -402,7 +402,7 @@ fn f3(v: f64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A TPC-C section with every field set (for the schema tests and renderers).

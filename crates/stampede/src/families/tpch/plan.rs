@@ -51,6 +51,18 @@ pub(crate) fn query_of(name: &str) -> Result<u8> {
     }
 }
 
+/// `--query-timeout` in milliseconds (TPC-H's queries, CH-benCHmark's analytic ones).
+pub(crate) fn query_timeout_ms(a: &RunArgs) -> Result<Option<u64>> {
+    match a.tpch.query_timeout {
+        None => Ok(None),
+        Some(s) if s > 0.0 && s.is_finite() => Ok(Some((s * 1000.0).ceil() as u64)),
+        Some(s) => Err(usage(
+            format!("--query-timeout must be positive, got {s}"),
+            "",
+        )),
+    }
+}
+
 pub(crate) fn plan(a: &RunArgs, single: Option<u8>) -> Result<(TpchJob, RunSpec)> {
     let what = if single.is_some() {
         "a TPC-H query"
@@ -88,16 +100,7 @@ pub(crate) fn plan(a: &RunArgs, single: Option<u8>) -> Result<(TpchJob, RunSpec)
         "each stream is one session (clause 5.1.2.3)",
     )?;
     refuse(!a.sweep.is_empty(), "--sweep", "run it once per setting")?;
-    let timeout_ms = match o.query_timeout {
-        None => None,
-        Some(s) if s > 0.0 && s.is_finite() => Some((s * 1000.0).ceil() as u64),
-        Some(s) => {
-            return Err(usage(
-                format!("--query-timeout must be positive, got {s}"),
-                "",
-            ))
-        }
-    };
+    let timeout_ms = query_timeout_ms(a)?;
     let streams = o.streams.unwrap_or(2);
     if streams < 1 {
         return Err(usage("--streams must be at least 1", ""));

@@ -67,7 +67,7 @@ pub struct Rows {
 }
 
 impl Rows {
-    fn add(&mut self, n: u64) {
+    pub(crate) fn add(&mut self, n: u64) {
         if self.executions == 0 {
             (self.min, self.max) = (n, n);
         }
@@ -77,7 +77,7 @@ impl Rows {
         self.max = self.max.max(n);
     }
 
-    fn merge(&mut self, o: &Rows) {
+    pub(crate) fn merge(&mut self, o: &Rows) {
         self.timed_out += o.timed_out;
         if o.executions == 0 {
             return;
@@ -243,6 +243,26 @@ fn timeout_sql(d: Dialect, ms: u64) -> Vec<String> {
     }
 }
 
+/// Bound every statement of `session` to `ms` (`--query-timeout`): the first of
+/// [`timeout_sql`]'s statements the server takes; its error when it takes none.
+pub(crate) async fn set_query_timeout(
+    session: &mut Session,
+    d: Dialect,
+    ms: u64,
+) -> Result<(), Error> {
+    let mut last = None;
+    for sql in timeout_sql(d, ms) {
+        match session.simple_query(&sql).await {
+            Ok(_) => return Ok(()),
+            Err(e) => last = Some(e),
+        }
+    }
+    match last {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 /// Whether an error is a statement timeout (`--query-timeout`): PostgreSQL's 57014
 /// (query_canceled), MariaDB's 1969 (ER_STATEMENT_TIMEOUT), MySQL's 3024
 /// (ER_QUERY_TIMEOUT).
@@ -253,22 +273,10 @@ pub fn is_timeout(code: &str) -> bool {
 impl ClientWorkload for Client {
     async fn on_connect(&mut self, session: &mut Session, _mode: QueryMode) -> Result<(), Error> {
         self.text = Some(session.register_verbatim());
-        if let Some(ms) = self.timeout_ms {
-            let mut last = None;
-            for sql in timeout_sql(self.dialect, ms) {
-                match session.simple_query(&sql).await {
-                    Ok(_) => {
-                        last = None;
-                        break;
-                    }
-                    Err(e) => last = Some(e),
-                }
-            }
-            if let Some(e) = last {
-                return Err(e);
-            }
+        match self.timeout_ms {
+            Some(ms) => set_query_timeout(session, self.dialect, ms).await,
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn due(&mut self) -> Due {

@@ -59,6 +59,43 @@ pub struct InitOptions {
     pub cancel: Arc<AtomicBool>,
     /// A fleet's load: this process's share of each table; `None`: all of it.
     pub part: Option<Part>,
+    /// TPC-H's eight tables, or the three CH-benCHmark adds to TPC-C's.
+    pub set: Set,
+}
+
+/// Which tables a load makes ([`InitOptions::set`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Set {
+    /// TPC-H's eight, marked [`schema::MARK`].
+    #[default]
+    Tpch,
+    /// CH-benCHmark's `region`, `nation` and `supplier` (`families::ch`): TPC-H's at scale 1,
+    /// marked [`schema::CH_MARK`], beside TPC-C's tables.
+    Ch,
+}
+
+impl Set {
+    pub fn tables(self) -> &'static [Table] {
+        match self {
+            Set::Tpch => &Table::ALL,
+            Set::Ch => &Table::ALL[..3],
+        }
+    }
+
+    pub fn mark(self) -> &'static str {
+        match self {
+            Set::Tpch => schema::MARK,
+            Set::Ch => schema::CH_MARK,
+        }
+    }
+
+    /// The workload the tables are for, in messages.
+    pub fn what(self) -> &'static str {
+        match self {
+            Set::Tpch => "TPC-H",
+            Set::Ch => "CH-benCHmark",
+        }
+    }
 }
 
 impl Default for InitOptions {
@@ -70,6 +107,7 @@ impl Default for InitOptions {
             no_vacuum: false,
             cancel: Arc::new(AtomicBool::new(false)),
             part: None,
+            set: Set::Tpch,
         }
     }
 }
@@ -125,30 +163,38 @@ impl InitOptions {
 #[derive(Clone, Debug)]
 pub struct InitReport {
     pub timings: Timings,
-    /// Rows loaded per table, in the order of [`Table::ALL`].
+    /// Rows loaded per table, in the order of the set's tables ([`Set::tables`]).
     pub rows: Vec<u64>,
     pub plan: String,
 }
 
-/// What the eight tables are in the database before a load: the names of those that exist and
-/// are stampede's, or `Invalid` naming the first that exists and is not (module header).
-pub async fn ownership(s: &mut Session) -> Result<Vec<&'static str>, LoadError> {
+/// What the set's tables are in the database before a load: the names of those that exist and
+/// are stampede's for this set, or `Invalid` naming the first that exists and is not (module
+/// header): someone else's, or the other set's (TPC-H's `supplier` is not CH's to drop).
+pub async fn ownership(s: &mut Session, set: Set) -> Result<Vec<&'static str>, LoadError> {
     let dialect = s.dialect();
     let mut ours = Vec::new();
-    for t in Table::ALL {
+    for &t in set.tables() {
         let c = workload::tables::comment(s, dialect, t.name())
             .await
             .map_err(|e| LoadError::db(format!("looking for table {}", t.name()), e))?;
         match c {
             None => {}
-            Some(c) if c.as_deref().and_then(schema::scale_of).is_some() => ours.push(t.name()),
+            Some(c)
+                if (c.as_deref())
+                    .is_some_and(|c| schema::scale_marked(set.mark(), c).is_some()) =>
+            {
+                ours.push(t.name())
+            }
             Some(c) => {
                 return Err(LoadError::Invalid(format!(
-                    "a table {} exists in this database and stampede did not create it (its \
-                     comment: {:?}); stampede never drops a table it did not create: drop it \
-                     yourself, or load TPC-H into another database (-d)",
+                    "a table {} exists in this database and stampede did not create it for \
+                     {} (its comment: {:?}); stampede never drops a table it did not create \
+                     for the load: drop it yourself, or load {} into another database (-d)",
                     t.name(),
-                    c.unwrap_or_default()
+                    set.what(),
+                    c.unwrap_or_default(),
+                    set.what()
                 )))
             }
         }
@@ -178,7 +224,7 @@ pub async fn init_steps_of(
         let mut s = Session::connect(cfg)
             .await
             .map_err(|e| LoadError::db("connecting", e))?;
-        let r = ownership(&mut s).await;
+        let r = ownership(&mut s, opts.set).await;
         s.close().await;
         r?;
     }
@@ -217,7 +263,7 @@ impl Tpch<'_> {
             part: None,
             ..self.opts.clone()
         };
-        let mut t = Table::ALL.to_vec();
+        let mut t = self.opts.set.tables().to_vec();
         t.sort_by_key(|&t| std::cmp::Reverse(cost(t, all.rows_of(t))));
         t
     }
@@ -225,7 +271,7 @@ impl Tpch<'_> {
 
 impl Loader for Tpch<'_> {
     fn what(&self) -> &'static str {
-        "TPC-H"
+        self.opts.set.what()
     }
 
     fn jobs(&self) -> usize {
@@ -241,7 +287,7 @@ impl Loader for Tpch<'_> {
     }
 
     fn drop_sql(&self, _dialect: Dialect) -> Vec<String> {
-        vec![schema::drop_sql()]
+        vec![schema::drop_sql(self.opts.set.tables())]
     }
 
     async fn prepare(
@@ -250,26 +296,25 @@ impl Loader for Tpch<'_> {
         create: bool,
     ) -> Result<Vec<String>, LoadError> {
         Ok(match create {
-            true => Table::ALL
-                .iter()
-                .flat_map(|&t| schema::create_sql(t, admin.dialect(), self.opts.scale))
-                .collect(),
+            true => {
+                let mark = schema::marked(self.opts.set.mark(), self.opts.scale);
+                (self.opts.set.tables().iter())
+                    .flat_map(|&t| schema::create_sql(t, admin.dialect(), &mark))
+                    .collect()
+            }
             false => Vec::new(),
         })
     }
 
     fn rows(&self, dialect: Dialect) -> Data {
         let o = self.opts;
-        let rows: Vec<u64> = Table::ALL.iter().map(|&t| o.rows_of(t)).collect();
-        let total: u64 = Table::ALL
-            .iter()
-            .zip(&rows)
-            .map(|(&t, &r)| cost(t, r))
-            .sum();
+        let tables = o.set.tables();
+        let rows: Vec<u64> = tables.iter().map(|&t| o.rows_of(t)).collect();
+        let total: u64 = tables.iter().zip(&rows).map(|(&t, &r)| cost(t, r)).sum();
         let chunk = (total / (4 * o.jobs as u64)).max(1);
         let mut tasks: Vec<(u64, Task)> = Vec::new();
         let mut cut = Vec::new();
-        for (i, &table) in Table::ALL.iter().enumerate() {
+        for (i, &table) in tables.iter().enumerate() {
             let mine = o.mine(table);
             if mine.is_empty() {
                 continue;
@@ -326,7 +371,7 @@ impl Loader for Tpch<'_> {
         };
         Data {
             step: "client-side generate",
-            slots: Table::ALL
+            slots: tables
                 .iter()
                 .zip(&rows)
                 .map(|(t, &r)| TableProgress {

@@ -194,30 +194,34 @@ impl Table {
     }
 }
 
-/// The mark with the scale: `stampede tpch: scale=0.1`.
-pub fn comment(scale: f64) -> String {
-    format!("{MARK}: scale={scale}")
+/// Written instead of [`MARK`] on the three tables CH-benCHmark adds to TPC-C's
+/// (`families::ch`): they are TPC-H's `region`, `nation` and `supplier` at scale 1, and a load
+/// of one set never drops the other's.
+pub const CH_MARK: &str = "stampede ch";
+
+/// `mark` with the scale: `stampede tpch: scale=0.1`.
+pub fn marked(mark: &str, scale: f64) -> String {
+    format!("{mark}: scale={scale}")
 }
 
-/// The scale a table's comment records, when stampede made the table.
-pub fn scale_of(comment: &str) -> Option<f64> {
+/// The scale a table's comment records under `mark`, when stampede made the table for it.
+pub fn scale_marked(mark: &str, comment: &str) -> Option<f64> {
     comment
-        .strip_prefix(MARK)?
+        .strip_prefix(mark)?
         .strip_prefix(": scale=")?
         .trim()
         .parse()
         .ok()
 }
 
-/// `CREATE TABLE` for `t` (and on PostgreSQL its `COMMENT ON`): the mark and the scale on
-/// each table; on MySQL the primary key inline (module header).
-pub fn create_sql(t: Table, dialect: Dialect, scale: f64) -> Vec<String> {
+/// `CREATE TABLE` for `t` (and on PostgreSQL its `COMMENT ON`): the mark (`comment`, with the
+/// scale) on each table; on MySQL the primary key inline (module header).
+pub fn create_sql(t: Table, dialect: Dialect, mark: &str) -> Vec<String> {
     let cols: Vec<String> = t
         .columns()
         .iter()
         .map(|(n, ty)| format!("{n} {ty} NOT NULL"))
         .collect();
-    let mark = comment(scale);
     match dialect {
         Dialect::Postgres => vec![
             format!("CREATE TABLE {} ({})", t.name(), cols.join(", ")),
@@ -232,10 +236,10 @@ pub fn create_sql(t: Table, dialect: Dialect, scale: f64) -> Vec<String> {
     }
 }
 
-/// The one statement that drops the eight tables (never CASCADE: an object of someone else's
+/// The one statement that drops `tables` (never CASCADE: an object of someone else's
 /// depending on one makes it fail rather than go too).
-pub fn drop_sql() -> String {
-    let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
+pub fn drop_sql(tables: &[Table]) -> String {
+    let names: Vec<&str> = tables.iter().map(|t| t.name()).collect();
     format!("DROP TABLE IF EXISTS {}", names.join(", "))
 }
 
@@ -272,6 +276,14 @@ pub fn analyze_sql(t: Table, dialect: Dialect) -> String {
 mod tests {
     use super::*;
 
+    fn comment(scale: f64) -> String {
+        marked(MARK, scale)
+    }
+
+    fn scale_of(c: &str) -> Option<f64> {
+        scale_marked(MARK, c)
+    }
+
     #[test]
     fn the_mark_carries_the_scale_and_nothing_else_is_ours() {
         assert_eq!(comment(0.1), "stampede tpch: scale=0.1");
@@ -279,11 +291,17 @@ mod tests {
         assert_eq!(scale_of(&comment(30.0)), Some(30.0));
         assert_eq!(scale_of("stampede tpcc: c_last_c=1"), None);
         assert_eq!(scale_of(""), None);
+        // CH-benCHmark's three tables are not TPC-H's, and TPC-H's are not CH's.
+        let ch = marked(CH_MARK, 1.0);
+        assert_eq!(ch, "stampede ch: scale=1");
+        assert_eq!(scale_of(&ch), None);
+        assert_eq!(scale_marked(CH_MARK, &ch), Some(1.0));
+        assert_eq!(scale_marked(CH_MARK, &comment(1.0)), None);
     }
 
     #[test]
     fn each_dialect_creates_every_column_not_null_with_the_spec_s_types() {
-        let pg = create_sql(Table::LineItem, Dialect::Postgres, 1.0);
+        let pg = create_sql(Table::LineItem, Dialect::Postgres, &comment(1.0));
         assert!(pg[0].starts_with("CREATE TABLE lineitem (l_orderkey BIGINT NOT NULL,"));
         assert!(pg[0].contains("l_extendedprice DECIMAL(15,2) NOT NULL"));
         assert!(pg[0].contains("l_shipdate DATE NOT NULL"));
@@ -292,7 +310,7 @@ mod tests {
             pg[1],
             "COMMENT ON TABLE lineitem IS 'stampede tpch: scale=1'"
         );
-        let my = create_sql(Table::PartSupp, Dialect::MySql, 0.1);
+        let my = create_sql(Table::PartSupp, Dialect::MySql, &comment(0.1));
         assert_eq!(my.len(), 1);
         assert!(my[0].contains("PRIMARY KEY (ps_partkey, ps_suppkey)) ENGINE=InnoDB"));
         assert!(my[0].ends_with("COMMENT='stampede tpch: scale=0.1'"));
@@ -302,7 +320,7 @@ mod tests {
             "ALTER TABLE lineitem ADD PRIMARY KEY (l_orderkey, l_linenumber)"
         );
         assert_eq!(
-            drop_sql(),
+            drop_sql(&Table::ALL),
             "DROP TABLE IF EXISTS region, nation, supplier, customer, part, partsupp, orders, \
              lineitem"
         );
