@@ -119,13 +119,15 @@ pub(super) fn judge(s: &Single, a: Option<f64>, b: Option<f64>, b_label: &str) -
         _ => None,
     };
     let text = match verdict {
-        Verdict::NoDifference => format!(
-            "same within the threshold ({}; a change counts from {:.0}% and {} {})",
-            ratio.map_or("-".into(), times),
+        Verdict::NoDifference if s.min_abs > 0.0 => format!(
+            "same within the threshold ({:.0}% and {} {})",
             MIN_EFFECT * 100.0,
             num(s.min_abs),
             s.unit
         ),
+        Verdict::NoDifference => {
+            format!("same within the threshold ({:.0}%)", MIN_EFFECT * 100.0)
+        }
         _ => {
             // "2.00x slower", never "0.50x faster": the factor is always at least 1.
             let factor = match ratio {

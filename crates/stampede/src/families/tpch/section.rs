@@ -177,10 +177,13 @@ fn table(t: &TpchSection) -> Vec<String> {
     v
 }
 
+/// A plan's hash and the streams (their labels) that got it.
+pub(crate) type PlanStreams = (String, Vec<String>);
+
 /// The queries whose plan differs between the streams that ran them: each query with its
 /// plans, each plan's hash and the streams' labels that got it (by first appearance).
-pub(crate) fn plan_differences(t: &TpchSection) -> Vec<(String, Vec<(String, Vec<String>)>)> {
-    let mut out: Vec<(String, Vec<(String, Vec<String>)>)> = Vec::new();
+pub(crate) fn plan_differences(t: &TpchSection) -> Vec<(String, Vec<PlanStreams>)> {
+    let mut out: Vec<(String, Vec<PlanStreams>)> = Vec::new();
     for i in &t.items {
         let Some(h) = &i.plan_hash else { continue };
         let at = match out.iter().position(|(q, _)| *q == i.item) {
