@@ -87,6 +87,7 @@ mod tests {
         let mut r = crate::testdata::sysbench_run();
         r.config.partition_method = Some("hash".into());
         r.config.partitions = Some(4);
+        r.config.scale_factor = Some(0.01);
         r.config.failures_detailed = true;
         if let Some(s) = &mut r.sysbench {
             s.fairness = Some(crate::Fairness::of(&[(10.0, 1.0), (12.0, 1.1)]));
@@ -456,6 +457,7 @@ mod tests {
             "abandoned",
             "partition_method",
             "partitions",
+            "scale_factor",
             "fairness",
             "product",
             "wait_times",

@@ -375,6 +375,10 @@ pub struct RunConfig {
     /// `-s` as found in the database (pgbench's "scaling factor"); 0 for workloads without one
     /// (sysbench's: their size is `sysbench.options`' tables and table-size).
     pub scale: u32,
+    /// The scale factor where it is a fraction (TPC-H's 0.01, 0.1): shown for `scale` where
+    /// present ([`RunConfig::scale_text`]). Absent in other runs and in results from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_factor: Option<f64>,
     /// pgbench_accounts' partitioning, when partitioned (pgbench prints it): `range` or `hash`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition_method: Option<String>,
@@ -384,6 +388,17 @@ pub struct RunConfig {
     /// pgbench's `--failures-detailed`: the summary splits failures by kind.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub failures_detailed: bool,
+}
+
+impl RunConfig {
+    /// The data's scale as a reader should see it: the fractional scale factor where the
+    /// workload has one, else `scale`.
+    pub fn scale_text(&self) -> String {
+        match self.scale_factor {
+            Some(f) => f.to_string(),
+            None => self.scale.to_string(),
+        }
+    }
 }
 
 /// A transaction type: a builtin or a script, with its `-b name@weight` weight.

@@ -65,6 +65,21 @@ pub trait View: Sync {
     fn metrics(&self, _r: &RunResult, _v: &serde_json::Value) -> Vec<Metric> {
         Vec::new()
     }
+    /// The family's figures that `compare` judges one by one, each measured once per run (no
+    /// per-interval samples: TPC-H's per-query times): `crate::compare::single`. Empty, the
+    /// default, for a family whose numbers are the generic ones.
+    fn singles(
+        &self,
+        _r: &RunResult,
+        _v: &serde_json::Value,
+    ) -> Vec<crate::compare::single::Single> {
+        Vec::new()
+    }
+}
+
+/// Every installed view's single figures of `r` ([`View::singles`]), in installation order.
+pub fn singles(r: &RunResult) -> Vec<crate::compare::single::Single> {
+    present(r).flat_map(|(v, s)| v.singles(r, s)).collect()
 }
 
 /// One of a family's own figures of a run ([`View::metrics`]).

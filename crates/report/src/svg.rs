@@ -5,6 +5,8 @@
 //! Owns axis scaling ("nice" ticks of 1, 2 or 5 times a power of ten), the drawing, and escaping
 //! every text it draws. Must not touch: what the numbers mean (the HTML module picks them).
 //!
+//! Charts over named categories, grouped bars and lanes (a Gantt chart), are in `categories`.
+//!
 //! Both kinds of chart, time series ([`Chart`]) and bars ([`bars`]), draw the same frame (the
 //! "no data" note, the `<figure>` with its title, the grid with its y ticks, the x ticks, the
 //! axes and their labels) through one `Frame`, so a change to the frame is made once.
@@ -13,6 +15,10 @@
 //! page's script draws it again with uPlot: values under the cursor, zoom, series toggles. The
 //! SVG stays beside it for print and for readers without scripts; callers build a `Chart` the
 //! same way whichever draws it.
+
+mod categories;
+
+pub use categories::{grouped_bars, lanes, BarGroup, Lane, Segment};
 
 use std::fmt::Write as _;
 

@@ -5,8 +5,11 @@
 //! compiled into this test); the full test (power, then two query streams and a refresh
 //! stream) prints all three metrics and leaves `orders` and `lineitem` as they were; a query
 //! timeout is reported per query and costs the metric, not the run; single queries loop.
+//! Each query text gets its plan's hash (explained after the run), the same text in two
+//! streams the same hash, and `compare` of two results sets each query's time side by side.
 //! A parser or dialect slip in a query, a stream that skips or repeats one, a refresh pair
-//! that leaves rows behind, or a metric made of a failed query's missing time fails here.
+//! that leaves rows behind, a metric made of a failed query's missing time, a plan hash that
+//! folds in literals or costs, or a per-query verdict that loses a query fails here.
 
 mod common;
 
@@ -62,6 +65,21 @@ fn check<'a>(v: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no check {name}: {}", v["checks"]))
 }
 
+/// Every query of the stream has a plan hash (16 hex digits), no refresh function has one.
+fn assert_plan_hashes(v: &Value, stream: u64) {
+    for i in items(v, stream) {
+        let h = i["plan_hash"].as_str();
+        if i["item"].as_str().unwrap().starts_with("RF") {
+            assert_eq!(h, None, "{i}");
+        } else {
+            assert!(
+                h.is_some_and(|h| h.len() == 16 && h.chars().all(|c| c.is_ascii_hexdigit())),
+                "{i}"
+            );
+        }
+    }
+}
+
 fn items(v: &Value, stream: u64) -> Vec<&Value> {
     (v["tpch"]["items"].as_array().unwrap().iter())
         .filter(|i| i["stream"].as_u64() == Some(stream))
@@ -112,6 +130,18 @@ fn the_power_test_runs_all_22_queries_and_each_returns_what_psql_returns() {
     }
     assert!(t["power_at_size"].as_f64().unwrap() > 0.0, "{t}");
     assert!(t["qphh_at_size"].is_null(), "{t}");
+    // Each of the 22 queries explained after the run, none refused.
+    assert_plan_hashes(&v, 0);
+    assert_eq!(t["plans"]["hashed"], 22, "{}", t["plans"]);
+    assert_eq!(t["plans"]["refused"], serde_json::json!({}));
+    // The items lie end to end in time (the streams-over-time chart's segments).
+    for w in power.windows(2) {
+        let (end, next) = (
+            w[0]["end_s"].as_f64().unwrap(),
+            w[1]["start_s"].as_f64().unwrap(),
+        );
+        assert!((end - next).abs() < 1e-9, "{} then {}", w[0], w[1]);
+    }
     assert!(text.contains("Power@Size"), "{text}");
     let rows = check(&v, "row counts");
     assert_eq!(rows["status"], "passed", "{rows}");
@@ -128,9 +158,36 @@ fn the_power_test_runs_all_22_queries_and_each_returns_what_psql_returns() {
 
 #[test]
 fn the_full_test_runs_the_throughput_streams_after_the_power_test_and_reports_qphh() {
-    let (code, v, text) = run(&["tpch", "--streams", "2"]);
+    let (code, v, text) = run(&["tpch", "--streams", "2", "--validation"]);
     assert_eq!(code, 0, "{text}");
     let t = &v["tpch"];
+    // qgen's validation parameters in every stream: the same text, the same plan.
+    for s in 0..=2 {
+        assert_plan_hashes(&v, s);
+    }
+    for q in 1..=22 {
+        let hash = |s: u64| {
+            let i = items(&v, s)
+                .into_iter()
+                .find(|i| i["item"] == format!("Q{q}"));
+            i.unwrap()["plan_hash"].as_str().unwrap().to_string()
+        };
+        assert_eq!((hash(1), hash(2)), (hash(0), hash(0)), "Q{q}");
+    }
+    assert!(
+        text.contains("each query got the same plan in every stream"),
+        "{text}"
+    );
+    // The EXPLAINs came after the ledger read the server's counters: not the workload's.
+    assert_ne!(
+        check(&v, "statement ledger")["status"],
+        "failed",
+        "{}",
+        v["checks"]
+    );
+    assert!(!text.contains("different plans"), "{text}");
+    assert_eq!(v["config"]["scale_factor"].as_f64(), Some(SCALE));
+    compare_lists_each_query(&v);
     for s in 1..=2 {
         let qs: Vec<String> = items(&v, s)
             .iter()
@@ -172,11 +229,55 @@ fn the_full_test_runs_the_throughput_streams_after_the_power_test_and_reports_qp
     );
 }
 
+/// `stampede compare` of the full test's result with itself: each query of both tests and
+/// the three metrics side by side, each "same", and the real scale in the runs' lines.
+fn compare_lists_each_query(v: &Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    for p in [&a, &b] {
+        std::fs::write(p, serde_json::to_vec(v).unwrap()).unwrap();
+    }
+    let c = stampede(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    let out = &c.stdout;
+    assert!(out.contains(&format!("scale {SCALE},")), "{out}");
+    for group in [
+        "TPC-H metrics:",
+        "power test:",
+        "throughput test, mean over the streams:",
+    ] {
+        assert!(out.contains(group), "{group}\n{out}");
+    }
+    for m in ["Power@Size", "Throughput@Size", "QphH@Size"] {
+        let line = out.lines().find(|l| l.trim_start().starts_with(m)).unwrap();
+        assert!(
+            line.contains("1.00x") && line.contains("same within"),
+            "{line}"
+        );
+    }
+    // Q1..Q22 in both tests (and the power test's RF1, RF2), each judged.
+    let judged = (out.lines())
+        .filter(|l| l.trim_start().starts_with('Q') && l.contains("(s)"))
+        .filter(|l| l.contains("same within") || l.contains("not measured"))
+        .count();
+    assert_eq!(judged, 44, "{out}");
+}
+
 #[test]
 fn a_query_timeout_is_reported_per_query_and_costs_the_metric_not_the_run() {
-    let (code, v, text) = run(&["tpch", "--test", "power", "--query-timeout", "0.001"]);
+    let (code, v, text) = run(&[
+        "tpch",
+        "--test",
+        "power",
+        "--query-timeout",
+        "0.001",
+        "--no-check",
+    ]);
     assert_eq!(code, 0, "{text}");
     let t = &v["tpch"];
+    // No check, no plan: --no-check skips the work after the run.
+    assert_eq!(t["plans"]["skipped"], "--no-check", "{t}");
+    assert!(items(&v, 0).iter().all(|i| i["plan_hash"].is_null()), "{t}");
     let timed_out = items(&v, 0)
         .iter()
         .filter(|i| i["timed_out"].as_u64() > Some(0))
@@ -272,6 +373,16 @@ fn the_power_test_on_mariadb_returns_what_the_mariadb_client_returns() {
         v["tpch"]["power_at_size"].as_f64().is_some(),
         "{}",
         v["tpch"]
+    );
+    // EXPLAIN FORMAT=JSON took every query's plan.
+    assert_plan_hashes(&v, 0);
+    assert_eq!(v["tpch"]["plans"]["hashed"], 22, "{}", v["tpch"]["plans"]);
+    // MariaDB counts an EXPLAIN SELECT in Com_select: taken after the ledger's reading.
+    assert_ne!(
+        check(&v, "statement ledger")["status"],
+        "failed",
+        "{}",
+        v["checks"]
     );
     assert_eq!(check(&v, "refresh")["status"], "passed", "{}", v["checks"]);
     assert_eq!(

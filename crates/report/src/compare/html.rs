@@ -178,6 +178,7 @@ pub fn render_html(c: &Comparison, runs: &[Input<'_>]) -> String {
 
     runs_and_differences(&mut o, c);
     metric_table(&mut o, c);
+    super::single::render_html(&c.singles, &c.labels, badge, &mut o);
     let sweeps: Vec<(&str, &crate::sweep::SweepSection)> = (c.labels.iter().zip(runs))
         .filter_map(|(l, x)| Some((l.as_str(), x.run.sweep.as_ref()?)))
         .collect();

@@ -39,12 +39,15 @@
 //! differs between them, `metrics` defines each metric (how to read its whole-run value and its
 //! samples from a run), `judge` turns two runs' samples into a verdict and its words, `stats` is
 //! the statistics, `text` and `html` the renderings. `statements` compares replays per
-//! statement fingerprint (their own rule of noise, from histograms; only replays have it).
+//! statement fingerprint (their own rule of noise, from histograms; only replays have it);
+//! `single` the figures a family measured once per run (TPC-H's per-query times: a fixed
+//! threshold, since one number per run has no distribution).
 
 mod html;
 mod judge;
 mod metrics;
 mod runs;
+pub mod single;
 pub mod statements;
 pub mod stats;
 mod text;
@@ -208,6 +211,9 @@ pub struct Comparison {
     /// Replays only: per statement fingerprint, each run against the baseline (empty when the
     /// baseline is not a replay).
     pub statements: Vec<statements::Statements>,
+    /// The figures a family measured once per run, each run against the baseline
+    /// (`single`: TPC-H's per-query times and metrics); empty for other families.
+    pub singles: Vec<single::SingleRow>,
 }
 
 /// The intervals a verdict is computed from: full-length ones starting after the ramp-up, the
@@ -271,6 +277,7 @@ pub fn compare(runs: &[Input<'_>], o: &Options, forced: Option<String>) -> Compa
             statements::between(a, x.run, (&labels[0], &labels[i]), o)
         })
         .collect();
+    let singles = single::rows(&runs.iter().map(|x| x.run).collect::<Vec<_>>(), &labels);
     Comparison {
         labels,
         names: runs.iter().map(|x| x.name.to_string()).collect(),
@@ -286,6 +293,7 @@ pub fn compare(runs: &[Input<'_>], o: &Options, forced: Option<String>) -> Compa
         forced,
         server_sources: server_sources(runs),
         statements: per_statement,
+        singles,
     }
 }
 

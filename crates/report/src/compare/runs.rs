@@ -83,7 +83,7 @@ pub(super) fn one_run_summary(r: &RunResult) -> String {
         c.clients,
         c.threads,
         c.query_mode,
-        c.scale,
+        c.scale_text(),
         r.server_product(),
         r.started_at
     )
@@ -112,7 +112,7 @@ pub(super) fn differences(runs: &[Input<'_>]) -> Vec<Difference> {
             opt(c.rate_tps.map(|t| format!("{t} tps"))),
         );
         m.insert("query mode (-M)".into(), c.query_mode.clone());
-        m.insert("scale (-s)".into(), c.scale.to_string());
+        m.insert("scale (-s)".into(), c.scale_text());
         m.insert("max tries".into(), c.max_tries.to_string());
         m.insert("connect per txn (-C)".into(), c.connect_per_txn.to_string());
         m.insert(

@@ -118,6 +118,8 @@ pub fn render_text(c: &Comparison, runs: &[Input<'_>]) -> String {
         }
     }
 
+    super::single::render_text(&c.singles, &c.labels, o);
+
     let with_sql: Vec<(usize, &Input<'_>)> = runs
         .iter()
         .enumerate()

@@ -63,7 +63,7 @@ pub(super) fn run_details(o: &mut String, r: &RunResult) {
     );
     let mut kv: Vec<(String, String)> = vec![
         ("workload".into(), c.workload.clone()),
-        ("scale".into(), c.scale.to_string()),
+        ("scale".into(), c.scale_text()),
         (
             "clients / threads".into(),
             format!("{} / {}", c.clients, c.threads),

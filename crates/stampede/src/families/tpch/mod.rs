@@ -12,17 +12,21 @@
 //!   stream and item; the throughput test held until the power test is over);
 //! - `run`: the runner (`impl Family`: the scale found from the data, the checks);
 //! - `section`, `metrics`: the result's `tpch` section with Power@Size, Throughput@Size and
-//!   QphH@Size (clause 5.4).
+//!   QphH@Size (clause 5.4); `plans`, each query text's plan hash, explained after the run;
+//!   `timeline`, each item's place in time; `charts`, the section's HTML charts.
 //!
 //! Must not touch: any table but TPC-H's eight, and those only when stampede created them
 //! (`load::ownership`); argv and output belong to `commands::tpch` and the run.
 
+mod charts;
 pub(crate) mod load;
 mod metrics;
 pub(crate) mod options;
 pub(crate) mod plan;
+mod plans;
 pub mod queries;
 mod refresh;
 pub(crate) mod run;
 pub(crate) mod section;
+mod timeline;
 pub(crate) mod workload;

@@ -26,7 +26,7 @@ use super::options::Test;
 use super::plan::TpchJob;
 use super::queries::{self, Params};
 use super::refresh;
-use super::section::{Item as SectionItem, TpchSection};
+use super::section::{Item as SectionItem, Plans, TpchSection};
 use super::workload::{Item, Plan, Stream, Tpch};
 use crate::console::{self, Failure};
 use crate::families::{skipped_all, Ctx, Family, Finish};
@@ -62,6 +62,8 @@ pub(crate) struct Runner {
     before: (u64, u64),
     clients: Vec<ClientStats>,
     cut: bool,
+    /// Each type's plan hash and what explaining found (`super::plans`), after the run.
+    plans: Option<(Vec<Option<String>>, Plans)>,
 }
 
 impl Runner {
@@ -75,6 +77,7 @@ impl Runner {
             before: (0, 0),
             clients: Vec::new(),
             cut: false,
+            plans: None,
         }
     }
 
@@ -322,8 +325,16 @@ impl Family for Runner {
 
     fn checks(&mut self, ctx: &Ctx, outcome: &Outcome) -> Result<Vec<Check>> {
         if !ctx.out.checks {
+            self.plans = Some(super::plans::skipped("--no-check"));
             return Ok(skipped_all(CHECKS, "--no-check"));
         }
+        // After the commit count and the ledger read the server (`super::plans`).
+        let texts = self
+            .workload
+            .as_ref()
+            .map(|w| w.texts())
+            .unwrap_or_default();
+        self.plans = Some(super::plans::after_run(ctx, &texts));
         let rows = self.workload.as_ref().map(|w| w.rows()).unwrap_or_default();
         let mut wrong = Vec::new();
         let mut known = 0;
@@ -429,7 +440,10 @@ impl Family for Runner {
             Some(q) => format!("tpch-q{q}"),
             None => "tpch".into(),
         };
-        crate::families::base_config(ctx, name, &types, weights)
+        RunConfig {
+            scale_factor: Some(self.scale),
+            ..crate::families::base_config(ctx, name, &types, weights)
+        }
     }
 
     fn section(&self, r: &report::RunResult) -> Option<(&'static str, serde_json::Value)> {
@@ -449,6 +463,12 @@ impl Family for Runner {
                 rows: (rw.executions > 0).then(|| rw.total as f64 / rw.executions as f64),
                 expected_rows: self.expected(l),
                 params: l.params.as_ref().map(Params::values).unwrap_or_default(),
+                plan_hash: self
+                    .plans
+                    .as_ref()
+                    .and_then(|p| p.0.get(k).cloned().flatten()),
+                start_s: None,
+                end_s: None,
             });
         }
         let mut s = TpchSection {
@@ -467,10 +487,12 @@ impl Family for Runner {
             validation: self.job.validation,
             query_timeout_s: self.job.timeout_ms.map(|ms| ms as f64 / 1000.0),
             items,
+            plans: self.plans.as_ref().map(|p| p.1.clone()),
             ..Default::default()
         };
         if self.job.test.is_some() {
             super::metrics::fill(&mut s, &self.clients, self.cut);
+            super::timeline::fill(&mut s, &self.clients);
         }
         report::section::keyed(&s)
     }

@@ -32,6 +32,28 @@ pub struct Item {
     pub expected_rows: Option<u64>,
     /// The substitution parameters, as qgen would print them.
     pub params: Vec<String>,
+    /// The hash of the query's plan shape (`super::plans`): explained after the run; `None`
+    /// for a refresh function, a text EXPLAIN refused, or a result from before plans.
+    #[serde(default)]
+    pub plan_hash: Option<String>,
+    /// When the item started and ended, seconds from the measured start: its stream's first
+    /// start and the items' times laid end to end (`super::timeline`). `None` in a single
+    /// query's loop, and in results from before.
+    #[serde(default)]
+    pub start_s: Option<f64>,
+    #[serde(default)]
+    pub end_s: Option<f64>,
+}
+
+/// What explaining the run's query texts found (`super::plans`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Plans {
+    /// Texts explained and hashed.
+    pub hashed: u64,
+    /// Texts with no hash, by the reason (`EXPLAIN refused it (42601)`).
+    pub refused: std::collections::BTreeMap<String, u64>,
+    /// Why no text was explained (`--no-check`), when none was.
+    pub skipped: Option<String>,
 }
 
 /// TPC-H's section of a result.
@@ -57,6 +79,9 @@ pub struct TpchSection {
     pub throughput_s: Option<f64>,
     /// Why a metric is absent, or what makes it not comparable.
     pub notes: Vec<String>,
+    /// The plans' hashes taken after the run; `None` until then (and in results from before).
+    #[serde(default)]
+    pub plans: Option<Plans>,
 }
 
 impl report::section::Section for TpchSection {
@@ -152,6 +177,142 @@ fn table(t: &TpchSection) -> Vec<String> {
     v
 }
 
+/// A plan's hash and the streams (their labels) that got it.
+pub(crate) type PlanStreams = (String, Vec<String>);
+
+/// The queries whose plan differs between the streams that ran them: each query with its
+/// plans, each plan's hash and the streams' labels that got it (by first appearance).
+pub(crate) fn plan_differences(t: &TpchSection) -> Vec<(String, Vec<PlanStreams>)> {
+    let mut out: Vec<(String, Vec<PlanStreams>)> = Vec::new();
+    for i in &t.items {
+        let Some(h) = &i.plan_hash else { continue };
+        let at = match out.iter().position(|(q, _)| *q == i.item) {
+            Some(at) => at,
+            None => {
+                out.push((i.item.clone(), Vec::new()));
+                out.len() - 1
+            }
+        };
+        let plans = &mut out[at].1;
+        match plans.iter_mut().find(|(p, _)| p == h) {
+            Some((_, streams)) => streams.push(label(t, i.stream)),
+            None => plans.push((h.clone(), vec![label(t, i.stream)])),
+        }
+    }
+    out.retain(|(_, plans)| plans.len() > 1);
+    out
+}
+
+/// What the plans say, in lines: those not taken and why, the queries whose plans differ
+/// between streams (what a reader looks for), or that each query kept one plan.
+fn plan_lines(t: &TpchSection) -> Vec<String> {
+    let Some(p) = &t.plans else {
+        return Vec::new();
+    };
+    if let Some(why) = &p.skipped {
+        return vec![format!("plans not explained: {why}")];
+    }
+    let mut v = Vec::new();
+    let differ = plan_differences(t);
+    let streams = t
+        .items
+        .iter()
+        .filter(|i| i.plan_hash.is_some())
+        .map(|i| i.stream);
+    let several = streams.clone().min() != streams.max();
+    if p.hashed > 0 && differ.is_empty() {
+        v.push(format!(
+            "plans: {} texts explained{}",
+            p.hashed,
+            if several {
+                "; each query got the same plan in every stream"
+            } else {
+                ""
+            }
+        ));
+    }
+    for (q, plans) in differ {
+        let each: Vec<String> = (plans.iter())
+            .map(|(h, s)| format!("{h} ({})", s.join(", ")))
+            .collect();
+        v.push(format!(
+            "{q} got {} different plans: {}",
+            plans.len(),
+            each.join("; ")
+        ));
+    }
+    for (why, n) in &p.refused {
+        v.push(format!("no plan hash for {n} texts: {why}"));
+    }
+    v
+}
+
+/// What `compare` sets side by side (`View::singles`): Power@Size, Throughput@Size and
+/// QphH@Size; each item's time in the power test; each query's mean time over the throughput
+/// test's query streams (a query that failed in any stream has none: a mean of the rest would
+/// compare fewer executions with more). A loop (`tpch-qN`) has none: its per-interval samples
+/// are compared like any run's.
+pub(crate) fn singles(t: &TpchSection) -> Vec<report::compare::single::Single> {
+    use report::compare::{single::Single, Better, Words};
+    let mut v = Vec::new();
+    if t.test == "query" {
+        return v;
+    }
+    let metric = |name: &str, value: Option<f64>| Single {
+        group: "TPC-H metrics".into(),
+        name: name.into(),
+        unit: "per hour x SF".into(),
+        better: Better::Higher,
+        words: Words::Level,
+        min_abs: 0.0,
+        value,
+    };
+    v.push(metric("Power@Size", t.power_at_size));
+    v.push(metric("Throughput@Size", t.throughput_at_size));
+    v.push(metric("QphH@Size", t.qphh_at_size));
+    let time = |group: &str, name: String, value: Option<f64>| Single {
+        group: group.into(),
+        name,
+        unit: "s".into(),
+        better: Better::Lower,
+        words: Words::Speed,
+        // Below 10 ms a query's time is mostly its round trip and the scheduler.
+        min_abs: 0.01,
+        value,
+    };
+    let ok = |i: &&Item| i.failed == 0 && i.executions > 0;
+    let names = (1..=22)
+        .map(|q| format!("Q{q}"))
+        .chain(["RF1".into(), "RF2".into()]);
+    if t.test != "throughput" {
+        for n in names {
+            let i = t.items.iter().find(|i| i.stream == 0 && i.item == n);
+            v.push(time("power test", n, i.filter(ok).and_then(|i| i.seconds)));
+        }
+    }
+    if t.streams > 0 {
+        for q in 1..=22 {
+            let n = format!("Q{q}");
+            let of: Vec<&Item> = (t.items.iter())
+                .filter(|i| (1..=t.streams).contains(&i.stream) && i.item == n)
+                .collect();
+            let secs: Vec<f64> = (of.iter().filter(|i| ok(i)))
+                .filter_map(|i| i.seconds)
+                .collect();
+            let mean = (!of.is_empty() && secs.len() == of.len())
+                .then(|| secs.iter().sum::<f64>() / secs.len() as f64);
+            // One group whatever the streams, so runs of 2 and 4 streams still match.
+            v.push(time("throughput test, mean over the streams", n, mean));
+        }
+    }
+    v
+}
+
+/// A stream's name: `power`, `stream N`, `refresh`.
+pub(crate) fn stream_label(t: &TpchSection, s: u32) -> String {
+    label(t, s)
+}
+
 fn label(t: &TpchSection, s: u32) -> String {
     match s {
         0 if t.test == "query" => "seconds".into(),
@@ -182,6 +343,9 @@ impl report::section::View for View {
                 let _ = writeln!(o, "  {l}");
             }
         }
+        for l in plan_lines(&t) {
+            let _ = writeln!(o, "tpch: {l}");
+        }
     }
 
     fn html(&self, _r: &report::RunResult, v: &serde_json::Value, o: &mut String) {
@@ -193,14 +357,15 @@ impl report::section::View for View {
             "<section id=\"tpch\"><h2>TPC-H</h2><p>{}</p>",
             report::svg::esc(&headline(&t))
         );
-        for n in &t.notes {
+        for n in t.notes.iter().chain(&plan_lines(&t)) {
             let _ = write!(o, "<p>{}</p>", report::svg::esc(n));
         }
+        o.push_str(&super::charts::render(&t));
         // Per-query bars: each item's time in each stream, the longest as the full width.
         let longest = (t.items.iter())
             .filter_map(|i| i.seconds)
             .fold(0.0f64, f64::max);
-        let _ = write!(o, "<table class=\"tpch\"><tr><th>stream</th><th>item</th><th>seconds</th><th>rows</th><th></th></tr>");
+        let _ = write!(o, "<table class=\"tpch\"><tr><th>stream</th><th>item</th><th>seconds</th><th>rows</th><th>plan</th><th></th></tr>");
         for i in &t.items {
             let secs = match (i.timed_out, i.failed, i.seconds) {
                 (n, _, _) if n > 0 => "timed out".to_string(),
@@ -214,15 +379,29 @@ impl report::section::View for View {
             };
             let _ = write!(
                 o,
-                "<tr><td>{}</td><td>{}</td><td>{secs}</td><td>{}</td><td><svg width=\"300\" \
-                 height=\"10\"><rect width=\"{width}\" height=\"10\" fill=\"#4a7ab5\"/></svg>\
-                 </td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{secs}</td><td>{}</td><td><code>{}</code></td>\
+                 <td><svg width=\"300\" height=\"10\"><rect width=\"{width}\" height=\"10\" \
+                 fill=\"#4a7ab5\"/></svg></td></tr>",
                 report::svg::esc(&label(&t, i.stream)),
                 report::svg::esc(&i.item),
                 i.rows.map_or("-".into(), |r| format!("{r:.0}")),
+                report::svg::esc(i.plan_hash.as_deref().unwrap_or("-")),
             );
         }
         let _ = write!(o, "</table></section>");
+    }
+
+    /// For `compare`: the metrics, the power test's time per item and the throughput test's
+    /// mean per query over its streams (each measured once: `report::compare::single`).
+    fn singles(
+        &self,
+        _r: &report::RunResult,
+        v: &serde_json::Value,
+    ) -> Vec<report::compare::single::Single> {
+        match TpchSection::deserialize(v) {
+            Ok(t) => singles(&t),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// A fleet's processes would each run their own streams: no merged metric is made of
@@ -290,5 +469,72 @@ mod tests {
             rows[3].starts_with("RF1") && rows[3].contains("0.200"),
             "{rows:?}"
         );
+    }
+
+    #[test]
+    fn plans_that_differ_between_streams_are_named_and_the_section_is_the_schemas() {
+        let mut t = TpchSection {
+            scale: 0.01,
+            test: "full".into(),
+            streams: 2,
+            items: vec![
+                item(0, "Q9", 0.5),
+                item(1, "Q9", 0.5),
+                item(2, "Q9", 0.5),
+                item(0, "Q1", 0.5),
+                item(1, "Q1", 0.5),
+                item(3, "RF1", 0.1),
+            ],
+            plans: Some(Plans {
+                hashed: 5,
+                refused: [("EXPLAIN refused it (42601)".to_string(), 1)].into(),
+                skipped: None,
+            }),
+            ..Default::default()
+        };
+        for (k, h) in ["aa", "bb", "aa", "cc", "cc"].iter().enumerate() {
+            t.items[k].plan_hash = Some(h.repeat(8));
+        }
+        let d = plan_differences(&t);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].0, "Q9");
+        assert_eq!(
+            d[0].1,
+            [
+                ("aa".repeat(8), vec!["power".to_string(), "stream 2".into()]),
+                ("bb".repeat(8), vec!["stream 1".to_string()]),
+            ]
+        );
+        let lines = plan_lines(&t);
+        assert!(
+            lines[0].starts_with("Q9 got 2 different plans"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].contains("1 texts: EXPLAIN refused it"),
+            "{lines:?}"
+        );
+        t.items[1].plan_hash = Some("aa".repeat(8));
+        assert!(plan_lines(&t)[0].contains("the same plan in every stream"));
+        let v = serde_json::to_value(&t).unwrap();
+        let later = ["plan_hash", "start_s", "end_s", "plans"];
+        let mut wrong = report::section::schema_mismatches("tpch", &v, &later, &[]);
+        wrong.extend(report::section::schema_mismatches(
+            "tpch",
+            &v,
+            &later,
+            &[
+                ("/items/0", "/properties/items/items"),
+                ("/plans", "/properties/plans"),
+            ],
+        ));
+        wrong.sort();
+        wrong.dedup();
+        assert_eq!(wrong, Vec::<String>::new());
+        // A result from before the plans still reads.
+        let mut old = v.clone();
+        old.as_object_mut().unwrap().remove("plans");
+        old["items"][0].as_object_mut().unwrap().remove("plan_hash");
+        assert!(TpchSection::deserialize(&old).is_ok());
     }
 }

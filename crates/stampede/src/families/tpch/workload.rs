@@ -148,6 +148,21 @@ impl Tpch {
         }
     }
 
+    /// The query text of each transaction type, where it has one (a stream's query); `None`
+    /// for a refresh function and a loop's query (drawn per execution). For the plans
+    /// (`super::plans`), after the run.
+    pub fn texts(&self) -> Vec<Option<&str>> {
+        let mut t = vec![None; self.types.len()];
+        if let Plan::Streams(streams) = &self.plan {
+            for (k, item) in streams.iter().flat_map(|s| &s.items) {
+                if let (Some(slot), Item::Query(sql)) = (t.get_mut(*k as usize), item) {
+                    *slot = Some(sql.as_str());
+                }
+            }
+        }
+        t
+    }
+
     /// Rows per transaction type, once the clients are gone (after the engine returned).
     pub fn rows(&self) -> Vec<Rows> {
         self.rows.lock().map(|r| r.clone()).unwrap_or_default()
