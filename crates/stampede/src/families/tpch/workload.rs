@@ -214,8 +214,7 @@ impl Workload for Tpch {
             rows: vec![Rows::default(); self.types.len()],
             merged: self.rows.clone(),
             keep: self.keep.clone(),
-            kept: vec![None; self.keep.len()],
-            merged_kept: self.kept.clone(),
+            kept: self.kept.clone(),
         }
     }
 
@@ -244,8 +243,7 @@ pub struct Client {
     rows: Vec<Rows>,
     merged: Arc<Mutex<Vec<Rows>>>,
     keep: Arc<[Option<usize>]>,
-    kept: Vec<Option<Kept>>,
-    merged_kept: Arc<Mutex<Vec<Option<Kept>>>>,
+    kept: Arc<Mutex<Vec<Option<Kept>>>>,
 }
 
 impl Drop for Client {
@@ -262,13 +260,6 @@ impl Drop for Client {
         if let Ok(mut m) = self.merged.lock() {
             for (a, b) in m.iter_mut().zip(&self.rows) {
                 a.merge(b);
-            }
-        }
-        if let Ok(mut m) = self.merged_kept.lock() {
-            for (a, b) in m.iter_mut().zip(&mut self.kept) {
-                if a.is_none() {
-                    *a = b.take();
-                }
             }
         }
     }
@@ -370,7 +361,13 @@ impl ClientWorkload for Client {
             }
             (None, None) => return Ok(()),
         };
-        let keep = self.keep.get(txn).copied().flatten();
+        // A type's first result is kept, whichever client returns it; once it is, the
+        // type's executions only count their rows again (a loop on many clients holds one).
+        let keep = (self.keep.get(txn).copied().flatten()).filter(|_| {
+            self.kept
+                .lock()
+                .is_ok_and(|k| k.get(txn).is_some_and(Option::is_none))
+        });
         let mut fetched = None;
         cx.timer.start();
         let r = match item {
@@ -386,9 +383,11 @@ impl ClientWorkload for Client {
             Item::Refresh(statements) => refresh(session, id, statements).await.map(|_| 0),
         };
         cx.timer.end(0, r.is_ok());
-        // The first result of a type is kept (a loop's later ones only counted).
         if let (Some(mut rows), Some(n)) = (fetched, keep) {
-            if let Some(slot) = self.kept.get_mut(txn).filter(|k| k.is_none()) {
+            if let Some(slot) = (self.kept.lock().ok().as_deref_mut())
+                .and_then(|k| k.get_mut(txn))
+                .filter(|k| k.is_none())
+            {
                 let total = rows.len() as u64;
                 rows.truncate(n);
                 *slot = Some(Kept { total, rows });
