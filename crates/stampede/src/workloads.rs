@@ -387,7 +387,7 @@ pub const WORKLOADS: &[Workload] = &[
         about: "one TPC-H query (tpch-q1 to tpch-q22) in a loop on -c clients, fresh parameters \
                 each time (--validation: qgen's), for tuning",
         peer: "qgen N, then psql",
-        checks: &["commit count", "statement ledger", "row counts"],
+        checks: &["commit count", "statement ledger", "row counts", "answers"],
     },
     Workload {
         name: "ch",

@@ -4,13 +4,15 @@
 //!   `tpchgen`, dbgen's rows, loaded through `load::pipeline`), each table marked with its scale
 //!   (`load::schema::marked`, read back by `load::schema::scale_marked`);
 //! - `queries`: the 22 queries in both dialects, their substitution parameters, the streams'
-//!   orders, the metrics' formulas and the answer set's row counts (pure, std only);
+//!   orders, the metrics' formulas, the answer set's row counts and values, and the comparison
+//!   with them (pure, std only);
 //! - `refresh`: RF1 and RF2's statements, from `tpchgen` like the load;
 //! - `options`, `plan`: `stampede run tpch` (the performance test: `--test`, `--streams`) and
 //!   `stampede run tpch-qN` (one query in a loop);
 //! - `workload`: the streams on the engine (a client per stream, a transaction type per
 //!   stream and item; the throughput test held until the power test is over);
 //! - `run`: the runner (`impl Family`: the scale found from the data, the checks);
+//! - `answer_check`: the "answers" check (a validation run's values against the answer set);
 //! - `section`, `metrics`: the result's `tpch` section with Power@Size, Throughput@Size and
 //!   QphH@Size (clause 5.4); `plans`, each query text's plan hash, explained after the run;
 //!   `timeline`, each item's place in time; `charts`, the section's HTML charts.
@@ -18,6 +20,7 @@
 //! Must not touch: any table but TPC-H's eight, and those only when stampede created them
 //! (`load::ownership`); argv and output belong to `commands::tpch` and the run.
 
+mod answer_check;
 mod charts;
 pub(crate) mod load;
 mod metrics;

@@ -8,6 +8,8 @@
 //! - "row counts": each query returned the answer set's number of rows where it is known
 //!   (qgen's validation parameters, `--validation`, at a scale the answers are known for),
 //!   and otherwise no more than its grouping allows (`queries::rows_at_most`);
+//! - "answers": with `--validation` at scale 1 and no refresh function (`tpch-qN`), each
+//!   query's values against the answer set (`super::answer_check`);
 //! - "refresh": the refresh functions left `orders` and `lineitem` as they found them (each
 //!   pair's RF2 deletes what its RF1 inserted: `super::refresh`).
 //!
@@ -22,6 +24,7 @@ use report::{Check, CheckStatus, RunConfig};
 use sut::Dialect;
 use workload::{TxnType, Workload as _};
 
+use super::answer_check::{self, Answer};
 use super::options::Test;
 use super::plan::TpchJob;
 use super::queries::{self, Params};
@@ -34,7 +37,7 @@ use crate::families::{skipped_all, Ctx, Family, Finish};
 /// The scale the embedded server is loaded at for a run without a target.
 const EMBEDDED_SCALE: f64 = 0.01;
 
-const CHECKS: &[&str] = &["row counts", "refresh"];
+const CHECKS: &[&str] = &["row counts", answer_check::NAME, "refresh"];
 
 fn check(name: &str, status: CheckStatus, detail: impl Into<String>) -> Check {
     Check {
@@ -83,6 +86,14 @@ impl Runner {
 
     fn refreshes(&self) -> bool {
         self.job.test.is_some()
+    }
+
+    fn answers_run(&self) -> answer_check::Run {
+        answer_check::Run {
+            validation: self.job.validation,
+            scale: self.scale,
+            refreshes: self.refreshes(),
+        }
     }
 
     /// The streams of the performance test, and their types' labels.
@@ -262,7 +273,12 @@ impl Family for Runner {
         };
         let types = self.types();
         let w = Tpch::new(dialect, self.scale, types, plan, self.job.timeout_ms);
-        self.workload = Some(Arc::new(w));
+        // The values of each validation query, where the answer set knows them.
+        let known = self.answers_run().known();
+        let keep = (self.labels.iter())
+            .map(|l| self.expected(l).filter(|_| known).map(|n| n as usize))
+            .collect();
+        self.workload = Some(Arc::new(w.keeping_values(keep)));
         Ok(())
     }
 
@@ -385,6 +401,21 @@ impl Family for Runner {
             ),
             (false, _) => check("row counts", CheckStatus::Failed, wrong.join("; ")),
         };
+        let kept = self.workload.as_ref().map(|w| w.kept()).unwrap_or_default();
+        let types = (self.workload.as_ref())
+            .map(|w| w.txn_types().to_vec())
+            .unwrap_or_default();
+        let answers: Vec<Answer> = (self.labels.iter().zip(&types).enumerate())
+            .filter(|(_, (l, _))| self.expected(l).is_some())
+            .filter_map(|(k, (l, t))| {
+                Some(Answer {
+                    name: &t.name,
+                    query: l.params.as_ref()?.query(),
+                    kept: kept.get(k).and_then(Option::as_ref),
+                })
+            })
+            .collect();
+        let answers_check = answer_check::check(self.answers_run(), &answers);
         let refresh_check = if !self.refreshes() {
             check(
                 "refresh",
@@ -428,7 +459,7 @@ impl Family for Runner {
                 ),
             }
         };
-        Ok(vec![rows_check, refresh_check])
+        Ok(vec![rows_check, answers_check, refresh_check])
     }
 
     fn config(&self, ctx: &Ctx) -> RunConfig {

@@ -18,7 +18,9 @@
 //!
 //! A query that fails (a `--query-timeout`, an error) is counted failed and its stream goes
 //! on to the next (`Workload::continues_after`): a timed-out query is reported as such, the
-//! run is not aborted. Rows returned are kept per type.
+//! run is not aborted. Rows returned are counted per type; a validation run at SF 1 also keeps
+//! the values of each type's first execution, as text, for `queries::compare`
+//! ([`Tpch::keeping_values`]; any other run reads only the row count, as before).
 //!
 //! Must not touch: clocks (the engine times each query), argv, output.
 
@@ -96,6 +98,14 @@ impl Rows {
     }
 }
 
+/// The result a validation run keeps of a type's first execution: the rows it returned in
+/// all, and the first of them (at most the answer set's number), each value as text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Kept {
+    pub total: u64,
+    pub rows: Vec<Vec<Option<String>>>,
+}
+
 pub struct Tpch {
     dialect: Dialect,
     scale: f64,
@@ -109,6 +119,9 @@ pub struct Tpch {
     /// `--query-timeout`, milliseconds.
     timeout_ms: Option<u64>,
     rows: Arc<Mutex<Vec<Rows>>>,
+    /// Per type: the rows to keep of its first result (`None`: only count them).
+    keep: Arc<[Option<usize>]>,
+    kept: Arc<Mutex<Vec<Option<Kept>>>>,
 }
 
 impl Tpch {
@@ -145,6 +158,8 @@ impl Tpch {
             power: held.then(|| Arc::new(Order::new(power_items))),
             power_items,
             timeout_ms,
+            keep: Arc::from([]),
+            kept: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
@@ -161,6 +176,22 @@ impl Tpch {
             }
         }
         t
+    }
+
+    /// Keep the values of each type's first result, at most `keep[type]` rows of it (a
+    /// validation run at SF 1, whose answers are known). Those types' queries are sent as
+    /// `Session::simple_query`, which returns every row as text (the same Query message, or
+    /// COM_QUERY, as a counted execution: the server and the statement ledger see no
+    /// difference); the time of a query then includes building its rows' strings.
+    pub fn keeping_values(mut self, keep: Vec<Option<usize>>) -> Tpch {
+        self.kept = Arc::new(Mutex::new(vec![None; keep.len()]));
+        self.keep = keep.into();
+        self
+    }
+
+    /// The kept results per type (see [`Tpch::keeping_values`]), once the clients are gone.
+    pub fn kept(&self) -> Vec<Option<Kept>> {
+        self.kept.lock().map(|k| k.clone()).unwrap_or_default()
     }
 
     /// Rows per transaction type, once the clients are gone (after the engine returned).
@@ -197,6 +228,8 @@ impl Workload for Tpch {
             text: None,
             rows: vec![Rows::default(); self.types.len()],
             merged: self.rows.clone(),
+            keep: self.keep.clone(),
+            kept: self.kept.clone(),
         }
     }
 
@@ -224,6 +257,8 @@ pub struct Client {
     text: Option<StmtId>,
     rows: Vec<Rows>,
     merged: Arc<Mutex<Vec<Rows>>>,
+    keep: Arc<[Option<usize>]>,
+    kept: Arc<Mutex<Vec<Option<Kept>>>>,
 }
 
 impl Drop for Client {
@@ -349,15 +384,38 @@ impl ClientWorkload for Client {
             }
             (None, None) => return Ok(()),
         };
+        // A type's first result is kept, whichever client returns it; once it is, the
+        // type's executions only count their rows again (a loop on many clients holds one).
+        let keep = (self.keep.get(txn).copied().flatten()).filter(|_| {
+            self.kept
+                .lock()
+                .is_ok_and(|k| k.get(txn).is_some_and(Option::is_none))
+        });
+        let mut fetched = None;
         cx.timer.start();
         let r = match item {
-            Item::Query(sql) => session
+            Item::Query(sql) if keep.is_none() => session
                 .execute(id, &[Value::Text(sql)])
                 .await
                 .map(|r| r.rows),
+            Item::Query(sql) => session.simple_query(sql).await.map(|rows| {
+                let n = rows.len() as u64;
+                fetched = Some(rows);
+                n
+            }),
             Item::Refresh(statements) => refresh(session, id, statements).await.map(|_| 0),
         };
         cx.timer.end(0, r.is_ok());
+        if let (Some(mut rows), Some(n)) = (fetched, keep) {
+            if let Some(slot) = (self.kept.lock().ok().as_deref_mut())
+                .and_then(|k| k.get_mut(txn))
+                .filter(|k| k.is_none())
+            {
+                let total = rows.len() as u64;
+                rows.truncate(n);
+                *slot = Some(Kept { total, rows });
+            }
+        }
         if self.is_power {
             if let Some(o) = &self.power {
                 o.answered(at as u64);

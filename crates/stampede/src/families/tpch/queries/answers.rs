@@ -4,7 +4,8 @@
 //! and [`row_limit`], the rows a query may return at most (clause 2.1.2.9).
 //!
 //! Owns: those numbers. Must not own: running a query or comparing values (a checker compares
-//! a row count against these, and the values against the answer files, elsewhere).
+//! a row count against these; the answer files' values are `answer_set`'s, compared by
+//! `compare`).
 //!
 //! Source: TPC-H 2.17.3's `dbgen/answers/q1.out` ... `q22.out` as distributed in tpch-kit
 //! (github.com/gregrahn/tpch-kit); each file is one header line and one line per row, and the

@@ -15,6 +15,7 @@
 //! for q in order(stream) { ... }                    // Appendix A
 //! power_at_size(scale, &query_s, &refresh_s)       // clause 5.4.1
 //! rows_validation(q, scale)                        // the expected row count, where known
+//! compare(q, &rows, total)                          // SF 1, validation: the first difference
 //! ```
 //!
 //! ## Module layout
@@ -22,9 +23,13 @@
 //! they draw from (clauses 4.2.2.13, 4.2.3); `sql`: the texts (clauses 2.4.N.2); `streams`:
 //! [`order`] (Appendix A); `metrics`: Power@Size, Throughput@Size, QphH@Size,
 //! [`min_streams`] (clauses 5.3.4, 5.3.7.5, 5.4); `answers`: row counts of the answer set, the
-//! measured ones at SF 0.1 and 0.01, the row limits (clause 2.1.2.9); `rng`: SplitMix64.
+//! measured ones at SF 0.1 and 0.01, the row limits (clause 2.1.2.9); `answer_set`: the
+//! answer set's values at SF 1 and each column's precision rule; `compare`: a result against
+//! them (clause 2.1.3.5); `rng`: SplitMix64.
 
+mod answer_set;
 mod answers;
+mod compare;
 mod metrics;
 mod params;
 mod rng;
@@ -33,6 +38,7 @@ mod streams;
 mod words;
 
 pub use answers::{rows_at_most, rows_validation};
+pub use compare::compare;
 pub use metrics::{min_streams, power_at_size, qphh_at_size, throughput_at_size};
 pub use params::{params, validation, Params};
 pub use rng::Rng;
