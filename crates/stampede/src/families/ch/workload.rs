@@ -139,11 +139,7 @@ pub struct Analytic {
 
 impl Drop for Analytic {
     fn drop(&mut self) {
-        if let Ok(mut m) = self.merged.lock() {
-            for (a, b) in m.iter_mut().zip(&self.rows) {
-                a.merge(b);
-            }
-        }
+        Rows::merge_into(&self.merged, &self.rows);
     }
 }
 
@@ -166,18 +162,7 @@ impl Analytic {
         cx.timer.start();
         let r = session.execute(id, &[Value::Text(sql)]).await;
         cx.timer.end(0, r.is_ok());
-        match r {
-            Ok(r) => {
-                self.rows[i].add(r.rows);
-                Ok(())
-            }
-            Err(e) => {
-                if matches!(&e, Error::Db(d) if is_timeout(&d.code)) {
-                    self.rows[i].timed_out += 1;
-                }
-                Err(e)
-            }
-        }
+        self.rows[i].outcome(r.map(|r| r.rows))
     }
 }
 

@@ -79,6 +79,32 @@ impl Rows {
         self.max = self.max.max(n);
     }
 
+    /// One execution's outcome: its rows, or a timeout counted apart (any other error is
+    /// the engine's to count); the outcome passed on.
+    pub(crate) fn outcome(&mut self, r: Result<u64, Error>) -> Result<(), Error> {
+        match r {
+            Ok(rows) => {
+                self.add(rows);
+                Ok(())
+            }
+            Err(e) => {
+                if matches!(&e, Error::Db(d) if is_timeout(&d.code)) {
+                    self.timed_out += 1;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// A client's rows per type added to the run's, when the client is dropped.
+    pub(crate) fn merge_into(merged: &Mutex<Vec<Rows>>, mine: &[Rows]) {
+        if let Ok(mut m) = merged.lock() {
+            for (a, b) in m.iter_mut().zip(mine) {
+                a.merge(b);
+            }
+        }
+    }
+
     pub(crate) fn merge(&mut self, o: &Rows) {
         self.timed_out += o.timed_out;
         if o.executions == 0 {
@@ -272,11 +298,7 @@ impl Drop for Client {
                 }
             }
         }
-        if let Ok(mut m) = self.merged.lock() {
-            for (a, b) in m.iter_mut().zip(&self.rows) {
-                a.merge(b);
-            }
-        }
+        Rows::merge_into(&self.merged, &self.rows);
     }
 }
 
@@ -421,19 +443,9 @@ impl ClientWorkload for Client {
                 o.answered(at as u64);
             }
         }
-        match r {
-            Ok(rows) => {
-                if matches!(item, Item::Query(_)) {
-                    self.rows[txn].add(rows);
-                }
-                Ok(())
-            }
-            Err(e) => {
-                if matches!(&e, Error::Db(d) if is_timeout(&d.code)) {
-                    self.rows[txn].timed_out += 1;
-                }
-                Err(e)
-            }
+        match (r, item) {
+            (Ok(_), Item::Refresh(_)) => Ok(()),
+            (r, _) => self.rows[txn].outcome(r),
         }
     }
 }
