@@ -27,7 +27,8 @@ pub struct Options {
     /// SF 10, ...) [2].
     #[arg(long = "streams", value_name = "S", help_heading = TPCH)]
     pub streams: Option<u32>,
-    /// A query that runs longer is cancelled and reported as timed out; its stream goes on.
+    /// A query that runs longer is cancelled and reported as timed out; its stream goes on
+    /// (`run ch`: its analytic client goes on to the next query).
     #[arg(long = "query-timeout", value_name = "SECONDS", help_heading = TPCH)]
     pub query_timeout: Option<f64>,
     /// qgen's validation parameters (clause 2.4.N.4) for every query instead of seeded
