@@ -4,8 +4,8 @@
 # ring), and Rust if cargo is absent. With --tests, also what only the test suite uses: openssl
 # (TLS tests), sysbench (OLTP comparisons) and chromium (the HTML test) where the distribution
 # packages it, MariaDB with Galera (the MySQL protocol's tests), pgbouncer, pg_auto_failover,
-# pgreplay (the replay benchmark), moto's server (the CloudWatch test) and tpchgen-cli (the
-# TPC-H load's comparison), both from PyPI.
+# pgreplay (the replay benchmark), podman (the container image's test), moto's server (the
+# CloudWatch test) and tpchgen-cli (the TPC-H load's comparison), both from PyPI.
 # Idempotent: installs nothing when all is there.
 set -euo pipefail
 
@@ -52,6 +52,9 @@ command -v pkg-config >/dev/null || missing+=(pkg-config)
   || missing+=(pgaf); }
 # pgreplay (Debian's 1.2): bench/run's replay comparison replays the same log with it.
 [ $TESTS = 1 ] && { command -v pgreplay >/dev/null || missing+=(pgreplay); }
+# podman (Debian's 4.3): crates/stampede/tests/image.rs builds the offline image with
+# scripts/image.sh and runs a fleet from its exported file system.
+[ $TESTS = 1 ] && { command -v podman >/dev/null || missing+=(podman); }
 command -v cargo >/dev/null || [ -x "$HOME/.cargo/bin/cargo" ] || missing+=(rust)
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -237,6 +237,9 @@ fn the_manifest_is_an_indexed_job_with_the_password_from_a_secret() {
     assert_eq!(pod["restartPolicy"], "Never");
     let c = &pod["containers"][0];
     assert_eq!(c["image"], "registry.example/stampede:1.2");
+    // An image loaded into the nodes under `--image`'s default (`:latest`) is not pulled.
+    assert_eq!(c["imagePullPolicy"], "IfNotPresent");
+    assert_eq!(c["command"], serde_json::json!(["stampede"]));
     let args: Vec<&str> = (c["args"].as_array().unwrap().iter())
         .map(|a| a.as_str().unwrap())
         .collect();

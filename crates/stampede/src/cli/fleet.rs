@@ -48,7 +48,9 @@ pub struct ManifestArgs {
     /// The fleet's name, also the Job's (default: stampede-fleet).
     #[arg(long = "name", value_name = "NAME", default_value = "stampede-fleet")]
     pub name: String,
-    /// The container image with stampede in it.
+    /// The container image each pod runs, with `stampede` on its PATH: built by
+    /// `scripts/image.sh` (offline) or the repository's Containerfile, pushed where the cluster
+    /// pulls from (the default is the name both give it, for an image loaded into the nodes).
     #[arg(
         long = "image",
         value_name = "IMAGE",

@@ -87,7 +87,10 @@ pub fn merge(a: MergeArgs) -> Result<i32> {
 /// A Kubernetes Job (batch/v1) running `stampede ARGS --fleet NAME --fleet-size N` as N
 /// indexed pods: completionMode Indexed gives each pod JOB_COMPLETION_INDEX, which `--fleet`
 /// takes as the index; the password comes from a Secret as PGPASSWORD (MYSQL_PWD for a MySQL
-/// target, which the MySQL client conventions read), never from the args.
+/// target, which the MySQL client conventions read), never from the args. The container's
+/// `command` is `stampede`, found on the image's PATH (Kubernetes' `command` replaces the
+/// image's ENTRYPOINT), so any image with stampede on its PATH serves; `scripts/image.sh` and
+/// the Containerfile build one, and `tests/image.rs` runs this Job's pods from such an image.
 pub(crate) fn manifest(a: &ManifestArgs) -> Result<String> {
     fleet::check_name(&a.name).map_err(|e| Failure::usage(e.replace("--fleet", "--name"), ""))?;
     if a.workers == 0 {
@@ -142,6 +145,9 @@ pub(crate) fn manifest(a: &ManifestArgs) -> Result<String> {
                     "containers": [{
                         "name": "stampede",
                         "image": a.image,
+                        // An image loaded into the nodes (kind, minikube) under a `:latest`
+                        // tag, as `--image`'s default, would otherwise be pulled and not found.
+                        "imagePullPolicy": "IfNotPresent",
                         "command": ["stampede"],
                         "args": args,
                         "env": [{
