@@ -6,5 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 ./scripts/install-deps.sh
 [ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
-cargo build --release --quiet -p stampede
+# The first build compiles about 330 crates: some 6 minutes on 2 cores, seconds afterwards.
+# cargo's own progress (a line per crate, then the bar) shows where it is.
+if [ ! -x target/release/stampede ]; then
+    echo "quickstart: building stampede (release; the first build takes about 6 minutes on 2 cores)" >&2
+fi
+cargo build --release -p stampede
 exec ./target/release/stampede "$@"

@@ -67,7 +67,8 @@ pub use sysbench::{
     render_sysbench_output, render_sysbench_progress, render_sysbench_summary, SysbenchProgress,
 };
 pub use text::{
-    render_pgbench_summary, render_progress, render_stampede_summary, render_text, ProgressStyle,
+    render_checks, render_pgbench_summary, render_progress, render_stampede_summary, render_text,
+    ProgressStyle,
 };
 
 /// A result of this schema and version with nothing in it: a maker of a result names what its

@@ -11,7 +11,7 @@
 //! A failure is one sentence of cause plus, where there is one, one sentence of what to do
 //! ([`Failure`]); the hint is printed once, on its own line.
 //!
-//! ## Exit codes (stampede's own commands; the README has the table)
+//! ## Exit codes (stampede's own commands; docs/src/exit-codes.md has the table)
 //! - 0: success.
 //! - 1: the command failed before measuring anything (the target is unreachable or refused us,
 //!   a table is missing, the server rejected setup).

@@ -1,8 +1,8 @@
 //! The one table of workloads: every name `stampede run NAME` and `stampede init NAME` accept,
 //! with what it is, which tables it needs, and which checks run after it. `run --list`, `init
-//! --list`, the help text, the README's table (a test compares them) and the command line's
-//! reading of its positional argument all come from [`WORKLOADS`], so a workload added here is
-//! known everywhere at once.
+//! --list`, the help text, the book's table (docs/src/workloads.md; a test compares them) and
+//! the command line's reading of its positional argument all come from [`WORKLOADS`], so a
+//! workload added here is known everywhere at once.
 //!
 //! A workload belongs to a family, the part of stampede that runs it: pgbench's (the TPC-B
 //! builtins and custom scripts in pgbench's language) or sysbench's (the OLTP family). A family
@@ -228,7 +228,7 @@ pub struct Workload {
     pub name: &'static str,
     pub family: Family,
     pub dataset: Dataset,
-    /// One line for `--list` and the README.
+    /// One line for `--list` and the book.
     pub about: &'static str,
     /// The peer command line it reproduces.
     pub peer: &'static str,
@@ -576,8 +576,8 @@ pub fn list() -> String {
     s
 }
 
-/// The README's table of workloads (`| name | what | tables | peer | checks |`), which a test
-/// compares with the README.
+/// The book's table of workloads (docs/src/workloads.md: `| name | what | tables | peer |
+/// checks |`), which a test compares with the page.
 pub fn markdown_table() -> String {
     let mut s = String::from(
         "| workload | what it runs | tables (`stampede init`) | same as | checks after the run |\n\

@@ -96,6 +96,7 @@ mod process;
 #[cfg(test)]
 mod server_tests;
 mod settings;
+mod standby;
 #[cfg(test)]
 mod tests;
 

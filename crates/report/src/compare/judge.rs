@@ -1,27 +1,20 @@
 //! The verdict on one metric of one run against the baseline: the bootstrap and the rank test
 //! (`stats`), the rule that a difference counts only when both agree and it is at least the
-//! minimum effect, and the verdict in words ("B is 2.29x faster (95% CI 2.10-2.45x), p<0.001").
+//! minimum effect, and the verdict in words ("B is faster (95% CI 2.10-2.45x per interval),
+//! p<0.001"), beside the change column's one ratio ("2.29x").
 //! The number formats are shared with the text and HTML renderings.
 
 use super::metrics::Metric;
 use super::stats::bootstrap;
 use super::{Better, Judgement, Options, Verdict, Words, MIN_SAMPLES};
 
-/// A ratio in words, always as "N.NNx" (one way of showing a ratio across the text, the HTML
-/// and the verdicts): `r` above 1 is "r x up", below 1 its inverse "1/r x down", so that a
-/// halving reads "2.00x slower" and not "0.50x faster".
-fn ratio_words(r: f64, ci: (f64, f64), up: &str, down: &str, conf: f64) -> String {
+/// A ratio's confidence interval, as B over A in the change column's form ("95% CI
+/// 2.10-2.45x"). The verdict never states a second point ratio beside the column's: the column
+/// is B over A of the values shown, the interval is the bootstrap's over the steady intervals,
+/// and saying which is which is what keeps the two from reading as two answers.
+fn ci_words(ci: (f64, f64), conf: f64) -> String {
     let c = (conf * 100.0).round();
-    if r >= 1.0 {
-        format!("{r:.2}x {up} ({c}% CI {:.2}-{:.2}x)", ci.0, ci.1)
-    } else {
-        format!(
-            "{:.2}x {down} ({c}% CI {:.2}-{:.2}x)",
-            1.0 / r,
-            1.0 / ci.1,
-            1.0 / ci.0
-        )
-    }
+    format!("{c}% CI {:.2}-{:.2}x", ci.0, ci.1)
 }
 
 /// B over A as a ratio: the change column ("0.85x", "1.20x").
@@ -106,9 +99,10 @@ pub(super) fn judge(
     };
     let text = match verdict {
         Verdict::Higher | Verdict::Lower => {
+            let word = if e.b > e.a { up } else { down };
             let body = match (e.ratio, e.ratio_ci) {
                 (Some(r), Some(ci)) if r > 0.0 && ci.0 > 0.0 => {
-                    ratio_words(r, ci, up, down, o.confidence)
+                    format!("{word} ({} per interval)", ci_words(ci, o.confidence))
                 }
                 _ => format!(
                     "{} {} {} ({c}% CI {}-{})",
@@ -123,7 +117,7 @@ pub(super) fn judge(
         }
         _ => {
             let detail = match (e.ratio, e.ratio_ci) {
-                (Some(r), Some(ci)) => format!("{}, {c}% CI {:.2}-{}", times(r), ci.0, times(ci.1)),
+                (Some(_), Some(ci)) => format!("{} per interval", ci_words(ci, o.confidence)),
                 _ => format!(
                     "{:+} {}, {c}% CI {} to {}",
                     num(e.b - e.a),

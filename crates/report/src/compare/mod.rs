@@ -166,7 +166,7 @@ pub struct Judgement {
     /// when there is no difference or no direction is better.
     pub good: Option<bool>,
     pub estimate: Option<Estimate>,
-    /// The verdict in words: "B is 2.29x faster (95% CI 2.10-2.45x)".
+    /// The verdict in words: "B is faster (95% CI 2.10-2.45x per interval), p<0.001".
     pub text: String,
 }
 

@@ -129,18 +129,14 @@ pub(super) fn judge(s: &Single, a: Option<f64>, b: Option<f64>, b_label: &str) -
             format!("same within the threshold ({:.0}%)", MIN_EFFECT * 100.0)
         }
         _ => {
-            // "2.00x slower", never "0.50x faster": the factor is always at least 1.
-            let factor = match ratio {
-                Some(r) if r > 0.0 => r.max(1.0 / r),
-                _ => f64::INFINITY,
-            };
+            // The ratio is the change column's (B over A): the words give the direction only.
             let word = match (s.words, good, verdict) {
                 (Words::Speed, Some(true), _) => "faster",
                 (Words::Speed, Some(false), _) => "slower",
                 (_, _, Verdict::Higher) => "higher",
                 _ => "lower",
             };
-            format!("{b_label} is {factor:.2}x {word} (one measurement each: by the threshold)")
+            format!("{b_label} is {word} (one measurement each: by the threshold)")
         }
     };
     Judgement {
@@ -292,7 +288,8 @@ mod tests {
         // 2.0 s -> 1.0 s: twice as fast, an improvement.
         let j = judge(&t, Some(2.0), Some(1.0), "B");
         assert_eq!((j.verdict, j.good), (Verdict::Lower, Some(true)));
-        assert!(j.text.starts_with("B is 2.00x faster"), "{}", j.text);
+        assert!(j.text.starts_with("B is faster"), "{}", j.text);
+        assert_eq!(j.ratio, Some(0.5));
         // 9% slower: under 10%.
         let j = judge(&t, Some(1.0), Some(1.09), "B");
         assert_eq!(j.verdict, Verdict::NoDifference, "{}", j.text);
@@ -301,7 +298,7 @@ mod tests {
         assert_eq!(j.verdict, Verdict::NoDifference);
         let j = judge(&t, Some(0.5), Some(0.6), "B");
         assert_eq!((j.verdict, j.good), (Verdict::Higher, Some(false)));
-        assert!(j.text.contains("1.20x slower"), "{}", j.text);
+        assert!(j.text.starts_with("B is slower"), "{}", j.text);
         let j = judge(&t, Some(0.5), None, "B");
         assert_eq!(j.verdict, Verdict::Untested);
         let qphh = Single {
@@ -312,7 +309,7 @@ mod tests {
         };
         let j = judge(&qphh, Some(100.0), Some(150.0), "B");
         assert_eq!((j.verdict, j.good), (Verdict::Higher, Some(true)));
-        assert!(j.text.contains("1.50x higher"), "{}", j.text);
+        assert!(j.text.starts_with("B is higher"), "{}", j.text);
     }
 
     #[test]
@@ -333,6 +330,8 @@ mod tests {
             line.contains("2.00") && line.contains("1.00") && line.contains("0.50x"),
             "{o}"
         );
-        assert!(line.contains("B is 2.00x faster"), "{o}");
+        // One ratio on the line: the column's B over A; the words say the direction.
+        assert!(line.contains("B is faster"), "{o}");
+        assert!(!line.contains("2.00x"), "{o}");
     }
 }

@@ -114,6 +114,14 @@ fn dashed_if_any(chart: &mut Chart, name: &str, color: &str, points: Vec<(f64, f
     }
 }
 
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
 /// The page. `source` is the JSON file the result was read from or saved to, named in the
 /// footer; `None` when it was not saved.
 pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
@@ -121,10 +129,17 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     let c = &r.config;
     let total = r.total.total();
     let m = r.server_metrics.as_ref();
-    let title = format!(
-        "stampede {} · {} clients · {}",
-        c.workload, c.clients, r.started_at
-    );
+    // A sweep's page is about the whole sweep: its title and header name the steps, not the
+    // last step's clients.
+    let shape = match &r.sweep {
+        Some(s) => format!("sweep of {}", s.scope()),
+        None => format!(
+            "{} client{}",
+            c.clients,
+            if c.clients == 1 { "" } else { "s" }
+        ),
+    };
+    let title = format!("stampede {} · {shape} · {}", c.workload, r.started_at);
     let _ = write!(
         o,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -144,11 +159,10 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
         .to_string();
     let _ = write!(
         o,
-        "<header class=\"top\"><h1>stampede run report <span>· {} · {} client{}</span></h1>\
+        "<header class=\"top\"><h1>stampede run report <span>· {} · {}</span></h1>\
          <div class=\"sub\">{} · {:.1} s measured · {} {} · stampede {}</div></header><main>",
         esc(&c.workload),
-        c.clients,
-        if c.clients == 1 { "" } else { "s" },
+        esc(&shape),
         esc(&r.started_at),
         r.measured_duration_s,
         esc(r.server_product()),
@@ -165,6 +179,17 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
             footer(&mut o, r, source);
             return o;
         }
+    }
+
+    // A sweep: the whole sweep first, then the last step's own figures under a heading that
+    // says whose they are.
+    if let Some(s) = &r.sweep {
+        crate::sweep::html_section(&mut o, s);
+        let _ = write!(
+            o,
+            "<h2 id=\"last-step\">{}</h2>",
+            esc(&capitalised(&s.last_step()))
+        );
     }
 
     // Headline numbers.
@@ -239,9 +264,6 @@ pub fn render(r: &RunResult, source: Option<&std::path::Path>) -> String {
     }
     if let Some(f) = &r.failover {
         failover::section(&mut o, f);
-    }
-    if let Some(s) = &r.sweep {
-        crate::sweep::html_section(&mut o, s);
     }
     if let Some(f) = &r.fleet {
         crate::fleet::html_section(&mut o, f);

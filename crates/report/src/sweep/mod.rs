@@ -101,6 +101,33 @@ impl SweepSection {
     }
 
     /// A step's name: `8`, or `scale=10, clients=8` in a matrix.
+    /// What the whole sweep covered, for a title: "clients 1, 2, 4, 8 (4 steps)".
+    pub fn scope(&self) -> String {
+        let values: Vec<String> = self.steps.iter().map(|x| self.step_name(x)).collect();
+        let name = match &self.group_parameter {
+            Some(_) => String::new(),
+            None => format!("{} ", self.parameter),
+        };
+        format!(
+            "{name}{} ({} step{})",
+            values.join(", "),
+            values.len(),
+            if values.len() == 1 { "" } else { "s" }
+        )
+    }
+
+    /// The heading over the last step's own figures, which a sweep's result carries as a
+    /// run's (its summary, charts and checks): "the last step, clients=8".
+    pub fn last_step(&self) -> String {
+        match self.steps.last() {
+            Some(x) => match &self.group_parameter {
+                Some(_) => format!("the last step, {}", self.step_name(x)),
+                None => format!("the last step, {}={}", self.parameter, x.value),
+            },
+            None => "the last step".into(),
+        }
+    }
+
     pub fn step_name(&self, x: &SweepStep) -> String {
         match (&self.group_parameter, &x.group) {
             (Some(gp), Some(g)) => format!("{gp}={g}, {}={}", self.parameter, x.value),

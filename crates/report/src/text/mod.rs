@@ -47,8 +47,8 @@ use crate::RunConfig;
 
 pub use pgbench::render_pgbench_summary;
 pub use progress::{render_progress, ProgressStyle};
-pub use stampede::render_stampede_summary;
 pub(crate) use stampede::{percentile_header, percentile_row};
+pub use stampede::{render_checks, render_stampede_summary};
 
 /// `100 * n / d`, as pgbench computes its percentages, or 0 when `d` is 0.
 fn pct(n: u64, d: u64) -> f64 {
@@ -122,7 +122,15 @@ fn failure_lines(o: &mut String, prefix: &str, t: &TxnStats, total_cnt: u64, c: 
 /// another blank line and sysbench's summary ([`crate::render_sysbench_summary`]); when the server was
 /// observed, another blank line and "where the time went" ([`crate::render_server_summary`]).
 pub fn render_text(r: &RunResult) -> String {
-    let mut out = render_pgbench_summary(r);
+    // A sweep's result is its last step's run with every step's row beside it: the whole sweep
+    // comes first, then the last step's summary under a heading that says whose it is.
+    let mut out = String::new();
+    if let Some(s) = &r.sweep {
+        out.push_str(&crate::sweep::render_text(s));
+        out.push('\n');
+        let _ = writeln!(out, "{}, in full:", s.last_step());
+    }
+    out.push_str(&render_pgbench_summary(r));
     out.push('\n');
     out.push_str(&render_stampede_summary(r));
     if r.sysbench.is_some() {
@@ -134,10 +142,6 @@ pub fn render_text(r: &RunResult) -> String {
             out.push('\n');
             out.push_str(&block);
         }
-    }
-    if let Some(s) = &r.sweep {
-        out.push('\n');
-        out.push_str(&crate::sweep::render_text(s));
     }
     if let Some(m) = &r.server_metrics {
         out.push('\n');

@@ -206,13 +206,7 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
         let _ = writeln!(o, "checks: none");
     } else {
         let _ = writeln!(o, "checks:");
-        for ch in &r.checks {
-            let _ = write!(o, "  {:<7}  {}", ch.status.label(), ch.name);
-            if !ch.detail.is_empty() {
-                let _ = write!(o, ": {}", ch.detail);
-            }
-            o.push('\n');
-        }
+        o.push_str(&render_checks(r));
     }
 
     if r.interrupted {
@@ -222,4 +216,19 @@ pub fn render_stampede_summary(r: &RunResult) -> String {
         );
     }
     out
+}
+
+/// The checks' verdicts, a line each ("  passed   commit count: ..."): under the summary's
+/// "checks:", and on standard error after a drop-in's output (`stampede pgbench --check`), where
+/// pgbench's own standard output must stay pgbench's.
+pub fn render_checks(r: &RunResult) -> String {
+    let mut o = String::new();
+    for ch in &r.checks {
+        let _ = write!(o, "  {:<7}  {}", ch.status.label(), ch.name);
+        if !ch.detail.is_empty() {
+            let _ = write!(o, ": {}", ch.detail);
+        }
+        o.push('\n');
+    }
+    o
 }

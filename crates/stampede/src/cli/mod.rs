@@ -10,8 +10,10 @@
 //! Parsing only builds values; the one place that turns a command line into a run is
 //! [`crate::plan`]. A command line clap refuses exits 64 (`console::EXIT_USAGE`).
 
+mod failover;
 mod fleet;
 mod init;
+mod manual;
 mod tools;
 
 use clap::{Parser, Subcommand};
@@ -20,16 +22,21 @@ use crate::families::RunArgs;
 
 pub use fleet::{FleetAction, FleetCmdArgs, FleetReportArgs, ManifestArgs, MergeArgs};
 pub use init::{CheckArgs, InitArgs, LayoutArg, PartitionMethod, ResetArgs};
+pub use manual::{CompletionsArgs, ManArgs};
 pub use tools::{CompareArgs, ReportArgs, ServerAction, ServerArgs, ServerDirArgs};
 
 #[derive(Parser, Debug)]
 #[command(
     name = "stampede",
     version,
-    about = "Benchmark OLTP databases: pgbench's and sysbench's workloads on an embedded or remote PostgreSQL, measured exactly.",
-    long_about = "Benchmark OLTP databases: pgbench's and sysbench's workloads on an embedded or remote PostgreSQL, measured exactly.\n\n\
+    about = "Benchmark OLTP databases (PostgreSQL, MySQL, MariaDB; embedded or remote): pgbench, sysbench, TPC-C, TPC-H, YCSB and more, measured exactly and checked against the server.",
+    long_about = "Benchmark OLTP databases (PostgreSQL, MySQL, MariaDB; embedded or remote): pgbench, sysbench, TPC-C, TPC-H, YCSB and more, measured exactly and checked against the server.\n\n\
+        Workloads: pgbench's builtins and scripts, sysbench's OLTP family, TPC-C, TPC-H, \
+        CH-benCHmark, YCSB A-F, the insert benchmark, a CRUD mix, the cache curve, connection \
+        storms, failover probes and replays of captured logs (`stampede run --list`).\n\n\
         With no target (no -h/-p/-U/-d, no PG* variables), stampede starts a private PostgreSQL \
-        in a temporary directory, loads it, runs, and removes it.\n\n\
+        in a temporary directory, loads it, runs, and removes it; `-d mysql:///DB` without a host \
+        does the same with a private MariaDB.\n\n\
         `stampede` alone runs the default benchmark: `stampede run tpcb-like` with the defaults \
         (8 clients, 10 s, prepared statements) on the embedded server.\n\n\
         `stampede pgbench ARGS` and `stampede sysbench ARGS` take pgbench's and sysbench's own \
@@ -57,6 +64,7 @@ pub enum Command {
     /// [--fault-cmd CMD]`. Probe writes and reads at -R (100/s), clients reconnecting through the
     /// host list; reports the downtime and audits the acknowledged writes. TARGET is a conninfo
     /// or URL, as -d.
+    /// Its help lists its own options only (`failover::view`); it parses into `run`'s options.
     #[command(override_usage = "stampede failover [TARGET] [OPTIONS]")]
     Failover(RunArgs),
     /// Replay a captured workload: `stampede replay CAPTURE [options]` sends the sessions of a
@@ -98,6 +106,11 @@ pub enum Command {
     /// Merge saved results of one workload (each process of a fleet, or any drivers) into one
     /// exact result: histograms bucket for bucket, counts summed, each process's share.
     Merge(MergeArgs),
+    /// Print a shell's completion script: `stampede completions bash > /etc/bash_completion.d/stampede`.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff): `stampede man | man -l -`, `stampede man run`, or every page
+    /// into a directory with `--dir DIR`.
+    Man(ManArgs),
 }
 
 /// `stampede replay`: a replay's run, or `parse`.
@@ -140,17 +153,31 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    use clap::{CommandFactory, FromArgMatches};
+    use clap::FromArgMatches;
     let argv = ycsb_properties(argv.into_iter().map(Into::into).collect());
-    let matches = match Cli::command().try_get_matches_from(argv) {
+    let command = command();
+    let matches = match command.clone().try_get_matches_from(argv) {
         Ok(m) => m,
         Err(e) => exit_clap(e),
     };
+    if let Some(("failover", m)) = matches.subcommand() {
+        if let Err(e) = failover::refuse_run_options(&command, m) {
+            exit_clap(e);
+        }
+    }
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| exit_clap(e));
     if let (Some(Command::Run(args)), Some(("run", m))) = (&mut cli.command, matches.subcommand()) {
         args.script_order = crate::families::script_order(m);
     }
     cli
+}
+
+/// The whole command line as clap sees it, with each subcommand's view applied (failover's
+/// help shows its own options): what parsing, `stampede man` and `stampede completions` use, so
+/// the three never disagree.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().mut_subcommand("failover", failover::view)
 }
 
 /// YCSB's `-p KEY=VALUE` beside libpq's `-p PORT` (`run` and `init`): a `-p` whose value holds

@@ -34,6 +34,14 @@ pub struct ServerDirArgs {
     /// A server setting NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub settings: Vec<String>,
+    /// With start, a new data directory: a streaming standby of the PostgreSQL at HOST:PORT
+    /// (pg_basebackup -R), e.g. of another `server start --set listen_addresses=127.0.0.1`.
+    #[arg(
+        long = "standby-of",
+        value_name = "HOST:PORT",
+        conflicts_with = "mysql"
+    )]
+    pub standby_of: Option<String>,
 }
 
 #[derive(Args, Debug)]

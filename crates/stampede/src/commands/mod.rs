@@ -9,6 +9,7 @@ pub(crate) mod init;
 mod init_fleet;
 mod init_observed;
 mod init_own;
+mod manual;
 mod replay;
 mod report;
 mod run;
@@ -34,6 +35,8 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Some(Command::Compare(args)) => compare::run(args),
         Some(Command::Fleet(args)) => fleet::run(args),
         Some(Command::Merge(args)) => fleet::merge(args),
+        Some(Command::Completions(args)) => manual::completions(args),
+        Some(Command::Man(args)) => manual::man(args),
         Some(Command::Sysbench { args }) => crate::dropin::sysbench::main(args),
         Some(Command::Pgbench { args }) => crate::dropin::pgbench::main(args),
         // `stampede` alone: `stampede run` with its defaults (there is one set).

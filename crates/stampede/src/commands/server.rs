@@ -142,6 +142,13 @@ pub fn run(args: ServerArgs) -> Result<i32> {
                 // Attached handles are kept: dropping one leaves the server running.
                 return Ok(0);
             }
+            if let Some(primary) = &a.standby_of {
+                if EmbeddedServer::clone_standby(a.pg_bindir.as_deref(), &dir, primary)
+                    .context("copying the primary for a standby")?
+                {
+                    eprintln!("copied {primary} into {} as its standby", dir.display());
+                }
+            }
             let opts = EmbeddedOptions {
                 bindir: a.pg_bindir.clone(),
                 data_dir: Some(dir.clone()),

@@ -111,7 +111,7 @@ pub struct RunArgs {
     /// The database, as pgbench's positional DBNAME (prefer -d).
     #[arg(value_name = "DBNAME", help_heading = WORKLOAD)]
     pub positional_dbname: Option<String>,
-    /// List the workloads and exit (`--list=markdown`: as the README's table).
+    /// List the workloads and exit (`--list=markdown`: as the book's table).
     #[arg(
         long = "list",
         value_name = "text|markdown",

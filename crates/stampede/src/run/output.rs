@@ -29,21 +29,25 @@ pub(super) fn header(ctx: &Ctx, server: &ServerInfo, describe: &str) {
                 engine::Stop::UNTIL_DONE => "until every client is done".to_string(),
                 engine::Stop::Transactions(n) => format!("{n} transactions per client"),
             };
+            let threads = engine::engine_threads(spec);
             let mut line = format!(
-                "stampede {} (server {}): {describe}; {} clients on {} threads, {stop}, {} protocol",
+                "stampede {} (server {}): {describe}; {} client{} on {} thread{}, {stop}, {} protocol",
                 env!("CARGO_PKG_VERSION"),
                 short_version(&server.version),
                 spec.clients,
+                if spec.clients == 1 { "" } else { "s" },
                 // One per client in threads mode (the I/O line says why).
-                engine::engine_threads(spec),
+                threads,
+                if threads == 1 { "" } else { "s" },
                 format!("{:?}", spec.mode).to_lowercase(),
             );
             if let Some(r) = spec.rate_tps {
                 line.push_str(&format!(", -R {r}"));
             }
             println!("{line}");
-            if !ctx.out.defaulted.is_empty() {
-                println!("defaults used: {}", ctx.out.defaulted.join(" "));
+            let defaulted = defaults_in_effect(ctx);
+            if !defaulted.is_empty() {
+                println!("defaults used: {}", defaulted.join(" "));
             }
         }
         Frontend::Pgbench => println!("{}", super::voice::pgbench::version_line(&server.version)),
@@ -51,6 +55,18 @@ pub(super) fn header(ctx: &Ctx, server: &ServerInfo, describe: &str) {
             print!("{}", super::voice::sysbench::run_header(ctx.spec, ctx.out));
         }
     }
+}
+
+/// The defaults the header names: a sweep over clients sets -c and -j (no more threads than
+/// clients) in each step, so the defaults it replaced are not in effect and not named.
+fn defaults_in_effect<'a>(ctx: &'a Ctx<'a>) -> Vec<&'a str> {
+    use crate::plan::sweep::Param;
+    let sweeps_clients =
+        (ctx.out.sweep.iter()).any(|s| s.axes().iter().any(|(p, _)| **p == Param::Clients));
+    (ctx.out.defaulted.iter())
+        .map(String::as_str)
+        .filter(|d| !(sweeps_clients && (d.starts_with("-c ") || d.starts_with("-j "))))
+        .collect()
 }
 
 /// Progress lines every `-P` seconds, made of the engine's (shorter or equal) ticks.
@@ -199,6 +215,11 @@ pub(super) fn emit(ctx: &Ctx, r: &RunResult) -> Result<i32> {
         Frontend::Native => print!("{}", report::render_text(r)),
         Frontend::Pgbench => print!("{}", super::voice::pgbench::summary(r)),
         Frontend::Sysbench => print!("{}", report::render_sysbench_output(r)),
+    }
+    // A drop-in's `--check`: the verdicts on standard error, after the peer's own output, so
+    // standard output stays what pgbench or sysbench prints (stampede's own summary has them).
+    if ctx.frontend != Frontend::Native && !r.checks.is_empty() {
+        eprint!("stampede checks:\n{}", report::render_checks(r));
     }
     // A file that cannot be written loses no other output and no number: the summary is
     // printed above, the other files written; the exit code says the run needs a look.
