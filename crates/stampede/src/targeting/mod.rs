@@ -4,6 +4,7 @@
 //! also when a command fails or is interrupted. Its options, `-h -p -U -d` and the embedded
 //! server's, are [`TargetArgs`] (`options.rs`), flattened into every command that has a target.
 
+pub mod kept;
 mod options;
 
 pub use options::TargetArgs;
@@ -294,14 +295,17 @@ pub fn describe_embedded(server: &EmbeddedServer) {
 /// After a command: stop the embedded server (removing its directory), or, with `--keep-server`,
 /// say how to reach and stop it.
 pub fn close(t: Target, keep: bool) -> Result<()> {
+    let word = |p: &std::path::Path| crate::console::shell_word(&p.display().to_string());
     if let Some(server) = t.embedded_mysql {
         if keep {
+            kept::add(kept::Kind::MariaDb, server.data_dir());
             eprintln!(
                 "embedded MariaDB kept running: connect with `mariadb -S {} -uroot {}` or -d {}{}; \
-                 stop it with `stampede server stop --mysql --data-dir {}`",
-                server.socket().display(),
+                 stop it with `stampede server stop --mysql --data-dir {}` (--remove also \
+                 removes its data)",
+                word(server.socket()),
                 t.conn.database(),
-                t.conn.redacted(),
+                crate::console::shell_word(&t.conn.redacted()),
                 match server.port() {
                     Some(_) => format!(
                         " (its password is in {}, group [stampede-tcp])",
@@ -309,7 +313,7 @@ pub fn close(t: Target, keep: bool) -> Result<()> {
                     ),
                     None => String::new(),
                 },
-                server.data_dir().display()
+                word(server.data_dir())
             );
             drop(server);
             return Ok(());
@@ -320,16 +324,17 @@ pub fn close(t: Target, keep: bool) -> Result<()> {
         return Ok(());
     };
     if keep {
+        kept::add(kept::Kind::Postgres, server.data_dir());
         let conn = server.conn_config();
         let h = &conn.hosts[0];
         eprintln!(
             "embedded server kept running: connect with `psql -h {} -p {} -U {} {}`; stop it with \
-             `stampede server stop --data-dir {}`",
-            h.host,
+             `stampede server stop --data-dir {}` (--remove also removes its data)",
+            crate::console::shell_word(&h.host),
             h.port,
             conn.user,
             conn.dbname,
-            server.data_dir().display()
+            word(server.data_dir())
         );
         // Dropping a kept server leaves it running (EmbeddedOptions::keep).
         drop(server);
