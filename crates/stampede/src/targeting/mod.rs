@@ -188,6 +188,21 @@ pub fn validate(args: &TargetArgs) -> Result<()> {
     Ok(())
 }
 
+/// A target that cannot be parsed (a malformed URL or `key=value` string, a port that is no
+/// number, an unknown `sslmode`) is a wrong command line: exit 64 before anything connects, as
+/// every other bad option (README, "Exit codes"). The message is the parser's, which never
+/// quotes a password (`pg::conninfo`, `mysql::conninfo`).
+/// The drop-ins keep their peers' words and codes (pgbench exits 1 here).
+fn malformed(e: sut::Error) -> anyhow::Error {
+    match e {
+        sut::Error::Config(m) if crate::console::voice() == crate::console::Voice::Stampede => Failure::usage(
+            format!("invalid target (-h/-p/-U/-d or PG* variables): {m}"),
+            "give -d a database name, 'key=value ...' pairs, or a postgresql:// or mysql:// URL",
+        ),
+        e => e.into(),
+    }
+}
+
 /// The target the options name: a `mysql://` URL given with `-d` is a MySQL target, anything
 /// else follows libpq's conventions.
 pub fn resolve_remote(args: &TargetArgs) -> Result<sut::Target> {
@@ -196,7 +211,7 @@ pub fn resolve_remote(args: &TargetArgs) -> Result<sut::Target> {
     }
     let db = args.dbname.as_deref().or(args.positional_dbname.as_deref());
     if let Some(url) = db.filter(|d| is_mysql_url(d)) {
-        let mut list = sut::parse_mysql_url(url)?;
+        let mut list = sut::parse_mysql_url(url).map_err(malformed)?;
         for c in &mut list {
             if let (None, Some(p)) = (&c.password, &args.password) {
                 c.password = Some(sut::mysql::Password(p.0.clone()));
@@ -230,7 +245,7 @@ pub fn resolve_pg(args: &TargetArgs) -> Result<ConnConfig> {
             .clone()
             .or_else(|| args.positional_dbname.clone()),
     };
-    let mut conn = ConnConfig::resolve(&flags, &env)?;
+    let mut conn = ConnConfig::resolve(&flags, &env).map_err(malformed)?;
     if let Some(p) = &args.password {
         // Above the environment and the password file, below the connection string (libpq's
         // order): a password written in the connection string still wins.
