@@ -61,7 +61,7 @@ pub use model::{
     RunConfig, RunResult, ServerEnvironment, SysbenchSection, TargetInfo, TxnTypeConfig,
     SCHEMA_VERSION,
 };
-pub use observed::{one_line, render_server_summary, waits_words};
+pub use observed::{bytes, one_line, render_server_summary, waits_words};
 pub use routing::Routing;
 pub use sysbench::{
     render_sysbench_output, render_sysbench_progress, render_sysbench_summary, SysbenchProgress,

@@ -107,6 +107,20 @@ pub fn hint(msg: &str) {
     say(Level::Hint, msg);
 }
 
+/// `s` as one word of a POSIX shell, for a command a person pastes (`-d URL`, `--data-dir DIR`):
+/// as it is when every character is one no shell treats specially, else in single quotes, each
+/// `'` as `'\''` (a URL's `&` and `?` would otherwise end the command or glob).
+pub fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./-_".contains(&b));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 /// A server's notice or warning (or an error shown as a notice), as libpq's default notice
 /// processor prints it: its own `SEVERITY:  message` lines, no prefix of ours.
 pub fn server_notice(n: &sut::DbError) {
@@ -227,6 +241,21 @@ pub fn todo_for(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shell_word_is_quoted_only_when_a_shell_would_change_it() {
+        assert_eq!(
+            shell_word("/var/lib/stampede/server"),
+            "/var/lib/stampede/server"
+        );
+        assert_eq!(
+            shell_word("mysql://root@localhost/stampede?socket=%2Fx&ssl-mode=DISABLED"),
+            "'mysql://root@localhost/stampede?socket=%2Fx&ssl-mode=DISABLED'"
+        );
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
 
     #[test]
     fn a_failure_s_code_and_cause_survive_added_context() {

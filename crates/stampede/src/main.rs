@@ -52,6 +52,10 @@ fn main() {
         _ => commands::dispatch(cli::parse()),
     };
     let code = match result {
+        // A command that says "failed" (1) after Ctrl-C or SIGTERM failed because it was
+        // interrupted: 130, as the README's exit codes say, whatever path it took (a drop-in's
+        // load included: its peer, killed by the signal, would give its shell 130 too).
+        Ok(console::EXIT_FAILED) if interrupt::requested() => console::EXIT_INTERRUPTED,
         Ok(code) => code,
         // Every message passes through redaction: a password never reaches the terminal.
         Err(e) => {

@@ -245,7 +245,8 @@ fn every_bad_command_line_fails_before_connecting_with_a_clear_message() {
             full.extend(["-h", "127.0.0.1", "-p", "1"]);
         }
         let (code, _out, err) = stampede(&full);
-        if code == 0 || !err.contains(expected) || err.contains("cannot connect") {
+        // Every bad command line is a usage error: 64 (README, "Exit codes").
+        if code != 64 || !err.contains(expected) || err.contains("cannot connect") {
             failures.push(format!(
                 "{full:?}: exit {code}, stderr:\n{err}\n  expected: {expected}"
             ));

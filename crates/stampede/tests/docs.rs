@@ -393,7 +393,10 @@ fn every_documented_command_runs() {
             },
         };
         let mut line = shortened(&cmd, &hosts);
-        if line.starts_with("stampede server ") && !line.contains("--data-dir") {
+        let per_dir = ["start", "status", "stop"]
+            .iter()
+            .any(|a| line.starts_with(&format!("stampede server {a}")));
+        if per_dir && !line.contains("--data-dir") {
             line = format!("{line} --data-dir {}", server_dir.display());
         }
         eprintln!("{file}: {line}");
@@ -401,6 +404,8 @@ fn every_documented_command_runs() {
             .args(["-c", &line])
             .current_dir(work.path())
             .env("PATH", &path)
+            // `server list`'s register of kept servers: the test's own, not the machine's.
+            .env("XDG_DATA_HOME", work.path().join("xdg"))
             .env_remove("PGHOST")
             .env_remove("PGPORT")
             .env_remove("PGDATABASE")

@@ -77,6 +77,18 @@ pub fn default_settings() -> Vec<(String, String)> {
         ("max_connections", DEFAULT_MAX_CONNECTIONS.to_string()),
         ("skip_name_resolve", "ON".into()),
         ("performance_schema", "ON".into()),
+        // What the observer reads (`observe::mysql_sampler::probe`): each session's current
+        // wait, and statement events, without which MariaDB counts no prepared statement's
+        // executions; every wait instrument, timed.
+        (
+            "performance_schema_consumer_events_waits_current",
+            "ON".into(),
+        ),
+        (
+            "performance_schema_consumer_events_statements_current",
+            "ON".into(),
+        ),
+        ("performance_schema_instrument", "wait/%=ON".into()),
         ("character_set_server", "utf8mb4".into()),
         ("collation_server", "utf8mb4_general_ci".into()),
     ]

@@ -127,11 +127,22 @@
 //! - `skip_name_resolve = ON`: no reverse DNS lookup per connection (a stall on a machine
 //!   without DNS, and a host-cache lock at thousands of connects); accounts are by address.
 //! - `performance_schema = ON`: stampede reads its waits and statement digests to explain a run
-//!   (the counterpart of `pg_stat_statements` and `track_io_timing` on the embedded PostgreSQL).
-//!   Its default instruments and consumers: file and table I/O and table-lock waits, statement
-//!   digests; the mutex and rwlock instruments (`wait/synch/%`) stay off, since timing every
-//!   lock acquisition costs throughput (`performance_schema_instrument = 'wait/synch/%=ON'` in
-//!   `settings` turns them on). It is what production servers that can be diagnosed run.
+//!   (the counterpart of `pg_stat_statements` and `track_io_timing` on the embedded PostgreSQL),
+//!   with everything its observer reads on (`observe::mysql_sampler::probe`, issue 35): a server
+//!   stampede started must never ask the user to turn on what stampede could have. So the
+//!   consumers `events_waits_current` (each session's wait, not its `Stage:` state) and
+//!   `events_statements_current` (without it MariaDB 10.11 counts no prepared statement's
+//!   executions: top SQL would miss them) are ON, beside the default ones (global and thread
+//!   instrumentation, statement digests), and so are every wait instrument, timed
+//!   (`performance_schema_instrument = wait/%=ON`: the mutex and rwlock ones, `wait/synch/%`,
+//!   are off by default). This costs throughput: `run oltp_point_select -c 4 -T 10` (10,000
+//!   rows, 2 shared cores, noisy) did 46-58k/s against 61-75k/s with both consumers OFF and
+//!   `wait/synch/%` off, and about as little with only `wait/synch/%` off: the consumers are
+//!   most of it. A run that must not pay it sets the consumers OFF
+//!   (`performance_schema_consumer_events_waits_current=OFF`, ...) in `settings`, and the
+//!   observer then says what it cannot see. These are startup options
+//!   (the manual's "Performance Schema Command Options"), not `UPDATE`s of `setup_consumers`,
+//!   so they hold from the server's first statement and for every restart of a kept server.
 //! - `character_set_server = utf8mb4`, `collation_server = utf8mb4_general_ci`: what Debian's
 //!   packaged configuration sets (MariaDB's compiled-in default is latin1), so tables are what a
 //!   packaged server makes; `--no-defaults` skips that configuration.

@@ -54,6 +54,12 @@ fn defaults_are_honest_and_sized_from_memory() {
     assert_eq!(find(&s, "innodb_flush_log_at_trx_commit"), Some("1"));
     assert_eq!(find(&s, "innodb_doublewrite"), Some("ON"));
     assert_eq!(find(&s, "performance_schema"), Some("ON"));
+    // What the observer reads is on (issue 35): no `Stage:(none)`, no note asking for it.
+    for consumer in ["events_waits_current", "events_statements_current"] {
+        let name = format!("performance_schema_consumer_{consumer}");
+        assert_eq!(find(&s, &name), Some("ON"), "{name}");
+    }
+    assert_eq!(find(&s, "performance_schema_instrument"), Some("wait/%=ON"));
     let pool: u64 = find(&s, "innodb_buffer_pool_size")
         .unwrap()
         .trim_end_matches('M')

@@ -23,7 +23,7 @@ use crate::families::RunArgs;
 pub use fleet::{FleetAction, FleetCmdArgs, FleetReportArgs, ManifestArgs, MergeArgs};
 pub use init::{CheckArgs, InitArgs, LayoutArg, PartitionMethod, ResetArgs};
 pub use manual::{CompletionsArgs, ManArgs};
-pub use tools::{CompareArgs, ReportArgs, ServerAction, ServerArgs, ServerDirArgs};
+pub use tools::{CompareArgs, ReportArgs, ServerAction, ServerArgs, ServerDirArgs, ServerStopArgs};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -82,7 +82,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Restore a workload's data to its loaded state: balances to 0, history emptied, vacuumed.
     Reset(ResetArgs),
-    /// Manage a persistent embedded PostgreSQL (for repeated runs without reloading).
+    /// Manage a persistent embedded PostgreSQL or MariaDB (for repeated runs without reloading):
+    /// start, status, stop [--remove], list.
     Server(ServerArgs),
     /// Render the self-contained HTML report of a saved run (`run --json FILE`).
     Report(ReportArgs),

@@ -16,8 +16,20 @@ pub enum ServerAction {
     Start(ServerDirArgs),
     /// Say whether it runs, and how to connect.
     Status(ServerDirArgs),
-    /// Stop it (the data directory is kept; remove it yourself to start afresh).
-    Stop(ServerDirArgs),
+    /// Stop it; the data directory is kept unless --remove is given.
+    Stop(ServerStopArgs),
+    /// List the servers stampede started or kept on this machine: running or stopped, their
+    /// data directory, its size, and how to connect.
+    List,
+}
+
+#[derive(Args, Debug)]
+pub struct ServerStopArgs {
+    #[command(flatten)]
+    pub dir: ServerDirArgs,
+    /// Also remove the server's data directory (only one stampede made), running or not.
+    #[arg(long = "remove")]
+    pub remove: bool,
 }
 
 #[derive(Args, Debug)]

@@ -4,6 +4,7 @@
 //! also when a command fails or is interrupted. Its options, `-h -p -U -d` and the embedded
 //! server's, are [`TargetArgs`] (`options.rs`), flattened into every command that has a target.
 
+pub mod kept;
 mod options;
 
 pub use options::TargetArgs;
@@ -187,6 +188,21 @@ pub fn validate(args: &TargetArgs) -> Result<()> {
     Ok(())
 }
 
+/// A target that cannot be parsed (a malformed URL or `key=value` string, a port that is no
+/// number, an unknown `sslmode`) is a wrong command line: exit 64 before anything connects, as
+/// every other bad option (README, "Exit codes"). The message is the parser's, which never
+/// quotes a password (`pg::conninfo`, `mysql::conninfo`).
+/// The drop-ins keep their peers' words and codes (pgbench exits 1 here).
+fn malformed(e: sut::Error) -> anyhow::Error {
+    match e {
+        sut::Error::Config(m) if crate::console::voice() == crate::console::Voice::Stampede => Failure::usage(
+            format!("invalid target (-h/-p/-U/-d or PG* variables): {m}"),
+            "give -d a database name, 'key=value ...' pairs, or a postgresql:// or mysql:// URL",
+        ),
+        e => e.into(),
+    }
+}
+
 /// The target the options name: a `mysql://` URL given with `-d` is a MySQL target, anything
 /// else follows libpq's conventions.
 pub fn resolve_remote(args: &TargetArgs) -> Result<sut::Target> {
@@ -195,7 +211,7 @@ pub fn resolve_remote(args: &TargetArgs) -> Result<sut::Target> {
     }
     let db = args.dbname.as_deref().or(args.positional_dbname.as_deref());
     if let Some(url) = db.filter(|d| is_mysql_url(d)) {
-        let mut list = sut::parse_mysql_url(url)?;
+        let mut list = sut::parse_mysql_url(url).map_err(malformed)?;
         for c in &mut list {
             if let (None, Some(p)) = (&c.password, &args.password) {
                 c.password = Some(sut::mysql::Password(p.0.clone()));
@@ -229,7 +245,7 @@ pub fn resolve_pg(args: &TargetArgs) -> Result<ConnConfig> {
             .clone()
             .or_else(|| args.positional_dbname.clone()),
     };
-    let mut conn = ConnConfig::resolve(&flags, &env)?;
+    let mut conn = ConnConfig::resolve(&flags, &env).map_err(malformed)?;
     if let Some(p) = &args.password {
         // Above the environment and the password file, below the connection string (libpq's
         // order): a password written in the connection string still wins.
@@ -294,14 +310,17 @@ pub fn describe_embedded(server: &EmbeddedServer) {
 /// After a command: stop the embedded server (removing its directory), or, with `--keep-server`,
 /// say how to reach and stop it.
 pub fn close(t: Target, keep: bool) -> Result<()> {
+    let word = |p: &std::path::Path| crate::console::shell_word(&p.display().to_string());
     if let Some(server) = t.embedded_mysql {
         if keep {
+            kept::add(kept::Kind::MariaDb, server.data_dir());
             eprintln!(
                 "embedded MariaDB kept running: connect with `mariadb -S {} -uroot {}` or -d {}{}; \
-                 stop it with `stampede server stop --mysql --data-dir {}`",
-                server.socket().display(),
+                 stop it with `stampede server stop --mysql --data-dir {}` (--remove also \
+                 removes its data)",
+                word(server.socket()),
                 t.conn.database(),
-                t.conn.redacted(),
+                crate::console::shell_word(&t.conn.redacted()),
                 match server.port() {
                     Some(_) => format!(
                         " (its password is in {}, group [stampede-tcp])",
@@ -309,7 +328,7 @@ pub fn close(t: Target, keep: bool) -> Result<()> {
                     ),
                     None => String::new(),
                 },
-                server.data_dir().display()
+                word(server.data_dir())
             );
             drop(server);
             return Ok(());
@@ -320,16 +339,17 @@ pub fn close(t: Target, keep: bool) -> Result<()> {
         return Ok(());
     };
     if keep {
+        kept::add(kept::Kind::Postgres, server.data_dir());
         let conn = server.conn_config();
         let h = &conn.hosts[0];
         eprintln!(
             "embedded server kept running: connect with `psql -h {} -p {} -U {} {}`; stop it with \
-             `stampede server stop --data-dir {}`",
-            h.host,
+             `stampede server stop --data-dir {}` (--remove also removes its data)",
+            crate::console::shell_word(&h.host),
             h.port,
             conn.user,
             conn.dbname,
-            server.data_dir().display()
+            word(server.data_dir())
         );
         // Dropping a kept server leaves it running (EmbeddedOptions::keep).
         drop(server);

@@ -339,7 +339,9 @@ fn prepare(a: &Args, test: &Test, t: &TargetArgs) -> Result<i32> {
     }));
     match r {
         Ok(_) => Ok(0),
-        Err(load::LoadError::Interrupted) => Ok(1),
+        // sysbench has no handler for SIGINT: the signal ends it, and its shell sees 130, as
+        // for an interrupted connection above and `stampede pgbench -i` (issue 35).
+        Err(load::LoadError::Interrupted) => Ok(crate::console::EXIT_INTERRUPTED),
         Err(e) => fatal(&sut::conninfo::redact(&e.to_string())),
     }
 }

@@ -57,6 +57,17 @@ pub(crate) async fn load(s: &mut Session, dialect: Dialect, tables: u32, rows: u
         let mut rng = Rng::from_seed(LOAD_SEED ^ u64::from(t));
         let mut first = 1;
         while first <= rows {
+            // Ctrl-C or SIGTERM: stop between batches, as every loader does, and leave no
+            // table looking loaded (issue 35: this load once ran to its end and exited 0).
+            if interrupt::requested() {
+                for made in 1..=t {
+                    s.simple_query(&format!("DROP TABLE IF EXISTS {}", txn::table(made)))
+                        .await?;
+                }
+                return Err(Failure::interrupted(
+                    "interrupted while loading: the crud tables made were dropped again",
+                ));
+            }
             let last = (first + LOAD_BATCH - 1).min(rows);
             s.simple_query(&txn::load_sql(t, first, last, rows, &mut rng))
                 .await?;
