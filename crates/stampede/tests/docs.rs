@@ -114,6 +114,14 @@ struct Hosts {
     mysql: String,
     bouncer_host: String,
     bouncer_port: String,
+    /// Free ports for the docs' 5433 and 5434 (the one-machine failover's two servers).
+    ports: [String; 2],
+}
+
+/// A port nothing listens on now.
+fn free_port() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port().to_string()
 }
 
 /// A command as the test runs it: the docs' hosts are the private servers; durations are 4 s
@@ -122,6 +130,8 @@ struct Hosts {
 fn shortened(cmd: &str, h: &Hosts) -> String {
     let timed_fault = cmd.contains("--fault-at");
     let cmd = cmd
+        .replace("5433", &h.ports[0])
+        .replace("5434", &h.ports[1])
         .replace(
             "mysql://bench@db1:3306/",
             &format!("mysql://bench@{}/", h.mysql),
@@ -169,8 +179,9 @@ fn shortened(cmd: &str, h: &Hosts) -> String {
             "-s" | "-w" => swap("1", &mut it),
             "--table-size" => swap("1000", &mut it),
             "--warmup" => swap("1", &mut it),
-            "-c" | "--client" => {
-                let n: u32 = it.peek().and_then(|v| v.parse().ok()).unwrap_or(1);
+            // A client count (psql's `-c 'SQL'` in a fault command is no number: left alone).
+            "-c" | "--client" if it.peek().is_some_and(|v| v.parse::<u32>().is_ok()) => {
+                let n: u32 = it.peek().unwrap().parse().unwrap();
                 swap(&n.min(32).to_string(), &mut it)
             }
             "--connect-rate" => swap("500", &mut it),
@@ -338,7 +349,8 @@ fn every_documented_command_runs() {
     let maria = MariaDb::start(&[]);
     maria.sql(
         "CREATE USER bench@'%'; GRANT ALL ON *.* TO bench@'%' WITH GRANT OPTION; \
-         CREATE DATABASE sbtest; CREATE DATABASE tpcc; CREATE DATABASE tpch; CREATE DATABASE ycsb",
+         CREATE DATABASE sbtest; CREATE DATABASE tpcc; CREATE DATABASE tpch; CREATE DATABASE ycsb; \
+         CREATE DATABASE shop; CREATE DATABASE shop_copy",
     );
     pgbouncer::raise_fd_limit();
     let bouncer = pgbouncer::Pgbouncer::start(&pgbouncer::Options {
@@ -353,6 +365,7 @@ fn every_documented_command_runs() {
         mysql: format!("127.0.0.1:{}", maria.port()),
         bouncer_host: bouncer.socket_dir().display().to_string(),
         bouncer_port: bouncer.port().to_string(),
+        ports: [free_port(), free_port()],
     };
 
     let work = tempfile::tempdir().unwrap();
@@ -382,8 +395,38 @@ fn every_documented_command_runs() {
     );
     let server_dir = work.path().join("server");
 
+    // While fixing a page: `STAMPEDE_DOCS_FROM=docs/src/tpch.md` starts there (the pages
+    // before it are skipped, and so are the counts checked at the end).
+    let from = std::env::var("STAMPEDE_DOCS_FROM").ok();
+    let start = from.as_deref().map_or(0, |f| {
+        all.iter()
+            .position(|(file, _)| file == f)
+            .expect("no such page")
+    });
+    if start > 0 {
+        // What the skipped pages would have loaded: pgbench's tables in mydb.
+        let init = Command::new(BIN)
+            .args([
+                "init",
+                "tpcb",
+                "-s",
+                "1",
+                "-h",
+                &hosts.pg_host,
+                "-p",
+                &hosts.pg_port,
+            ])
+            .args(["-U", "bench", "-d", "mydb"])
+            .output()
+            .unwrap();
+        assert!(
+            init.status.success(),
+            "{}",
+            String::from_utf8_lossy(&init.stderr)
+        );
+    }
     let mut ran = 0;
-    for (file, cmd) in &all {
+    for (file, cmd) in &all[start..] {
         let cmd = match cmd.as_str() {
             "./test.sh" => continue,
             c if c.starts_with("bench/run") || c.starts_with("python3 bench/") => continue,
@@ -421,11 +464,15 @@ fn every_documented_command_runs() {
             Some(0),
             "{file}: {cmd}\nran as: {line}\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
         );
+        // Every command says something, unless its output goes to a file.
         assert!(
-            !stdout.trim().is_empty() || !stderr.trim().is_empty(),
+            !stdout.trim().is_empty() || !stderr.trim().is_empty() || line.contains(" > "),
             "{line}: said nothing"
         );
         ran += 1;
+    }
+    if start > 0 {
+        return;
     }
     // The files the docs' commands write are there.
     for f in [
@@ -438,6 +485,22 @@ fn every_documented_command_runs() {
         assert!(work.path().join(f).exists(), "{f} was not written");
     }
     assert!(ran >= 60, "{ran} commands ran");
+    // The one-machine failover: every acknowledged write was on the promoted standby.
+    let fo: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(work.path().join("failover.json")).unwrap()).unwrap();
+    let audit = fo["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "audit")
+        .unwrap_or_else(|| panic!("no audit check: {}", fo["checks"]));
+    assert_eq!(audit["status"], "passed", "{audit}");
+    // ... and the fault ran as written: the primary stopped and the standby promoted (a fault
+    // command that failed would still exit 2, which the recipe accepts).
+    let fault = (fo["checks"].as_array().unwrap().iter())
+        .find(|c| c["name"] == "fault")
+        .unwrap_or_else(|| panic!("no fault check: {}", fo["checks"]));
+    assert_eq!(fault["status"], "passed", "{fault}");
     // The servers the docs start are stopped by the docs: nothing left running.
     let status = Command::new(BIN)
         .args(["server", "status", "--data-dir"])
@@ -455,6 +518,7 @@ fn the_shortening_keeps_a_command_whole() {
         mysql: "127.0.0.1:7".into(),
         bouncer_host: "/b".into(),
         bouncer_port: "9".into(),
+        ports: ["15433".into(), "15434".into()],
     };
     assert_eq!(
         shortened(
@@ -470,8 +534,14 @@ fn the_shortening_keeps_a_command_whole() {
         ),
         "stampede run oltp_read_write -d mysql://bench@127.0.0.1:7/sbtest --table-size 1000"
     );
-    // A fault timed at 5 s keeps its duration.
-    assert!(shortened("stampede failover X -T 20 --fault-at 5", &h).contains("-T 20"));
+    // A fault timed at 5 s keeps its duration, and psql's -c its SQL.
+    let fault = "stampede failover X -T 20 --fault-at 5 --fault-cmd \"psql -c 'SELECT 1'\" -c 64";
+    let short = shortened(fault, &h);
+    assert!(
+        short.contains("-T 20") && short.contains("psql -c 'SELECT 1'"),
+        "{short}"
+    );
+    assert!(short.ends_with("-c 32"), "{short}");
     assert_eq!(
         commands(
             "```sh\na \\\n  b # note\n# only a comment\nc '#x' # y\n```\n",

@@ -17,7 +17,6 @@ mod common;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use common::{stampede3, stampede_cmd, Server};
@@ -26,37 +25,20 @@ use common::{stampede3, stampede_cmd, Server};
 /// its condition holds).
 const PATIENCE: Duration = Duration::from_secs(180);
 
-static SERVER: OnceLock<Mutex<Option<Server>>> = OnceLock::new();
-
-extern "C" fn stop_server() {
-    if let Some(m) = SERVER.get() {
-        if let Ok(mut g) = m.lock() {
-            drop(g.take());
-        }
-    }
-}
-
 /// One PostgreSQL for this binary (stopped at exit), its databases made once.
 fn server() -> std::sync::MutexGuard<'static, Option<Server>> {
-    SERVER
-        .get_or_init(|| {
-            // SAFETY: registering a plain extern "C" fn.
-            unsafe { libc::atexit(stop_server) };
-            let srv = Server::start();
-            for db in ["loaded", "broken"] {
-                srv.create_db(db);
-                assert!(srv.pgbench(db, &["-i", "-s", "1", "-q"]).status.success());
-            }
-            // TPC-B's consistency condition no longer holds: a check fails.
-            srv.psql(
-                "broken",
-                "UPDATE pgbench_branches SET bbalance = bbalance + 1",
-            );
-            srv.create_db("bare");
-            Mutex::new(Some(srv))
-        })
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+    common::shared_server(|srv| {
+        for db in ["loaded", "broken"] {
+            srv.create_db(db);
+            assert!(srv.pgbench(db, &["-i", "-s", "1", "-q"]).status.success());
+        }
+        // TPC-B's consistency condition no longer holds: a check fails.
+        srv.psql(
+            "broken",
+            "UPDATE pgbench_branches SET bbalance = bbalance + 1",
+        );
+        srv.create_db("bare");
+    })
 }
 
 /// Where a case's command points: `{db}` in its arguments becomes `-h SOCKET -p PORT -U

@@ -17,7 +17,6 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::sync::mpsc::{self, Receiver};
-use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use common::{number_after, stampede_cmd, Holder, Server};
@@ -26,26 +25,9 @@ use common::{number_after, stampede_cmd, Holder, Server};
 /// shared. Not a timing assertion: every wait ends as soon as its condition holds.
 const PATIENCE: Duration = Duration::from_secs(120);
 
-static SERVER: OnceLock<Mutex<Option<Server>>> = OnceLock::new();
-
-extern "C" fn stop_server() {
-    if let Some(m) = SERVER.get() {
-        if let Ok(mut g) = m.lock() {
-            drop(g.take());
-        }
-    }
-}
-
 /// One PostgreSQL for this binary's remote-target tests (stopped at exit).
 fn server() -> std::sync::MutexGuard<'static, Option<Server>> {
-    SERVER
-        .get_or_init(|| {
-            // SAFETY: registering a plain extern "C" fn.
-            unsafe { libc::atexit(stop_server) };
-            Mutex::new(Some(Server::start()))
-        })
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+    common::shared_server(|_| {})
 }
 
 /// A running stampede: its stderr read line by line as it comes (kept, and sent to the test).

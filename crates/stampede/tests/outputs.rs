@@ -405,3 +405,51 @@ fn an_observed_run_keeps_every_counter_per_interval_and_the_data_directory_s_dev
         &out.stdout[..40.min(out.stdout.len())]
     );
 }
+
+/// `stampede pgbench --check`: pgbench's standard output stays pgbench's (no stampede line in
+/// it), and the verdicts are on standard error, after it; without `--check`, none.
+#[test]
+fn a_drop_in_check_prints_its_verdicts_on_stderr() {
+    let (host, port, _) = server();
+    let dir = tempfile::tempdir().unwrap();
+    let s = script(dir.path());
+    let target = [
+        "-h",
+        host.as_str(),
+        "-p",
+        port.as_str(),
+        "-U",
+        "postgres",
+        "postgres",
+    ];
+    let run = |check: bool| {
+        let mut a = vec!["pgbench", "-n", "-f", s.as_str(), "-t", "20", "-c", "1"];
+        if check {
+            a.push("--check");
+        }
+        a.extend(target);
+        stampede(&a)
+    };
+    let r = run(true);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("number of transactions actually processed: 20/20"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("stampede checks"), "{}", r.stdout);
+    assert!(!r.stdout.contains("commit count"), "{}", r.stdout);
+    let i = r
+        .stderr
+        .find("stampede checks:\n")
+        .unwrap_or_else(|| panic!("{}", r.stderr));
+    let verdict = r.stderr[i..]
+        .lines()
+        .find(|l| l.contains("commit count"))
+        .unwrap();
+    assert!(verdict.trim_start().starts_with("PASSED"), "{verdict}");
+    let r = run(false);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("stampede checks"), "{}", r.stderr);
+}

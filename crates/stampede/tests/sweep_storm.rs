@@ -101,7 +101,31 @@ fn a_client_sweep_from_1_to_64_writes_one_result_with_every_step_and_a_knee_and_
         r.stdout
     );
     assert!(r.stdout.contains("<- knee"), "{}", r.stdout);
+    // The whole sweep first, then the last step's summary under a heading naming it; the
+    // header's defaults never name the -c the sweep replaced.
+    let at = |s: &str| {
+        r.stdout
+            .find(s)
+            .unwrap_or_else(|| panic!("{s}:\n{}", r.stdout))
+    };
+    assert!(at("sweep over clients (7 steps") < at("the last step, clients=64, in full:"));
+    assert!(
+        at("the last step, clients=64, in full:") < at("number of transactions actually processed")
+    );
+    assert!(!r.stdout.contains("defaults used: -c"), "{}", r.stdout);
+    assert!(!r.stdout.contains(" 1 clients on"), "{}", r.stdout);
     let page = std::fs::read_to_string(&html).unwrap();
+    // The page is about the sweep: its title names the steps; the sweep's section comes
+    // before the last step's headline numbers.
+    assert!(
+        page.contains("sweep of clients 1, 2, 4, 8, 16, 32, 64 (7 steps)"),
+        "title"
+    );
+    let (sweep, last) = (
+        page.find("id=\"chart-sweep-tps\"").unwrap(),
+        page.find("id=\"last-step\"").unwrap(),
+    );
+    assert!(sweep < last);
     assert!(page.contains("id=\"chart-sweep-tps\"") && page.contains("id=\"chart-sweep-p99\""));
     assert!(page.contains(&format!("knee {}", steps[i]["value"].as_str().unwrap())));
 

@@ -56,8 +56,12 @@ pub fn view(cmd: Command) -> Command {
     let cmd = hidden
         .into_iter()
         .fold(cmd, |c, id| c.mut_arg(id, |a| a.hide(true)));
+    // `mut_arg` moves an argument to the end of the list, and positionals are numbered in list
+    // order: the target keeps index 1 (and run's DBNAME, hidden, 2) by saying so.
+    let cmd = cmd.mut_arg("positional_dbname", |a| a.index(2));
     cmd.mut_arg(TARGET, |a| {
-        a.value_name("TARGET")
+        a.index(1)
+            .value_name("TARGET")
             .help("The server: a conninfo or URL, as -d (`host=a,b dbname=app`, `postgres://a,b/app`, `mysql://h/db`)")
             .long_help(None)
             .help_heading(None)
@@ -80,10 +84,13 @@ pub fn refuse_run_options(root: &Command, m: &ArgMatches) -> Result<(), clap::Er
     };
     for id in m.ids() {
         let name = id.as_str();
-        if shown(name) || m.value_source(name) != Some(ValueSource::CommandLine) {
+        let arg = cmd.get_arguments().find(|a| a.get_id() == id);
+        // A second positional is `commands::failover`'s to refuse ("one positional argument,
+        // the target"), in its words.
+        let positional = arg.is_some_and(|a| a.is_positional());
+        if shown(name) || positional || m.value_source(name) != Some(ValueSource::CommandLine) {
             continue;
         }
-        let arg = cmd.get_arguments().find(|a| a.get_id() == id);
         let flag = arg
             .and_then(|a| {
                 a.get_long()
@@ -173,5 +180,11 @@ mod tests {
         let (_, sub) = m.subcommand().unwrap();
         let ok = refuse_run_options(&root, sub);
         assert!(ok.is_ok(), "{:?}", ok.map_err(|e| e.to_string()));
+        // The one positional is the target, whatever the view moved.
+        assert_eq!(
+            sub.get_one::<String>(TARGET).map(String::as_str),
+            Some("postgres://a,b/x")
+        );
+        assert!(sub.get_one::<String>("positional_dbname").is_none());
     }
 }

@@ -37,6 +37,14 @@ pub fn run(args: FleetCmdArgs) -> Result<i32> {
             let job = manifest(&a)?;
             out.write_str(&format!("{job}\n"))
                 .map_err(|e| Failure::setup(e.to_string(), ""))?;
+            // Written to a file: say where, and what applies it (standard output had nothing).
+            if let Some(p) = a.output.as_deref().filter(|p| *p != Path::new("-")) {
+                eprintln!(
+                    "stampede: the Job is in {}; `kubectl apply -f {}` starts it",
+                    p.display(),
+                    p.display()
+                );
+            }
             Ok(EXIT_OK)
         }
     }

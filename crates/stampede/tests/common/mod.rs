@@ -32,6 +32,33 @@ pub struct Server {
     pub pg: EmbeddedServer,
 }
 
+static SHARED: std::sync::OnceLock<std::sync::Mutex<Option<Server>>> = std::sync::OnceLock::new();
+
+extern "C" fn stop_shared() {
+    if let Some(m) = SHARED.get() {
+        if let Ok(mut g) = m.lock() {
+            drop(g.take());
+        }
+    }
+}
+
+/// One PostgreSQL for the whole test binary, stopped at exit (a test that panics while holding
+/// it does not poison it for the others); `prepare` runs once, on the new server.
+pub fn shared_server(
+    prepare: impl FnOnce(&Server),
+) -> std::sync::MutexGuard<'static, Option<Server>> {
+    SHARED
+        .get_or_init(|| {
+            // SAFETY: registering a plain extern "C" fn.
+            unsafe { libc::atexit(stop_shared) };
+            let srv = Server::start();
+            prepare(&srv);
+            std::sync::Mutex::new(Some(srv))
+        })
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
 impl Server {
     /// Start a private server. Under CI a missing PostgreSQL is a failure, never a skip.
     pub fn start() -> Server {
