@@ -26,7 +26,11 @@ fn server() -> (String, String, impl Fn(&str) -> String) {
     let m = SERVER.get_or_init(|| {
         // SAFETY: registering a plain extern "C" fn.
         unsafe { libc::atexit(stop_server) };
-        Mutex::new(Some(Server::start()))
+        let s = Server::start();
+        // For the drop-in's commit count: a database no other test of this binary connects
+        // to (their runs count the sessions on `postgres`), made before any test runs.
+        s.create_db("dropin_check");
+        Mutex::new(Some(s))
     });
     let g = m.lock().unwrap();
     let s = g.as_ref().expect("running");
@@ -410,6 +414,8 @@ fn an_observed_run_keeps_every_counter_per_interval_and_the_data_directory_s_dev
 /// it), and the verdicts are on standard error, after it; without `--check`, none.
 #[test]
 fn a_drop_in_check_prints_its_verdicts_on_stderr() {
+    // Its own database (made with the server): the commit count is the database's, and this
+    // binary's other tests run on `postgres` at the same time.
     let (host, port, _) = server();
     let dir = tempfile::tempdir().unwrap();
     let s = script(dir.path());
@@ -420,7 +426,7 @@ fn a_drop_in_check_prints_its_verdicts_on_stderr() {
         port.as_str(),
         "-U",
         "postgres",
-        "postgres",
+        "dropin_check",
     ];
     let run = |check: bool| {
         let mut a = vec!["pgbench", "-n", "-f", s.as_str(), "-t", "20", "-c", "1"];

@@ -43,6 +43,10 @@ pub const OPTIONS: &[&str] = &[
     "dimensions",
 ];
 
+/// Hidden, but refused by the probe's plan in words of its own ("the failover probe runs for a
+/// time: give -T, not -t"), which say more than "not failover's".
+const WORDED_BY_THE_PLAN: &[&str] = &["transactions"];
+
 /// The positional that `commands::failover` reads as the target.
 const TARGET: &str = "workload";
 
@@ -84,19 +88,22 @@ pub fn refuse_run_options(root: &Command, m: &ArgMatches) -> Result<(), clap::Er
     };
     for id in m.ids() {
         let name = id.as_str();
-        let arg = cmd.get_arguments().find(|a| a.get_id() == id);
+        // A flattened group's id (`TargetArgs`) is present when one of its options is: only
+        // arguments are judged.
+        let Some(arg) = cmd.get_arguments().find(|a| a.get_id() == id) else {
+            continue;
+        };
         // A second positional is `commands::failover`'s to refuse ("one positional argument,
-        // the target"), in its words.
-        let positional = arg.is_some_and(|a| a.is_positional());
-        if shown(name) || positional || m.value_source(name) != Some(ValueSource::CommandLine) {
+        // the target"), in its words; so are the options the probe's plan words itself.
+        if shown(name)
+            || arg.is_positional()
+            || WORDED_BY_THE_PLAN.contains(&name)
+            || m.value_source(name) != Some(ValueSource::CommandLine)
+        {
             continue;
         }
-        let flag = arg
-            .and_then(|a| {
-                a.get_long()
-                    .map(|l| format!("--{l}"))
-                    .or(a.get_short().map(|s| format!("-{s}")))
-            })
+        let flag = (arg.get_long().map(|l| format!("--{l}")))
+            .or(arg.get_short().map(|s| format!("-{s}")))
             .unwrap_or_else(|| name.to_string());
         let mut cmd = cmd.clone();
         return Err(cmd.error(
@@ -186,5 +193,16 @@ mod tests {
             Some("postgres://a,b/x")
         );
         assert!(sub.get_one::<String>("positional_dbname").is_none());
+        // Target options (a flattened group) and -t (refused by the plan in its own words) pass.
+        for argv in [
+            &[
+                "stampede", "failover", "-h", "/tmp", "-p", "1", "-d", "postgres",
+            ][..],
+            &["stampede", "failover", "-t", "5"][..],
+        ] {
+            let m = root.clone().try_get_matches_from(argv).unwrap();
+            let (_, sub) = m.subcommand().unwrap();
+            assert!(refuse_run_options(&root, sub).is_ok(), "{argv:?}");
+        }
     }
 }
