@@ -32,6 +32,12 @@ pub struct Server {
     pub pg: EmbeddedServer,
 }
 
+fn settings_of(s: &[(&str, &str)]) -> Vec<(String, String)> {
+    s.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
 static SHARED: std::sync::OnceLock<std::sync::Mutex<Option<Server>>> = std::sync::OnceLock::new();
 
 extern "C" fn stop_shared() {
@@ -62,9 +68,16 @@ pub fn shared_server(
 impl Server {
     /// Start a private server. Under CI a missing PostgreSQL is a failure, never a skip.
     pub fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// A private server with these settings on top of the tests' own.
+    pub fn start_with(extra: &[(&str, &str)]) -> Server {
         // Small shared_buffers: several tests run servers at once on a small machine.
+        let mut settings: Vec<(String, String)> = vec![("shared_buffers".into(), "128MB".into())];
+        settings.extend(settings_of(extra));
         let opts = EmbeddedOptions {
-            settings: vec![("shared_buffers".into(), "128MB".into())],
+            settings,
             ..Default::default()
         };
         let pg = EmbeddedServer::start(&opts).unwrap_or_else(|e| {
