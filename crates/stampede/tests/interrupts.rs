@@ -13,7 +13,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -45,17 +44,7 @@ fn spawn(args: &[String], tmpdir: Option<&Path>) -> Running {
         cmd.env("TMPDIR", t);
     }
     let mut child = cmd.spawn().expect("stampede runs");
-    let (tx, lines) = mpsc::channel();
-    let err = child.stderr.take().unwrap();
-    let stderr = std::thread::spawn(move || {
-        let mut all = String::new();
-        for line in BufReader::new(err).lines().map_while(Result::ok) {
-            all.push_str(&line);
-            all.push('\n');
-            let _ = tx.send(line);
-        }
-        all
-    });
+    let (lines, stderr) = common::stderr_lines(&mut child);
     let mut out = child.stdout.take().unwrap();
     let stdout = std::thread::spawn(move || {
         let mut s = String::new();

@@ -370,3 +370,26 @@ pub fn replay_checked(v: &serde_json::Value, sent: &[(&str, u64)]) {
         assert_ne!(line["verdict"], "failed", "{line}");
     }
 }
+
+/// A child's standard error read line by line as it comes: each line sent to the receiver (for
+/// a test waiting on a condition), and all of it returned when the stream ends.
+pub fn stderr_lines(
+    child: &mut std::process::Child,
+) -> (
+    std::sync::mpsc::Receiver<String>,
+    std::thread::JoinHandle<String>,
+) {
+    use std::io::{BufRead, BufReader};
+    let (tx, lines) = std::sync::mpsc::channel();
+    let err = child.stderr.take().expect("stderr piped");
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            all.push_str(&line);
+            all.push('\n');
+            let _ = tx.send(line);
+        }
+        all
+    });
+    (lines, reader)
+}
