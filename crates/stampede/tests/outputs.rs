@@ -27,9 +27,13 @@ fn server() -> (String, String, impl Fn(&str) -> String) {
         // SAFETY: registering a plain extern "C" fn.
         unsafe { libc::atexit(stop_server) };
         let s = Server::start();
-        // For the drop-in's commit count: a database no other test of this binary connects
-        // to (their runs count the sessions on `postgres`), made before any test runs.
-        s.create_db("dropin_check");
+        // A run's commit count is its database's: each test whose run is checked gets a
+        // database no other test of this binary connects to, made before any test runs
+        // (a CI run failed the password test's count by the silent-host test's commits on
+        // a shared `postgres`).
+        for db in ["dropin_check", "password", "full_disk"] {
+            s.create_db(db);
+        }
         Mutex::new(Some(s))
     });
     let g = m.lock().unwrap();
@@ -80,7 +84,7 @@ fn a_full_disk_keeps_the_previous_json_and_the_html_is_still_written() {
     // Room for the probe and a block, not for a result.
     disk.fill(4096);
     let html = d.path().join("run.html");
-    let target = common::target_at(&host, &port, "postgres");
+    let target = common::target_at(&host, &port, "full_disk");
     let target: Vec<&str> = target.iter().map(String::as_str).collect();
     let r = run_script(&script(d.path()), "20", (&json, &html), &target);
     // The numbers are printed and the other file written; the exit code says to look.
@@ -153,7 +157,7 @@ fn a_password_with_reserved_characters_connects_and_is_never_printed() {
     let d = tempfile::tempdir().unwrap();
     let sql = script(d.path());
     let url =
-        |spelled: &str| format!("postgresql://pwuser:{spelled}@/postgres?host={host}&port={port}");
+        |spelled: &str| format!("postgresql://pwuser:{spelled}@/password?host={host}&port={port}");
     let (json, html) = (d.path().join("run.json"), d.path().join("run.html"));
     let run = |url: &str| run_script(&sql, "5", (&json, &html), &[url]);
     // Percent-encoded, then raw with what libpq takes raw (all but '/').
