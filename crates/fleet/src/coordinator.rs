@@ -45,8 +45,19 @@ pub struct Stored {
     /// MySQL: the most sessions that were not the fleet's at S0 or S1 (their COMMITs count in
     /// the server's counter too); `None` on PostgreSQL, whose counter is the database's.
     pub others: Option<i64>,
+    /// PostgreSQL: autovacuum and autoanalyze runs between S0 and S1 (their transactions count
+    /// in `xact_commit`); `None` on MySQL or for a fleet stored by an older stampede.
+    pub maintenance: Option<i64>,
     /// Each process that joined: its index and its result JSON (`None`: it never reported).
     pub results: Vec<(u32, Option<String>)>,
+}
+
+/// What process 0 reads at the fleet's start ([`Coordinator::snapshot`]).
+pub(crate) struct Snapshot {
+    pub s0: i64,
+    pub per_connection: i64,
+    pub others: Option<i64>,
+    pub maintenance: Option<i64>,
 }
 
 /// The end of a fleet, as process 0 saw it.
@@ -116,21 +127,34 @@ impl Coordinator {
     }
 
     /// The fleet's snapshot S0, the commits one connection start-up costs (a connection that
-    /// connects and leaves, measured as the single-process check calibrates it), and on MySQL
-    /// the sessions that are not the fleet's.
-    pub(crate) async fn snapshot(&mut self) -> Result<(i64, i64, Option<i64>)> {
+    /// connects and leaves, measured as the single-process check calibrates it), on MySQL the
+    /// sessions that are not the fleet's, and on PostgreSQL the maintenance runs so far.
+    pub(crate) async fn snapshot(&mut self) -> Result<Snapshot> {
         if self.session.dialect() == Dialect::MySql {
             // A connection's start-up is no COMMIT statement: nothing to calibrate (and the
             // server-wide counter would measure everyone else's commits meanwhile).
             let others = self.foreign_sessions().await?;
             let s0 = settle(self, Duration::ZERO, false).await?;
-            return Ok((s0, 0, Some(others)));
+            return Ok(Snapshot {
+                s0,
+                per_connection: 0,
+                others: Some(others),
+                maintenance: None,
+            });
         }
+        // Read before S0: a run that starts in between counts in the window, which can only
+        // make a surplus inconclusive, never hide a deficit.
+        let maintenance = sql::maintenance(&mut self.session).await?;
         let before = settle(self, Duration::from_secs(3), false).await?;
         let probe = Session::connect(&self.conn).await?;
         probe.close().await;
         let s0 = settle(self, Duration::from_secs(3), false).await?;
-        Ok((s0, (s0 - before).max(0), None))
+        Ok(Snapshot {
+            s0,
+            per_connection: (s0 - before).max(0),
+            others: None,
+            maintenance,
+        })
     }
 
     /// Wait until every process that joined reported or left without a result (its fleet
@@ -158,9 +182,11 @@ impl Coordinator {
             Dialect::MySql => Some(self.foreign_sessions().await?),
             Dialect::Postgres => None,
         };
+        // Read after S1, for the same reason as before S0.
+        let maintenance = sql::maintenance(&mut self.session).await?;
         end_wait(&mut self.session).await?;
         self.session
-            .simple_query(&sql::set_s1(&self.name, s1, others))
+            .simple_query(&sql::set_s1(&self.name, s1, others, maintenance))
             .await?;
         let stored = read_stored(&mut self.session, &self.name).await?;
         self.close().await;
@@ -215,6 +241,7 @@ pub(crate) async fn read_stored(s: &mut Session, name: &str) -> Result<Stored> {
         failure: h.failure,
         counter: sql::counter_name(s.dialect()),
         others: h.others,
+        maintenance: h.maintenance1.zip(h.maintenance0).map(|(m1, m0)| m1 - m0),
         results: sql::results(s, name).await?,
     })
 }

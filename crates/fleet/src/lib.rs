@@ -303,18 +303,11 @@ impl Member {
             // Waiting ends without a commit; then the snapshot, then the start (one commit on
             // PostgreSQL, counted in FLEET_COMMITS_COORDINATOR; none on MySQL).
             end_wait(&mut self.session).await?;
-            let (s0, per_connection, others) = c.snapshot().await?;
+            let snap = c.snapshot().await?;
             let lead_us = self.spec.lead.as_micros() as i64;
             let d = self.session.dialect();
             self.session
-                .simple_query(&sql::set_start(
-                    d,
-                    &name,
-                    lead_us,
-                    s0,
-                    per_connection,
-                    others,
-                ))
+                .simple_query(&sql::set_start(d, &name, lead_us, &snap))
                 .await?;
             begin_wait(&mut self.session).await?;
         }

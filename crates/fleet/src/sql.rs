@@ -48,31 +48,47 @@ pub(crate) fn create(d: Dialect) -> String {
          result {long}, \
          stage integer NOT NULL DEFAULT 0, \
          others integer, \
+         maintenance0 bigint, \
+         maintenance1 bigint, \
          PRIMARY KEY (fleet, idx))"
     )
 }
 
-/// A `stampede_fleet` made by an older stampede lacks the columns added since (`others`): add
-/// them, as the table is stampede's own. Its rows stay (`fleet report` reads old fleets).
+/// The columns added to `stampede_fleet` since its first form, each with its type.
+const ADDED_COLUMNS: [(&str, &str); 3] = [
+    ("others", "integer"),
+    ("maintenance0", "bigint"),
+    ("maintenance1", "bigint"),
+];
+
+/// A `stampede_fleet` made by an older stampede lacks the columns added since
+/// ([`ADDED_COLUMNS`]): add them, as the table is stampede's own. Its rows stay (`fleet report`
+/// reads old fleets).
 pub(crate) async fn upgrade(s: &mut Session) -> Result<()> {
     // MySQL's current schema is its database.
     let schema = match s.dialect() {
         Dialect::Postgres => "current_schema()",
         Dialect::MySql => "DATABASE()",
     };
-    let has = format!(
-        "SELECT count(*) FROM information_schema.columns WHERE table_name = 'stampede_fleet' \
-         AND column_name = 'others' AND table_schema = {schema}"
-    );
-    if scalar(s, &has).await? > 0 {
-        return Ok(());
-    }
-    let added = s
-        .simple_query("ALTER TABLE stampede_fleet ADD COLUMN others integer")
-        .await;
-    // Another process of the fleet may have added it first.
-    if added.is_err() && scalar(s, &has).await? == 0 {
-        added.context("adding the column `others` to an older stampede_fleet table")?;
+    for (column, kind) in ADDED_COLUMNS {
+        let has = format!(
+            "SELECT count(*) FROM information_schema.columns WHERE table_name = \
+             'stampede_fleet' AND column_name = '{column}' AND table_schema = {schema}"
+        );
+        if scalar(s, &has).await? > 0 {
+            continue;
+        }
+        let added = s
+            .simple_query(&format!(
+                "ALTER TABLE stampede_fleet ADD COLUMN {column} {kind}"
+            ))
+            .await;
+        // Another process of the fleet may have added it first.
+        if added.is_err() && scalar(s, &has).await? == 0 {
+            added.with_context(|| {
+                format!("adding the column `{column}` to an older stampede_fleet table")
+            })?;
+        }
     }
     Ok(())
 }
@@ -144,6 +160,27 @@ pub(crate) fn commits_sql(d: Dialect) -> &'static str {
              FROM pg_stat_database WHERE datname = current_database()"
         }
         Dialect::MySql => "SHOW GLOBAL STATUS LIKE 'Com_commit'",
+    }
+}
+
+/// Autovacuum and autoanalyze runs so far on the database's tables (PostgreSQL; from a fresh
+/// statistics snapshot): their transactions count in `xact_commit` like the clients', so the
+/// fleet's commit check reads them beside S0 and S1 (as a single run's check does, `stampede`'s
+/// `checks::maintenance_runs`). MySQL has none: `None`.
+pub(crate) fn maintenance_sql(d: Dialect) -> Option<&'static str> {
+    match d {
+        Dialect::Postgres => Some(
+            "SELECT pg_stat_clear_snapshot(), \
+             coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_all_tables",
+        ),
+        Dialect::MySql => None,
+    }
+}
+
+pub(crate) async fn maintenance(s: &mut Session) -> Result<Option<i64>> {
+    match maintenance_sql(s.dialect()) {
+        Some(q) => Ok(Some(scalar(s, q).await?)),
+        None => Ok(None),
     }
 }
 
@@ -288,27 +325,35 @@ pub(crate) fn set_start(
     d: Dialect,
     name: &str,
     lead_us: i64,
-    s0: i64,
-    per_connection: i64,
-    others: Option<i64>,
+    snap: &crate::coordinator::Snapshot,
 ) -> String {
     format!(
-        "UPDATE stampede_fleet SET start_us = {} + {lead_us}, s0 = {s0}, \
-         per_connection = {per_connection}, others = {} WHERE fleet = {} AND idx = -1",
+        "UPDATE stampede_fleet SET start_us = {} + {lead_us}, s0 = {}, \
+         per_connection = {}, others = {}, maintenance0 = {} \
+         WHERE fleet = {} AND idx = -1",
         now_us(d),
-        others.map_or("NULL".into(), |o| o.to_string()),
+        snap.s0,
+        snap.per_connection,
+        or_null(snap.others),
+        or_null(snap.maintenance),
         lit(name)
     )
 }
 
-pub(crate) fn set_s1(name: &str, s1: i64, others: Option<i64>) -> String {
+fn or_null(v: Option<i64>) -> String {
+    v.map_or("NULL".into(), |v| v.to_string())
+}
+
+pub(crate) fn set_s1(name: &str, s1: i64, others: Option<i64>, maintenance: Option<i64>) -> String {
     // The header keeps the larger count of foreign sessions of S0 and S1.
     let others = match others {
         Some(o) => format!(", others = GREATEST(coalesce(others, 0), {o})"),
         None => String::new(),
     };
     format!(
-        "UPDATE stampede_fleet SET s1 = {s1}{others} WHERE fleet = {} AND idx = -1",
+        "UPDATE stampede_fleet SET s1 = {s1}{others}, maintenance1 = {} \
+         WHERE fleet = {} AND idx = -1",
+        or_null(maintenance),
         lit(name)
     )
 }
@@ -339,6 +384,9 @@ pub(crate) struct Header {
     pub per_connection: Option<i64>,
     pub failure: Option<String>,
     pub others: Option<i64>,
+    /// Autovacuum/autoanalyze runs at S0 and at S1 (PostgreSQL).
+    pub maintenance0: Option<i64>,
+    pub maintenance1: Option<i64>,
 }
 
 fn num(v: &Option<String>) -> Option<i64> {
@@ -348,8 +396,8 @@ fn num(v: &Option<String>) -> Option<i64> {
 pub(crate) async fn header(s: &mut Session, name: &str) -> Result<Header> {
     let rows = s
         .simple_query(&format!(
-            "SELECT size, start_us, s0, s1, per_connection, failure, others FROM stampede_fleet \
-             WHERE fleet = {} AND idx = -1",
+            "SELECT size, start_us, s0, s1, per_connection, failure, others, maintenance0, \
+             maintenance1 FROM stampede_fleet WHERE fleet = {} AND idx = -1",
             lit(name)
         ))
         .await?;
@@ -364,6 +412,8 @@ pub(crate) async fn header(s: &mut Session, name: &str) -> Result<Header> {
         per_connection: num(&r[4]),
         failure: r[5].clone(),
         others: num(&r[6]),
+        maintenance0: num(&r[7]),
+        maintenance1: num(&r[8]),
     })
 }
 

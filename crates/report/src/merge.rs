@@ -364,11 +364,32 @@ mod tests {
             after,
             counter: "xact_commit",
             others: None,
+            maintenance: None,
         };
         let c = crate::fleet::commit_check(&f, &pg(100, 122));
         assert_eq!(c.status, crate::CheckStatus::Passed, "{}", c.detail);
         let c = crate::fleet::commit_check(&f, &pg(100, 123));
         assert_eq!(c.status, crate::CheckStatus::Failed);
+        // Autovacuum's commits count in xact_commit too: a surplus of up to 4 per run is
+        // inconclusive, a larger one or a deficit fails.
+        let vacuumed = |after, runs| crate::fleet::Snapshots {
+            maintenance: Some(runs),
+            ..pg(100, after)
+        };
+        let c = crate::fleet::commit_check(&f, &vacuumed(130, 2));
+        assert_eq!(c.status, crate::CheckStatus::Skipped, "{}", c.detail);
+        assert!(
+            c.detail.ends_with(
+                "autovacuum/autoanalyze ran 2 times during the run and the \
+                 server counts their transactions too"
+            ),
+            "{}",
+            c.detail
+        );
+        for (after, runs) in [(131, 2), (121, 2), (123, 0)] {
+            let c = crate::fleet::commit_check(&f, &vacuumed(after, runs));
+            assert_eq!(c.status, crate::CheckStatus::Failed, "{after} {runs}");
+        }
         // MySQL: a COMMIT that failed may have been counted; a session that is not the
         // fleet's makes a mismatch inconclusive; so does a process of autocommits.
         let my = |after, others| crate::fleet::Snapshots {
@@ -376,6 +397,7 @@ mod tests {
             after,
             counter: "Com_commit",
             others: Some(others),
+            maintenance: None,
         };
         f.processes[1].failed_commits = 1;
         let c = crate::fleet::commit_check(&f, &my(123, 0));

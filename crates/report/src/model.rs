@@ -563,6 +563,31 @@ pub enum CheckStatus {
 }
 
 impl CheckStatus {
+    /// A commit count's surplus of `surplus` transactions while autovacuum or autoanalyze ran
+    /// `runs` times: each run commits a few transactions of its own in the database's
+    /// `xact_commit`, which cannot be told apart from the clients', so a surplus of at most 4
+    /// per run is inconclusive (skipped), not failed. A deficit always fails. Used by a single
+    /// run's commit check and by a fleet's.
+    pub fn of_commit_surplus(surplus: i128, runs: i64) -> CheckStatus {
+        if runs > 0 && surplus > 0 && surplus <= 4 * i128::from(runs) {
+            CheckStatus::Skipped
+        } else {
+            CheckStatus::Failed
+        }
+    }
+
+    /// The words [`CheckStatus::of_commit_surplus`]'s inconclusive verdict adds.
+    pub fn maintenance_words(runs: i64) -> String {
+        format!(
+            "autovacuum/autoanalyze ran {runs} times during the run and the server counts \
+             their transactions too"
+        )
+    }
+
+    pub fn is_skipped(self) -> bool {
+        self == CheckStatus::Skipped
+    }
+
     /// A check that failed or could not be done: the run's numbers need a look (exit 2).
     pub fn untrusted(self) -> bool {
         matches!(self, CheckStatus::Failed | CheckStatus::Unverified)

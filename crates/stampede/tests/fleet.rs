@@ -274,8 +274,9 @@ fn the_manifest_is_an_indexed_job_with_the_password_from_a_secret() {
     }
 }
 
-/// A `stampede_fleet` table left by an older stampede (no `others` column, an old fleet's rows
-/// in it) gets the column, keeps its rows, and a new fleet runs on it.
+/// A `stampede_fleet` table left by an older stampede (none of the columns added since, an old
+/// fleet's rows in it) gets the columns, keeps its rows, and a new fleet runs on it and keeps
+/// its autovacuum readings there (the commit check's allowance for autovacuum's commits).
 #[test]
 fn an_older_fleet_table_gets_its_new_column_and_keeps_its_rows() {
     let cfg = rt().block_on(database("fleet_old"));
@@ -322,10 +323,20 @@ fn an_older_fleet_table_gets_its_new_column_and_keeps_its_rows() {
         rt().block_on(scalar_i64(
             &cfg,
             "SELECT count(*) FROM information_schema.columns WHERE table_name = \
-             'stampede_fleet' AND column_name = 'others'"
+             'stampede_fleet' AND column_name IN ('others', 'maintenance0', 'maintenance1')"
+        )),
+        3
+    );
+    // Both readings taken, and no run of autovacuum went backwards.
+    assert_eq!(
+        rt().block_on(scalar_i64(
+            &cfg,
+            "SELECT count(*) FROM stampede_fleet WHERE fleet = 'after' AND idx = -1 \
+             AND maintenance1 >= maintenance0 AND maintenance0 >= 0"
         )),
         1
     );
+    assert!(stdout.contains("fleet commit count"), "{stdout}");
 }
 
 #[test]

@@ -552,18 +552,18 @@ pub(crate) async fn maintenance_runs(conn: &sut::Target) -> Result<i64> {
 /// check is inconclusive (skipped, with the numbers), not failed. A deficit always fails.
 pub(crate) fn commit_status(c: &CommitCheck, maintenance: i64) -> (CheckStatus, String) {
     if c.passed {
-        (CheckStatus::Passed, c.detail.clone())
-    } else if maintenance > 0 && c.difference > 0 && c.difference <= 4 * i128::from(maintenance) {
-        (
+        return (CheckStatus::Passed, c.detail.clone());
+    }
+    match CheckStatus::of_commit_surplus(c.difference, maintenance) {
+        CheckStatus::Skipped => (
             CheckStatus::Skipped,
             format!(
-                "inconclusive: {}; autovacuum/autoanalyze ran {maintenance} times during the run \
-                 and the server counts their transactions too",
-                c.detail
+                "inconclusive: {}; {}",
+                c.detail,
+                CheckStatus::maintenance_words(maintenance)
             ),
-        )
-    } else {
-        (CheckStatus::Failed, c.detail.clone())
+        ),
+        s => (s, c.detail.clone()),
     }
 }
 

@@ -45,6 +45,7 @@ pub(crate) fn merged(stored: &fleet::Stored, name: &str) -> Result<RunResult> {
                     after: s1,
                     counter: stored.counter,
                     others: stored.others,
+                    maintenance: stored.maintenance,
                 },
             );
             m.checks.insert(0, c.clone());
