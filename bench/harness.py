@@ -33,8 +33,10 @@ and reports medians and ratios of
     setup rate. pgbench's `-T` includes connecting, so pgbench gets `-T` plus
     --conn-grace seconds; its steady-state figures come from its progress lines all the same.
   - replay (case `replay`, bench/replay_case.py): `stampede replay --speed max` against pgreplay
-    1.2 on a synthetic csvlog of --replay-statements statements over --replay-sessions sessions:
-    statements/s, wall time and client CPU, and the seconds `stampede replay parse` takes.
+    1.2 on synthetic csvlogs of --replay-statements statements over --replay-sessions sessions
+    (a capture-shaped and an interleaved log on PostgreSQL, the interleaved one against a null
+    endpoint): statements/s, wall time, client and server CPU, and the seconds `stampede replay
+    parse` takes.
 
 The server is stampede's own embedded PostgreSQL (`stampede server start`), with a unix socket
 and TCP on 127.0.0.1. Results go to bench/RESULTS.md (regenerated, never edited) with the

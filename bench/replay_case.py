@@ -1,31 +1,38 @@
-"""stampede replay against pgreplay 1.2 (Debian's package) on one PostgreSQL: issue 33's comparison.
+"""stampede replay against pgreplay 1.2 (Debian's package): issue 33's comparison, three ways.
 
-Owns: the synthetic capture both tools replay, the side-by-side replays, and the markdown section
-of their figures. Touches no engine or stampede code; the server is the harness's (or one this
-file starts when run alone).
+Owns: the synthetic captures both tools replay, the side-by-side replays, the null endpoint's
+start and stop, and the markdown section of their figures. Touches no engine or stampede code;
+the PostgreSQL is the harness's (or one this file starts when run alone).
 
-The capture is a PostgreSQL 15 csvlog written here, line for line in the shape the server writes
+A capture is a PostgreSQL 15 csvlog written here, line for line in the shape the server writes
 (26 columns, as a real `log_destination = csvlog` with `log_statement = all`,
 `log_connections` and `log_disconnections` writes them; the shape was copied from one): each
 of S sessions opens with `connection authorized`, sends simple-protocol `statement:` lines and
-closes with `disconnection`, N statements in all, their times spread evenly over --capture-s
-seconds and the sessions' lines interleaved in time order. pgreplay reads it with `-c`
-(csvlog); stampede detects the format. The statements: a point SELECT (50% of the units), a
-one-row UPDATE (20%), and BEGIN; SELECT; UPDATE; COMMIT (30%), on table kv(k int primary key,
-v int) of --rows rows. Each session has keys of its own (see `units`), so no replayed
-statement waits for another session's lock, whatever order the sessions' statements overtake
-each other in.
+closes with `disconnection`, N statements in all over --capture-s seconds. pgreplay reads it
+with `-c` (csvlog); stampede detects the format. The statements: a point SELECT (50% of the
+units), a one-row UPDATE (20%), and BEGIN; SELECT; UPDATE; COMMIT (30%), on table kv(k int
+primary key, v int) of --rows rows. Each session has keys of its own (see `units`), so no
+replayed statement waits for another session's lock, whatever order the sessions' statements
+overtake each other in.
+
+The same statements are written in two shapes (`write_log`): "capture", as a server logs an
+application whose sessions pause between units, and "interleaved", one statement of each
+session in turn. pgreplay replays in the log's order and waits whenever the next line's session
+is still busy, so the shape sets its pace (the interleaved one is its best case); stampede runs
+each session on its own. The comparisons (`CASES`): the capture shape on PostgreSQL, the
+interleaved shape on PostgreSQL, and the interleaved shape against bench/null_pg.rs, an
+endpoint that answers every statement at once, where what is left is each replayer's own work.
 
 Both tools replay as fast as they go: stampede with `--speed max` (each session as fast as the
 server answers it); pgreplay has no "max", so `-s` is a factor large enough that the 60 s
 capture's schedule is due at once (1e6: 60 us), with `-j` (jump ahead when all sessions are
-idle). Rounds alternate stampede, pgreplay, stampede, pgreplay (A B A B); before each run the
-table is put back (TRUNCATE, the rows again, VACUUM ANALYZE, CHECKPOINT) so both start from the
-same data. Per run: wall time of the process, statements/s (stampede: its JSON's
+idle). Rounds alternate stampede, pgreplay, stampede, pgreplay (A B A B); before each run on
+PostgreSQL the table is put back (TRUNCATE, the rows again, VACUUM ANALYZE, CHECKPOINT) so both
+start from the same data. Per run: wall time of the process, statements/s (stampede: its JSON's
 `replay.statements` over `measured_duration_s`; pgreplay: "SQL statements executed" over its
-own "Total run time"; and both over wall time), and client CPU (user + system of the child
-from wait4's rusage) per statement. Also: the seconds `stampede replay parse LOG -o FILE`
-takes to turn the log into a replay file.
+own "Total run time"; and both over wall time), client CPU (user + system of the child from
+wait4's rusage) per statement, and the server's CPU. Also: the seconds `stampede replay parse
+LOG -o FILE` takes to turn the log into a replay file.
 
 Used by bench/harness.py (case `replay`; `bench/run --cases replay` runs only it and replaces
 only this section of bench/RESULTS.md); runnable alone, with its own server:
@@ -65,16 +72,49 @@ def timed(cmd):
     return out, wall, ru.ru_utime + ru.ru_stime
 
 
-def server_cpu(data_dir):
-    """The server's CPU seconds so far: the postmaster's own and its reaped children's (every
-    backend of a finished session), from /proc/PID/stat (utime, stime, cutime, cstime); None
-    when the data directory is not on this machine."""
+def postmaster_pid(data_dir):
     try:
-        pid = int(open(os.path.join(data_dir, "postmaster.pid")).readline())
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return int(open(os.path.join(data_dir, "postmaster.pid")).readline())
     except (OSError, ValueError):
         return None
-    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid):
+    """The /proc/PID/stat fields (after the command name) of every child of `pid`."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                f = open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(f[1]) == pid:
+                out.append(f)
+    return out
+
+
+def server_cpu(data_dir):
+    """The server's CPU seconds so far: the postmaster's own, its reaped children's (cutime,
+    cstime: every backend of a finished session) and its live children's (the background
+    processes, and any backend still connected), from /proc/PID/stat; None when the data
+    directory is not on this machine. Read when no replayed session's backend is left
+    (`settled`): a backend that exits between the two readings would count in neither."""
+    pid = postmaster_pid(data_dir)
+    if pid is None:
+        return None
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    total = sum(int(x) for x in fields[11:15])
+    total += sum(int(f[11]) + int(f[12]) for f in children(pid))
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def settled(data_dir, count, limit_s=30.0):
+    """Wait until the postmaster has `count` children again (the replayer's backends have
+    exited and been reaped), at most `limit_s`."""
+    pid = postmaster_pid(data_dir)
+    deadline = time.monotonic() + limit_s
+    while pid is not None and len(children(pid)) > count and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def psql(host, port, sql, db="postgres"):
@@ -108,11 +148,26 @@ def units(rng, rows, session, sessions):
             f"UPDATE kv SET v = v + {rng.randint(1, 9)} WHERE k = {k}", "COMMIT"]
 
 
-def write_log(path, statements, sessions, rows, capture_s, seed=33):
+# The time a replayed session needs between two statements of one unit in the simulated capture:
+# the server's answer and the client's round trip (a point SELECT or UPDATE on a small table).
+IN_UNIT_GAP_S = 0.0001
+
+
+def write_log(path, statements, sessions, rows, capture_s, shape="interleaved", seed=33):
     """A PostgreSQL 15 csvlog of `statements` statements over `sessions` sessions; returns the
-    statement count by kind."""
+    statement count by kind.
+
+    `shape` is how the sessions' statements lie in the log:
+    - "interleaved": one statement of each session in turn, evenly spaced, as if all sessions
+      were always busy: a statement's session is free again long before its next statement
+      comes up in the log, so a replayer that follows the log's order is never held up;
+    - "capture": as a server writes the log of an application with pauses: each session runs
+      a unit (a statement, or BEGIN ... COMMIT) with IN_UNIT_GAP_S between its statements,
+      then waits a random (exponential) pause until its next unit, the pauses sized to fill
+      `capture_s`; the lines are in the order of their times, so a unit's statements come up
+      close together in the log."""
     rng = random.Random(seed)
-    # Each session's statements, whole units, dealt round robin until the total is reached.
+    # Each session's units, whole, dealt round robin until the total is reached.
     per = [[] for _ in range(sessions)]
     n, s = 0, 0
     while n < statements:
@@ -120,20 +175,38 @@ def write_log(path, statements, sessions, rows, capture_s, seed=33):
         if u[0] == "BEGIN" and u[-1] != "COMMIT":
             # The log's last unit cut short would leave a transaction open: single SELECTs.
             u = [f"SELECT v FROM kv WHERE k = {s + 1}" for _ in u]
-        per[s].extend(u)
+        per[s].append(u)
         n += len(u)
         s = (s + 1) % sessions
-    # Statement i of the log (in time order) goes to the session whose turn it is: the
-    # sessions' next statements interleave, each session's in its own order.
-    order = []
-    left = [len(p) for p in per]
-    while any(left):
-        for i in range(sessions):
-            if left[i]:
-                order.append(i)
-                left[i] -= 1
+    # (time in seconds, session) of every statement, in the log's order.
+    timed = []
+    if shape == "interleaved":
+        left = [sum(len(u) for u in p) for p in per]
+        j, total = 0, sum(left)
+        step = capture_s / max(total, 1)
+        while any(left):
+            for i in range(sessions):
+                if left[i]:
+                    timed.append((0.001 + j * step, i))
+                    left[i] -= 1
+                    j += 1
+    elif shape == "capture":
+        for i, us in enumerate(per):
+            busy = sum(len(u) - 1 for u in us) * IN_UNIT_GAP_S
+            mean_pause = max(capture_s - busy, 0.0) / max(len(us), 1)
+            t = 0.001 + rng.random() * mean_pause
+            for u in us:
+                for k in range(len(u)):
+                    timed.append((t, i))
+                    t += IN_UNIT_GAP_S if k + 1 < len(u) else rng.expovariate(1 / mean_pause)
+        timed.sort()
+    else:
+        raise ValueError(shape)
+    per = [[sql for u in p for sql in u] for p in per]
+    order = [i for _, i in timed]
+    times = [t for t, _ in timed]
+    capture_s = max(capture_s, times[-1] if times else 0.0)
     start = datetime.datetime(2026, 11, 29, 9, 0, 0, tzinfo=datetime.timezone.utc)
-    step = capture_s / max(len(order), 1)
     pid0 = 40000
 
     def ts(sec):
@@ -167,7 +240,7 @@ def write_log(path, statements, sessions, rows, capture_s, seed=33):
             kind = sql.split()[0].lower()
             kinds[kind] = kinds.get(kind, 0) + 1
             tag = "idle in transaction" if intx[i] else "idle"
-            line(0.001 + j * step, i, nums[i], tag, f"{3 + i}/{nums[i]}", f"statement: {sql}", "app")
+            line(times[j], i, nums[i], tag, f"{3 + i}/{nums[i]}", f"statement: {sql}", "app")
             nums[i] += 1
             intx[i] = (intx[i] or kind == "begin") and kind != "commit"
         end = capture_s + 0.002
@@ -185,6 +258,21 @@ PGR_TIME = re.compile(r"Total run time:\s+(?:(\d+) hours? )?(?:(\d+) minutes? )?
 PGR_ERRORS = re.compile(r"\((\d+) or [0-9.]+% of these completed with error\)")
 
 
+# The comparisons, each a log shape on an endpoint: PostgreSQL, or bench/null_pg.rs, which
+# answers every statement at once (the replayers' own ceiling, with the server's work taken out).
+CASES = [
+    ("capture", "postgres",
+     "a log shaped as a server writes it (sessions pause between units, a unit's statements close "
+     "together in the log), on PostgreSQL"),
+    ("interleaved", "postgres",
+     "the sessions' statements interleaved one by one (pgreplay's best case: a statement's session "
+     "is free again long before its next one comes up in the log), on PostgreSQL"),
+    ("interleaved", "null",
+     "the interleaved log against bench/null_pg.rs, an endpoint that answers every statement at once: "
+     "each replayer's own ceiling"),
+]
+
+
 def commands(stampede, host, port, log, json_path):
     return {
         "stampede": [stampede, "replay", log, "--speed", "max", "-h", host, "-p", str(port),
@@ -193,10 +281,17 @@ def commands(stampede, host, port, log, json_path):
     }
 
 
-def one_run(tool, cmd, json_path, expected, data_dir):
-    s0 = server_cpu(data_dir)
+def process_cpu(pid):
+    """A process's own CPU seconds (utime + stime, /proc/PID/stat)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:13]) / os.sysconf("SC_CLK_TCK")
+
+
+def one_run(tool, cmd, json_path, expected, server_cpu_now, settle=lambda: None):
+    s0 = server_cpu_now()
     out, wall, cpu = timed(cmd)
-    s1 = server_cpu(data_dir)
+    settle()
+    s1 = server_cpu_now()
     if tool == "stampede":
         v = json.load(open(json_path))
         r = v["replay"]
@@ -217,36 +312,87 @@ def one_run(tool, cmd, json_path, expected, data_dir):
             "busy": (cpu + server) / (wall * os.cpu_count())}
 
 
+class NullEndpoint:
+    """bench/null_pg.rs, compiled with rustc -O and listening on a socket of its own."""
+
+    def __init__(self, workdir, port):
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "null_pg.rs")
+        self.bin = os.path.join(workdir, "null_pg")
+        subprocess.run(["rustc", "-O", "--edition", "2021", "-o", self.bin, src], check=True)
+        self.dir = tempfile.mkdtemp(prefix="null-pg-", dir=workdir)
+        self.port = port
+        self.proc = subprocess.Popen([self.bin, self.dir, str(port)])
+        sock = os.path.join(self.dir, f".s.PGSQL.{port}")
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        else:
+            raise SystemExit("bench/null_pg.rs did not start")
+
+    def cpu(self):
+        return process_cpu(self.proc.pid)
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
 def measure(stampede, host, port, statements, sessions, rows, capture_s, rounds, workdir, log=print):
-    """Generate the log, time the parse, and run the rounds; returns (figures, commands)."""
+    """Generate the logs, time the parse, and run each comparison's rounds; returns (figures,
+    commands)."""
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     load = "%.1f" % os.getloadavg()[0]
     psql(host, port, f"DROP DATABASE IF EXISTS {DB}")
     psql(host, port, f"CREATE DATABASE {DB}")
-    logf = os.path.join(workdir, "replaybench.csv")
-    t = time.monotonic()
-    kinds = write_log(logf, statements, sessions, rows, capture_s)
-    log(f"  replay: wrote {statements} statements over {sessions} sessions in "
-        f"{time.monotonic() - t:.1f} s ({os.path.getsize(logf) / 2**20:.0f} MiB): {kinds}")
+    logs, kinds = {}, None
+    for shape in dict.fromkeys(c[0] for c in CASES):
+        logs[shape] = os.path.join(workdir, f"replaybench-{shape}.csv")
+        t = time.monotonic()
+        kinds = write_log(logs[shape], statements, sessions, rows, capture_s, shape)
+        log(f"  replay: wrote the {shape} log, {statements} statements over {sessions} sessions in "
+            f"{time.monotonic() - t:.1f} s ({os.path.getsize(logs[shape]) / 2**20:.0f} MiB): {kinds}")
     rfile = os.path.join(workdir, "replaybench.replay")
-    parse = [stampede, "replay", "parse", logf, "-o", rfile]
+    parse = [stampede, "replay", "parse", logs[CASES[0][0]], "-o", rfile]
     parses = []
     for _ in range(max(rounds, 2)):
         _, wall, cpu = timed(parse)
         parses.append((wall, cpu))
         log(f"  replay parse: {wall:.2f} s wall, {cpu:.2f} s CPU")
     json_path = os.path.join(workdir, "replay.json")
-    cmds = commands(stampede, host, port, logf, json_path)
-    res = {"stampede": [], "pgreplay": []}
-    for r in range(rounds):
-        for tool in ("stampede", "pgreplay"):
-            reset(host, port, rows)
-            x = one_run(tool, cmds[tool], json_path, statements, host)
-            res[tool].append(x)
-            log(f"  replay round {r + 1} {tool:8}: {x['rate']:9.0f} statements/s (own figure, "
-                f"{x['secs']:.1f} s), {x['wall_rate']:9.0f} /s over {x['wall']:.1f} s wall, "
-                f"{x['cpu_s']:.1f} s CPU = {x['cpu_us']:.1f} us/statement, server {x['server_s']:.1f} s CPU, "
-                f"{x['busy']:.0%} of the machine's CPUs")
+    null = NullEndpoint(workdir, int(port) + 1) if any(c[1] == "null" for c in CASES) else None
+    pg_cpu = lambda: server_cpu(host)  # noqa: E731
+    res, all_cmds = {}, [" ".join(parse)]
+    try:
+        for shape, endpoint, _ in CASES:
+            key = f"{shape} on {endpoint}"
+            if endpoint == "null":
+                cmds = commands(stampede, null.dir, null.port, logs[shape], json_path)
+                # Nothing to count against: the endpoint keeps nothing.
+                cmds["stampede"].append("--no-check")
+                cpu_now = null.cpu
+            else:
+                cmds = commands(stampede, host, port, logs[shape], json_path)
+                cpu_now = pg_cpu
+            all_cmds += [" ".join(cmds["stampede"]), " ".join(cmds["pgreplay"])]
+            res[key] = {"stampede": [], "pgreplay": []}
+            for r in range(rounds):
+                for tool in ("stampede", "pgreplay"):
+                    settle = lambda: None  # noqa: E731
+                    if endpoint == "postgres":
+                        reset(host, port, rows)
+                        pid = postmaster_pid(host)
+                        idle = len(children(pid)) if pid else 0
+                        settle = lambda: settled(host, idle)  # noqa: E731
+                    x = one_run(tool, cmds[tool], json_path, statements, cpu_now, settle)
+                    res[key][tool].append(x)
+                    log(f"  replay {key}, round {r + 1} {tool:8}: {x['rate']:9.0f} statements/s (own "
+                        f"figure, {x['secs']:.1f} s), {x['wall_rate']:9.0f} /s over {x['wall']:.1f} s "
+                        f"wall, {x['cpu_s']:.1f} s CPU = {x['cpu_us']:.1f} us/statement, server "
+                        f"{x['server_s']:.1f} s CPU, {x['busy']:.0%} of the machine's CPUs")
+    finally:
+        if null:
+            null.stop()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip() or "unknown"
     figures = {"date": started, "commit": commit, "load": load,
@@ -254,15 +400,32 @@ def measure(stampede, host, port, statements, sessions, rows, capture_s, rounds,
                "capture_s": capture_s, "rounds": rounds, "kinds": kinds,
                "parse_wall": statistics.median(p[0] for p in parses),
                "parse_cpu": statistics.median(p[1] for p in parses),
-               "log_mib": os.path.getsize(logf) / 2**20,
+               "log_mib": os.path.getsize(logs[CASES[0][0]]) / 2**20,
                "res": res}
-    return figures, [" ".join(parse), " ".join(cmds["stampede"]), " ".join(cmds["pgreplay"])]
+    return figures, all_cmds
+
+
+def table(res):
+    """One comparison's table: medians of its rounds."""
+    med = {t: {k: statistics.median(x[k] for x in v) for k in v[0]} for t, v in res.items()}
+    s, p = med["stampede"], med["pgreplay"]
+    return [
+        "| | pgreplay | stampede | stampede / pgreplay |",
+        "|---|---|---|---|",
+        f"| statements/s (own figure) | {p['rate']:,.0f} | {s['rate']:,.0f} | **{s['rate'] / p['rate']:.2f}x** |",
+        f"| statements/s (over wall time) | {p['wall_rate']:,.0f} | {s['wall_rate']:,.0f} | "
+        f"{s['wall_rate'] / p['wall_rate']:.2f}x |",
+        f"| wall time, s | {p['wall']:.1f} | {s['wall']:.1f} | {s['wall'] / p['wall']:.2f}x |",
+        f"| client CPU, s | {p['cpu_s']:.1f} | {s['cpu_s']:.1f} | {s['cpu_s'] / p['cpu_s']:.2f}x |",
+        f"| client CPU per statement, us | {p['cpu_us']:.1f} | {s['cpu_us']:.1f} | "
+        f"{s['cpu_us'] / p['cpu_us']:.2f}x |",
+        f"| server CPU, s | {p['server_s']:.1f} | {s['server_s']:.1f} | {s['server_s'] / p['server_s']:.2f}x |",
+        f"| client + server CPU / ({os.cpu_count()} CPUs x wall) | {p['busy']:.0%} | {s['busy']:.0%} | |",
+    ]
 
 
 def section(fig, cmds, reproduce):
     """The markdown section of RESULTS.md."""
-    med = {t: {k: statistics.median(x[k] for x in v) for k in v[0]} for t, v in fig["res"].items()}
-    s, p = med["stampede"], med["pgreplay"]
     pgv = subprocess.run([PGREPLAY, "-v"], capture_output=True, text=True)
     pgv = (pgv.stdout + pgv.stderr).strip().splitlines()[0] if (pgv.stdout + pgv.stderr).strip() else "pgreplay"
     kinds = ", ".join(f"{k.upper()} {v:,}" for k, v in sorted(fig["kinds"].items()))
@@ -270,38 +433,39 @@ def section(fig, cmds, reproduce):
            f"- {fig['date']}, stampede commit {fig['commit']} (release build), {os.cpu_count()} CPUs, "
            f"load average {fig['load']} at the start (other work on the machine takes CPU from the "
            "server and both clients)\n",
-           f"A synthetic PostgreSQL 15 csvlog of {fig['statements']:,} simple-protocol statements over "
+           f"Synthetic PostgreSQL 15 csvlogs of {fig['statements']:,} simple-protocol statements over "
            f"{fig['sessions']} sessions, {fig['capture_s']:.0f} s of capture ({kinds}; "
            f"{fig['log_mib']:.0f} MiB), on table kv of {fig['rows']:,} rows, replayed as fast as each "
            f"tool goes: stampede `--speed max`, pgreplay `-s {PGREPLAY_SPEED} -j` (it has no max). "
-           f"{fig['rounds']} rounds, alternating (stampede, pgreplay, stampede, ...), the table put "
-           "back before each run; medians. Statements/s: each tool's own figure (stampede: "
-           "`replay.statements` / `measured_duration_s` of its JSON; pgreplay: \"SQL statements "
-           "executed\" / \"Total run time\" of its final statistics) and over the process's wall "
-           "time; CPU: the client process's user + system time (rusage); server CPU: the postmaster's "
-           "and its finished backends' (/proc/PID/stat), which shows whether the machine or the "
-           "replayer was the limit. Unix socket; stampede "
-           "with `--no-observe` (its lock-wait sampler would count as client CPU).\n",
-           "| | pgreplay | stampede | stampede / pgreplay |",
-           "|---|---|---|---|",
-           f"| statements/s (own figure) | {p['rate']:,.0f} | {s['rate']:,.0f} | {s['rate'] / p['rate']:.2f}x |",
-           f"| statements/s (over wall time) | {p['wall_rate']:,.0f} | {s['wall_rate']:,.0f} | "
-           f"{s['wall_rate'] / p['wall_rate']:.2f}x |",
-           f"| wall time, s | {p['wall']:.1f} | {s['wall']:.1f} | {s['wall'] / p['wall']:.2f}x |",
-           f"| client CPU, s | {p['cpu_s']:.1f} | {s['cpu_s']:.1f} | {s['cpu_s'] / p['cpu_s']:.2f}x |",
-           f"| client CPU per statement, us | {p['cpu_us']:.1f} | {s['cpu_us']:.1f} | "
-           f"{s['cpu_us'] / p['cpu_us']:.2f}x |",
-           f"| server CPU, s | {p['server_s']:.1f} | {s['server_s']:.1f} | {s['server_s'] / p['server_s']:.2f}x |",
-           f"| client + server CPU / ({os.cpu_count()} CPUs x wall) | {p['busy']:.0%} | {s['busy']:.0%} | |",
-           "",
-           f"`stampede replay parse` of the log into a replay file: {fig['parse_wall']:.2f} s wall, "
-           f"{fig['parse_cpu']:.2f} s CPU (median of {max(fig['rounds'], 2)}), "
-           f"{fig['statements'] / fig['parse_wall']:,.0f} statements/s.\n",
-           "Rounds:\n", "```"]
-    for t, v in fig["res"].items():
-        for i, x in enumerate(v):
-            out.append(f"{t:8} round {i + 1}: {x['rate']:9.0f} statements/s own, {x['wall_rate']:9.0f} "
-                       f"over {x['wall']:.1f} s wall, {x['cpu_s']:.1f} s CPU, server {x['server_s']:.1f} s CPU")
+           "The same statements in two shapes (bench/replay_case.py `write_log`): as a server "
+           "logs an application whose sessions pause between units (a unit's statements "
+           f"{IN_UNIT_GAP_S * 1e6:.0f} us apart, exponential pauses filling the capture), and "
+           "interleaved one statement per session in turn. pgreplay sends in the log's order and "
+           "waits whenever the next line's session is still busy, so the shape sets its pace; "
+           "stampede runs every session on its own and does not care. "
+           f"{fig['rounds']} rounds per comparison, alternating (stampede, pgreplay, stampede, ...), "
+           "the table put back before each run on PostgreSQL; medians. Statements/s: each tool's "
+           "own figure (stampede: `replay.statements` / `measured_duration_s` of its JSON; "
+           "pgreplay: \"SQL statements executed\" / \"Total run time\" of its final statistics) and "
+           "over the process's wall time; CPU: the client process's user + system time (rusage); "
+           "server CPU: the postmaster's, its background "
+           "processes' and its backends' (/proc/PID/stat, read once the replayer's backends have "
+           "exited), or the null endpoint's own, which shows whether the machine or the replayer "
+           "was the limit. Unix "
+           "sockets; stampede with `--no-observe` (its lock-wait sampler would count as client "
+           "CPU).\n"]
+    for (shape, endpoint, words), key in zip(CASES, fig["res"]):
+        out += [f"**{words[0].upper() + words[1:]}:**\n"] + table(fig["res"][key]) + [""]
+    out += [f"`stampede replay parse` of the log into a replay file: {fig['parse_wall']:.2f} s wall, "
+            f"{fig['parse_cpu']:.2f} s CPU (median of {max(fig['rounds'], 2)}), "
+            f"{fig['statements'] / fig['parse_wall']:,.0f} statements/s.\n",
+            "Rounds:\n", "```"]
+    for key, by_tool in fig["res"].items():
+        for t, v in by_tool.items():
+            for i, x in enumerate(v):
+                out.append(f"{key:23} {t:8} round {i + 1}: {x['rate']:9.0f} statements/s own, "
+                           f"{x['wall_rate']:9.0f} over {x['wall']:.1f} s wall, {x['cpu_s']:.1f} s CPU, "
+                           f"server {x['server_s']:.1f} s CPU")
     out += ["```", "", f"Reproduce: `{reproduce}`. Commands:\n", "```"] + cmds + ["```", ""]
     return "\n".join(out)
 
