@@ -347,9 +347,21 @@ impl Conninfo {
     /// The target as a URL without its password (`mysql://root:***@127.0.0.1:3306/db`): the
     /// only form of a whole target that may be printed.
     pub fn redacted(&self) -> String {
+        self.url(self.password.as_ref().map(|_| "***"))
+    }
+
+    /// The URL with `password` in it, percent-encoded (`/` included): for a command whose
+    /// purpose is to say how to connect (`stampede server start --mysql`), never for a report.
+    pub fn url_with_password(&self, password: &str) -> String {
+        self.url(Some(&encode_keeping(password, b"-._~")))
+    }
+
+    /// The URL, with `password` (already encoded) after the user when given.
+    fn url(&self, password: Option<&str>) -> String {
         let mut s = format!("mysql://{}", encode(&self.user));
-        if self.password.is_some() {
-            s.push_str(":***");
+        if let Some(pw) = password {
+            s.push(':');
+            s.push_str(pw);
         }
         s.push('@');
         if self.host.contains(':') {
@@ -458,9 +470,14 @@ fn decode(s: &str) -> Result<String, String> {
 /// Percent-encoding of everything but RFC 3986's unreserved characters and `/` (paths stay
 /// readable).
 fn encode(s: &str) -> String {
+    encode_keeping(s, b"-._~/")
+}
+
+/// Percent-encoding of everything but letters, digits and `keep`.
+fn encode_keeping(s: &str, keep: &[u8]) -> String {
     let mut out = String::with_capacity(s.len());
     for &c in s.as_bytes() {
-        if c.is_ascii_alphanumeric() || b"-._~/".contains(&c) {
+        if c.is_ascii_alphanumeric() || keep.contains(&c) {
             out.push(c as char);
         } else {
             out.push_str(&format!("%{c:02X}"));
@@ -583,6 +600,14 @@ mod tests {
             "Debug shows no password"
         );
         assert_eq!(c.describe(), "host \"db.example\" port 3307");
+        // The URL that says how to connect parses back to the same password, '/' included.
+        let url = c.url_with_password("p@ss:w/d");
+        assert!(
+            url.starts_with("mysql://bob:p%40ss%3Aw%2Fd@db.example:3307/"),
+            "{url}"
+        );
+        let back = Conninfo::parse_with_env(&url, &env).unwrap();
+        assert_eq!(back.password, Some(Password("p@ss:w/d".into())));
     }
 
     #[test]

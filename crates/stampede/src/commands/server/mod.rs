@@ -39,24 +39,13 @@ fn data_dir(args: &ServerDirArgs) -> Result<PathBuf> {
 /// never prints it; its summary names the file that holds it).
 fn mariadb_url(server: &EmbeddedMariaDb) -> String {
     let ci = server.conninfo();
-    let mut url = ci.redacted();
-    if let (Some(_), Some(pw)) = (&ci.password, server.tcp_password()) {
-        url = url.replacen(":***@", &format!(":{}@", percent_encode(pw)), 1);
-    }
+    // stampede's passwords are letters and digits; a `stampede.cnf` edited by hand may hold
+    // others, which the URL percent-encodes.
+    let url = match (&ci.password, server.tcp_password()) {
+        (Some(_), Some(pw)) => ci.url_with_password(pw),
+        _ => ci.redacted(),
+    };
     format!("-d {}", shell_word(&url))
-}
-
-/// A URL's userinfo part: what is not unreserved (RFC 3986) as `%XX`. stampede's passwords
-/// are letters and digits; a `stampede.cnf` edited by hand may hold others.
-fn percent_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// `stampede server ... --mysql`: the same three actions on an embedded MariaDB.
@@ -65,13 +54,7 @@ fn run_mariadb(action: ServerAction) -> Result<i32> {
         ServerAction::Start(a) => {
             let dir = data_dir(&a)?;
             if let Some(s) = EmbeddedMariaDb::attach(&dir, None)? {
-                eprintln!(
-                    "already running (pid {}), data in {}",
-                    s.pid().unwrap_or(0),
-                    dir.display()
-                );
-                kept::add(kept::Kind::MariaDb, &dir);
-                println!("{}", mariadb_url(&s));
+                already_running(s.pid(), &dir, kept::Kind::MariaDb, &mariadb_url(&s));
                 return Ok(0);
             }
             let opts = EmbeddedMariaDbOptions {
@@ -81,11 +64,8 @@ fn run_mariadb(action: ServerAction) -> Result<i32> {
                 settings: targeting::parse_settings(&a.settings)?,
             };
             let server = EmbeddedMariaDb::start(&opts).context("starting the embedded MariaDB")?;
-            kept::add(kept::Kind::MariaDb, &dir);
             targeting::describe_mariadb(&server);
-            eprintln!("started; run benchmarks against it with:");
-            println!("{}", mariadb_url(&server));
-            eprintln!("stop it with `stampede server stop{}`", dir_flag(&a));
+            started(&dir, kept::Kind::MariaDb, &mariadb_url(&server), &a);
             Ok(0)
         }
         ServerAction::Status(a) => {
@@ -198,15 +178,9 @@ pub fn run(args: ServerArgs) -> Result<i32> {
             let dir = data_dir(&a)?;
             let settings = targeting::parse_settings(&a.settings)?;
             if let Some(s) = EmbeddedServer::attach(&dir, a.pg_bindir.as_deref())? {
-                eprintln!(
-                    "already running (pid {}), data in {}",
-                    s.pid().unwrap_or(0),
-                    dir.display()
-                );
                 // A server started by an older stampede may lack it.
                 create_pg_stat_statements(&s);
-                kept::add(kept::Kind::Postgres, &dir);
-                println!("{}", how_to_connect(&s));
+                already_running(s.pid(), &dir, kept::Kind::Postgres, &how_to_connect(&s));
                 // Attached handles are kept: dropping one leaves the server running.
                 return Ok(0);
             }
@@ -225,12 +199,9 @@ pub fn run(args: ServerArgs) -> Result<i32> {
             };
             let server =
                 EmbeddedServer::start(&opts).context("starting the embedded PostgreSQL")?;
-            kept::add(kept::Kind::Postgres, &dir);
             targeting::describe_embedded(&server);
             create_pg_stat_statements(&server);
-            eprintln!("started; run benchmarks against it with:");
-            println!("{}", how_to_connect(&server));
-            eprintln!("stop it with `stampede server stop{}`", dir_flag(&a));
+            started(&dir, kept::Kind::Postgres, &how_to_connect(&server), &a);
             Ok(0)
         }
         ServerAction::Status(a) => {
@@ -274,6 +245,26 @@ fn status(dir: &std::path::Path, running: Option<(Option<i32>, String)>) -> i32 
 }
 
 /// ` --mysql --data-dir DIR` as the command was given them, for the next command to paste.
+/// `server start` on a server that runs already: where it is and how to connect (stdout).
+fn already_running(pid: Option<i32>, dir: &std::path::Path, kind: kept::Kind, connect: &str) {
+    eprintln!(
+        "already running (pid {}), data in {}",
+        pid.unwrap_or(0),
+        dir.display()
+    );
+    kept::add(kind, dir);
+    println!("{connect}");
+}
+
+/// `server start` done: the server is listed (`server list`), how to connect is on stdout, and
+/// how to stop it on stderr.
+fn started(dir: &std::path::Path, kind: kept::Kind, connect: &str, a: &ServerDirArgs) {
+    kept::add(kind, dir);
+    eprintln!("started; run benchmarks against it with:");
+    println!("{connect}");
+    eprintln!("stop it with `stampede server stop{}`", dir_flag(a));
+}
+
 fn dir_flag(a: &ServerDirArgs) -> String {
     let mut s = String::new();
     if a.mysql {
