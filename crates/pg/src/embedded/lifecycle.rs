@@ -309,18 +309,23 @@ impl Place {
     /// Create the data directory if missing, mode 0700 (the unix socket is in it), owned by
     /// `run_as`.
     pub fn make_private(&self, run_as: Option<&RunAs>) -> Result<(), Error> {
-        let d = &self.data_dir;
-        if !d.exists() {
-            fs::create_dir_all(d)
-                .map_err(|e| embedded_err(format!("cannot create {}: {e}", d.display())))?;
-        }
-        fs::set_permissions(d, fs::Permissions::from_mode(0o700))
-            .map_err(|e| embedded_err(format!("cannot chmod {}: {e}", d.display())))?;
-        if let Some(u) = run_as {
-            chown(d, u)?;
-        }
-        Ok(())
+        make_private(&self.data_dir, run_as)
     }
+}
+
+/// Create `d` if missing, mode 0700, owned by `run_as`: a data directory as PostgreSQL
+/// requires it, whether initdb or pg_basebackup (a standby, `standby`) fills it.
+pub fn make_private(d: &Path, run_as: Option<&RunAs>) -> Result<(), Error> {
+    if !d.exists() {
+        fs::create_dir_all(d)
+            .map_err(|e| embedded_err(format!("cannot create {}: {e}", d.display())))?;
+    }
+    fs::set_permissions(d, fs::Permissions::from_mode(0o700))
+        .map_err(|e| embedded_err(format!("cannot chmod {}: {e}", d.display())))?;
+    if let Some(u) = run_as {
+        chown(d, u)?;
+    }
+    Ok(())
 }
 
 /// The server's log, opened for its stdout and its stderr: appended to, so a kept server's

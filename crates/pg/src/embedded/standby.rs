@@ -12,7 +12,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::{chown, embedded_err, run_as_account, EmbeddedServer, DEFAULT_PORT};
+use super::{embedded_err, run_as_account, EmbeddedServer, DEFAULT_PORT};
 use crate::Error;
 
 impl EmbeddedServer {
@@ -42,16 +42,7 @@ impl EmbeddedServer {
         };
         let binaries = Self::find_binaries(bindir)?;
         let run_as = run_as_account()?;
-        std::fs::create_dir_all(data_dir)
-            .map_err(|e| embedded_err(format!("cannot create {}: {e}", data_dir.display())))?;
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(data_dir, std::fs::Permissions::from_mode(0o700))
-                .map_err(|e| embedded_err(format!("{}: {e}", data_dir.display())))?;
-        }
-        if let Some(u) = &run_as {
-            chown(data_dir, u)?;
-        }
+        super::lifecycle::make_private(data_dir, run_as.as_ref())?;
         let mut cmd = Command::new(binaries.bindir.join("pg_basebackup"));
         cmd.arg("-D")
             .arg(data_dir)
