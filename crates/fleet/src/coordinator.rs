@@ -144,7 +144,7 @@ impl Coordinator {
         }
         // Read before S0: a run that starts in between counts in the window, which can only
         // make a surplus inconclusive, never hide a deficit.
-        let maintenance = sql::maintenance(&mut self.session).await?;
+        let maintenance = sql::maintenance_runs(&mut self.session).await?;
         let before = settle(self, Duration::from_secs(3), false).await?;
         let probe = Session::connect(&self.conn).await?;
         probe.close().await;
@@ -183,7 +183,7 @@ impl Coordinator {
             Dialect::Postgres => None,
         };
         // Read after S1, for the same reason as before S0.
-        let maintenance = sql::maintenance(&mut self.session).await?;
+        let maintenance = sql::maintenance_runs(&mut self.session).await?;
         end_wait(&mut self.session).await?;
         self.session
             .simple_query(&sql::set_s1(&self.name, s1, others, maintenance))

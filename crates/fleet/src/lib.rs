@@ -60,6 +60,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use sut::{Dialect, Session};
 
 pub use coordinator::{Coordinator, Finished, Stored};
+pub use sql::maintenance_runs;
 
 /// Commits process 0's fleet session makes between S0 and S1: the header's start, its result.
 pub const FLEET_COMMITS_COORDINATOR: u64 = 2;

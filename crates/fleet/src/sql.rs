@@ -163,24 +163,22 @@ pub(crate) fn commits_sql(d: Dialect) -> &'static str {
     }
 }
 
-/// Autovacuum and autoanalyze runs so far on the database's tables (PostgreSQL; from a fresh
-/// statistics snapshot): their transactions count in `xact_commit` like the clients', so the
-/// fleet's commit check reads them beside S0 and S1 (as a single run's check does, `stampede`'s
-/// `checks::maintenance_runs`). MySQL has none: `None`.
-pub(crate) fn maintenance_sql(d: Dialect) -> Option<&'static str> {
-    match d {
-        Dialect::Postgres => Some(
-            "SELECT pg_stat_clear_snapshot(), \
-             coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_all_tables",
-        ),
-        Dialect::MySql => None,
-    }
-}
-
-pub(crate) async fn maintenance(s: &mut Session) -> Result<Option<i64>> {
-    match maintenance_sql(s.dialect()) {
-        Some(q) => Ok(Some(scalar(s, q).await?)),
-        None => Ok(None),
+/// Autovacuum and autoanalyze runs so far on the database's tables (PostgreSQL, from a fresh
+/// statistics snapshot, so it reads current figures inside a long transaction too): their
+/// transactions count in `xact_commit` like the clients', so a commit check reads them around
+/// its count, a single run's (`stampede`'s `checks`) and the fleet's, beside S0 and S1. MySQL
+/// has no autovacuum, and `Com_commit` counts COMMIT statements only: `None`.
+pub async fn maintenance_runs(s: &mut Session) -> Result<Option<i64>> {
+    match s.dialect() {
+        Dialect::Postgres => Ok(Some(
+            scalar(
+                s,
+                "SELECT pg_stat_clear_snapshot(), \
+                 coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_all_tables",
+            )
+            .await?,
+        )),
+        Dialect::MySql => Ok(None),
     }
 }
 

@@ -524,27 +524,18 @@ pub fn check_tpcb(
     }
 }
 
-/// Autovacuum and autoanalyze runs so far on the database's tables. Their transactions count in
-/// `pg_stat_database.xact_commit` like the clients': sysbench's and TPC-C's writes trigger them
-/// within seconds on small tables, and pgbench's on its tellers and branches: every run reads
-/// them around its commit count ([`commit_status`]).
+/// Autovacuum and autoanalyze runs so far on the database's tables (`fleet::maintenance_runs`,
+/// 0 on MySQL). Their transactions count in `pg_stat_database.xact_commit` like the clients':
+/// sysbench's and TPC-C's writes trigger them within seconds on small tables, and pgbench's on
+/// its tellers and branches: every run reads them around its commit count ([`commit_status`]).
 pub(crate) async fn maintenance_runs(conn: &sut::Target) -> Result<i64> {
     if conn.dialect() == sut::Dialect::MySql {
-        // No autovacuum there, and Com_commit counts only COMMIT statements.
         return Ok(0);
     }
     let mut s = Session::connect(conn).await?;
-    let r = s
-        .simple_query(
-            "SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_all_tables",
-        )
-        .await;
+    let r = fleet::maintenance_runs(&mut s).await;
     s.close().await;
-    Ok(r?
-        .first()
-        .and_then(|row| row.first().cloned().flatten())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0))
+    Ok(r?.unwrap_or(0))
 }
 
 /// The commit-count check's status: a surplus of server commits while autovacuum or autoanalyze
